@@ -1,0 +1,65 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include <livemon/event.h>
+
+namespace livemon {
+
+// Receives every logged event, synchronously, on the thread that logged it.
+using EventHandler = std::function<void(const Event&)>;
+
+// Identifies one registration. Copyable; a default-constructed handle is empty and matches
+// no registration.
+class EventHandlerHandle {
+ public:
+  EventHandlerHandle() = default;
+
+  bool empty() const noexcept { return id_ == 0; }
+  explicit operator bool() const noexcept { return !empty(); }
+  friend bool operator==(const EventHandlerHandle&, const EventHandlerHandle&) = default;
+
+ private:
+  friend EventHandlerHandle registerEventHandler(EventHandler handler);
+  friend bool unregisterEventHandler(const EventHandlerHandle& handle);
+  explicit EventHandlerHandle(uint64_t id) : id_(id) {}
+
+  uint64_t id_ = 0;
+};
+
+// All functions below are thread-safe and may be called from inside a handler.
+//
+// Handlers run in registration order on the thread that calls logEvent. A handler that throws
+// is isolated: the exception is caught and counted (handlerErrorCount), the remaining handlers
+// still run and logEvent's caller never sees it.
+
+// Throws std::invalid_argument if `handler` is empty.
+EventHandlerHandle registerEventHandler(EventHandler handler);
+
+// Removes the registration. Returns false for an empty, unknown or already removed handle.
+// Called outside a handler, it returns only once the handler is not running on any thread, and
+// the handler is never called again. Called from inside a handler it does not wait (waiting
+// there could deadlock); the removed handler still gets no new calls.
+bool unregisterEventHandler(const EventHandlerHandle& handle);
+
+// Hands `event` to every registered handler. Never throws. Events logged from inside handlers
+// more than kMaxHandlerDepth levels deep are dropped and counted (droppedReentrantEventCount),
+// so a handler that logs into itself cannot overflow the stack.
+void logEvent(const Event& event) noexcept;
+
+inline constexpr int kMaxHandlerDepth = 16;
+
+// Exceptions thrown by handlers since the process started.
+uint64_t handlerErrorCount() noexcept;
+
+// The message of the most recent exception thrown by a handler; empty if none.
+std::string lastHandlerError();
+
+// Events dropped because handlers nested deeper than kMaxHandlerDepth.
+uint64_t droppedReentrantEventCount() noexcept;
+
+// Handlers currently registered.
+std::size_t registeredEventHandlerCount() noexcept;
+
+}  // namespace livemon
