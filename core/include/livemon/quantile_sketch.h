@@ -41,8 +41,6 @@ class QuantileSketch {
     int64_t offset = 0;
     std::vector<int64_t> counts;
     int64_t total = 0;
-    int64_t minKey = 0;  // smallest/largest key with a non-zero count (valid when total > 0)
-    int64_t maxKey = 0;
 
     void add(int64_t key, int64_t n);
     void clear() noexcept;
@@ -54,6 +52,8 @@ class QuantileSketch {
   Store positive_;
   Store negative_;  // by magnitude
   int64_t zeros_ = 0;
+  int64_t positiveInfinities_ = 0;
+  int64_t negativeInfinities_ = 0;
   int64_t count_ = 0;
   double min_ = 0;
   double max_ = 0;

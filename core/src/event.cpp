@@ -1,0 +1,66 @@
+#include <livemon/event.h>
+
+#include <algorithm>
+#include <ostream>
+#include <sstream>
+#include <vector>
+
+namespace livemon {
+
+bool operator==(const Event& a, const Event& b) {
+  return a.name == b.name && a.timestamp == b.timestamp && a.data == b.data;
+}
+
+std::string toString(const DataValue& value) {
+  std::ostringstream out;
+  out << value;
+  return out.str();
+}
+
+std::string toString(const Event& event) {
+  std::ostringstream out;
+  out << event;
+  return out.str();
+}
+
+std::ostream& operator<<(std::ostream& out, const DataValue& value) {
+  std::visit(
+      [&out](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          out << '"' << v << '"';
+        } else if constexpr (std::is_same_v<T, bool>) {
+          out << (v ? "true" : "false");
+        } else if constexpr (std::is_same_v<T, double>) {
+          // Keep doubles recognisable as doubles: 1.0, not 1.
+          std::ostringstream number;
+          number.precision(17);
+          number << v;
+          std::string text = number.str();
+          if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+          out << text;
+        } else {
+          out << v;
+        }
+      },
+      value);
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const Event& event) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
+  out << "Event{name=\"" << event.name << "\", timestamp_ns=" << ns << ", data={";
+  // Sorted keys, so the text is stable for the same event.
+  std::vector<const std::pair<const std::string, DataValue>*> entries;
+  entries.reserve(event.data.size());
+  for (const auto& entry : event.data) entries.push_back(&entry);
+  std::sort(entries.begin(), entries.end(), [](auto* l, auto* r) { return l->first < r->first; });
+  bool first = true;
+  for (const auto* entry : entries) {
+    out << (first ? "" : ", ") << entry->first << ": " << entry->second;
+    first = false;
+  }
+  return out << "}}";
+}
+
+}  // namespace livemon

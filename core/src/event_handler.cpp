@@ -1,0 +1,182 @@
+#include <livemon/event_handler.h>
+
+#include <pthread.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace livemon {
+namespace {
+
+// One registration. `active` counts the calls in flight; unregistering waits for it to reach
+// zero. The pair active/removed is used Dekker-style (both sequentially consistent): a caller
+// either sees `removed` and skips the handler, or the unregistering thread sees it active.
+struct HandlerEntry {
+  HandlerEntry(uint64_t entryId, EventHandler fn) : id(entryId), handler(std::move(fn)) {}
+
+  const uint64_t id;
+  const EventHandler handler;
+  std::atomic<int64_t> active{0};
+  std::atomic<bool> removed{false};
+  std::atomic<bool> errorReported{false};
+  std::mutex idleMutex;
+  std::condition_variable idle;
+};
+
+using HandlerList = std::vector<std::shared_ptr<HandlerEntry>>;
+
+// Thread-safe. Writers copy the handler list under `mutex_` and publish the copy; logEvent
+// reads the published list without taking `mutex_`, so handlers never run under a lock and may
+// call back into the registry.
+class HandlerRegistry {
+ public:
+  // Never destroyed: Stats with static storage duration log from their destructors during exit.
+  static HandlerRegistry& instance() {
+    static HandlerRegistry* registry = new HandlerRegistry;
+    return *registry;
+  }
+
+
+  std::mutex mutex_;
+  std::atomic<std::shared_ptr<const HandlerList>> handlers_{std::make_shared<const HandlerList>()};
+  std::atomic<std::size_t> size_{0};
+  uint64_t nextId_ = 1;  // guarded by mutex_
+
+  std::atomic<uint64_t> errors_{0};
+  std::atomic<uint64_t> droppedReentrant_{0};
+  std::mutex errorMutex_;
+  std::string lastError_;  // guarded by errorMutex_
+
+  void recordError(HandlerEntry& entry, const char* what) noexcept;
+
+ private:
+  HandlerRegistry() {
+    // A forked child (a PyTorch DataLoader worker) must not inherit a locked registry.
+    pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
+                   [] { instance().mutex_.unlock(); });
+  }
+};
+
+struct ThreadState {
+  int depth = 0;  // nesting of handler calls on this thread
+};
+thread_local ThreadState tls;
+
+void HandlerRegistry::recordError(HandlerEntry& entry, const char* what) noexcept {
+  errors_.fetch_add(1, std::memory_order_relaxed);
+  try {
+    std::lock_guard lock(errorMutex_);
+    lastError_ = what;
+  } catch (...) {
+    // Out of memory while recording the message: the count above still tells.
+  }
+  if (!entry.errorReported.exchange(true)) {
+    std::fprintf(stderr, "livemon: event handler %llu threw: %s (further errors from it are only counted)\n",
+                 static_cast<unsigned long long>(entry.id), what);
+  }
+}
+
+void finishCall(HandlerEntry& entry) noexcept {
+  if (entry.active.fetch_sub(1) == 1 && entry.removed.load()) {
+    std::lock_guard lock(entry.idleMutex);
+    entry.idle.notify_all();
+  }
+}
+
+}  // namespace
+
+EventHandlerHandle registerEventHandler(EventHandler handler) {
+  if (!handler) throw std::invalid_argument("registerEventHandler: handler is empty");
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  std::lock_guard lock(registry.mutex_);
+  auto current = registry.handlers_.load();
+  auto next = std::make_shared<HandlerList>(*current);
+  const uint64_t id = registry.nextId_++;
+  next->push_back(std::make_shared<HandlerEntry>(id, std::move(handler)));
+  registry.handlers_.store(std::move(next));
+  registry.size_.fetch_add(1);
+  return EventHandlerHandle(id);
+}
+
+bool unregisterEventHandler(const EventHandlerHandle& handle) {
+  if (handle.empty()) return false;
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  std::shared_ptr<HandlerEntry> entry;
+  {
+    std::lock_guard lock(registry.mutex_);
+    auto current = registry.handlers_.load();
+    auto next = std::make_shared<HandlerList>();
+    next->reserve(current->size());
+    for (const auto& candidate : *current) {
+      if (candidate->id == handle.id_) {
+        entry = candidate;
+      } else {
+        next->push_back(candidate);
+      }
+    }
+    if (!entry) return false;
+    registry.handlers_.store(std::move(next));
+    registry.size_.fetch_sub(1);
+  }
+  entry->removed.store(true);
+  // Inside a handler, waiting for another thread's call could wait on a thread that waits for
+  // us; the entry is already unreachable for new calls.
+  if (tls.depth > 0) return true;
+  std::unique_lock lock(entry->idleMutex);
+  entry->idle.wait(lock, [&] { return entry->active.load() == 0; });
+  return true;
+}
+
+void logEvent(const Event& event) noexcept {
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+  if (tls.depth >= kMaxHandlerDepth) {
+    registry.droppedReentrant_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  const std::shared_ptr<const HandlerList> handlers = registry.handlers_.load();
+  ++tls.depth;
+  for (const auto& entry : *handlers) {
+    entry->active.fetch_add(1);
+    if (entry->removed.load()) {
+      finishCall(*entry);
+      continue;
+    }
+    try {
+      entry->handler(event);
+    } catch (const std::exception& error) {
+      registry.recordError(*entry, error.what());
+    } catch (...) {
+      registry.recordError(*entry, "an exception not derived from std::exception");
+    }
+    finishCall(*entry);
+  }
+  --tls.depth;
+}
+
+uint64_t handlerErrorCount() noexcept {
+  return HandlerRegistry::instance().errors_.load(std::memory_order_relaxed);
+}
+
+std::string lastHandlerError() {
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  std::lock_guard lock(registry.errorMutex_);
+  return registry.lastError_;
+}
+
+uint64_t droppedReentrantEventCount() noexcept {
+  return HandlerRegistry::instance().droppedReentrant_.load(std::memory_order_relaxed);
+}
+
+std::size_t registeredEventHandlerCount() noexcept {
+  return HandlerRegistry::instance().size_.load(std::memory_order_relaxed);
+}
+
+}  // namespace livemon

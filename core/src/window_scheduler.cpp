@@ -1,0 +1,121 @@
+#include "window_scheduler.h"
+
+#include <pthread.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include <livemon/clock.h>
+
+#include "stat_state.h"
+
+namespace livemon::detail {
+namespace {
+
+// The background scheduler of the system clock, for the fork and exit hooks. It is never
+// destroyed, so the hooks may always use it.
+WindowScheduler* backgroundScheduler = nullptr;
+
+}  // namespace
+
+WindowScheduler::WindowScheduler(const Clock& clock, bool backgroundThread)
+    : clock_(clock), background_(backgroundThread) {
+  if (background_) {
+    backgroundScheduler = this;
+    pthread_atfork([] { backgroundScheduler->mutex_.lock(); }, [] { backgroundScheduler->mutex_.unlock(); },
+                   [] { backgroundScheduler->afterForkInChild(); });
+    std::atexit([] { backgroundScheduler->shutdown(); });
+  }
+}
+
+WindowScheduler::~WindowScheduler() = default;
+
+void WindowScheduler::schedule(std::weak_ptr<StatState> stat, TimePoint deadline) noexcept {
+  std::lock_guard lock(mutex_);
+  queue_.push(Entry{deadline, nextOrder_++, std::move(stat)});
+  if (!background_ || stopping_) return;
+  if (!threadRunning_) {
+    startThreadLocked();
+  } else if (deadline < sleepingUntil_) {
+    wake_.notify_one();
+  }
+}
+
+void WindowScheduler::startThreadLocked() noexcept {
+  try {
+    std::thread(&WindowScheduler::threadLoop, this).detach();
+    threadRunning_ = true;
+  } catch (const std::exception& error) {
+    // Windows then close only on flush, maxSamples or destruction; say so once.
+    static bool reported = false;
+    if (!reported) {
+      reported = true;
+      std::fprintf(stderr, "livemon: cannot start the Stat window thread (%s); windows will not close on time\n",
+                   error.what());
+    }
+  }
+}
+
+void WindowScheduler::threadLoop() {
+  std::unique_lock lock(mutex_);
+  threadId_ = std::this_thread::get_id();
+  while (!stopping_) {
+    if (queue_.empty()) {
+      sleepingUntil_ = TimePoint::max();
+      wake_.wait(lock);
+      continue;
+    }
+    const TimePoint deadline = queue_.top().deadline;
+    if (clock_.now() < deadline) {
+      sleepingUntil_ = deadline;
+      wake_.wait_until(lock, deadline);
+      continue;
+    }
+    sleepingUntil_ = TimePoint::min();
+    Entry entry = queue_.top();
+    queue_.pop();
+    closing_ = true;
+    lock.unlock();
+    if (auto stat = entry.stat.lock()) stat->closeScheduledWindow();
+    lock.lock();
+    closing_ = false;
+    idle_.notify_all();
+  }
+}
+
+void WindowScheduler::runDue(TimePoint now) {
+  for (;;) {
+    std::weak_ptr<StatState> due;
+    {
+      std::lock_guard lock(mutex_);
+      if (queue_.empty() || queue_.top().deadline > now) return;
+      due = queue_.top().stat;
+      queue_.pop();
+    }
+    if (auto stat = due.lock()) stat->closeScheduledWindow();
+  }
+}
+
+void WindowScheduler::shutdown() noexcept {
+  std::unique_lock lock(mutex_);
+  stopping_ = true;
+  wake_.notify_all();
+  // A handler running on the window thread may touch objects that exit is about to destroy;
+  // give it a moment to finish, but never hang the exit on it.
+  if (closing_ && threadId_ != std::this_thread::get_id()) {
+    idle_.wait_for(lock, std::chrono::milliseconds(200), [this] { return !closing_; });
+  }
+}
+
+void WindowScheduler::afterForkInChild() noexcept {
+  // The child has no window thread (only the forking thread survives fork).
+  threadRunning_ = false;
+  closing_ = false;
+  sleepingUntil_ = TimePoint::max();
+  const bool pending = !queue_.empty() && !stopping_;
+  if (pending) startThreadLocked();
+  mutex_.unlock();
+}
+
+}  // namespace livemon::detail

@@ -1,0 +1,128 @@
+// A small program whose whole-process behaviour core_process_test checks: it is run in a fresh
+// process for each mode, and prints what it saw.
+#include <livemon/event_handler.h>
+#include <livemon/stat.h>
+
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <string>
+
+using namespace std::chrono_literals;
+using livemon::Aggregation;
+using livemon::Event;
+using livemon::Stat;
+
+namespace {
+
+int threadCount() {
+  int count = 0;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (dirent* entry = readdir(dir)) {
+      if (entry->d_name[0] != '.') ++count;
+    }
+    closedir(dir);
+  }
+  return count;
+}
+
+// Blocks until a Stat event arrives, or a deadline passes.
+struct FirstEvent {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  bool seen = false;
+  bool wait(std::chrono::seconds timeout) {
+    std::unique_lock lock(mutex);
+    return arrived.wait_for(lock, timeout, [&] { return seen; });
+  }
+  void note() {
+    std::lock_guard lock(mutex);
+    seen = true;
+    arrived.notify_all();
+  }
+};
+
+// Prints the thread count before any Stat, after constructing one, and after the first add.
+int lazyThread() {
+  const int atStart = threadCount();
+  Stat stat("probe.lazy", {Aggregation::Count}, 1h);
+  const int afterConstruct = threadCount();
+  stat.add(1);
+  const int afterAdd = threadCount();
+  std::printf("threads %d %d %d\n", atStart, afterConstruct, afterAdd);
+  return 0;
+}
+
+// Returns from main with live Stats (static, leaked and scheduled) and registered handlers.
+Stat staticStat("probe.static", {Aggregation::Count}, 1h);
+
+int exitWithLiveStats() {
+  livemon::registerEventHandler([](const Event& e) {
+    for (const auto& [key, value] : e.data) std::printf("event %s\n", key.c_str());
+    std::fflush(stdout);
+  });
+  auto* leaked = new Stat("probe.leaked", {Aggregation::Count}, 10ms);
+  leaked->add(1);
+  staticStat.add(1);  // logged by its destructor during exit
+  std::printf("returning\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+// Returns from main while a handler is stuck on the window thread.
+int exitDuringHandler() {
+  FirstEvent entered;
+  livemon::registerEventHandler([&](const Event&) {
+    entered.note();
+    for (;;) pause();  // a handler that never returns
+  });
+  static Stat stat("probe.stuck", {Aggregation::Count}, 5ms);
+  stat.add(1);
+  if (!entered.wait(10s)) return 3;
+  std::printf("returning\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+// Forks while the window thread is running; the child's windows still close on time.
+int forkChild() {
+  FirstEvent parentSaw;
+  livemon::registerEventHandler([&](const Event&) { parentSaw.note(); });
+  Stat parentStat("probe.parent", {Aggregation::Count}, 5ms);
+  parentStat.add(1);
+  if (!parentSaw.wait(10s)) return 3;
+
+  const pid_t child = fork();
+  if (child == 0) {
+    FirstEvent childSaw;
+    livemon::registerEventHandler([&](const Event& e) {
+      if (e.data.count("probe.child.count")) childSaw.note();
+    });
+    Stat childStat("probe.child", {Aggregation::Count}, 5ms);
+    childStat.add(1);
+    _exit(childSaw.wait(10s) ? 0 : 4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  const bool childOk = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  std::printf("child %s\n", childOk ? "ok" : "failed");
+  return childOk ? 0 : 5;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (mode == "lazy-thread") return lazyThread();
+  if (mode == "exit-with-live-stats") return exitWithLiveStats();
+  if (mode == "exit-during-handler") return exitDuringHandler();
+  if (mode == "fork") return forkChild();
+  std::fprintf(stderr, "usage: core_process_probe lazy-thread|exit-with-live-stats|exit-during-handler|fork\n");
+  return 2;
+}

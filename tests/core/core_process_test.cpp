@@ -1,0 +1,94 @@
+// Runs core_process_probe in fresh processes: thread start, exit and fork behaviour can only be
+// seen from outside a process.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+
+struct ProbeResult {
+  bool finished = false;  // false: still running at the deadline, and killed
+  int exitCode = -1;
+  std::string output;
+};
+
+ProbeResult runProbe(const std::string& mode, std::chrono::milliseconds deadline) {
+  int pipeFds[2];
+  if (pipe(pipeFds) != 0) return {};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    dup2(pipeFds[1], STDOUT_FILENO);
+    close(pipeFds[0]);
+    close(pipeFds[1]);
+    execl(LIVEMON_PROCESS_PROBE, LIVEMON_PROCESS_PROBE, mode.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(pipeFds[1]);
+  ProbeResult result;
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  char buffer[4096];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left <= 0ms) break;
+    pollfd fd{pipeFds[0], POLLIN, 0};
+    if (poll(&fd, 1, static_cast<int>(left.count())) <= 0) break;
+    const ssize_t n = read(pipeFds[0], buffer, sizeof buffer);
+    if (n <= 0) break;  // EOF: the probe closed stdout by exiting
+    result.output.append(buffer, static_cast<std::size_t>(n));
+  }
+  close(pipeFds[0]);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < until) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      result.finished = true;
+      result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      return result;
+    }
+    pollfd none{-1, 0, 0};
+    poll(&none, 0, 10);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return result;
+}
+
+TEST(CoreProcessTest, WindowThreadStartsOnlyWhenAWindowNeedsClosing) {
+  const ProbeResult r = runProbe("lazy-thread", 30s);
+  ASSERT_TRUE(r.finished);
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.output, "threads 1 1 2\n");
+}
+
+TEST(CoreProcessTest, ProcessWithLiveStatsAndHandlersExitsPromptly) {
+  // "Promptly": far less than the probe's one-hour windows; the deadline only catches a hang.
+  const ProbeResult r = runProbe("exit-with-live-stats", 30s);
+  ASSERT_TRUE(r.finished) << "the process did not exit; output so far:\n" << r.output;
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_THAT(r.output, HasSubstr("returning\n"));
+  EXPECT_THAT(r.output, HasSubstr("event probe.static.count"));  // the static Stat's last window
+}
+
+TEST(CoreProcessTest, ExitIsNotHeldUpByAHandlerStuckOnTheWindowThread) {
+  const ProbeResult r = runProbe("exit-during-handler", 30s);
+  ASSERT_TRUE(r.finished) << "the process did not exit; output so far:\n" << r.output;
+  EXPECT_EQ(r.exitCode, 0);
+}
+
+TEST(CoreProcessTest, ForkedChildClosesItsOwnWindows) {
+  const ProbeResult r = runProbe("fork", 30s);
+  ASSERT_TRUE(r.finished) << r.output;
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.output, "child ok\n");
+}
+
+}  // namespace
