@@ -1,0 +1,315 @@
+// The version-1 encoder and decoder: types survive, limits hold, bad input is classified, and the
+// bytes match the example in docs/wire-format.md.
+#include <livemon/transport/wire_format.h>
+
+#include <gtest/gtest.h>
+#include <msgpack.hpp>
+
+#include <bit>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using test::makeEvent;
+
+SourceInfo exampleSource() {
+  SourceInfo source;
+  source.run = "demo";
+  source.host = "gpu01";
+  source.pid = 4242;
+  source.rank = 0;
+  source.instanceId = 0x1122334455667788ULL;
+  source.startTime = fromWireTime(1'700'000'000'000'000'000);
+  return source;
+}
+
+WireMessage decodeOk(std::string_view topic, const std::string& payload, const WireLimits& limits = {}) {
+  WireMessage message;
+  std::string error;
+  const DecodeStatus status = decodeMessage(topic, payload, limits, message, &error);
+  EXPECT_EQ(status, DecodeStatus::Ok) << error;
+  return message;
+}
+
+DecodeStatus decodeStatus(std::string_view topic, std::string_view payload, const WireLimits& limits = {}) {
+  WireMessage message;
+  return decodeMessage(topic, payload, limits, message);
+}
+
+// The hex digits of the first ```hex block after `marker` in docs/wire-format.md.
+std::string hexBlockFromDoc(const std::string& marker) {
+  std::ifstream file(test::sourceDir() + "/docs/wire-format.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string doc = text.str();
+  const auto at = doc.find(marker);
+  if (at == std::string::npos) return {};
+  const auto begin = doc.find("```hex\n", at);
+  const auto end = doc.find("```", begin + 7);
+  if (begin == std::string::npos || end == std::string::npos) return {};
+  std::string bytes;
+  std::string digits;
+  for (char c : doc.substr(begin + 7, end - begin - 7)) {
+    if (std::isxdigit(static_cast<unsigned char>(c))) digits += c;
+    if (digits.size() == 2) {
+      bytes += static_cast<char>(std::stoi(digits, nullptr, 16));
+      digits.clear();
+    }
+  }
+  return bytes;
+}
+
+TEST(WireFormat, EveryValueTypeRoundTrips) {
+  const Event event = makeEvent("types", {{"string", std::string("text")},
+                                          {"unicode", std::string("Grüße, 世界 🚀")},
+                                          {"empty", std::string()},
+                                          {"double", 2.5},
+                                          {"one", 1.0},
+                                          {"zero", 0.0},
+                                          {"negative zero", -0.0},
+                                          {"nan", std::numeric_limits<double>::quiet_NaN()},
+                                          {"inf", std::numeric_limits<double>::infinity()},
+                                          {"-inf", -std::numeric_limits<double>::infinity()},
+                                          {"tiny", std::numeric_limits<double>::denorm_min()},
+                                          {"int", int64_t{42}},
+                                          {"int one", int64_t{1}},
+                                          {"int min", std::numeric_limits<int64_t>::min()},
+                                          {"int max", std::numeric_limits<int64_t>::max()},
+                                          {"int -1", int64_t{-1}},
+                                          {"true", true},
+                                          {"false", false}});
+  const std::string payload = encodeEventsPayload(exampleSource(), 3, "types", {event});
+  const WireMessage message = decodeOk("types", payload);
+  ASSERT_EQ(message.events.size(), 1u);
+  const Event& got = message.events[0];
+  EXPECT_EQ(got.name, "types");
+  EXPECT_EQ(got.timestamp, event.timestamp);
+  ASSERT_EQ(got.data.size(), event.data.size());
+  for (const auto& [key, value] : event.data) {
+    ASSERT_TRUE(got.data.contains(key)) << key;
+    const DataValue& back = got.data.at(key);
+    ASSERT_EQ(back.index(), value.index()) << key << " changed type";
+    if (const double* d = std::get_if<double>(&value)) {
+      const double b = std::get<double>(back);
+      if (std::isnan(*d)) {
+        EXPECT_TRUE(std::isnan(b)) << key;
+      } else {
+        EXPECT_EQ(std::bit_cast<uint64_t>(b), std::bit_cast<uint64_t>(*d)) << key;
+      }
+    } else {
+      EXPECT_EQ(back, value) << key;
+    }
+  }
+  // Events compare equal (NaN aside) and keep double 1.0 apart from integer 1.
+  EXPECT_EQ(std::get<double>(got.data.at("one")), 1.0);
+  EXPECT_EQ(std::get<int64_t>(got.data.at("int one")), 1);
+}
+
+TEST(WireFormat, DoublesAreFloat64ForAnIndependentDecoder) {
+  // msgpack-cxx 4.1.3 itself would pack 1.0 as an integer; livemon must not.
+  const Event event = makeEvent("x", {{"one", 1.0}, {"inf", std::numeric_limits<double>::infinity()}});
+  const std::string payload = encodeEventsPayload(exampleSource(), 0, "x", {event});
+  const msgpack::object_handle handle = msgpack::unpack(payload.data(), payload.size());
+  const msgpack::object& root = handle.get();
+  ASSERT_EQ(root.type, msgpack::type::MAP);
+  bool found = false;
+  for (uint32_t i = 0; i < root.via.map.size; ++i) {
+    const auto& kv = root.via.map.ptr[i];
+    if (kv.key.as<std::string>() != "events") continue;
+    const msgpack::object& data = kv.val.via.array.ptr[0].via.array.ptr[1];
+    ASSERT_EQ(data.type, msgpack::type::MAP);
+    for (uint32_t j = 0; j < data.via.map.size; ++j) {
+      EXPECT_EQ(data.via.map.ptr[j].val.type, msgpack::type::FLOAT64) << data.via.map.ptr[j].key.as<std::string>();
+    }
+    found = true;
+  }
+  EXPECT_TRUE(found);
+  // The raw byte: 0xcb followed by the IEEE-754 bits of 1.0.
+  EXPECT_NE(payload.find(std::string("\xcb\x3f\xf0\x00\x00\x00\x00\x00\x00", 9)), std::string::npos);
+}
+
+TEST(WireFormat, SourceAndSequenceRoundTrip) {
+  SourceInfo source = exampleSource();
+  source.rank.reset();
+  source.pid = 1;
+  std::vector<Event> events{makeEvent("n", {{"a", 1.0}}), makeEvent("n", {{"a", 2.0}})};
+  const WireMessage message = decodeOk("n", encodeEventsPayload(source, 1ULL << 40, "n", events));
+  EXPECT_EQ(message.kind, MessageKind::Events);
+  EXPECT_EQ(message.source, source);
+  EXPECT_FALSE(message.source.rank.has_value());
+  EXPECT_EQ(message.sequence, 1ULL << 40);
+  EXPECT_EQ(message.events, events);
+}
+
+TEST(WireFormat, HeartbeatAndGoodbyeRoundTrip) {
+  PublisherCounters counters;
+  counters.timestamp = fromWireTime(1'700'000'002'000'000'000);
+  counters.interval = std::chrono::milliseconds(1000);
+  counters.published = 123456;
+  counters.dropped = 7;
+  for (MessageKind kind : {MessageKind::Heartbeat, MessageKind::Goodbye}) {
+    const WireMessage message = decodeOk(kHeartbeatTopic, encodeHeartbeatPayload(kind, exampleSource(), 9, counters));
+    EXPECT_EQ(message.kind, kind);
+    EXPECT_EQ(message.source, exampleSource());
+    EXPECT_EQ(message.sequence, 9u);
+    EXPECT_EQ(message.counters.timestamp, counters.timestamp);
+    EXPECT_EQ(message.counters.interval, counters.interval);
+    EXPECT_EQ(message.counters.published, counters.published);
+    EXPECT_EQ(message.counters.dropped, counters.dropped);
+  }
+}
+
+TEST(WireFormat, BytesMatchTheDocumentedExamples) {
+  const Event event = makeEvent("eval", {{"accuracy", 1.0}}, fromWireTime(1'700'000'001'500'000'000));
+  const std::string events = encodeEventsPayload(exampleSource(), 7, "eval", {event});
+  const std::string documentedEvents = hexBlockFromDoc("<!-- example: events payload -->");
+  ASSERT_FALSE(documentedEvents.empty()) << "docs/wire-format.md lacks the events example";
+  EXPECT_EQ(events, documentedEvents);
+
+  PublisherCounters counters;
+  counters.timestamp = fromWireTime(1'700'000'002'000'000'000);
+  counters.interval = std::chrono::milliseconds(1000);
+  counters.published = 300;
+  counters.dropped = 0;
+  const std::string heartbeat = encodeHeartbeatPayload(MessageKind::Heartbeat, exampleSource(), 2, counters);
+  const std::string documentedHeartbeat = hexBlockFromDoc("<!-- example: heartbeat payload -->");
+  ASSERT_FALSE(documentedHeartbeat.empty()) << "docs/wire-format.md lacks the heartbeat example";
+  EXPECT_EQ(heartbeat, documentedHeartbeat);
+}
+
+TEST(WireFormat, TruncatedPayloadsAreMalformedAtEveryLength) {
+  const Event event = makeEvent("t", {{"s", std::string("hello")}, {"d", 0.5}, {"i", int64_t{-300}}, {"b", true}});
+  const std::string payload = encodeEventsPayload(exampleSource(), 0, "t", {event, event});
+  for (std::size_t length = 0; length < payload.size(); ++length) {
+    EXPECT_EQ(decodeStatus("t", payload.substr(0, length)), DecodeStatus::Malformed) << "length " << length;
+  }
+  EXPECT_EQ(decodeStatus("t", payload + "x"), DecodeStatus::Malformed) << "trailing byte";
+}
+
+TEST(WireFormat, GarbageNeverCrashesTheDecoder) {
+  const std::string payload = encodeEventsPayload(exampleSource(), 0, "g", {makeEvent("g", {{"k", 1.0}})});
+  uint64_t seed = 12345;
+  for (int round = 0; round < 20000; ++round) {
+    std::string mutated = payload;
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    const std::size_t flips = 1 + (seed >> 60);
+    for (std::size_t f = 0; f < flips; ++f) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      mutated[(seed >> 33) % mutated.size()] = static_cast<char>(seed >> 20);
+    }
+    WireMessage message;
+    decodeMessage("g", mutated, WireLimits{}, message);  // must only return
+  }
+  EXPECT_EQ(decodeStatus("g", std::string(100, '\xff')), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus("g", ""), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus("g", std::string("\xc1", 1)), DecodeStatus::Malformed);
+}
+
+TEST(WireFormat, StructuralErrorsAreMalformed) {
+  const SourceInfo source = exampleSource();
+  const std::string payload = encodeEventsPayload(source, 0, "name", {makeEvent("name", {{"k", 1.0}})});
+  EXPECT_EQ(decodeStatus("other", payload), DecodeStatus::Malformed) << "topic differs from the name";
+  PublisherCounters counters;
+  EXPECT_EQ(decodeStatus("name", encodeHeartbeatPayload(MessageKind::Heartbeat, source, 0, counters)),
+            DecodeStatus::Malformed)
+      << "heartbeat on an event topic";
+
+  auto payloadOf = [](const msgpack::sbuffer& buffer) { return std::string(buffer.data(), buffer.size()); };
+  {  // "v" is not the first key
+    msgpack::sbuffer buffer;
+    msgpack::packer<msgpack::sbuffer> packer(buffer);
+    packer.pack_map(1);
+    packer.pack(std::string("kind"));
+    packer.pack(std::string("events"));
+    EXPECT_EQ(decodeStatus("x", payloadOf(buffer)), DecodeStatus::Malformed);
+  }
+  {  // a value of an unsupported type (nil)
+    std::string bad = encodeEventsPayload(source, 0, "n", {makeEvent("n", {{"k", true}})});
+    bad.back() = '\xc0';
+    EXPECT_EQ(decodeStatus("n", bad), DecodeStatus::Malformed);
+  }
+  {  // a uint64 beyond int64 as a data value
+    std::string bad = encodeEventsPayload(source, 0, "n", {makeEvent("n", {{"k", true}})});
+    bad.back() = '\xcf';
+    bad += std::string(8, '\xff');
+    EXPECT_EQ(decodeStatus("n", bad), DecodeStatus::Malformed);
+  }
+}
+
+TEST(WireFormat, UnknownVersionsAndKindsAreUnsupported) {
+  msgpack::sbuffer buffer;
+  msgpack::packer<msgpack::sbuffer> packer(buffer);
+  packer.pack_map(2);
+  packer.pack(std::string("v"));
+  packer.pack(2);
+  packer.pack(std::string("anything"));
+  packer.pack(std::string("from the future"));
+  EXPECT_EQ(decodeStatus("x", std::string(buffer.data(), buffer.size())), DecodeStatus::UnsupportedVersion);
+
+  // A later version-1 writer may add kinds and keys: unknown kinds are skipped, unknown keys ignored.
+  std::string payload = encodeHeartbeatPayload(MessageKind::Heartbeat, exampleSource(), 0, PublisherCounters{});
+  const std::string kind = std::string("\xa9heartbeat", 10);
+  payload.replace(payload.find(kind), kind.size(), std::string("\xa9heartbeaT", 10));
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, payload), DecodeStatus::UnknownKind);
+
+  std::string extended = encodeHeartbeatPayload(MessageKind::Heartbeat, exampleSource(), 0, PublisherCounters{});
+  extended[0] = static_cast<char>(extended[0] + 1);  // one more map entry
+  extended += std::string("\xa5""extra", 6);
+  extended += std::string("\x92\xa1x\x81\xa1y\xc0", 7);  // ["x", {"y": nil}]
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, extended), DecodeStatus::Ok);
+}
+
+TEST(WireFormat, DecoderEnforcesItsLimits) {
+  const SourceInfo source = exampleSource();
+  WireLimits small;
+  small.maxFieldsPerEvent = 2;
+  small.maxStringBytes = 4;
+  small.maxKeyBytes = 3;
+  small.maxEventsPerMessage = 1;
+  small.maxPayloadBytes = 200;
+  small.maxTopicBytes = 4;
+  auto encode = [&](std::vector<Event> events, std::string name = "n") {
+    return encodeEventsPayload(source, 0, name, events);
+  };
+  EXPECT_EQ(decodeStatus("n", encode({makeEvent("n", {{"a", 1.0}, {"b", 1.0}, {"c", 1.0}})}), small),
+            DecodeStatus::TooLarge);
+  EXPECT_EQ(decodeStatus("n", encode({makeEvent("n", {{"a", std::string("12345")}})}), small), DecodeStatus::TooLarge);
+  EXPECT_EQ(decodeStatus("n", encode({makeEvent("n", {{"abcd", 1.0}})}), small), DecodeStatus::TooLarge);
+  EXPECT_EQ(decodeStatus("n", encode({makeEvent("n", {{"a", 1.0}}), makeEvent("n", {{"a", 1.0}})}), small),
+            DecodeStatus::TooLarge);
+  EXPECT_EQ(decodeStatus("names", encode({makeEvent("names", {})}, "names"), small), DecodeStatus::TooLarge);
+  EXPECT_EQ(decodeStatus("n", std::string(201, '\x80'), small), DecodeStatus::TooLarge);
+  EXPECT_EQ(decodeStatus("n", encode({makeEvent("n", {{"a", std::string("1234")}})}), small), DecodeStatus::Ok);
+}
+
+TEST(WireFormat, EncoderRefusesWhatBreaksTheLimits) {
+  WireLimits limits;
+  limits.maxFieldsPerEvent = 1;
+  EXPECT_THROW(encodeEventsPayload(exampleSource(), 0, "n", {makeEvent("n", {{"a", 1.0}, {"b", 2.0}})}, limits),
+               std::invalid_argument);
+  EXPECT_THROW(encodeEventsPayload(exampleSource(), 0, std::string(2000, 'n'), {}), std::invalid_argument);
+  EXPECT_THROW(encodeHeartbeatPayload(MessageKind::Events, exampleSource(), 0, {}), std::invalid_argument);
+}
+
+TEST(WireFormat, TimestampsAreNanosecondsSinceTheEpoch) {
+  const auto t = std::chrono::system_clock::time_point(std::chrono::nanoseconds(1'234'567'890'123'456'789));
+  EXPECT_EQ(toWireTime(t), 1'234'567'890'123'456'789);
+  EXPECT_EQ(fromWireTime(-5), std::chrono::system_clock::time_point(std::chrono::nanoseconds(-5)));
+}
+
+TEST(WireFormat, DescribesSources) {
+  SourceInfo source = exampleSource();
+  EXPECT_EQ(describe(source), "demo@gpu01:4242 rank 0");
+  source.rank.reset();
+  EXPECT_EQ(describe(source), "demo@gpu01:4242");
+}
+
+}  // namespace
+}  // namespace livemon::transport

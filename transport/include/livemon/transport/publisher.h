@@ -1,0 +1,105 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <livemon/transport/wire_format.h>
+
+namespace livemon::transport {
+
+// What the publisher does when a subscriber cannot keep up with it.
+enum class SlowSubscriberPolicy {
+  // ZeroMQ PUB: messages to that subscriber are dropped once its high-water mark is reached; other
+  // subscribers are not affected. The subscriber sees the loss as sequence gaps.
+  DropForThatSubscriber,
+  // The I/O thread waits until every subscriber has room (ZMQ_XPUB_NODROP). Meanwhile the queue
+  // fills and the calling threads drop new events and count them in droppedCount(). One stalled
+  // subscriber stalls delivery to all of them.
+  WaitForSlowest,
+};
+
+struct PublisherOptions {
+  // Endpoints to bind and to connect to (at least one in all). Port "*" binds a free port;
+  // Publisher::endpoints() tells which.
+  std::vector<std::string> bind{std::string(kDefaultEndpoint)};
+  std::vector<std::string> connect;
+  // Bytes of encoded events the queue holds (an event with 6 fields takes about 100). When it is
+  // full, new events are dropped and counted.
+  std::size_t queueCapacityBytes = 8 * 1024 * 1024;
+  // ZMQ_SNDHWM: messages (batches of events) buffered per subscriber.
+  int sendHighWaterMark = 1000;
+  SlowSubscriberPolicy slowSubscriber = SlowSubscriberPolicy::DropForThatSubscriber;
+  // How long destruction may spend delivering what is still queued (ZMQ_LINGER).
+  std::chrono::milliseconds linger{1000};
+  // At most 1 s: subscribers count a publisher stale after a few missed heartbeats.
+  std::chrono::milliseconds heartbeatInterval{1000};
+  // A batch is sent when it reaches either bound, or when the queue runs empty.
+  std::size_t maxBatchEvents = 4096;
+  std::size_t maxBatchBytes = 256 * 1024;
+  // Identity. An empty run name becomes the program's name; an unset rank is read from the
+  // environment variable RANK when it holds an integer (as set by torchrun).
+  std::string runName;
+  std::optional<int64_t> rank;
+  // The publisher reports its counters as Stats "<statName>.published" and "<statName>.dropped"
+  // (aggregation value, windows of statWindow). An empty name turns this off.
+  std::string statName = "livemon.publisher";
+  std::chrono::milliseconds statWindow{5000};
+};
+
+// Counters of one publisher.
+struct PublisherStats {
+  uint64_t published = 0;         // events handed to the socket
+  uint64_t droppedQueueFull = 0;  // events that found the queue full
+  uint64_t droppedTooLarge = 0;   // events beyond the wire limits (see WireLimits)
+  uint64_t messages = 0;          // event messages (batches) sent
+  uint64_t heartbeats = 0;        // heartbeats sent
+  std::size_t queuedBytes = 0;    // bytes waiting in the queue now
+};
+
+// Publishes every logged event over ZeroMQ (wire format: docs/wire-format.md).
+//
+// Thread-safe: every member may be called from any thread. The event handler it registers runs on
+// the threads that log events; it encodes the event and copies it into a bounded queue under a
+// short lock that is never held across I/O, and never makes a system call. A dedicated I/O thread
+// owns the socket: it drains the queue, batches events by name, sends them and sends heartbeats.
+// Overflow policy: when the queue is full the new event is dropped and counted; logEvent() never
+// waits for the network.
+//
+// Fork: in a child process forked while a Publisher exists, the inherited publisher does nothing.
+// Its handler ignores events and its destructor releases nothing it inherited (ZeroMQ state must
+// not be touched after fork), so the child exits promptly. The child may create its own Publisher.
+class Publisher {
+ public:
+  using Options = PublisherOptions;
+
+  // Opens the socket(s) and registers the event handler. Throws TransportError naming the
+  // endpoint and the reason when an endpoint cannot be bound or connected, and
+  // std::invalid_argument naming the option for a bad option.
+  explicit Publisher(Options options = {});
+  // Unregisters the handler, then sends what is queued and a goodbye, waiting at most `linger`.
+  ~Publisher();
+
+  Publisher(const Publisher&) = delete;
+  Publisher& operator=(const Publisher&) = delete;
+
+  // Events handed to the socket so far.
+  uint64_t publishedCount() const noexcept;
+  // Events dropped so far: queue full or beyond the wire limits.
+  uint64_t droppedCount() const noexcept;
+  PublisherStats stats() const noexcept;
+
+  // The endpoints in use; a bound "tcp://host:*" appears with its port.
+  const std::vector<std::string>& endpoints() const noexcept;
+  const SourceInfo& identity() const noexcept;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace livemon::transport

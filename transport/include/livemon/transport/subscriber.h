@@ -1,0 +1,165 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <livemon/clock.h>
+#include <livemon/event.h>
+#include <livemon/transport/wire_format.h>
+
+namespace livemon::transport {
+
+enum class EndpointMode { Connect, Bind };
+
+struct SubscriberOptions {
+  // Endpoints to connect to and to bind at construction; more can be added later.
+  std::vector<std::string> connect;
+  std::vector<std::string> bind;
+  // Topic prefixes (event names start the topic); empty receives everything. Heartbeats are
+  // always received.
+  std::vector<std::string> filters;
+  // A source with no message for this long is stale.
+  std::chrono::milliseconds staleAfter{3000};
+  // Measures staleness; nullptr means livemon::systemClock(). Must outlive the Subscriber.
+  Clock* clock = nullptr;
+  // The decoder's limits; messages beyond them are counted as oversized and skipped.
+  WireLimits limits{};
+  // ZMQ_RCVHWM per endpoint, in messages (a message may carry thousands of events).
+  int receiveHighWaterMark = 1000;
+  // How soon a lost connection is retried (ZMQ_RECONNECT_IVL and ZMQ_RECONNECT_IVL_MAX).
+  std::chrono::milliseconds reconnectInterval{100};
+  std::chrono::milliseconds reconnectIntervalMax{1000};
+  // Sources remembered at most; beyond that the one silent longest is forgotten.
+  std::size_t maxSources = 1024;
+};
+
+// An event as received, with where it came from.
+struct ReceivedEvent {
+  Event event;
+  std::shared_ptr<const SourceInfo> source;
+  uint64_t sequence = 0;                       // among the source's events of this topic
+  std::shared_ptr<const std::string> endpoint;  // the endpoint it arrived on, as given to the Subscriber
+  std::chrono::system_clock::time_point receivedAt;  // Clock::wallNow() when decoded
+};
+
+enum class SourceState {
+  Alive,  // a message arrived within staleAfter
+  Stale,  // silent for longer than staleAfter
+  Gone,   // said goodbye
+};
+
+std::string_view sourceStateName(SourceState state) noexcept;  // "alive" "stale" "gone"
+
+struct SourceChange {
+  std::shared_ptr<const SourceInfo> source;
+  SourceState state = SourceState::Alive;
+  bool joined = false;  // first message from this source (state is Alive)
+  std::shared_ptr<const std::string> endpoint;  // where it was last heard
+};
+
+struct GapInfo {
+  std::shared_ptr<const SourceInfo> source;
+  std::string topic;
+  uint64_t expected = 0;  // the sequence number that should have come
+  uint64_t received = 0;  // the one that came
+  uint64_t missed() const noexcept { return received - expected; }
+};
+
+struct SourceStatus {
+  std::shared_ptr<const SourceInfo> source;
+  SourceState state = SourceState::Alive;
+  std::shared_ptr<const std::string> endpoint;  // where it was last heard
+  std::chrono::steady_clock::time_point firstSeen;  // Clock::now() times
+  std::chrono::steady_clock::time_point lastSeen;
+  std::optional<std::chrono::steady_clock::time_point> lastHeartbeat;
+  std::map<std::string, uint64_t> lastSequence;  // per topic
+  uint64_t events = 0;
+  uint64_t gaps = 0;          // times events went missing
+  uint64_t missedEvents = 0;  // how many went missing
+  uint64_t duplicates = 0;    // events seen before (one publisher reached over two endpoints)
+  std::optional<PublisherCounters> lastCounters;  // from its latest heartbeat
+};
+
+struct EndpointStatus {
+  std::shared_ptr<const std::string> endpoint;
+  EndpointMode mode = EndpointMode::Connect;
+  uint64_t messages = 0;
+  uint64_t events = 0;
+  std::optional<std::chrono::steady_clock::time_point> lastMessage;
+};
+
+struct SubscriberStats {
+  uint64_t messages = 0;     // messages received, well-formed or not
+  uint64_t events = 0;       // events handed to the caller
+  uint64_t heartbeats = 0;   // heartbeats and goodbyes
+  uint64_t malformed = 0;    // skipped: not valid version-1 messages
+  uint64_t oversized = 0;    // skipped: beyond the limits
+  uint64_t unsupported = 0;  // skipped: an unknown version or message kind
+  uint64_t gaps = 0;
+  uint64_t missedEvents = 0;
+  uint64_t duplicates = 0;   // skipped: sequence numbers seen before
+  uint64_t sourcesJoined = 0;
+  std::string lastError;     // what was wrong with the last skipped message
+};
+
+using EventCallback = std::function<void(ReceivedEvent&)>;
+
+struct SubscriberCallbacks {
+  EventCallback onEvent;  // may move from the event
+  std::function<void(const SourceChange&)> onSourceChange;
+  std::function<void(const GapInfo&)> onGap;
+};
+
+// Receives events from any number of publishers (wire format: docs/wire-format.md).
+//
+// Thread-safe: every member may be called from any thread. poll() calls are serialized; callbacks
+// run on the polling thread with no lock held, so they may call any member. addEndpoint() and
+// removeEndpoint() wake a poll() in progress and take effect before they return.
+//
+// Connections are retried by ZeroMQ, so a publisher that restarts on the same endpoint is
+// received again; it has a new identity, so it appears as a new source (and the old one goes
+// stale), not as a gap. Every message is checked against `limits` by this decoder; a malformed,
+// oversized or unknown one is counted and skipped (ZMQ_MAXMSGSIZE is not used: in libzmq 4.3 it
+// ends the connection for good).
+class Subscriber {
+ public:
+  using Options = SubscriberOptions;
+
+  // Throws TransportError naming the endpoint for an endpoint that cannot be used, and
+  // std::invalid_argument naming the option for a bad option.
+  explicit Subscriber(Options options = {});
+  ~Subscriber();
+
+  Subscriber(const Subscriber&) = delete;
+  Subscriber& operator=(const Subscriber&) = delete;
+
+  // Adds an endpoint; returns it as used (a bound "tcp://host:*" with its port). Throws
+  // TransportError naming the endpoint and the reason if it cannot be connected or bound.
+  std::string addEndpoint(const std::string& endpoint, EndpointMode mode = EndpointMode::Connect);
+  // False if no such endpoint was added.
+  bool removeEndpoint(std::string_view endpoint);
+  std::vector<EndpointStatus> endpoints() const;
+
+  // Waits up to `timeout` for messages, then handles every message already received (up to a
+  // few thousand) and checks the sources for staleness. Returns the number of events delivered.
+  // Returns early, possibly with 0, when interrupted by a signal or by addEndpoint/removeEndpoint.
+  std::size_t poll(std::chrono::milliseconds timeout, const EventCallback& onEvent);
+  std::size_t poll(std::chrono::milliseconds timeout, const SubscriberCallbacks& callbacks);
+
+  std::vector<SourceStatus> sources() const;
+  SubscriberStats stats() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace livemon::transport

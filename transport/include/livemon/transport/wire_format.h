@@ -1,0 +1,114 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <livemon/event.h>
+
+// Version 1 of the livemon wire format, specified byte for byte in docs/wire-format.md.
+// Nothing here depends on ZeroMQ: recorders and tools can encode and decode payloads directly.
+namespace livemon::transport {
+
+inline constexpr std::string_view kDefaultEndpoint = "tcp://127.0.0.1:5555";
+
+// The value of the "v" key that starts every payload.
+inline constexpr uint64_t kWireVersion = 1;
+
+// Topic (first frame) of heartbeat and goodbye messages. Event messages use the event name.
+inline constexpr std::string_view kHeartbeatTopic = "livemon.heartbeat";
+
+// The limits of version 1. A publisher never sends more; a subscriber rejects more.
+struct WireLimits {
+  std::size_t maxPayloadBytes = 4 * 1024 * 1024;  // the MessagePack frame
+  std::size_t maxTopicBytes = 1024;               // also the longest event name
+  std::size_t maxEventsPerMessage = 65536;
+  std::size_t maxFieldsPerEvent = 1024;
+  std::size_t maxKeyBytes = 1024;                 // a data key
+  std::size_t maxStringBytes = 65536;             // a string value
+  std::size_t maxIdentityStringBytes = 1024;      // run name, host
+};
+
+// Who published a message. A restarted publisher has a new instanceId and startTime, so it is a
+// different source even when run, host and pid repeat.
+// Thread-safety: a plain value type.
+struct SourceInfo {
+  std::string run;
+  std::string host;
+  int64_t pid = 0;
+  std::optional<int64_t> rank;
+  uint64_t instanceId = 0;                           // random, drawn when the publisher starts
+  std::chrono::system_clock::time_point startTime;   // when the publisher started
+
+  friend bool operator==(const SourceInfo&, const SourceInfo&) = default;
+  friend auto operator<=>(const SourceInfo&, const SourceInfo&) = default;
+};
+
+// "run@host:pid" plus " rank N" when a rank is set.
+std::string describe(const SourceInfo& source);
+
+// The kinds of message. Values only ever grow.
+enum class MessageKind : uint8_t {
+  Events = 0,     // a batch of events that share one name
+  Heartbeat = 1,  // "still here", with the publisher's counters
+  Goodbye = 2,    // the publisher is shutting down cleanly
+};
+
+// The "kind" string of each MessageKind: "events", "heartbeat", "goodbye".
+std::string_view messageKindName(MessageKind kind) noexcept;
+
+// Counters a publisher reports in its heartbeats and goodbye.
+struct PublisherCounters {
+  std::chrono::system_clock::time_point timestamp;  // when the heartbeat was sent
+  std::chrono::milliseconds interval{0};            // how often heartbeats are sent
+  uint64_t published = 0;                           // events handed to the socket so far
+  uint64_t dropped = 0;                             // events the publisher could not send
+};
+
+// One decoded payload.
+struct WireMessage {
+  MessageKind kind = MessageKind::Events;
+  SourceInfo source;
+  // Events: the sequence number of events[0]; events[i] has sequence + i. Numbers count the
+  // events of one topic from one publisher, from 0, so a subscriber filtering by topic still sees
+  // them consecutive. Heartbeat/Goodbye: the number of earlier heartbeat-topic messages.
+  uint64_t sequence = 0;
+  std::string name;             // Events only
+  std::vector<Event> events;    // Events only
+  PublisherCounters counters;   // Heartbeat and Goodbye only
+};
+
+enum class DecodeStatus : uint8_t {
+  Ok,
+  Malformed,           // not a valid version-1 message
+  TooLarge,            // breaks a WireLimits limit
+  UnsupportedVersion,  // "v" is not kWireVersion: skip it
+  UnknownKind,         // a kind this reader does not know (added by a later writer): skip it
+};
+
+std::string_view decodeStatusName(DecodeStatus status) noexcept;
+
+// Decodes one message (its topic frame and payload frame). Never throws for bad input: on
+// failure returns the status and, when `error` is given, a description of what broke and where.
+// `out` is unspecified after a failure.
+DecodeStatus decodeMessage(std::string_view topic, std::string_view payload, const WireLimits& limits,
+                           WireMessage& out, std::string* error = nullptr);
+
+// Encodes an events payload; every event must carry `name`. The events' own names are ignored.
+// Throws std::invalid_argument naming the broken limit when the result would break `limits`.
+std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std::string_view name,
+                                const std::vector<Event>& events, const WireLimits& limits = {});
+
+// Encodes a heartbeat or goodbye payload (kind must be Heartbeat or Goodbye).
+std::string encodeHeartbeatPayload(MessageKind kind, const SourceInfo& source, uint64_t sequence,
+                                   const PublisherCounters& counters);
+
+// Nanoseconds since the Unix epoch, the wire form of every timestamp.
+int64_t toWireTime(std::chrono::system_clock::time_point t) noexcept;
+std::chrono::system_clock::time_point fromWireTime(int64_t nanoseconds) noexcept;
+
+}  // namespace livemon::transport

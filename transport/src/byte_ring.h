@@ -1,0 +1,95 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+namespace livemon::transport::detail {
+
+// A bounded queue of variable-size byte records: many producers, one consumer.
+//
+// Thread-safe: push() may be called from any thread; drain() from one consumer thread at a time.
+// Producers take a short lock that only covers a memcpy; the consumer takes no lock, so a
+// producer never waits for the consumer's I/O. Policy when full: push() returns false and the
+// record is not stored (the caller counts the drop).
+class ByteRing {
+ public:
+  explicit ByteRing(std::size_t capacity)
+      : capacity_(capacity), buffer_(std::make_unique<char[]>(capacity)) {}
+
+  std::size_t capacity() const noexcept { return capacity_; }
+
+  // Bytes stored and not yet drained (records plus their 4-byte length prefixes).
+  std::size_t size() const noexcept {
+    return static_cast<std::size_t>(head_.load(std::memory_order_acquire) - tail_.load(std::memory_order_acquire));
+  }
+
+  // Stores `record` (at most 4 GiB); false when it does not fit in the free space.
+  bool push(std::string_view record) noexcept {
+    const uint32_t length = static_cast<uint32_t>(record.size());
+    const std::size_t needed = sizeof(length) + record.size();
+    std::lock_guard lock(producerMutex_);
+    const uint64_t head = head_.load(std::memory_order_relaxed);
+    const uint64_t tail = tail_.load(std::memory_order_acquire);
+    if (capacity_ - static_cast<std::size_t>(head - tail) < needed) return false;
+    copyIn(head, &length, sizeof(length));
+    copyIn(head + sizeof(length), record.data(), record.size());
+    head_.store(head + needed, std::memory_order_release);
+    return true;
+  }
+
+  // Hands the stored records, oldest first, to `onRecord(std::string_view)` until about
+  // `budgetBytes` have been read, then frees their space. A view is valid only during its call.
+  // Returns the number of records read.
+  template <typename OnRecord>
+  std::size_t drain(std::size_t budgetBytes, std::string& scratch, OnRecord&& onRecord) {
+    const uint64_t head = head_.load(std::memory_order_acquire);
+    const uint64_t start = tail_.load(std::memory_order_relaxed);
+    uint64_t tail = start;
+    std::size_t records = 0;
+    while (tail != head && tail - start < budgetBytes) {
+      uint32_t length = 0;
+      copyOut(tail, &length, sizeof(length));
+      const uint64_t begin = tail + sizeof(length);
+      const std::size_t offset = static_cast<std::size_t>(begin % capacity_);
+      if (offset + length <= capacity_) {
+        onRecord(std::string_view(buffer_.get() + offset, length));
+      } else {
+        scratch.resize(length);
+        copyOut(begin, scratch.data(), length);
+        onRecord(std::string_view(scratch));
+      }
+      tail = begin + length;
+      ++records;
+    }
+    tail_.store(tail, std::memory_order_release);
+    return records;
+  }
+
+ private:
+  void copyIn(uint64_t position, const void* data, std::size_t size) noexcept {
+    const std::size_t offset = static_cast<std::size_t>(position % capacity_);
+    const std::size_t first = std::min(size, capacity_ - offset);
+    std::memcpy(buffer_.get() + offset, data, first);
+    std::memcpy(buffer_.get(), static_cast<const char*>(data) + first, size - first);
+  }
+  void copyOut(uint64_t position, void* data, std::size_t size) const noexcept {
+    const std::size_t offset = static_cast<std::size_t>(position % capacity_);
+    const std::size_t first = std::min(size, capacity_ - offset);
+    std::memcpy(data, buffer_.get() + offset, first);
+    std::memcpy(static_cast<char*>(data) + first, buffer_.get(), size - first);
+  }
+
+  const std::size_t capacity_;
+  std::unique_ptr<char[]> buffer_;
+  std::mutex producerMutex_;
+  // Positions grow forever; a position's byte is buffer_[position % capacity_].
+  alignas(64) std::atomic<uint64_t> head_{0};  // written by producers, under producerMutex_
+  alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer
+};
+
+}  // namespace livemon::transport::detail

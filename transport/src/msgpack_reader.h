@@ -1,0 +1,233 @@
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <livemon/transport/wire_format.h>
+
+// A strict MessagePack reader for untrusted input: every read checks the bytes that remain, and
+// failures throw DecodeFailure with the byte offset where the input broke.
+namespace livemon::transport::detail {
+
+struct DecodeFailure {
+  DecodeStatus status;
+  std::string message;
+};
+
+// Not thread-safe: reads one buffer.
+class MsgpackReader {
+ public:
+  enum class Type { Nil, Bool, Int, Float, Str, Bin, Array, Map, Ext };
+
+  explicit MsgpackReader(std::string_view data) noexcept : data_(data) {}
+
+  std::size_t position() const noexcept { return pos_; }
+  bool atEnd() const noexcept { return pos_ == data_.size(); }
+
+  Type peekType() const {
+    const uint8_t b = peekByte();
+    if (b <= 0x7f || b >= 0xe0) return Type::Int;
+    if (b <= 0x8f) return Type::Map;
+    if (b <= 0x9f) return Type::Array;
+    if (b <= 0xbf) return Type::Str;
+    switch (b) {
+      case 0xc0: return Type::Nil;
+      case 0xc2: case 0xc3: return Type::Bool;
+      case 0xc4: case 0xc5: case 0xc6: return Type::Bin;
+      case 0xc7: case 0xc8: case 0xc9: case 0xd4: case 0xd5: case 0xd6: case 0xd7: case 0xd8:
+        return Type::Ext;
+      case 0xca: case 0xcb: return Type::Float;
+      case 0xcc: case 0xcd: case 0xce: case 0xcf: case 0xd0: case 0xd1: case 0xd2: case 0xd3:
+        return Type::Int;
+      case 0xd9: case 0xda: case 0xdb: return Type::Str;
+      case 0xdc: case 0xdd: return Type::Array;
+      case 0xde: case 0xdf: return Type::Map;
+      default: fail("byte 0xc1, which MessagePack never uses");
+    }
+  }
+
+  uint32_t mapHeader(const char* what) {
+    const uint8_t b = takeByte(what);
+    if ((b & 0xf0) == 0x80) return b & 0x0f;
+    if (b == 0xde) return be16();
+    if (b == 0xdf) return be32();
+    failAt(pos_ - 1, std::string(what) + " is not a map");
+  }
+
+  uint32_t arrayHeader(const char* what) {
+    const uint8_t b = takeByte(what);
+    if ((b & 0xf0) == 0x90) return b & 0x0f;
+    if (b == 0xdc) return be16();
+    if (b == 0xdd) return be32();
+    failAt(pos_ - 1, std::string(what) + " is not an array");
+  }
+
+  // A string's bytes, still in the input buffer. Longer than `maxBytes` throws TooLarge.
+  std::string_view str(const char* what, std::size_t maxBytes) {
+    const std::size_t start = pos_;
+    const uint8_t b = takeByte(what);
+    std::size_t size = 0;
+    if ((b & 0xe0) == 0xa0) {
+      size = b & 0x1f;
+    } else if (b == 0xd9) {
+      size = takeByte(what);
+    } else if (b == 0xda) {
+      size = be16();
+    } else if (b == 0xdb) {
+      size = be32();
+    } else {
+      failAt(start, std::string(what) + " is not a string");
+    }
+    if (size > maxBytes) {
+      throw DecodeFailure{DecodeStatus::TooLarge, std::string(what) + " at byte " + std::to_string(start) +
+                                                      " is " + std::to_string(size) + " bytes, limit " +
+                                                      std::to_string(maxBytes)};
+    }
+    need(size, what);
+    const std::string_view value = data_.substr(pos_, size);
+    pos_ += size;
+    return value;
+  }
+
+  // Any MessagePack integer that fits int64_t.
+  int64_t int64(const char* what) {
+    const std::size_t start = pos_;
+    const uint8_t b = takeByte(what);
+    if (b <= 0x7f) return b;
+    if (b >= 0xe0) return static_cast<int8_t>(b);
+    switch (b) {
+      case 0xcc: return takeByte(what);
+      case 0xcd: return be16();
+      case 0xce: return be32();
+      case 0xcf: {
+        const uint64_t v = be64();
+        if (v > static_cast<uint64_t>(INT64_MAX)) failAt(start, std::string(what) + " does not fit int64");
+        return static_cast<int64_t>(v);
+      }
+      case 0xd0: return static_cast<int8_t>(takeByte(what));
+      case 0xd1: return static_cast<int16_t>(be16());
+      case 0xd2: return static_cast<int32_t>(be32());
+      case 0xd3: return static_cast<int64_t>(be64());
+      default: failAt(start, std::string(what) + " is not an integer");
+    }
+  }
+
+  // Any non-negative MessagePack integer.
+  uint64_t uint64(const char* what) {
+    if (peekByte() == 0xcf) {
+      ++pos_;
+      return be64();
+    }
+    const std::size_t start = pos_;
+    const int64_t v = int64(what);
+    if (v < 0) failAt(start, std::string(what) + " is negative");
+    return static_cast<uint64_t>(v);
+  }
+
+  // float64 or float32.
+  double float64(const char* what) {
+    const std::size_t start = pos_;
+    const uint8_t b = takeByte(what);
+    if (b == 0xcb) return std::bit_cast<double>(be64());
+    if (b == 0xca) return std::bit_cast<float>(be32());
+    failAt(start, std::string(what) + " is not a float");
+  }
+
+  bool boolean(const char* what) {
+    const std::size_t start = pos_;
+    const uint8_t b = takeByte(what);
+    if (b == 0xc2) return false;
+    if (b == 0xc3) return true;
+    failAt(start, std::string(what) + " is not a boolean");
+  }
+
+  // Skips one object of any type (an unknown key's value), nesting at most `depth` levels.
+  void skip(int depth) {
+    if (depth <= 0) fail("unknown value nests too deeply");
+    const std::size_t start = pos_;
+    switch (peekType()) {
+      case Type::Nil: case Type::Bool: ++pos_; return;
+      case Type::Int: int64orUint64(); return;
+      case Type::Float: float64("value"); return;
+      case Type::Str: str("string", data_.size()); return;
+      case Type::Bin: {
+        const uint8_t b = takeByte("bin");
+        const std::size_t size = b == 0xc4 ? takeByte("bin") : b == 0xc5 ? be16() : be32();
+        need(size, "bin");
+        pos_ += size;
+        return;
+      }
+      case Type::Ext: {
+        const uint8_t b = takeByte("ext");
+        std::size_t size = 0;
+        switch (b) {
+          case 0xd4: size = 1; break;
+          case 0xd5: size = 2; break;
+          case 0xd6: size = 4; break;
+          case 0xd7: size = 8; break;
+          case 0xd8: size = 16; break;
+          case 0xc7: size = takeByte("ext"); break;
+          case 0xc8: size = be16(); break;
+          default: size = be32(); break;
+        }
+        need(size + 1, "ext");
+        pos_ += size + 1;
+        return;
+      }
+      case Type::Array: {
+        const uint32_t n = arrayHeader("array");
+        for (uint32_t i = 0; i < n; ++i) skip(depth - 1);
+        return;
+      }
+      case Type::Map: {
+        const uint32_t n = mapHeader("map");
+        for (uint32_t i = 0; i < 2 * n; ++i) skip(depth - 1);
+        return;
+      }
+    }
+    failAt(start, "unreadable value");
+  }
+
+  [[noreturn]] void fail(const std::string& message) const { failAt(pos_, message); }
+  [[noreturn]] static void failAt(std::size_t position, const std::string& message) {
+    throw DecodeFailure{DecodeStatus::Malformed, message + " (at byte " + std::to_string(position) + ")"};
+  }
+
+ private:
+  void int64orUint64() {
+    if (peekByte() == 0xcf) {
+      ++pos_;
+      be64();
+    } else {
+      int64("integer");
+    }
+  }
+
+  uint8_t peekByte() const {
+    if (pos_ >= data_.size()) failAt(pos_, "payload ends early");
+    return static_cast<uint8_t>(data_[pos_]);
+  }
+  uint8_t takeByte(const char* what) {
+    if (pos_ >= data_.size()) failAt(pos_, std::string("payload ends inside ") + what);
+    return static_cast<uint8_t>(data_[pos_++]);
+  }
+  void need(std::size_t n, const char* what) const {
+    if (data_.size() - pos_ < n) failAt(pos_, std::string("payload ends inside ") + what);
+  }
+  uint64_t beN(int n) {
+    need(static_cast<std::size_t>(n), "a number");
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v = (v << 8) | static_cast<uint8_t>(data_[pos_++]);
+    return v;
+  }
+  uint16_t be16() { return static_cast<uint16_t>(beN(2)); }
+  uint32_t be32() { return static_cast<uint32_t>(beN(4)); }
+  uint64_t be64() { return beN(8); }
+
+  std::string_view data_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace livemon::transport::detail

@@ -1,0 +1,425 @@
+#include <livemon/transport/publisher.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+#include <zmq.h>
+
+#include <livemon/event_handler.h>
+#include <livemon/stat.h>
+#include <livemon/transport/error.h>
+
+#include "byte_ring.h"
+#include "msgpack_writer.h"
+#include "wire_codec.h"
+#include "zmq_support.h"
+
+namespace livemon::transport {
+
+namespace {
+
+// A queued record: [u16 name length][name][event entry], behind the ring's length prefix.
+constexpr std::size_t kRecordNameHeader = 2;
+// The I/O thread reads about this much of the queue before it sends and looks at the clock.
+constexpr std::size_t kDrainBudgetFactor = 4;
+// Idle polling of the queue: the wait doubles from the first to the last while nothing comes.
+constexpr std::chrono::microseconds kFirstIdleWait{50};
+constexpr std::chrono::microseconds kLastIdleWait{2000};
+// While every subscriber is full (WaitForSlowest), the I/O thread rechecks this often.
+constexpr int kBlockedPollMs = 10;
+
+void validate(const PublisherOptions& options) {
+  auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
+  if (options.bind.empty() && options.connect.empty()) bad("no endpoint: bind and connect are both empty");
+  for (const auto* list : {&options.bind, &options.connect}) {
+    for (const std::string& endpoint : *list) {
+      if (endpoint.empty()) bad("an endpoint is empty");
+    }
+  }
+  if (options.queueCapacityBytes < 1024) {
+    bad("queueCapacityBytes must be at least 1024, got " + std::to_string(options.queueCapacityBytes));
+  }
+  if (options.sendHighWaterMark < 0) bad("sendHighWaterMark must not be negative, got " + std::to_string(options.sendHighWaterMark));
+  if (options.linger.count() < 0) bad("linger must not be negative, got " + std::to_string(options.linger.count()) + " ms");
+  if (options.heartbeatInterval.count() < 1 || options.heartbeatInterval.count() > 1000) {
+    bad("heartbeatInterval must be 1..1000 ms, got " + std::to_string(options.heartbeatInterval.count()) + " ms");
+  }
+  const WireLimits limits;
+  if (options.maxBatchEvents < 1 || options.maxBatchEvents > limits.maxEventsPerMessage) {
+    bad("maxBatchEvents must be 1.." + std::to_string(limits.maxEventsPerMessage) + ", got " +
+        std::to_string(options.maxBatchEvents));
+  }
+  const std::size_t maxBytes = limits.maxPayloadBytes - detail::kPayloadHeaderReserve;
+  if (options.maxBatchBytes < 1024 || options.maxBatchBytes > maxBytes) {
+    bad("maxBatchBytes must be 1024.." + std::to_string(maxBytes) + ", got " + std::to_string(options.maxBatchBytes));
+  }
+  if (!options.statName.empty() && options.statWindow.count() < 1) {
+    bad("statWindow must be at least 1 ms, got " + std::to_string(options.statWindow.count()) + " ms");
+  }
+}
+
+std::string hostName() {
+  char buffer[256] = {};
+  if (gethostname(buffer, sizeof(buffer) - 1) != 0) return "unknown";
+  return buffer;
+}
+
+SourceInfo makeIdentity(const PublisherOptions& options) {
+  SourceInfo identity;
+  identity.run = options.runName.empty() ? std::string(program_invocation_short_name) : options.runName;
+  identity.host = hostName();
+  identity.pid = getpid();
+  identity.rank = options.rank;
+  if (!identity.rank) {
+    if (const char* rank = std::getenv("RANK")) {
+      char* end = nullptr;
+      errno = 0;
+      const long long value = std::strtoll(rank, &end, 10);
+      if (errno == 0 && end != rank && *end == '\0') identity.rank = value;
+    }
+  }
+  std::random_device random;
+  while (identity.instanceId == 0) {
+    identity.instanceId = (static_cast<uint64_t>(random()) << 32) ^ random();
+  }
+  identity.startTime = std::chrono::system_clock::now();
+  const WireLimits limits;
+  if (identity.run.size() > limits.maxIdentityStringBytes) identity.run.resize(limits.maxIdentityStringBytes);
+  return identity;
+}
+
+}  // namespace
+
+struct Publisher::State {
+  // One topic's pending batch and its next sequence number. Owned by the I/O thread.
+  struct Batch {
+    std::string name;
+    std::string body;  // concatenated event entries
+    uint32_t count = 0;
+    uint64_t nextSequence = 0;
+  };
+
+  State(PublisherOptions opts, uint64_t generation)
+      : options(std::move(opts)), identity(makeIdentity(options)), forkGeneration(generation),
+        ring(options.queueCapacityBytes) {}
+
+  // ---- calling threads ----
+  void onEvent(const Event& event) noexcept;
+
+  // ---- I/O thread ----
+  void run() noexcept;
+  bool drainAndSend();
+  void flushBatches();
+  void sendBatch(Batch& batch);
+  void sendHeartbeat(MessageKind kind);
+  bool sendFrames(std::string_view topic, std::string_view header, std::string_view body, uint32_t events);
+  bool waitWritable();
+  void discardSubscriptions();
+  bool stopRequested() const noexcept { return stop.load(std::memory_order_acquire); }
+
+  const PublisherOptions options;
+  const SourceInfo identity;
+  const uint64_t forkGeneration;
+  const WireLimits limits;
+  std::vector<std::string> endpoints;
+
+  detail::ByteRing ring;
+  std::atomic<uint64_t> published{0};
+  std::atomic<uint64_t> droppedQueueFull{0};
+  std::atomic<uint64_t> droppedTooLarge{0};
+  std::atomic<uint64_t> droppedAtShutdown{0};
+  std::atomic<uint64_t> messages{0};
+  std::atomic<uint64_t> heartbeats{0};
+
+  std::shared_ptr<void> context;
+  void* socket = nullptr;
+  std::unique_ptr<std::thread> thread;
+  std::atomic<bool> stop{false};
+  std::mutex wakeMutex;
+  std::condition_variable wake;
+  std::chrono::steady_clock::time_point stopDeadline;  // set before `stop`, read after it
+
+  EventHandlerHandle handle;
+  std::unique_ptr<Stat> publishedStat;
+  std::unique_ptr<Stat> droppedStat;
+
+  // I/O thread only.
+  std::vector<Batch> batches;
+  std::unordered_map<std::string, std::size_t> batchIndex;
+  std::string scratch;
+  std::string header;
+  uint64_t heartbeatSequence = 0;
+};
+
+void Publisher::State::onEvent(const Event& event) noexcept {
+  // Inherited through fork(): stay quiet, the socket belongs to the parent.
+  if (detail::forkGeneration() != forkGeneration) return;
+  if (detail::eventLimitBroken(event, limits) != nullptr) {
+    droppedTooLarge.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  try {
+    thread_local std::string record;
+    record.clear();
+    const auto nameSize = static_cast<uint16_t>(event.name.size());
+    record.push_back(static_cast<char>(nameSize & 0xff));
+    record.push_back(static_cast<char>(nameSize >> 8));
+    record.append(event.name);
+    detail::appendEventEntry(record, event);
+    const bool queued = ring.push(record);
+    if (record.capacity() > 64 * 1024) std::string().swap(record);
+    if (!queued) droppedQueueFull.fetch_add(1, std::memory_order_relaxed);
+  } catch (...) {  // out of memory while encoding
+    droppedQueueFull.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void Publisher::State::run() noexcept {
+  try {
+    auto nextHeartbeat = std::chrono::steady_clock::now();
+    auto idleWait = kFirstIdleWait;
+    while (true) {
+      const bool stopping = stopRequested();
+      const bool busy = drainAndSend();
+      const auto now = std::chrono::steady_clock::now();
+      if (now >= nextHeartbeat) {
+        sendHeartbeat(MessageKind::Heartbeat);
+        nextHeartbeat = now + options.heartbeatInterval;
+      }
+      if (stopping && ring.size() == 0) break;
+      if (stopping && now >= stopDeadline) break;  // WaitForSlowest with a stalled subscriber
+      if (busy) {
+        idleWait = kFirstIdleWait;
+        continue;
+      }
+      std::unique_lock lock(wakeMutex);
+      wake.wait_for(lock, std::min<std::chrono::steady_clock::duration>(idleWait, nextHeartbeat - now),
+                    [this] { return stopRequested(); });
+      idleWait = std::min(idleWait * 2, kLastIdleWait);
+    }
+    // Whatever is still queued could not be sent within the linger time.
+    std::size_t left = 0;
+    while (ring.drain(SIZE_MAX, scratch, [&](std::string_view) { ++left; }) > 0) {
+    }
+    for (Batch& batch : batches) left += batch.count;
+    droppedAtShutdown.fetch_add(left, std::memory_order_relaxed);
+    sendHeartbeat(MessageKind::Goodbye);
+  } catch (...) {
+    // Encoding failed for lack of memory: stop publishing rather than terminate the process.
+  }
+}
+
+bool Publisher::State::drainAndSend() {
+  const std::size_t budget = kDrainBudgetFactor * options.maxBatchBytes;
+  Batch* last = nullptr;
+  const std::size_t records = ring.drain(budget, scratch, [&](std::string_view record) {
+    const std::size_t nameSize =
+        static_cast<uint8_t>(record[0]) | (static_cast<std::size_t>(static_cast<uint8_t>(record[1])) << 8);
+    const std::string_view name = record.substr(kRecordNameHeader, nameSize);
+    const std::string_view entry = record.substr(kRecordNameHeader + nameSize);
+    if (last == nullptr || last->name != name) {
+      auto found = batchIndex.find(std::string(name));
+      if (found == batchIndex.end()) {
+        found = batchIndex.emplace(std::string(name), batches.size()).first;
+        batches.push_back(Batch{std::string(name), {}, 0, 0});
+      }
+      last = &batches[found->second];
+    }
+    if (last->count > 0 &&
+        (last->count >= options.maxBatchEvents || last->body.size() + entry.size() > options.maxBatchBytes)) {
+      sendBatch(*last);
+    }
+    last->body.append(entry);
+    ++last->count;
+  });
+  if (records > 0) flushBatches();
+  discardSubscriptions();
+  return records > 0;
+}
+
+void Publisher::State::flushBatches() {
+  for (Batch& batch : batches) {
+    if (batch.count > 0) sendBatch(batch);
+  }
+}
+
+void Publisher::State::sendBatch(Batch& batch) {
+  header.clear();
+  detail::MsgpackWriter writer(header);
+  detail::writePayloadStart(writer, detail::kEventsPayloadEntries, MessageKind::Events, identity, batch.nextSequence);
+  writer.str("name");
+  writer.str(batch.name);
+  writer.str("events");
+  writer.arrayHeader(batch.count);
+  if (sendFrames(batch.name, header, batch.body, batch.count)) {
+    published.fetch_add(batch.count, std::memory_order_relaxed);
+    messages.fetch_add(1, std::memory_order_relaxed);
+    batch.nextSequence += batch.count;
+  } else {
+    droppedAtShutdown.fetch_add(batch.count, std::memory_order_relaxed);
+  }
+  batch.count = 0;
+  batch.body.clear();
+  if (batch.body.capacity() > 2 * options.maxBatchBytes) std::string().swap(batch.body);
+}
+
+void Publisher::State::sendHeartbeat(MessageKind kind) {
+  PublisherCounters counters;
+  counters.timestamp = std::chrono::system_clock::now();
+  counters.interval = options.heartbeatInterval;
+  counters.published = published.load(std::memory_order_relaxed);
+  counters.dropped = droppedQueueFull.load(std::memory_order_relaxed) +
+                     droppedTooLarge.load(std::memory_order_relaxed) +
+                     droppedAtShutdown.load(std::memory_order_relaxed);
+  const std::string payload = encodeHeartbeatPayload(kind, identity, heartbeatSequence, counters);
+  // A heartbeat never waits for a slow subscriber: if it cannot go now, the next one will.
+  if (zmq_send(socket, kHeartbeatTopic.data(), kHeartbeatTopic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) return;
+  zmq_send(socket, payload.data(), payload.size(), ZMQ_DONTWAIT);
+  ++heartbeatSequence;
+  heartbeats.fetch_add(1, std::memory_order_relaxed);
+  if (publishedStat) publishedStat->add(static_cast<double>(counters.published));
+  if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
+}
+
+bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body,
+                                  uint32_t /*events*/) {
+  while (zmq_send(socket, topic.data(), topic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+    if (errno != EAGAIN && errno != EINTR) return false;
+    if (!waitWritable()) return false;
+  }
+  zmq_msg_t payload;
+  if (zmq_msg_init_size(&payload, head.size() + body.size()) != 0) {
+    // The topic frame is out: end the message so the socket stays usable.
+    zmq_send(socket, "", 0, ZMQ_DONTWAIT);
+    return false;
+  }
+  auto* data = static_cast<char*>(zmq_msg_data(&payload));
+  std::memcpy(data, head.data(), head.size());
+  std::memcpy(data + head.size(), body.data(), body.size());
+  // Parts after the first are never refused for lack of room.
+  const bool sent = zmq_msg_send(&payload, socket, ZMQ_DONTWAIT) >= 0;
+  if (!sent) zmq_msg_close(&payload);
+  return sent;
+}
+
+// WaitForSlowest: waits until the socket takes messages again. False once stopping has run
+// past its deadline.
+bool Publisher::State::waitWritable() {
+  while (true) {
+    if (stopRequested() && std::chrono::steady_clock::now() >= stopDeadline) return false;
+    zmq_pollitem_t item{socket, 0, ZMQ_POLLOUT, 0};
+    if (zmq_poll(&item, 1, kBlockedPollMs) > 0 && (item.revents & ZMQ_POLLOUT)) return true;
+    discardSubscriptions();
+  }
+}
+
+// XPUB hands subscription messages to the application; nothing here needs them.
+void Publisher::State::discardSubscriptions() {
+  if (options.slowSubscriber != SlowSubscriberPolicy::WaitForSlowest) return;
+  char buffer[256];
+  while (zmq_recv(socket, buffer, sizeof(buffer), ZMQ_DONTWAIT) >= 0) {
+  }
+}
+
+Publisher::Publisher(Options options) {
+  validate(options);
+  detail::watchForks();
+  state_ = std::make_shared<State>(std::move(options), detail::forkGeneration());
+  State& state = *state_;
+  const PublisherOptions& opts = state.options;
+
+  state.context = detail::sharedContext();
+  const bool xpub = opts.slowSubscriber == SlowSubscriberPolicy::WaitForSlowest;
+  state.socket = zmq_socket(state.context.get(), xpub ? ZMQ_XPUB : ZMQ_PUB);
+  try {
+    if (state.socket == nullptr) detail::throwEndpointError("open a socket for", "", errno);
+    detail::setIntOption(state.socket, ZMQ_LINGER, static_cast<int>(opts.linger.count()), "ZMQ_LINGER");
+    detail::setIntOption(state.socket, ZMQ_SNDHWM, opts.sendHighWaterMark, "ZMQ_SNDHWM");
+    if (xpub) detail::setIntOption(state.socket, ZMQ_XPUB_NODROP, 1, "ZMQ_XPUB_NODROP");
+    for (const std::string& endpoint : opts.bind) {
+      if (zmq_bind(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
+      state.endpoints.push_back(detail::lastEndpoint(state.socket, endpoint));
+    }
+    for (const std::string& endpoint : opts.connect) {
+      if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
+      state.endpoints.push_back(endpoint);
+    }
+    if (!opts.statName.empty()) {
+      state.publishedStat = std::make_unique<Stat>(opts.statName + ".published", std::vector{Aggregation::Value},
+                                                   opts.statWindow);
+      state.droppedStat = std::make_unique<Stat>(opts.statName + ".dropped", std::vector{Aggregation::Value},
+                                                 opts.statWindow);
+    }
+    state.handle = registerEventHandler([shared = state_](const Event& event) { shared->onEvent(event); });
+    // The socket moves to the I/O thread; starting the thread orders everything above before it.
+    state.thread = std::make_unique<std::thread>([&state] { state.run(); });
+  } catch (...) {
+    if (state.handle) unregisterEventHandler(state.handle);
+    if (state.socket != nullptr) {
+      int zero = 0;
+      zmq_setsockopt(state.socket, ZMQ_LINGER, &zero, sizeof(zero));
+      zmq_close(state.socket);
+    }
+    throw;
+  }
+}
+
+Publisher::~Publisher() {
+  State& state = *state_;
+  if (detail::forkGeneration() != state.forkGeneration) {
+    // Inherited through fork(): the I/O thread does not exist here, and the context, the socket,
+    // the handler registry and the Stats' scheduler may hold locks taken by parent threads. Touch
+    // none of it; the process's exit reclaims the memory.
+    new std::shared_ptr<State>(std::move(state_));
+    return;
+  }
+  unregisterEventHandler(state.handle);
+  {
+    std::lock_guard lock(state.wakeMutex);
+    state.stopDeadline = std::chrono::steady_clock::now() + state.options.linger;
+    state.stop.store(true, std::memory_order_release);
+  }
+  state.wake.notify_all();
+  state.thread->join();
+  // LINGER bounds how long the context's termination waits for delivery. When other livemon
+  // sockets still use the context, delivery goes on in its I/O thread.
+  zmq_close(state.socket);
+  state.context.reset();
+  state.publishedStat.reset();
+  state.droppedStat.reset();
+}
+
+uint64_t Publisher::publishedCount() const noexcept { return state_->published.load(std::memory_order_relaxed); }
+
+uint64_t Publisher::droppedCount() const noexcept {
+  return state_->droppedQueueFull.load(std::memory_order_relaxed) +
+         state_->droppedTooLarge.load(std::memory_order_relaxed) +
+         state_->droppedAtShutdown.load(std::memory_order_relaxed);
+}
+
+PublisherStats Publisher::stats() const noexcept {
+  PublisherStats stats;
+  stats.published = state_->published.load(std::memory_order_relaxed);
+  stats.droppedQueueFull = state_->droppedQueueFull.load(std::memory_order_relaxed);
+  stats.droppedTooLarge = state_->droppedTooLarge.load(std::memory_order_relaxed);
+  stats.messages = state_->messages.load(std::memory_order_relaxed);
+  stats.heartbeats = state_->heartbeats.load(std::memory_order_relaxed);
+  stats.queuedBytes = state_->ring.size();
+  return stats;
+}
+
+const std::vector<std::string>& Publisher::endpoints() const noexcept { return state_->endpoints; }
+
+const SourceInfo& Publisher::identity() const noexcept { return state_->identity; }
+
+}  // namespace livemon::transport

@@ -1,0 +1,442 @@
+#include <livemon/transport/subscriber.h>
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
+#include <unordered_map>
+#include <variant>
+
+#include <zmq.h>
+
+#include <livemon/transport/error.h>
+
+#include "zmq_support.h"
+
+namespace livemon::transport {
+
+namespace {
+
+// Messages handled by one poll() at most, so a flood cannot starve the caller.
+constexpr std::size_t kMaxMessagesPerPoll = 4096;
+
+void validate(const SubscriberOptions& options) {
+  auto bad = [](const std::string& message) { throw std::invalid_argument("SubscriberOptions: " + message); };
+  if (options.staleAfter.count() < 1) bad("staleAfter must be at least 1 ms, got " + std::to_string(options.staleAfter.count()) + " ms");
+  if (options.receiveHighWaterMark < 0) {
+    bad("receiveHighWaterMark must not be negative, got " + std::to_string(options.receiveHighWaterMark));
+  }
+  if (options.reconnectInterval.count() < 1) {
+    bad("reconnectInterval must be at least 1 ms, got " + std::to_string(options.reconnectInterval.count()) + " ms");
+  }
+  if (options.reconnectIntervalMax.count() < 0) {
+    bad("reconnectIntervalMax must not be negative, got " + std::to_string(options.reconnectIntervalMax.count()) + " ms");
+  }
+  if (options.maxSources < 1) bad("maxSources must be at least 1");
+  for (const std::string& filter : options.filters) {
+    if (filter.size() > options.limits.maxTopicBytes) bad("filter longer than the longest topic: " + filter);
+  }
+}
+
+using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo>;
+
+}  // namespace
+
+std::string_view sourceStateName(SourceState state) noexcept {
+  switch (state) {
+    case SourceState::Alive: return "alive";
+    case SourceState::Stale: return "stale";
+    case SourceState::Gone: return "gone";
+  }
+  return "unknown";
+}
+
+struct Subscriber::State {
+  struct Socket {
+    std::shared_ptr<const std::string> endpoint;
+    void* socket = nullptr;
+  };
+  struct Source {
+    SourceStatus status;
+    std::unordered_map<std::string, uint64_t> nextSequence;  // per topic
+  };
+
+  State(SubscriberOptions opts, uint64_t generation)
+      : options(std::move(opts)), clock(options.clock ? *options.clock : systemClock()), forkGeneration(generation) {}
+
+  void wakePoller() noexcept {
+    const uint64_t one = 1;
+    [[maybe_unused]] const ssize_t written = write(wakeFd, &one, sizeof(one));
+  }
+
+  // Endpoint changes: a poll() in progress is woken and lets the change through first.
+  class ChangeGuard {
+   public:
+    explicit ChangeGuard(State& state) : state_(state) {
+      state_.pendingChanges.fetch_add(1, std::memory_order_acq_rel);
+      state_.wakePoller();
+    }
+    ~ChangeGuard() {
+      {
+        std::lock_guard lock(state_.changeMutex);
+        state_.pendingChanges.fetch_sub(1, std::memory_order_acq_rel);
+      }
+      state_.changeDone.notify_all();
+    }
+    ChangeGuard(const ChangeGuard&) = delete;
+    ChangeGuard& operator=(const ChangeGuard&) = delete;
+
+   private:
+    State& state_;
+  };
+
+  void waitForChanges() {
+    std::unique_lock lock(changeMutex);
+    changeDone.wait(lock, [this] { return pendingChanges.load(std::memory_order_acquire) == 0; });
+  }
+
+  std::string openEndpoint(const std::string& endpoint, EndpointMode mode);
+  std::size_t receive(std::vector<Delivery>& deliveries);
+  void handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic, std::string_view payload,
+              bool wellFramed, std::vector<Delivery>& deliveries);
+  Source& sourceFor(const SourceInfo& info, const std::shared_ptr<const std::string>& endpoint,
+                    std::chrono::steady_clock::time_point now, std::vector<Delivery>& deliveries);
+  void checkStaleness(std::vector<Delivery>& deliveries);
+  void reject(DecodeStatus status, const std::string& error);
+
+  const SubscriberOptions options;
+  Clock& clock;
+  const uint64_t forkGeneration;
+  std::shared_ptr<void> context;
+  int wakeFd = -1;
+
+  std::mutex pollMutex;    // serializes poll()
+  std::mutex socketMutex;  // guards sockets; taken before stateMutex
+  std::vector<Socket> sockets;
+  std::atomic<int> pendingChanges{0};
+  std::mutex changeMutex;
+  std::condition_variable changeDone;
+
+  mutable std::mutex stateMutex;  // guards everything below
+  std::vector<EndpointStatus> endpointStatus;
+  std::map<SourceInfo, Source> sources;
+  SubscriberStats stats;
+
+  WireMessage message;  // decode buffer, used under socketMutex
+};
+
+std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode) {
+  void* socket = zmq_socket(context.get(), ZMQ_SUB);
+  if (socket == nullptr) detail::throwEndpointError("open a socket for", endpoint, errno);
+  std::string used = endpoint;
+  try {
+    detail::setIntOption(socket, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    detail::setIntOption(socket, ZMQ_RCVHWM, options.receiveHighWaterMark, "ZMQ_RCVHWM");
+    detail::setIntOption(socket, ZMQ_RECONNECT_IVL, static_cast<int>(options.reconnectInterval.count()),
+                         "ZMQ_RECONNECT_IVL");
+    detail::setIntOption(socket, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options.reconnectIntervalMax.count()),
+                         "ZMQ_RECONNECT_IVL_MAX");
+    std::vector<std::string> prefixes = options.filters;
+    if (prefixes.empty()) {
+      prefixes.emplace_back();
+    } else {
+      prefixes.emplace_back(kHeartbeatTopic);
+    }
+    for (const std::string& prefix : prefixes) {
+      if (zmq_setsockopt(socket, ZMQ_SUBSCRIBE, prefix.data(), prefix.size()) != 0) {
+        detail::throwEndpointError("subscribe on", endpoint, errno);
+      }
+    }
+    if (mode == EndpointMode::Bind) {
+      if (zmq_bind(socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
+      used = detail::lastEndpoint(socket, endpoint);
+    } else if (zmq_connect(socket, endpoint.c_str()) != 0) {
+      detail::throwEndpointError("connect to", endpoint, errno);
+    }
+  } catch (...) {
+    zmq_close(socket);
+    throw;
+  }
+  auto name = std::make_shared<const std::string>(used);
+  sockets.push_back(Socket{name, socket});
+  std::lock_guard lock(stateMutex);
+  EndpointStatus status;
+  status.endpoint = name;
+  status.mode = mode;
+  endpointStatus.push_back(status);
+  return used;
+}
+
+std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
+  std::size_t handled = 0;
+  bool more = true;
+  while (more && handled < kMaxMessagesPerPoll) {
+    more = false;
+    for (const Socket& socket : sockets) {
+      zmq_msg_t topic;
+      zmq_msg_init(&topic);
+      if (zmq_msg_recv(&topic, socket.socket, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&topic);
+        continue;
+      }
+      more = true;
+      ++handled;
+      zmq_msg_t payload;
+      zmq_msg_init(&payload);
+      bool wellFramed = zmq_msg_more(&topic) != 0 && zmq_msg_recv(&payload, socket.socket, 0) >= 0;
+      // Parts beyond the second make the message malformed; read them to keep the socket in step.
+      if (wellFramed && zmq_msg_more(&payload)) {
+        wellFramed = false;
+        zmq_msg_t rest;
+        zmq_msg_init(&rest);
+        while (zmq_msg_recv(&rest, socket.socket, 0) >= 0 && zmq_msg_more(&rest)) {
+        }
+        zmq_msg_close(&rest);
+      }
+      handle(socket.endpoint,
+             std::string_view(static_cast<const char*>(zmq_msg_data(&topic)), zmq_msg_size(&topic)),
+             std::string_view(static_cast<const char*>(zmq_msg_data(&payload)), zmq_msg_size(&payload)), wellFramed,
+             deliveries);
+      zmq_msg_close(&payload);
+      zmq_msg_close(&topic);
+    }
+  }
+  return handled;
+}
+
+void Subscriber::State::reject(DecodeStatus status, const std::string& error) {
+  switch (status) {
+    case DecodeStatus::TooLarge: ++stats.oversized; break;
+    case DecodeStatus::UnsupportedVersion:
+    case DecodeStatus::UnknownKind: ++stats.unsupported; break;
+    default: ++stats.malformed; break;
+  }
+  stats.lastError = std::string(decodeStatusName(status)) + ": " + error;
+}
+
+Subscriber::State::Source& Subscriber::State::sourceFor(const SourceInfo& info,
+                                                        const std::shared_ptr<const std::string>& endpoint,
+                                                        std::chrono::steady_clock::time_point now,
+                                                        std::vector<Delivery>& deliveries) {
+  auto found = sources.find(info);
+  if (found != sources.end()) return found->second;
+  if (sources.size() >= options.maxSources) {
+    auto oldest = std::min_element(sources.begin(), sources.end(), [](const auto& a, const auto& b) {
+      return a.second.status.lastSeen < b.second.status.lastSeen;
+    });
+    sources.erase(oldest);
+  }
+  Source& source = sources[info];
+  source.status.source = std::make_shared<const SourceInfo>(info);
+  source.status.firstSeen = now;
+  ++stats.sourcesJoined;
+  deliveries.emplace_back(SourceChange{source.status.source, SourceState::Alive, true, endpoint});
+  return source;
+}
+
+void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic,
+                               std::string_view payload, bool wellFramed, std::vector<Delivery>& deliveries) {
+  const auto now = clock.now();
+  std::string error;
+  DecodeStatus status = DecodeStatus::Malformed;
+  if (!wellFramed) {
+    error = "a message must have exactly two frames, topic and payload";
+  } else {
+    status = decodeMessage(topic, payload, options.limits, message, &error);
+  }
+
+  std::lock_guard lock(stateMutex);
+  ++stats.messages;
+  auto endpointIt = std::find_if(endpointStatus.begin(), endpointStatus.end(),
+                                 [&](const EndpointStatus& e) { return e.endpoint == endpoint; });
+  if (endpointIt != endpointStatus.end()) {
+    ++endpointIt->messages;
+    endpointIt->lastMessage = now;
+  }
+  if (status != DecodeStatus::Ok) {
+    reject(status, error);
+    return;
+  }
+
+  Source& source = sourceFor(message.source, endpoint, now, deliveries);
+  SourceStatus& s = source.status;
+  s.lastSeen = now;
+  s.endpoint = endpoint;
+  if (message.kind == MessageKind::Goodbye) {
+    ++stats.heartbeats;
+    s.lastCounters = message.counters;
+    s.state = SourceState::Gone;
+    deliveries.emplace_back(SourceChange{s.source, SourceState::Gone, false, endpoint});
+    return;
+  }
+  if (s.state != SourceState::Alive) {
+    s.state = SourceState::Alive;
+    deliveries.emplace_back(SourceChange{s.source, SourceState::Alive, false, endpoint});
+  }
+  if (message.kind == MessageKind::Heartbeat) {
+    ++stats.heartbeats;
+    s.lastHeartbeat = now;
+    s.lastCounters = message.counters;
+    return;
+  }
+
+  const uint64_t first = message.sequence;
+  const uint64_t count = message.events.size();
+  auto [next, inserted] = source.nextSequence.try_emplace(message.name, first);
+  uint64_t skip = 0;
+  if (!inserted && first > next->second) {
+    ++s.gaps;
+    ++stats.gaps;
+    s.missedEvents += first - next->second;
+    stats.missedEvents += first - next->second;
+    deliveries.emplace_back(GapInfo{s.source, message.name, next->second, first});
+  } else if (!inserted && first < next->second) {
+    skip = std::min(count, next->second - first);
+    s.duplicates += skip;
+    stats.duplicates += skip;
+  }
+  next->second = std::max(next->second, first + count);
+  if (count > 0) s.lastSequence[message.name] = first + count - 1;
+
+  const auto wallNow = clock.wallNow();
+  for (uint64_t i = skip; i < count; ++i) {
+    deliveries.emplace_back(ReceivedEvent{std::move(message.events[i]), s.source, first + i, endpoint, wallNow});
+  }
+  s.events += count - skip;
+  stats.events += count - skip;
+  if (endpointIt != endpointStatus.end()) endpointIt->events += count - skip;
+}
+
+void Subscriber::State::checkStaleness(std::vector<Delivery>& deliveries) {
+  const auto now = clock.now();
+  std::lock_guard lock(stateMutex);
+  for (auto& [info, source] : sources) {
+    SourceStatus& s = source.status;
+    if (s.state == SourceState::Alive && now - s.lastSeen > options.staleAfter) {
+      s.state = SourceState::Stale;
+      deliveries.emplace_back(SourceChange{s.source, SourceState::Stale, false, s.endpoint});
+    }
+  }
+}
+
+Subscriber::Subscriber(Options options) {
+  validate(options);
+  detail::watchForks();
+  state_ = std::make_unique<State>(std::move(options), detail::forkGeneration());
+  State& state = *state_;
+  state.wakeFd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  if (state.wakeFd < 0) {
+    const int error = errno;
+    throw TransportError("", std::strerror(error), std::string("livemon subscriber: eventfd failed: ") + std::strerror(error));
+  }
+  try {
+    state.context = detail::sharedContext();
+    std::lock_guard lock(state.socketMutex);
+    for (const std::string& endpoint : state.options.connect) state.openEndpoint(endpoint, EndpointMode::Connect);
+    for (const std::string& endpoint : state.options.bind) state.openEndpoint(endpoint, EndpointMode::Bind);
+  } catch (...) {
+    for (const auto& socket : state.sockets) zmq_close(socket.socket);
+    state.context.reset();
+    close(state.wakeFd);
+    throw;
+  }
+}
+
+Subscriber::~Subscriber() {
+  if (detail::forkGeneration() != state_->forkGeneration) {
+    // Inherited through fork(): leave the parent's ZeroMQ state alone (see Publisher).
+    static_cast<void>(state_.release());
+    return;
+  }
+  for (const auto& socket : state_->sockets) zmq_close(socket.socket);
+  state_->context.reset();
+  close(state_->wakeFd);
+}
+
+std::string Subscriber::addEndpoint(const std::string& endpoint, EndpointMode mode) {
+  State::ChangeGuard change(*state_);
+  std::lock_guard lock(state_->socketMutex);
+  return state_->openEndpoint(endpoint, mode);
+}
+
+bool Subscriber::removeEndpoint(std::string_view endpoint) {
+  State::ChangeGuard change(*state_);
+  std::lock_guard lock(state_->socketMutex);
+  auto& sockets = state_->sockets;
+  auto found = std::find_if(sockets.begin(), sockets.end(), [&](const auto& s) { return *s.endpoint == endpoint; });
+  if (found == sockets.end()) return false;
+  zmq_close(found->socket);
+  const auto name = found->endpoint;
+  sockets.erase(found);
+  std::lock_guard stateLock(state_->stateMutex);
+  std::erase_if(state_->endpointStatus, [&](const EndpointStatus& e) { return e.endpoint == name; });
+  return true;
+}
+
+std::vector<EndpointStatus> Subscriber::endpoints() const {
+  std::lock_guard lock(state_->stateMutex);
+  return state_->endpointStatus;
+}
+
+std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const EventCallback& onEvent) {
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = onEvent;
+  return poll(timeout, callbacks);
+}
+
+std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const SubscriberCallbacks& callbacks) {
+  State& state = *state_;
+  std::vector<Delivery> deliveries;
+  {
+    std::lock_guard pollLock(state.pollMutex);
+    state.waitForChanges();
+    std::lock_guard lock(state.socketMutex);
+    std::vector<zmq_pollitem_t> items;
+    items.reserve(state.sockets.size() + 1);
+    for (const auto& socket : state.sockets) items.push_back(zmq_pollitem_t{socket.socket, 0, ZMQ_POLLIN, 0});
+    items.push_back(zmq_pollitem_t{nullptr, state.wakeFd, ZMQ_POLLIN, 0});
+    const long waitMs = std::max<long>(0, static_cast<long>(timeout.count()));
+    if (zmq_poll(items.data(), static_cast<int>(items.size()), waitMs) > 0) {
+      if (items.back().revents & ZMQ_POLLIN) {
+        uint64_t counter = 0;
+        [[maybe_unused]] const ssize_t got = read(state.wakeFd, &counter, sizeof(counter));
+      }
+      state.receive(deliveries);
+    }
+  }
+  state.checkStaleness(deliveries);
+
+  std::size_t events = 0;
+  for (Delivery& delivery : deliveries) {
+    if (auto* event = std::get_if<ReceivedEvent>(&delivery)) {
+      ++events;
+      if (callbacks.onEvent) callbacks.onEvent(*event);
+    } else if (auto* change = std::get_if<SourceChange>(&delivery)) {
+      if (callbacks.onSourceChange) callbacks.onSourceChange(*change);
+    } else if (callbacks.onGap) {
+      callbacks.onGap(std::get<GapInfo>(delivery));
+    }
+  }
+  return events;
+}
+
+std::vector<SourceStatus> Subscriber::sources() const {
+  std::lock_guard lock(state_->stateMutex);
+  std::vector<SourceStatus> result;
+  result.reserve(state_->sources.size());
+  for (const auto& [info, source] : state_->sources) result.push_back(source.status);
+  return result;
+}
+
+SubscriberStats Subscriber::stats() const {
+  std::lock_guard lock(state_->stateMutex);
+  return state_->stats;
+}
+
+}  // namespace livemon::transport

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+
+#include <livemon/event.h>
+#include <livemon/transport/wire_format.h>
+
+#include "msgpack_writer.h"
+
+// Pieces of the version-1 encoder shared by encodeEventsPayload and the Publisher, which writes
+// event entries on the logging thread and the header later on its I/O thread.
+namespace livemon::transport::detail {
+
+// Writes the map header and the "v", "kind", "src" and "seq" entries that start every payload.
+void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind kind, const SourceInfo& source,
+                       uint64_t sequence);
+
+// Map entries of an events payload: v, kind, src, seq, name, events.
+inline constexpr uint32_t kEventsPayloadEntries = 6;
+
+// Why an event cannot be encoded, or nullptr when it can.
+const char* eventLimitBroken(const Event& event, const WireLimits& limits) noexcept;
+
+// Appends one event entry, [timestamp, {key: value, ...}]. The event must be within `limits`
+// (eventLimitBroken returned nullptr).
+void appendEventEntry(std::string& out, const Event& event);
+
+// Room kept in a payload for everything but its event entries: the identity, name and headers.
+inline constexpr std::size_t kPayloadHeaderReserve = 4 * 1024 + 64;
+
+}  // namespace livemon::transport::detail

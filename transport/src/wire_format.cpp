@@ -1,0 +1,337 @@
+#include <livemon/transport/wire_format.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "msgpack_reader.h"
+#include "msgpack_writer.h"
+#include "wire_codec.h"
+
+namespace livemon::transport {
+
+namespace {
+
+using detail::DecodeFailure;
+using detail::MsgpackReader;
+using detail::MsgpackWriter;
+
+// Depth allowed for values under unknown keys, which a reader skips.
+constexpr int kMaxSkipDepth = 16;
+// The longest key of the payload and "src" maps, and the longest "kind" (data keys have their own
+// limit, WireLimits::maxKeyBytes).
+constexpr std::size_t kMaxStructureKeyBytes = 1024;
+
+[[noreturn]] void tooLarge(const std::string& what, std::size_t size, std::size_t limit) {
+  throw DecodeFailure{DecodeStatus::TooLarge,
+                      what + " " + std::to_string(size) + " exceeds the limit of " + std::to_string(limit)};
+}
+
+SourceInfo readSource(MsgpackReader& reader, const WireLimits& limits) {
+  SourceInfo source;
+  const uint32_t entries = reader.mapHeader("\"src\"");
+  bool run = false, host = false, pid = false, id = false, start = false;
+  for (uint32_t i = 0; i < entries; ++i) {
+    const std::string_view key = reader.str("\"src\" key", kMaxStructureKeyBytes);
+    auto once = [&](bool& seen) {
+      if (seen) reader.fail("duplicate \"src\" key \"" + std::string(key) + "\"");
+      seen = true;
+    };
+    if (key == "run") {
+      once(run);
+      source.run = reader.str("\"run\"", limits.maxIdentityStringBytes);
+    } else if (key == "host") {
+      once(host);
+      source.host = reader.str("\"host\"", limits.maxIdentityStringBytes);
+    } else if (key == "pid") {
+      once(pid);
+      source.pid = reader.int64("\"pid\"");
+    } else if (key == "rank") {
+      if (source.rank) reader.fail("duplicate \"src\" key \"rank\"");
+      source.rank = reader.int64("\"rank\"");
+    } else if (key == "id") {
+      once(id);
+      source.instanceId = reader.uint64("\"id\"");
+    } else if (key == "start") {
+      once(start);
+      source.startTime = fromWireTime(reader.int64("\"start\""));
+    } else {
+      reader.skip(kMaxSkipDepth);
+    }
+  }
+  if (!run || !host || !pid || !id || !start) reader.fail("\"src\" lacks one of run, host, pid, id, start");
+  return source;
+}
+
+void readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event) {
+  if (reader.arrayHeader("event") != 2) reader.fail("an event is not a [timestamp, data] pair");
+  event.timestamp = fromWireTime(reader.int64("event timestamp"));
+  const uint32_t fields = reader.mapHeader("event data");
+  if (fields > limits.maxFieldsPerEvent) tooLarge("event field count", fields, limits.maxFieldsPerEvent);
+  event.data.reserve(fields);
+  for (uint32_t i = 0; i < fields; ++i) {
+    std::string key(reader.str("data key", limits.maxKeyBytes));
+    DataValue value;
+    switch (reader.peekType()) {
+      case MsgpackReader::Type::Float: value = reader.float64("data value"); break;
+      case MsgpackReader::Type::Int: value = reader.int64("data value"); break;
+      case MsgpackReader::Type::Bool: value = reader.boolean("data value"); break;
+      case MsgpackReader::Type::Str: value = std::string(reader.str("string value", limits.maxStringBytes)); break;
+      default: reader.fail("the value of \"" + key + "\" is not a string, float, integer or boolean");
+    }
+    if (!event.data.emplace(std::move(key), std::move(value)).second) {
+      reader.fail("duplicate data key in one event");
+    }
+  }
+}
+
+void decode(std::string_view topic, std::string_view payload, const WireLimits& limits, WireMessage& out) {
+  if (topic.size() > limits.maxTopicBytes) tooLarge("topic of", topic.size(), limits.maxTopicBytes);
+  if (payload.size() > limits.maxPayloadBytes) tooLarge("payload of", payload.size(), limits.maxPayloadBytes);
+
+  MsgpackReader reader(payload);
+  const uint32_t entries = reader.mapHeader("payload");
+  if (entries == 0 || reader.peekType() != MsgpackReader::Type::Str ||
+      reader.str("first key", kMaxStructureKeyBytes) != "v") {
+    MsgpackReader::failAt(1, "the payload does not start with the key \"v\"");
+  }
+  if (reader.peekType() != MsgpackReader::Type::Int) reader.fail("\"v\" is not an integer");
+  const int64_t version = reader.int64("\"v\"");
+  if (version != static_cast<int64_t>(kWireVersion)) {
+    throw DecodeFailure{DecodeStatus::UnsupportedVersion,
+                        "version " + std::to_string(version) + ", this reader knows version " +
+                            std::to_string(kWireVersion)};
+  }
+
+  out.events.clear();
+  out.name.clear();
+  enum Key : unsigned { Kind = 1, Src = 2, Seq = 4, Name = 8, Events = 16, Ts = 32, Interval = 64, Published = 128,
+                        Dropped = 256 };
+  unsigned seen = 0;
+  for (uint32_t i = 1; i < entries; ++i) {
+    const std::string_view key = reader.str("key", kMaxStructureKeyBytes);
+    auto once = [&](Key k) {
+      if (seen & k) reader.fail("duplicate key \"" + std::string(key) + "\"");
+      seen |= k;
+    };
+    if (key == "kind") {
+      once(Kind);
+      const std::string_view kind = reader.str("\"kind\"", kMaxStructureKeyBytes);
+      if (kind == "events") {
+        out.kind = MessageKind::Events;
+      } else if (kind == "heartbeat") {
+        out.kind = MessageKind::Heartbeat;
+      } else if (kind == "goodbye") {
+        out.kind = MessageKind::Goodbye;
+      } else {
+        throw DecodeFailure{DecodeStatus::UnknownKind, "kind \"" + std::string(kind) + "\""};
+      }
+    } else if (key == "src") {
+      once(Src);
+      out.source = readSource(reader, limits);
+    } else if (key == "seq") {
+      once(Seq);
+      out.sequence = reader.uint64("\"seq\"");
+    } else if (key == "name") {
+      once(Name);
+      out.name = reader.str("\"name\"", limits.maxTopicBytes);
+    } else if (key == "events") {
+      once(Events);
+      const uint32_t count = reader.arrayHeader("\"events\"");
+      if (count > limits.maxEventsPerMessage) tooLarge("event count", count, limits.maxEventsPerMessage);
+      // An event takes at least 3 bytes, so a lying count cannot make this allocate much.
+      out.events.reserve(std::min<std::size_t>(count, payload.size() / 3));
+      for (uint32_t e = 0; e < count; ++e) readEvent(reader, limits, out.events.emplace_back());
+    } else if (key == "ts") {
+      once(Ts);
+      out.counters.timestamp = fromWireTime(reader.int64("\"ts\""));
+    } else if (key == "interval_ms") {
+      once(Interval);
+      out.counters.interval = std::chrono::milliseconds(reader.int64("\"interval_ms\""));
+    } else if (key == "published") {
+      once(Published);
+      out.counters.published = reader.uint64("\"published\"");
+    } else if (key == "dropped") {
+      once(Dropped);
+      out.counters.dropped = reader.uint64("\"dropped\"");
+    } else {
+      reader.skip(kMaxSkipDepth);
+    }
+  }
+  if (!reader.atEnd()) reader.fail("bytes follow the payload map");
+  if ((seen & (Kind | Src | Seq)) != (Kind | Src | Seq)) {
+    MsgpackReader::failAt(0, "the payload lacks one of \"kind\", \"src\", \"seq\"");
+  }
+  if (out.kind == MessageKind::Events) {
+    if ((seen & (Name | Events)) != (Name | Events)) {
+      MsgpackReader::failAt(0, "an events payload lacks \"name\" or \"events\"");
+    }
+    if (topic != out.name) MsgpackReader::failAt(0, "the topic is not the event name");
+    for (Event& event : out.events) event.name = out.name;
+  } else {
+    const unsigned needed = Ts | Interval | Published | Dropped;
+    if ((seen & needed) != needed || (seen & (Name | Events))) {
+      MsgpackReader::failAt(0, "a heartbeat needs exactly ts, interval_ms, published and dropped");
+    }
+    if (topic != kHeartbeatTopic) MsgpackReader::failAt(0, "a heartbeat's topic is not \"livemon.heartbeat\"");
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind kind, const SourceInfo& source,
+                       uint64_t sequence) {
+  writer.mapHeader(mapEntries);
+  writer.str("v");
+  writer.uint(kWireVersion);
+  writer.str("kind");
+  writer.str(messageKindName(kind));
+  writer.str("src");
+  writer.mapHeader(source.rank ? 6 : 5);
+  writer.str("run");
+  writer.str(source.run);
+  writer.str("host");
+  writer.str(source.host);
+  writer.str("pid");
+  writer.sint(source.pid);
+  if (source.rank) {
+    writer.str("rank");
+    writer.sint(*source.rank);
+  }
+  writer.str("id");
+  writer.uint(source.instanceId);
+  writer.str("start");
+  writer.sint(toWireTime(source.startTime));
+  writer.str("seq");
+  writer.uint(sequence);
+}
+
+const char* eventLimitBroken(const Event& event, const WireLimits& limits) noexcept {
+  if (event.name.size() > limits.maxTopicBytes) return "event name too long";
+  if (event.data.size() > limits.maxFieldsPerEvent) return "too many fields";
+  std::size_t bytes = 16;
+  for (const auto& [key, value] : event.data) {
+    if (key.size() > limits.maxKeyBytes) return "data key too long";
+    bytes += key.size() + 14;
+    if (const auto* text = std::get_if<std::string>(&value)) {
+      if (text->size() > limits.maxStringBytes) return "string value too long";
+      bytes += text->size();
+    }
+  }
+  if (bytes + kPayloadHeaderReserve > limits.maxPayloadBytes) return "event larger than a payload";
+  return nullptr;
+}
+
+void appendEventEntry(std::string& out, const Event& event) {
+  MsgpackWriter writer(out);
+  writer.arrayHeader(2);
+  writer.sint(toWireTime(event.timestamp));
+  writer.mapHeader(static_cast<uint32_t>(event.data.size()));
+  for (const auto& [key, value] : event.data) {
+    writer.str(key);
+    switch (value.index()) {
+      case 0: writer.str(*std::get_if<std::string>(&value)); break;
+      case 1: writer.float64(*std::get_if<double>(&value)); break;
+      case 2: writer.sint(*std::get_if<int64_t>(&value)); break;
+      default: writer.boolean(*std::get_if<bool>(&value)); break;
+    }
+  }
+}
+
+}  // namespace detail
+
+std::string describe(const SourceInfo& source) {
+  std::string text = source.run + "@" + source.host + ":" + std::to_string(source.pid);
+  if (source.rank) text += " rank " + std::to_string(*source.rank);
+  return text;
+}
+
+std::string_view messageKindName(MessageKind kind) noexcept {
+  switch (kind) {
+    case MessageKind::Events: return "events";
+    case MessageKind::Heartbeat: return "heartbeat";
+    case MessageKind::Goodbye: return "goodbye";
+  }
+  return "unknown";
+}
+
+std::string_view decodeStatusName(DecodeStatus status) noexcept {
+  switch (status) {
+    case DecodeStatus::Ok: return "ok";
+    case DecodeStatus::Malformed: return "malformed";
+    case DecodeStatus::TooLarge: return "too large";
+    case DecodeStatus::UnsupportedVersion: return "unsupported version";
+    case DecodeStatus::UnknownKind: return "unknown kind";
+  }
+  return "unknown";
+}
+
+DecodeStatus decodeMessage(std::string_view topic, std::string_view payload, const WireLimits& limits,
+                           WireMessage& out, std::string* error) {
+  try {
+    decode(topic, payload, limits, out);
+    return DecodeStatus::Ok;
+  } catch (const DecodeFailure& failure) {
+    if (error) *error = failure.message;
+    return failure.status;
+  } catch (const std::bad_alloc&) {
+    if (error) *error = "out of memory while decoding";
+    return DecodeStatus::TooLarge;
+  }
+}
+
+std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std::string_view name,
+                                const std::vector<Event>& events, const WireLimits& limits) {
+  if (name.size() > limits.maxTopicBytes) throw std::invalid_argument("event name longer than maxTopicBytes");
+  if (events.size() > limits.maxEventsPerMessage) {
+    throw std::invalid_argument("more than maxEventsPerMessage events: " + std::to_string(events.size()));
+  }
+  std::string out;
+  MsgpackWriter writer(out);
+  detail::writePayloadStart(writer, detail::kEventsPayloadEntries, MessageKind::Events, source, sequence);
+  writer.str("name");
+  writer.str(name);
+  writer.str("events");
+  writer.arrayHeader(static_cast<uint32_t>(events.size()));
+  for (const Event& event : events) {
+    if (const char* broken = detail::eventLimitBroken(event, limits)) {
+      throw std::invalid_argument(std::string("event \"") + event.name + "\": " + broken);
+    }
+    detail::appendEventEntry(out, event);
+  }
+  if (out.size() > limits.maxPayloadBytes) {
+    throw std::invalid_argument("payload of " + std::to_string(out.size()) + " bytes exceeds maxPayloadBytes");
+  }
+  return out;
+}
+
+std::string encodeHeartbeatPayload(MessageKind kind, const SourceInfo& source, uint64_t sequence,
+                                   const PublisherCounters& counters) {
+  if (kind == MessageKind::Events) throw std::invalid_argument("encodeHeartbeatPayload: kind is \"events\"");
+  std::string out;
+  MsgpackWriter writer(out);
+  detail::writePayloadStart(writer, 8, kind, source, sequence);
+  writer.str("ts");
+  writer.sint(toWireTime(counters.timestamp));
+  writer.str("interval_ms");
+  writer.sint(counters.interval.count());
+  writer.str("published");
+  writer.uint(counters.published);
+  writer.str("dropped");
+  writer.uint(counters.dropped);
+  return out;
+}
+
+int64_t toWireTime(std::chrono::system_clock::time_point t) noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
+std::chrono::system_clock::time_point fromWireTime(int64_t nanoseconds) noexcept {
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::nanoseconds(nanoseconds)));
+}
+
+}  // namespace livemon::transport

@@ -1,0 +1,95 @@
+#include "zmq_support.h"
+
+#include <pthread.h>
+
+#include <atomic>
+#include <cerrno>
+#include <mutex>
+#include <thread>
+
+#include <zmq.h>
+
+#include <livemon/transport/error.h>
+
+namespace livemon::transport::detail {
+
+namespace {
+
+std::atomic<uint64_t> g_forkGeneration{0};
+
+// Guards the shared context below. A spin lock, so the fork handler can release it in a child
+// forked while another thread held it.
+std::atomic<bool> g_contextLock{false};
+// Never destroyed: a child leaves the parent's in place and starts its own.
+std::weak_ptr<void>* g_context = nullptr;
+uint64_t g_contextGeneration = 0;
+
+void onForkChild() noexcept {
+  g_forkGeneration.fetch_add(1, std::memory_order_relaxed);
+  g_contextLock.store(false, std::memory_order_release);
+}
+
+void* newContext() {
+  void* context = zmq_ctx_new();
+  if (context == nullptr) {
+    const int error = errno;
+    throw TransportError("", zmq_strerror(error),
+                         std::string("livemon transport: cannot create a ZeroMQ context: ") + zmq_strerror(error));
+  }
+  zmq_ctx_set(context, ZMQ_BLOCKY, 0);
+  return context;
+}
+
+}  // namespace
+
+uint64_t forkGeneration() noexcept { return g_forkGeneration.load(std::memory_order_relaxed); }
+
+void watchForks() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (pthread_atfork(nullptr, nullptr, onForkChild) != 0) {
+      throw TransportError("", "pthread_atfork failed", "livemon transport: cannot watch for fork()");
+    }
+  });
+}
+
+std::shared_ptr<void> sharedContext() {
+  while (g_contextLock.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
+  struct Unlock {
+    ~Unlock() { g_contextLock.store(false, std::memory_order_release); }
+  } unlock;
+  if (g_context == nullptr || g_contextGeneration != forkGeneration()) {
+    g_context = new std::weak_ptr<void>();
+    g_contextGeneration = forkGeneration();
+  }
+  std::shared_ptr<void> context = g_context->lock();
+  if (!context) {
+    context = std::shared_ptr<void>(newContext(), [](void* c) { zmq_ctx_term(c); });
+    *g_context = context;
+  }
+  return context;
+}
+
+void throwEndpointError(const char* action, const std::string& endpoint, int error) {
+  std::string reason = zmq_strerror(error);
+  if (error == EINVAL) reason += " (expected transport://address, e.g. tcp://127.0.0.1:5555)";
+  throw TransportError(endpoint, reason, std::string("livemon transport: cannot ") + action + " " + endpoint + ": " + reason);
+}
+
+void setIntOption(void* socket, int option, int value, const char* optionName) {
+  if (zmq_setsockopt(socket, option, &value, sizeof(value)) != 0) {
+    const int error = errno;
+    throw TransportError("", zmq_strerror(error),
+                         std::string("livemon transport: cannot set ") + optionName + " to " + std::to_string(value) +
+                             ": " + zmq_strerror(error));
+  }
+}
+
+std::string lastEndpoint(void* socket, const std::string& fallback) {
+  char buffer[1024];
+  std::size_t size = sizeof(buffer);
+  if (zmq_getsockopt(socket, ZMQ_LAST_ENDPOINT, buffer, &size) != 0 || size == 0) return fallback;
+  return std::string(buffer, size - 1);
+}
+
+}  // namespace livemon::transport::detail

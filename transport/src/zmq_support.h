@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+// Helpers around the libzmq C API. Only transport/src includes this header.
+namespace livemon::transport::detail {
+
+// Increments in every child process forked after the first call of watchForks(). An object that
+// saw another generation when it was created was inherited through fork(): it must not touch
+// its ZeroMQ context or sockets (libzmq returns EINTR there and termination never finishes).
+uint64_t forkGeneration() noexcept;
+void watchForks();
+
+// The process's ZeroMQ context, shared by every Publisher and Subscriber alive in it (so inproc://
+// endpoints connect them), created on first need and terminated when the last one lets go. It is
+// not blocky (ZMQ_BLOCKY = 0). In a forked child a new one is created; the inherited one is never
+// touched. Throws TransportError if ZeroMQ cannot create a context.
+std::shared_ptr<void> sharedContext();
+
+// Throws TransportError: "<action> <endpoint>: <zmq_strerror(errno)>" (with a hint for EINVAL).
+[[noreturn]] void throwEndpointError(const char* action, const std::string& endpoint, int error);
+
+// Sets an int socket option; throws TransportError naming `option` on failure.
+void setIntOption(void* socket, int option, int value, const char* optionName);
+
+// ZMQ_LAST_ENDPOINT of `socket`, or `fallback` if it cannot be read.
+std::string lastEndpoint(void* socket, const std::string& fallback);
+
+}  // namespace livemon::transport::detail
