@@ -83,6 +83,16 @@ inline PublisherOptions testPublisherOptions(std::string endpoint = "tcp://127.0
   return options;
 }
 
+// Subscriber options that connect to `endpoints`.
+inline SubscriberOptions connectTo(std::vector<std::string> endpoints, int receiveHighWaterMark = 1000,
+                                   std::vector<std::string> filters = {}) {
+  SubscriberOptions options;
+  options.connect = std::move(endpoints);
+  options.receiveHighWaterMark = receiveHighWaterMark;
+  options.filters = std::move(filters);
+  return options;
+}
+
 inline Event makeEvent(std::string name, std::unordered_map<std::string, DataValue> data,
                        std::chrono::system_clock::time_point timestamp = std::chrono::system_clock::time_point(
                            std::chrono::nanoseconds(1'700'000'000'123'456'789))) {
@@ -90,5 +100,114 @@ inline Event makeEvent(std::string name, std::unordered_map<std::string, DataVal
 }
 
 inline std::string sourceDir() { return LIVEMON_SOURCE_DIR; }
+
+}  // namespace livemon::transport::test
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <optional>
+#include <vector>
+
+extern char** environ;
+
+namespace livemon::transport::test {
+
+// A child process started with posix_spawn, its stdout and stderr read through pipes.
+// Not thread-safe. The destructor kills it if it still runs.
+class ChildProcess {
+ public:
+  explicit ChildProcess(const std::vector<std::string>& argv) {
+    int out[2];
+    int err[2];
+    if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) throw std::runtime_error("pipe failed");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    std::vector<char*> args;
+    for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+    args.push_back(nullptr);
+    const int rc = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out[1]);
+    close(err[1]);
+    stdout_ = out[0];
+    stderr_ = err[0];
+    if (rc != 0) throw std::runtime_error("cannot start " + argv[0]);
+  }
+  ~ChildProcess() {
+    if (!status_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    close(stdout_);
+    close(stderr_);
+  }
+  ChildProcess(const ChildProcess&) = delete;
+  ChildProcess& operator=(const ChildProcess&) = delete;
+
+  // Reads what the child writes to stdout until `done(output so far)` or the deadline.
+  bool readStdoutUntil(const std::function<bool(const std::string&)>& done, std::chrono::milliseconds deadline = kDeadline,
+                       const std::function<void()>& whileWaiting = {}) {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    while (!done(stdoutText_)) {
+      if (std::chrono::steady_clock::now() >= end) return false;
+      if (whileWaiting) whileWaiting();
+      if (!readSome(stdout_, stdoutText_, 20)) {
+        if (!whileWaiting) return done(stdoutText_);  // closed
+      }
+    }
+    return true;
+  }
+
+  void signal(int number) { kill(pid_, number); }
+
+  // The exit status (as from waitpid), or nothing if the child still runs after `deadline`.
+  // Collects its remaining output.
+  std::optional<int> wait(std::chrono::milliseconds deadline = kDeadline) {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    while (!status_) {
+      int status = 0;
+      if (waitpid(pid_, &status, WNOHANG) == pid_) {
+        status_ = status;
+        break;
+      }
+      if (std::chrono::steady_clock::now() >= end) return std::nullopt;
+      readSome(stdout_, stdoutText_, 10);
+      readSome(stderr_, stderrText_, 10);
+    }
+    while (readSome(stdout_, stdoutText_, 0)) {
+    }
+    while (readSome(stderr_, stderrText_, 0)) {
+    }
+    return status_;
+  }
+
+  const std::string& out() const { return stdoutText_; }
+  const std::string& err() const { return stderrText_; }
+
+ private:
+  // Waits up to `timeoutMs` for data on `fd` and appends it; false when nothing came or it closed.
+  static bool readSome(int fd, std::string& text, int timeoutMs) {
+    pollfd item{fd, POLLIN, 0};
+    if (::poll(&item, 1, timeoutMs) <= 0) return false;
+    char buffer[4096];
+    const ssize_t got = read(fd, buffer, sizeof(buffer));
+    if (got <= 0) return false;
+    text.append(buffer, static_cast<std::size_t>(got));
+    return true;
+  }
+
+  pid_t pid_ = -1;
+  int stdout_ = -1;
+  int stderr_ = -1;
+  std::string stdoutText_;
+  std::string stderrText_;
+  std::optional<int> status_;
+};
 
 }  // namespace livemon::transport::test

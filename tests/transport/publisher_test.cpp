@@ -1,0 +1,402 @@
+// Publisher: round trips over every transport, options and errors, never blocking the logging
+// thread, flushing on destruction, and reporting its own counters.
+#include <livemon/transport/publisher.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <thread>
+
+#include <livemon/event_handler.h>
+#include <livemon/transport/error.h>
+#include <livemon/transport/subscriber.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using test::makeEvent;
+using test::pollUntil;
+using test::testPublisherOptions;
+using test::waitForSource;
+using test::waitUntil;
+
+std::string uniqueInproc() {
+  static std::atomic<int> counter{0};
+  return "inproc://publisher-test-" + std::to_string(counter++);
+}
+
+// Collects what a subscriber delivers.
+struct Received {
+  std::vector<ReceivedEvent> events;
+  SubscriberCallbacks callbacks() {
+    SubscriberCallbacks callbacks;
+    callbacks.onEvent = [this](ReceivedEvent& event) { events.push_back(std::move(event)); };
+    return callbacks;
+  }
+  std::size_t count(std::string_view name) const {
+    std::size_t n = 0;
+    for (const auto& e : events) n += e.event.name == name;
+    return n;
+  }
+};
+
+enum class Transport { Inproc, Ipc, Tcp };
+
+class PublisherRoundTrip : public ::testing::TestWithParam<Transport> {};
+
+TEST_P(PublisherRoundTrip, EventsArriveIntactWithSourceAndSequence) {
+  test::TempDir dir;
+  std::string endpoint;
+  switch (GetParam()) {
+    case Transport::Inproc: endpoint = uniqueInproc(); break;
+    case Transport::Ipc: endpoint = "ipc://" + (dir.path() / "pub.sock").string(); break;
+    case Transport::Tcp: endpoint = "tcp://127.0.0.1:*"; break;
+  }
+  Publisher publisher(testPublisherOptions(endpoint));
+  ASSERT_EQ(publisher.endpoints().size(), 1u);
+  const std::string used = publisher.endpoints()[0];
+  if (GetParam() == Transport::Tcp) {
+    EXPECT_EQ(used.rfind("tcp://127.0.0.1:", 0), 0u) << used;
+  }
+  EXPECT_EQ(used.find('*'), std::string::npos) << used;
+
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.connect = {used};
+  Subscriber subscriber(subscriberOptions);
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
+
+  std::vector<Event> logged;
+  for (int i = 0; i < 50; ++i) {
+    logged.push_back(makeEvent(i % 2 ? "train.step" : "unicode.名前",
+                               {{"i", int64_t{i}},
+                                {"one", 1.0},
+                                {"loss", i == 7 ? std::numeric_limits<double>::quiet_NaN() : 0.5 / (i + 1)},
+                                {"inf", -std::numeric_limits<double>::infinity()},
+                                {"text", std::string(i % 3 ? "ünïcödé ✓" : "")},
+                                {"flag", i % 2 == 0}},
+                               std::chrono::system_clock::time_point(std::chrono::nanoseconds(1'700'000'000'000'000'000 + i))));
+    logEvent(logged.back());
+  }
+  Received received;
+  ASSERT_TRUE(pollUntil(subscriber, received.callbacks(), [&] { return received.events.size() >= logged.size(); }));
+  ASSERT_EQ(received.events.size(), logged.size());
+
+  std::map<std::string, uint64_t> nextSequence;
+  std::map<std::string, std::vector<const Event*>> byName;
+  for (const Event& e : logged) byName[e.name].push_back(&e);
+  std::map<std::string, std::size_t> index;
+  for (const ReceivedEvent& r : received.events) {
+    ASSERT_TRUE(r.source);
+    EXPECT_EQ(*r.source, publisher.identity());
+    EXPECT_EQ(*r.endpoint, used);
+    EXPECT_EQ(r.sequence, nextSequence[r.event.name]++) << r.event.name;
+    const Event& expected = *byName[r.event.name][index[r.event.name]++];
+    EXPECT_EQ(r.event.timestamp, expected.timestamp);
+    ASSERT_EQ(r.event.data.size(), expected.data.size());
+    for (const auto& [key, value] : expected.data) {
+      ASSERT_EQ(r.event.data.at(key).index(), value.index()) << key;
+      if (key == "loss" && std::isnan(std::get<double>(value))) {
+        EXPECT_TRUE(std::isnan(std::get<double>(r.event.data.at(key))));
+      } else {
+        EXPECT_EQ(r.event.data.at(key), value) << key;
+      }
+    }
+  }
+  EXPECT_EQ(publisher.publishedCount(), logged.size());
+  EXPECT_EQ(publisher.droppedCount(), 0u);
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+  EXPECT_EQ(subscriber.stats().malformed, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Transports, PublisherRoundTrip,
+                         ::testing::Values(Transport::Inproc, Transport::Ipc, Transport::Tcp),
+                         [](const auto& param) {
+                           switch (param.param) {
+                             case Transport::Inproc: return std::string("inproc");
+                             case Transport::Ipc: return std::string("ipc");
+                             default: return std::string("tcp");
+                           }
+                         });
+
+TEST(Publisher, ConnectsToASubscriberThatBinds) {
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.bind = {"tcp://127.0.0.1:*"};
+  Subscriber subscriber(subscriberOptions);
+  const std::string endpoint = *subscriber.endpoints().at(0).endpoint;
+
+  PublisherOptions options = testPublisherOptions();
+  options.bind.clear();
+  options.connect = {endpoint};
+  Publisher publisher(options);
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
+  logEvent(makeEvent("connected", {{"x", 1.0}}));
+  Received received;
+  ASSERT_TRUE(pollUntil(subscriber, received.callbacks(), [&] { return received.count("connected") == 1; }));
+}
+
+TEST(Publisher, ServesSeveralEndpointsAndSkipsDuplicates) {
+  PublisherOptions options = testPublisherOptions(uniqueInproc());
+  options.bind.push_back("tcp://127.0.0.1:*");
+  Publisher publisher(options);
+  ASSERT_EQ(publisher.endpoints().size(), 2u);
+
+  // One subscriber on each endpoint, and one on both.
+  Subscriber first(test::connectTo({publisher.endpoints()[0]}));
+  Subscriber second(test::connectTo({publisher.endpoints()[1]}));
+  Subscriber both(test::connectTo(publisher.endpoints()));
+  for (Subscriber* s : {&first, &second, &both}) ASSERT_TRUE(waitForSource(*s, publisher.identity()));
+  // `both` knows the source once one of its connections works; wait for a heartbeat on each.
+  ASSERT_TRUE(pollUntil(both, {}, [&] {
+    for (const auto& endpoint : both.endpoints()) {
+      if (endpoint.messages == 0) return false;
+    }
+    return true;
+  }));
+
+  for (int i = 0; i < 20; ++i) logEvent(makeEvent("multi", {{"i", int64_t{i}}}));
+  for (Subscriber* s : {&first, &second}) {
+    Received received;
+    ASSERT_TRUE(pollUntil(*s, received.callbacks(), [&] { return received.count("multi") == 20; }));
+  }
+  Received received;
+  ASSERT_TRUE(pollUntil(both, received.callbacks(), [&] { return both.stats().duplicates == 20; }));
+  EXPECT_EQ(received.count("multi"), 20u);
+  for (std::size_t i = 0; i < received.events.size(); ++i) EXPECT_EQ(received.events[i].sequence, i);
+}
+
+TEST(Publisher, BindFailureNamesTheEndpointAndTheReason) {
+  Publisher first(testPublisherOptions());
+  const std::string taken = first.endpoints()[0];
+  try {
+    Publisher second(testPublisherOptions(taken));
+    FAIL() << "binding a used port did not throw";
+  } catch (const TransportError& error) {
+    EXPECT_NE(std::string(error.what()).find(taken), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("Address already in use"), std::string::npos) << error.what();
+    EXPECT_EQ(error.endpoint(), taken);
+  }
+  for (const std::string bad : {"nonsense", "tcp://", "udp://127.0.0.1:1", "tcp://127.0.0.1:notaport"}) {
+    try {
+      Publisher publisher(testPublisherOptions(bad));
+      FAIL() << "binding " << bad << " did not throw";
+    } catch (const TransportError& error) {
+      EXPECT_NE(std::string(error.what()).find(bad), std::string::npos) << error.what();
+      EXPECT_FALSE(error.reason().empty());
+    }
+  }
+  // A failed publisher leaves nothing registered.
+  const std::size_t handlers = registeredEventHandlerCount();
+  EXPECT_THROW(Publisher(testPublisherOptions(taken)), TransportError);
+  EXPECT_EQ(registeredEventHandlerCount(), handlers);
+}
+
+TEST(Publisher, BadOptionsNameTheOption) {
+  auto message = [](PublisherOptions options) -> std::string {
+    try {
+      Publisher publisher(options);
+    } catch (const std::invalid_argument& error) {
+      return error.what();
+    }
+    return "no exception";
+  };
+  PublisherOptions options = testPublisherOptions();
+  options.bind.clear();
+  EXPECT_NE(message(options).find("no endpoint"), std::string::npos);
+  options = testPublisherOptions();
+  options.queueCapacityBytes = 10;
+  EXPECT_NE(message(options).find("queueCapacityBytes"), std::string::npos);
+  options = testPublisherOptions();
+  options.heartbeatInterval = 5s;
+  EXPECT_NE(message(options).find("heartbeatInterval"), std::string::npos);
+  options = testPublisherOptions();
+  options.linger = -1ms;
+  EXPECT_NE(message(options).find("linger"), std::string::npos);
+  options = testPublisherOptions();
+  options.maxBatchEvents = 0;
+  EXPECT_NE(message(options).find("maxBatchEvents"), std::string::npos);
+  options = testPublisherOptions();
+  options.sendHighWaterMark = -1;
+  EXPECT_NE(message(options).find("sendHighWaterMark"), std::string::npos);
+}
+
+TEST(Publisher, IsRegisteredWhileItLives) {
+  const std::size_t before = registeredEventHandlerCount();
+  {
+    Publisher publisher(testPublisherOptions());
+    EXPECT_EQ(registeredEventHandlerCount(), before + 1);
+  }
+  EXPECT_EQ(registeredEventHandlerCount(), before);
+}
+
+TEST(Publisher, DestructionIsBoundedWithoutAnySubscriber) {
+  for (bool connect : {false, true}) {
+    PublisherOptions options = testPublisherOptions();
+    if (connect) {
+      options.bind.clear();
+      options.connect = {"tcp://127.0.0.1:1"};  // nothing listens there
+    }
+    options.linger = 200ms;
+    auto publisher = std::make_unique<Publisher>(options);
+    for (int i = 0; i < 10000; ++i) logEvent(makeEvent("nobody", {{"i", int64_t{i}}}));
+    const auto start = std::chrono::steady_clock::now();
+    publisher.reset();
+    // linger is 200 ms; the bound here only catches a hang.
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 10s) << (connect ? "connect" : "bind");
+  }
+}
+
+TEST(Publisher, DestructionFlushesWhatIsQueued) {
+  const std::string endpoint = uniqueInproc();
+  auto publisher = std::make_unique<Publisher>(testPublisherOptions(endpoint));
+  Subscriber subscriber(test::connectTo({endpoint}, 0));
+  ASSERT_TRUE(waitForSource(subscriber, publisher->identity()));
+  constexpr int kEvents = 20000;
+  for (int i = 0; i < kEvents; ++i) logEvent(makeEvent("flush", {{"i", int64_t{i}}}));
+  const uint64_t dropped = publisher->droppedCount();
+  publisher.reset();
+  Received received;
+  ASSERT_TRUE(pollUntil(subscriber, received.callbacks(), [&] { return received.count("flush") + dropped == kEvents; }));
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+  // The goodbye came last.
+  ASSERT_TRUE(pollUntil(subscriber, {}, [&] {
+    const auto sources = subscriber.sources();
+    return sources.size() == 1 && sources[0].state == SourceState::Gone;
+  }));
+}
+
+// A subscriber that stops reading: logEvent still returns at once; with the default policy the
+// subscriber's own messages are dropped and it sees the loss as gaps.
+TEST(Publisher, SlowSubscriberLosesOnlyItsOwnMessages) {
+  const std::string endpoint = uniqueInproc();
+  PublisherOptions options = testPublisherOptions(endpoint);
+  options.sendHighWaterMark = 1;
+  Publisher publisher(options);
+  Subscriber subscriber(test::connectTo({endpoint}, 1));
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
+
+  constexpr uint64_t kEvents = 100000;
+  for (uint64_t i = 0; i < kEvents; ++i) logEvent(makeEvent("flood", {{"i", static_cast<int64_t>(i)}, {"x", 0.5}}));
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() + publisher.droppedCount() == kEvents; }));
+
+  // Read again, then one more event shows where the stream went on.
+  Received received;
+  subscriber.poll(0ms, received.callbacks());
+  logEvent(makeEvent("flood", {{"i", static_cast<int64_t>(kEvents)}}));
+  ASSERT_TRUE(pollUntil(subscriber, received.callbacks(), [&] {
+    return !received.events.empty() && received.events.back().sequence + 1 == publisher.publishedCount();
+  }));
+  const SubscriberStats stats = subscriber.stats();
+  EXPECT_GE(stats.gaps, 1u);
+  EXPECT_GT(stats.missedEvents, 0u);
+  EXPECT_EQ(received.events.size() + stats.missedEvents, publisher.publishedCount());
+}
+
+// With WaitForSlowest the I/O thread waits for the subscriber, so the queue fills and the
+// logging thread drops and counts; it still never blocks, and destruction stays bounded.
+TEST(Publisher, WaitForSlowestDropsAtTheQueueWhenTheSubscriberStalls) {
+  const std::string endpoint = uniqueInproc();
+  PublisherOptions options = testPublisherOptions(endpoint);
+  options.sendHighWaterMark = 1;
+  options.queueCapacityBytes = 64 * 1024;
+  options.slowSubscriber = SlowSubscriberPolicy::WaitForSlowest;
+  options.linger = 100ms;
+  auto publisher = std::make_unique<Publisher>(options);
+  Subscriber subscriber(test::connectTo({endpoint}, 1));
+  ASSERT_TRUE(waitForSource(subscriber, publisher->identity()));
+
+  uint64_t logged = 0;
+  ASSERT_TRUE(waitUntil([&] {
+    for (int i = 0; i < 1000; ++i, ++logged) logEvent(makeEvent("stall", {{"i", static_cast<int64_t>(logged)}}));
+    return publisher->stats().droppedQueueFull > 0;
+  }));
+  EXPECT_EQ(publisher->droppedCount(), publisher->stats().droppedQueueFull);
+  const auto start = std::chrono::steady_clock::now();
+  publisher.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+TEST(Publisher, DropsEventsBeyondTheWireLimits) {
+  Publisher publisher(testPublisherOptions());
+  Event huge = makeEvent("huge", {});
+  for (int i = 0; i < 1100; ++i) huge.data[std::to_string(i)] = 1.0;
+  logEvent(huge);
+  logEvent(makeEvent(std::string(2000, 'n'), {{"k", 1.0}}));
+  EXPECT_EQ(publisher.stats().droppedTooLarge, 2u);
+  EXPECT_EQ(publisher.droppedCount(), 2u);
+}
+
+TEST(Publisher, HeartbeatsCarryItsCounters) {
+  const std::string endpoint = uniqueInproc();
+  Publisher publisher(testPublisherOptions(endpoint));
+  Subscriber subscriber(test::connectTo({endpoint}));
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
+  for (int i = 0; i < 5; ++i) logEvent(makeEvent("counted", {{"i", int64_t{i}}}));
+  ASSERT_TRUE(pollUntil(subscriber, {}, [&] {
+    const auto sources = subscriber.sources();
+    return sources.size() == 1 && sources[0].lastCounters && sources[0].lastCounters->published == 5;
+  }));
+  const SourceStatus status = subscriber.sources()[0];
+  EXPECT_EQ(status.lastCounters->interval, 20ms);
+  EXPECT_EQ(status.lastCounters->dropped, 0u);
+  EXPECT_TRUE(status.lastHeartbeat.has_value());
+  EXPECT_GT(publisher.stats().heartbeats, 0u);
+}
+
+TEST(Publisher, ReportsItsCountersAsStats) {
+  const std::string endpoint = uniqueInproc();
+  PublisherOptions options = testPublisherOptions(endpoint);
+  options.statName = "selftest.publisher";
+  options.statWindow = 50ms;
+  Publisher publisher(options);
+  Subscriber subscriber(test::connectTo({endpoint}, 1000, {std::string(kStatEventName)}));
+  bool published = false;
+  bool dropped = false;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& r) {
+    published |= r.event.data.contains("selftest.publisher.published.value");
+    dropped |= r.event.data.contains("selftest.publisher.dropped.value");
+  };
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return published && dropped; }));
+}
+
+TEST(Publisher, LoggingThreadsRunConcurrently) {
+  const std::string endpoint = uniqueInproc();
+  Publisher publisher(testPublisherOptions(endpoint));
+  Subscriber subscriber(test::connectTo({endpoint}, 0));
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
+  constexpr int kThreads = 4;
+  constexpr int kPerThread = 2000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        logEvent(makeEvent("thread" + std::to_string(t), {{"i", int64_t{i}}}));
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  Received received;
+  ASSERT_TRUE(pollUntil(subscriber, received.callbacks(), [&] {
+    return received.events.size() + publisher.droppedCount() == kThreads * kPerThread;
+  }));
+  // Each thread's events keep their order.
+  std::map<std::string, int64_t> last;
+  for (const auto& r : received.events) {
+    const int64_t i = std::get<int64_t>(r.event.data.at("i"));
+    auto [it, inserted] = last.try_emplace(r.event.name, i);
+    if (!inserted) {
+      EXPECT_GT(i, it->second) << r.event.name;
+      it->second = i;
+    }
+  }
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+}
+
+}  // namespace
+}  // namespace livemon::transport
