@@ -1,0 +1,334 @@
+// Subscriber: bad input from a raw ZeroMQ socket, gaps and duplicates, filters, staleness on an
+// injected clock, publisher restarts, and endpoint changes while another thread polls.
+#include <livemon/transport/subscriber.h>
+
+#include <gtest/gtest.h>
+#include <zmq.h>
+
+#include <atomic>
+#include <thread>
+
+#include <livemon/clock.h>
+#include <livemon/event_handler.h>
+#include <livemon/transport/error.h>
+#include <livemon/transport/publisher.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using test::makeEvent;
+using test::pollUntil;
+using test::testPublisherOptions;
+using test::waitForSource;
+
+SourceInfo rawSource(uint64_t id = 77) {
+  SourceInfo source;
+  source.run = "raw";
+  source.host = "localhost";
+  source.pid = 1234;
+  source.instanceId = id;
+  source.startTime = fromWireTime(1'700'000'000'000'000'000);
+  return source;
+}
+
+// A bare ZeroMQ PUB socket that sends whatever frames a test wants.
+class RawPublisher {
+ public:
+  RawPublisher() : context_(zmq_ctx_new()), socket_(zmq_socket(context_, ZMQ_PUB)) {
+    int zero = 0;
+    zmq_setsockopt(socket_, ZMQ_LINGER, &zero, sizeof(zero));
+    if (zmq_bind(socket_, "tcp://127.0.0.1:*") != 0) throw std::runtime_error("raw bind failed");
+    char buffer[256];
+    std::size_t size = sizeof(buffer);
+    zmq_getsockopt(socket_, ZMQ_LAST_ENDPOINT, buffer, &size);
+    endpoint_ = std::string(buffer, size - 1);
+  }
+  ~RawPublisher() {
+    zmq_close(socket_);
+    zmq_ctx_term(context_);
+  }
+  RawPublisher(const RawPublisher&) = delete;
+  RawPublisher& operator=(const RawPublisher&) = delete;
+
+  const std::string& endpoint() const { return endpoint_; }
+
+  void send(const std::vector<std::string>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      zmq_send(socket_, frames[i].data(), frames[i].size(), i + 1 < frames.size() ? ZMQ_SNDMORE : 0);
+    }
+  }
+  void heartbeat(const SourceInfo& source = rawSource(), MessageKind kind = MessageKind::Heartbeat) {
+    PublisherCounters counters;
+    counters.interval = 1000ms;
+    send({std::string(kHeartbeatTopic), encodeHeartbeatPayload(kind, source, heartbeats_++, counters)});
+  }
+  void events(const std::string& name, uint64_t sequence, std::size_t count, const SourceInfo& source = rawSource()) {
+    std::vector<Event> batch;
+    for (std::size_t i = 0; i < count; ++i) batch.push_back(makeEvent(name, {{"n", static_cast<int64_t>(sequence + i)}}));
+    send({name, encodeEventsPayload(source, sequence, name, batch)});
+  }
+
+ private:
+  void* context_;
+  void* socket_;
+  std::string endpoint_;
+  uint64_t heartbeats_ = 0;
+};
+
+// Sends heartbeats until the subscriber has heard one: the connection is then up.
+void connect(RawPublisher& raw, Subscriber& subscriber, const SubscriberCallbacks& callbacks = {}) {
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] {
+    if (subscriber.stats().heartbeats > 0) return true;
+    raw.heartbeat();
+    return false;
+  }));
+}
+
+struct Recorder {
+  std::vector<ReceivedEvent> events;
+  std::vector<SourceChange> changes;
+  std::vector<GapInfo> gaps;
+  SubscriberCallbacks callbacks() {
+    SubscriberCallbacks c;
+    c.onEvent = [this](ReceivedEvent& e) { events.push_back(std::move(e)); };
+    c.onSourceChange = [this](const SourceChange& change) { changes.push_back(change); };
+    c.onGap = [this](const GapInfo& gap) { gaps.push_back(gap); };
+    return c;
+  }
+};
+
+TEST(Subscriber, SkipsAndCountsBadMessagesAndKeepsWorking) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+
+  const std::string good = encodeEventsPayload(rawSource(), 0, "ok", {makeEvent("ok", {{"x", 1.0}})});
+  raw.send({"garbage"});                                       // one frame
+  raw.send({"ok", good, "extra"});                             // three frames
+  raw.send({"ok", "\xff\xfe not msgpack"});                    // garbage payload
+  raw.send({"ok", good.substr(0, good.size() / 2)});           // truncated
+  raw.send({"ok", good + "trailing"});                         // bytes after the map
+  raw.send({"wrong", good});                                   // topic is not the name
+  raw.send({"ok", std::string()});                             // empty payload
+  raw.send({"big", std::string(5 * 1024 * 1024, '\x80')});     // beyond the 4 MiB limit
+  raw.send({"ok", std::string("\x81\xa1v\x02", 4)});           // version 2
+  raw.send({"ok", good});                                      // and a good one after all that
+
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return !recorder.events.empty(); }));
+  const SubscriberStats stats = subscriber.stats();
+  EXPECT_EQ(stats.malformed, 7u);
+  EXPECT_EQ(stats.oversized, 1u);
+  EXPECT_EQ(stats.unsupported, 1u);
+  EXPECT_EQ(stats.events, 1u);
+  EXPECT_FALSE(stats.lastError.empty());
+  ASSERT_EQ(recorder.events.size(), 1u);
+  EXPECT_EQ(recorder.events[0].event, makeEvent("ok", {{"x", 1.0}}));
+  EXPECT_EQ(*recorder.events[0].source, rawSource());
+
+  // The connection survived the oversized message (ZMQ_MAXMSGSIZE would have closed it).
+  raw.events("ok", 1, 1);
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 2; }));
+}
+
+TEST(Subscriber, CountsGapsPerTopicAndSkipsDuplicates) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+
+  raw.events("loss", 0, 2);    // 0, 1
+  raw.events("loss", 2, 1);    // 2
+  raw.events("acc", 100, 1);   // another topic starts where it starts: no gap
+  raw.events("loss", 6, 2);    // 3, 4, 5 missing
+  raw.events("loss", 7, 2);    // 7 again (skipped), then 8
+  raw.events("loss", 9, 1);
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] {
+    return !recorder.events.empty() && recorder.events.back().sequence == 9;
+  }));
+  ASSERT_EQ(recorder.gaps.size(), 1u);
+  EXPECT_EQ(recorder.gaps[0].topic, "loss");
+  EXPECT_EQ(recorder.gaps[0].expected, 3u);
+  EXPECT_EQ(recorder.gaps[0].received, 6u);
+  EXPECT_EQ(recorder.gaps[0].missed(), 3u);
+  std::vector<uint64_t> loss;
+  for (const auto& e : recorder.events) {
+    if (e.event.name == "loss") loss.push_back(e.sequence);
+  }
+  EXPECT_EQ(loss, (std::vector<uint64_t>{0, 1, 2, 6, 7, 8, 9}));
+  const SubscriberStats stats = subscriber.stats();
+  EXPECT_EQ(stats.gaps, 1u);
+  EXPECT_EQ(stats.missedEvents, 3u);
+  EXPECT_EQ(stats.duplicates, 1u);
+  const auto sources = subscriber.sources();
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_EQ(sources[0].gaps, 1u);
+  EXPECT_EQ(sources[0].missedEvents, 3u);
+  EXPECT_EQ(sources[0].lastSequence.at("loss"), 9u);
+  EXPECT_EQ(sources[0].lastSequence.at("acc"), 100u);
+}
+
+TEST(Subscriber, FiltersByTopicPrefixButAlwaysHearsHeartbeats) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}, 1000, {"train."}));
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+  raw.events("eval", 0, 1);
+  raw.events("train.loss", 0, 1);
+  raw.events("eval", 1, 1);
+  raw.events("train.lr", 0, 1);
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 2; }));
+  EXPECT_EQ(recorder.events[0].event.name, "train.loss");
+  EXPECT_EQ(recorder.events[1].event.name, "train.lr");
+  EXPECT_EQ(subscriber.stats().messages, subscriber.stats().heartbeats + 2);
+}
+
+TEST(Subscriber, SourcesGoStaleOnTheInjectedClockAndComeBack) {
+  RawPublisher raw;
+  ManualClock clock;
+  SubscriberOptions options = test::connectTo({raw.endpoint()});
+  options.clock = &clock;
+  options.staleAfter = 3s;
+  Subscriber subscriber(options);
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+  ASSERT_FALSE(recorder.changes.empty());
+  EXPECT_TRUE(recorder.changes[0].joined);
+  EXPECT_EQ(*recorder.changes[0].endpoint, raw.endpoint());
+  const std::size_t joined = recorder.changes.size();
+  ASSERT_EQ(joined, 1u);
+
+  clock.advance(2999ms);
+  subscriber.poll(0ms, recorder.callbacks());
+  EXPECT_EQ(subscriber.sources().at(0).state, SourceState::Alive);
+  EXPECT_EQ(recorder.changes.size(), 1u);
+
+  clock.advance(2ms);
+  subscriber.poll(0ms, recorder.callbacks());
+  EXPECT_EQ(subscriber.sources().at(0).state, SourceState::Stale);
+  ASSERT_EQ(recorder.changes.size(), 2u);
+  EXPECT_EQ(recorder.changes[1].state, SourceState::Stale);
+
+  raw.heartbeat();
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.changes.size() == 3; }));
+  EXPECT_EQ(recorder.changes[2].state, SourceState::Alive);
+  EXPECT_FALSE(recorder.changes[2].joined);
+  EXPECT_EQ(subscriber.sources().at(0).lastHeartbeat, clock.now());
+
+  raw.heartbeat(rawSource(), MessageKind::Goodbye);
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.changes.size() == 4; }));
+  EXPECT_EQ(recorder.changes[3].state, SourceState::Gone);
+  clock.advance(1h);
+  subscriber.poll(0ms, recorder.callbacks());
+  EXPECT_EQ(subscriber.sources().at(0).state, SourceState::Gone) << "gone stays gone";
+  EXPECT_EQ(recorder.changes.size(), 4u);
+}
+
+TEST(Subscriber, ARestartedPublisherIsANewSourceNotAGap) {
+  std::string endpoint;
+  SourceInfo firstIdentity;
+  auto first = std::make_unique<Publisher>(testPublisherOptions());
+  endpoint = first->endpoints()[0];
+  firstIdentity = first->identity();
+  Subscriber subscriber(test::connectTo({endpoint}));
+  Recorder recorder;
+  ASSERT_TRUE(waitForSource(subscriber, firstIdentity));
+  for (int i = 0; i < 10; ++i) logEvent(makeEvent("restart", {{"i", int64_t{i}}}));
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 10; }));
+  first.reset();
+
+  // Same endpoint, same process: only the instance id and start time tell them apart.
+  Publisher second(testPublisherOptions(endpoint));
+  EXPECT_NE(second.identity(), firstIdentity);
+  EXPECT_EQ(second.identity().pid, firstIdentity.pid);
+  ASSERT_TRUE(waitForSource(subscriber, second.identity()));
+  for (int i = 0; i < 10; ++i) logEvent(makeEvent("restart", {{"i", int64_t{i}}}));
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 20; }));
+
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+  EXPECT_EQ(subscriber.stats().sourcesJoined, 2u);
+  EXPECT_EQ(subscriber.sources().size(), 2u);
+  for (int i = 10; i < 20; ++i) {
+    EXPECT_EQ(*recorder.events[i].source, second.identity());
+    EXPECT_EQ(recorder.events[i].sequence, static_cast<uint64_t>(i - 10));
+  }
+}
+
+TEST(Subscriber, EndpointsChangeWhileAnotherThreadPolls) {
+  Publisher publisher(testPublisherOptions());
+  Subscriber subscriber;  // no endpoint yet
+  std::atomic<bool> stop{false};
+  std::atomic<int> received{0};
+  std::thread poller([&] {
+    while (!stop.load()) {
+      subscriber.poll(1000ms, [&](ReceivedEvent&) { received.fetch_add(1); });
+    }
+  });
+  // addEndpoint wakes the poll that waits for a second and takes effect at once.
+  const std::string endpoint = publisher.endpoints()[0];
+  EXPECT_EQ(subscriber.addEndpoint(endpoint), endpoint);
+  ASSERT_TRUE(test::waitUntil([&] { return !subscriber.sources().empty(); }));
+  ASSERT_TRUE(test::waitUntil([&] {
+    logEvent(makeEvent("threaded", {}));
+    return received.load() > 0;
+  }));
+  EXPECT_EQ(subscriber.endpoints().size(), 1u);
+  EXPECT_TRUE(subscriber.removeEndpoint(endpoint));
+  EXPECT_FALSE(subscriber.removeEndpoint(endpoint));
+  EXPECT_TRUE(subscriber.endpoints().empty());
+  try {
+    subscriber.addEndpoint("bogus://nowhere");
+    ADD_FAILURE() << "a bad endpoint was accepted";
+  } catch (const TransportError& error) {
+    EXPECT_NE(std::string(error.what()).find("bogus://nowhere"), std::string::npos) << error.what();
+  }
+  stop = true;
+  poller.join();
+}
+
+TEST(Subscriber, BindsAndReportsTheChosenPort) {
+  Subscriber subscriber;
+  const std::string endpoint = subscriber.addEndpoint("tcp://127.0.0.1:*", EndpointMode::Bind);
+  EXPECT_EQ(endpoint.rfind("tcp://127.0.0.1:", 0), 0u);
+  EXPECT_EQ(endpoint.find('*'), std::string::npos);
+  ASSERT_EQ(subscriber.endpoints().size(), 1u);
+  EXPECT_EQ(subscriber.endpoints()[0].mode, EndpointMode::Bind);
+}
+
+TEST(Subscriber, ForgetsTheLongestSilentSourceBeyondMaxSources) {
+  RawPublisher raw;
+  ManualClock clock;
+  SubscriberOptions options = test::connectTo({raw.endpoint()});
+  options.clock = &clock;
+  options.maxSources = 2;
+  Subscriber subscriber(options);
+  connect(raw, subscriber);
+  for (uint64_t id = 100; id < 103; ++id) {
+    clock.advance(1ms);
+    raw.events("many", 0, 1, rawSource(id));
+    ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return subscriber.stats().sourcesJoined == id - 98; }));
+  }
+  const auto sources = subscriber.sources();
+  ASSERT_EQ(sources.size(), 2u);
+  for (const auto& s : sources) EXPECT_GE(s.source->instanceId, 101u);
+}
+
+TEST(Subscriber, BadOptionsNameTheOption) {
+  SubscriberOptions options;
+  options.staleAfter = 0ms;
+  try {
+    Subscriber subscriber(options);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("staleAfter"), std::string::npos);
+  }
+  options = SubscriberOptions{};
+  options.connect = {"nonsense"};
+  EXPECT_THROW(Subscriber{options}, TransportError);
+}
+
+}  // namespace
+}  // namespace livemon::transport
