@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "spin_lock.h"
+
 namespace livemon {
 namespace {
 
@@ -33,8 +35,8 @@ struct HandlerEntry {
 using HandlerList = std::vector<std::shared_ptr<HandlerEntry>>;
 
 // Thread-safe. Writers copy the handler list under `mutex_` and publish the copy; logEvent
-// reads the published list without taking `mutex_`, so handlers never run under a lock and may
-// call back into the registry.
+// takes a reference to the published list under a spin lock held for one reference-count
+// increment, so handlers never run under a lock and may call back into the registry.
 class HandlerRegistry {
  public:
   // Never destroyed: Stats with static storage duration log from their destructors during exit.
@@ -44,9 +46,20 @@ class HandlerRegistry {
   }
 
 
-  std::mutex mutex_;
-  std::atomic<std::shared_ptr<const HandlerList>> handlers_{std::make_shared<const HandlerList>()};
+  std::shared_ptr<const HandlerList> current() {
+    std::lock_guard lock(publishLock_);
+    return handlers_;
+  }
+  void publish(std::shared_ptr<const HandlerList> handlers) {
+    std::lock_guard lock(publishLock_);
+    handlers_.swap(handlers);
+    // The old list is released here, after the lock, by `handlers` going out of scope.
+  }
+
+  std::mutex mutex_;  // serialises changes to the list
   std::atomic<std::size_t> size_{0};
+  detail::SpinLock publishLock_;
+  std::shared_ptr<const HandlerList> handlers_ = std::make_shared<const HandlerList>();  // guarded by publishLock_
   uint64_t nextId_ = 1;  // guarded by mutex_
 
   std::atomic<uint64_t> errors_{0};
@@ -96,11 +109,10 @@ EventHandlerHandle registerEventHandler(EventHandler handler) {
   if (!handler) throw std::invalid_argument("registerEventHandler: handler is empty");
   HandlerRegistry& registry = HandlerRegistry::instance();
   std::lock_guard lock(registry.mutex_);
-  auto current = registry.handlers_.load();
-  auto next = std::make_shared<HandlerList>(*current);
+  auto next = std::make_shared<HandlerList>(*registry.current());
   const uint64_t id = registry.nextId_++;
   next->push_back(std::make_shared<HandlerEntry>(id, std::move(handler)));
-  registry.handlers_.store(std::move(next));
+  registry.publish(std::move(next));
   registry.size_.fetch_add(1);
   return EventHandlerHandle(id);
 }
@@ -111,7 +123,7 @@ bool unregisterEventHandler(const EventHandlerHandle& handle) {
   std::shared_ptr<HandlerEntry> entry;
   {
     std::lock_guard lock(registry.mutex_);
-    auto current = registry.handlers_.load();
+    auto current = registry.current();
     auto next = std::make_shared<HandlerList>();
     next->reserve(current->size());
     for (const auto& candidate : *current) {
@@ -122,7 +134,7 @@ bool unregisterEventHandler(const EventHandlerHandle& handle) {
       }
     }
     if (!entry) return false;
-    registry.handlers_.store(std::move(next));
+    registry.publish(std::move(next));
     registry.size_.fetch_sub(1);
   }
   entry->removed.store(true);
@@ -141,7 +153,7 @@ void logEvent(const Event& event) noexcept {
     registry.droppedReentrant_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  const std::shared_ptr<const HandlerList> handlers = registry.handlers_.load();
+  const std::shared_ptr<const HandlerList> handlers = registry.current();
   ++tls.depth;
   for (const auto& entry : *handlers) {
     entry->active.fetch_add(1);

@@ -66,7 +66,7 @@ TEST(CoreProcessTest, WindowThreadStartsOnlyWhenAWindowNeedsClosing) {
   const ProbeResult r = runProbe("lazy-thread", 30s);
   ASSERT_TRUE(r.finished);
   EXPECT_EQ(r.exitCode, 0);
-  EXPECT_EQ(r.output, "threads 1 1 2\n");
+  EXPECT_EQ(r.output, "construct started no thread, first add started a thread\n");
 }
 
 TEST(CoreProcessTest, ProcessWithLiveStatsAndHandlersExitsPromptly) {
@@ -85,6 +85,9 @@ TEST(CoreProcessTest, ExitIsNotHeldUpByAHandlerStuckOnTheWindowThread) {
 }
 
 TEST(CoreProcessTest, ForkedChildClosesItsOwnWindows) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads after a multi-threaded fork; the other builds test this";
+#endif
   const ProbeResult r = runProbe("fork", 30s);
   ASSERT_TRUE(r.finished) << r.output;
   EXPECT_EQ(r.exitCode, 0);

@@ -1,0 +1,159 @@
+// Stat::add and logEvent, side by side with a reference implementation of torch.monitor's
+// Stat::add algorithm, in the same run. Results: docs/benchmarks.md.
+//
+//   build/bench/stat_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+#include <livemon/event_handler.h>
+#include <livemon/stat.h>
+
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <vector>
+
+namespace {
+
+using namespace std::chrono_literals;
+using livemon::Aggregation;
+
+// torch.monitor's Stat::add, as its algorithm is described: one std::mutex per add and three
+// steady_clock reads (the current window id, "was this window logged" before and after), then
+// the sum/min/max/count updates. Logging is reduced to copying the values out.
+class TorchReferenceStat {
+ public:
+  TorchReferenceStat(std::chrono::milliseconds windowSize, int64_t maxSamples)
+      : windowSize_(windowSize), maxSamples_(maxSamples) {}
+
+  void add(double value) {
+    std::lock_guard guard(mutex_);
+    maybeLogLocked();
+    if (alreadyLogged()) return;
+    value_ = value;
+    sum_ += value;
+    max_ = std::max(max_, value);
+    min_ = std::min(min_, value);
+    count_ += 1;
+    if (count_ >= maxSamples_) logLocked();
+  }
+
+  double lastMean() const { return lastMean_; }
+
+ private:
+  uint64_t currentWindowId() const {
+    const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+        std::chrono::steady_clock::now().time_since_epoch());
+    return static_cast<uint64_t>(now / windowSize_) + 1;
+  }
+  bool alreadyLogged() const { return lastLoggedWindowId_ == currentWindowId(); }
+  void maybeLogLocked() {
+    const uint64_t windowId = currentWindowId();
+    const bool logged = alreadyLogged();
+    if (windowId_ != windowId && !logged) logLocked();
+    windowId_ = windowId;
+  }
+  void logLocked() {
+    lastLoggedWindowId_ = windowId_;
+    if (count_ > 0) lastMean_ = sum_ / static_cast<double>(count_);
+    sum_ = 0;
+    count_ = 0;
+    max_ = std::numeric_limits<double>::lowest();
+    min_ = std::numeric_limits<double>::max();
+  }
+
+  const std::chrono::milliseconds windowSize_;
+  const int64_t maxSamples_;
+  std::mutex mutex_;
+  uint64_t windowId_ = 0;
+  uint64_t lastLoggedWindowId_ = 0;
+  double value_ = 0;
+  double sum_ = 0;
+  double max_ = std::numeric_limits<double>::lowest();
+  double min_ = std::numeric_limits<double>::max();
+  int64_t count_ = 0;
+  double lastMean_ = 0;
+};
+
+const std::vector<Aggregation> kBasic = {Aggregation::Mean, Aggregation::Count, Aggregation::Sum, Aggregation::Max,
+                                         Aggregation::Min};
+const std::vector<Aggregation> kWithQuantiles = {Aggregation::Mean, Aggregation::Count, Aggregation::Sum,
+                                                 Aggregation::Max,  Aggregation::Min,   Aggregation::P50,
+                                                 Aggregation::P90,  Aggregation::P99};
+constexpr int64_t kNoCap = std::numeric_limits<int64_t>::max();
+
+// Step-time-like samples (milliseconds, skewed), so the quantile sketch sees a realistic spread.
+const std::vector<double>& samples() {
+  static const std::vector<double> values = [] {
+    std::mt19937_64 rng(3);
+    std::gamma_distribution<double> dist(9, 12);
+    std::vector<double> out(4096);
+    for (double& v : out) v = dist(rng);
+    return out;
+  }();
+  return values;
+}
+
+template <typename StatT>
+void addLoop(benchmark::State& state, StatT& stat) {
+  const auto& values = samples();
+  std::size_t i = static_cast<std::size_t>(state.thread_index()) * 977;
+  for (auto _ : state) {
+    stat.add(values[i++ & 4095]);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_Reference_Add_Basic(benchmark::State& state) {
+  static TorchReferenceStat* stat = nullptr;
+  if (state.thread_index() == 0) stat = new TorchReferenceStat(1s, kNoCap);
+  // Google Benchmark starts every thread's loop together, after this setup.
+  addLoop(state, *stat);
+  if (state.thread_index() == 0) {
+    benchmark::DoNotOptimize(stat->lastMean());
+  }
+}
+
+void BM_Livemon_Add_Basic(benchmark::State& state) {
+  static livemon::Stat* stat = nullptr;
+  if (state.thread_index() == 0) stat = new livemon::Stat("bench.basic", kBasic, 1s);
+  addLoop(state, *stat);
+}
+
+void BM_Livemon_Add_Quantiles(benchmark::State& state) {
+  static livemon::Stat* stat = nullptr;
+  if (state.thread_index() == 0) stat = new livemon::Stat("bench.quantiles", kWithQuantiles, 1s);
+  addLoop(state, *stat);
+}
+
+// The statics above are deliberately leaked: a Stat in use by a benchmark thread must outlive
+// the run, and the window thread may still close one of their windows.
+BENCHMARK(BM_Reference_Add_Basic)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Livemon_Add_Basic)->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Livemon_Add_Quantiles)->Threads(1)->UseRealTime();
+
+void BM_LogEvent(benchmark::State& state) {
+  std::atomic<int64_t> seen{0};
+  std::vector<livemon::EventHandlerHandle> handles;
+  for (int64_t h = 0; h < state.range(0); ++h) {
+    handles.push_back(livemon::registerEventHandler(
+        [&seen](const livemon::Event&) { seen.fetch_add(1, std::memory_order_relaxed); }));
+  }
+  const livemon::Event event{"train.step",
+                             std::chrono::system_clock::now(),
+                             {{"loss", 0.25}, {"step", int64_t{7}}, {"lr", 3e-4}, {"phase", std::string("train")}}};
+  for (auto _ : state) {
+    livemon::logEvent(event);
+  }
+  for (const auto& handle : handles) livemon::unregisterEventHandler(handle);
+  benchmark::DoNotOptimize(seen.load());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LogEvent)->Arg(0)->Arg(1)->Arg(4);
+
+}  // namespace
+
+BENCHMARK_MAIN();

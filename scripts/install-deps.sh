@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs the Debian packages livemon needs that are not installed yet.
+# Sourced by run.sh and test.sh; also runnable on its own: scripts/install-deps.sh [--test]
+set -euo pipefail
+
+LIVEMON_BUILD_PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config
+  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev
+  qt6-base-dev qt6-charts-dev libgl-dev
+)
+LIVEMON_RUN_PACKAGES=(xvfb xauth)
+LIVEMON_TEST_PACKAGES=(
+  googletest libgtest-dev libgmock-dev libbenchmark-dev
+  python3 python3-zmq python3-msgpack
+)
+
+livemon_missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+      printf '%s\n' "$pkg"
+    fi
+  done
+}
+
+# livemon_install_packages PKG... : installs those of PKG that are missing.
+livemon_install_packages() {
+  local missing
+  mapfile -t missing < <(livemon_missing_packages "$@")
+  if [ "${#missing[@]}" -eq 0 ]; then
+    return 0
+  fi
+  echo "livemon: installing missing packages: ${missing[*]}"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo=(sudo)
+    else
+      echo "livemon: these packages are missing and I am not root: ${missing[*]}" >&2
+      return 1
+    fi
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # A fresh machine has no package lists yet; an old list may name versions that are gone.
+  if ! "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"; then
+    "${sudo[@]}" apt-get update
+    "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+  fi
+}
+
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+  packages=("${LIVEMON_BUILD_PACKAGES[@]}" "${LIVEMON_RUN_PACKAGES[@]}")
+  if [ "${1:-}" = "--test" ]; then
+    packages+=("${LIVEMON_TEST_PACKAGES[@]}")
+  fi
+  livemon_install_packages "${packages[@]}"
+fi

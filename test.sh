@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds livemon, and runs the whole test suite:
+#   1. a Release build of everything, warnings as errors, and its tests;
+#   2. the non-GUI tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   3. the non-GUI tests again under ThreadSanitizer;
+#   4. a consumer project built against the installed CMake package.
+# Environment: LIVEMON_JOBS (default: number of cores), LIVEMON_SKIP_SANITIZERS=1 to skip 2 and 3.
+set -euo pipefail
+cd "$(dirname "$0")"
+root=$(pwd)
+
+source scripts/install-deps.sh
+livemon_install_packages "${LIVEMON_BUILD_PACKAGES[@]}" "${LIVEMON_TEST_PACKAGES[@]}"
+
+jobs=${LIVEMON_JOBS:-$(nproc)}
+launcher=()
+if command -v ccache >/dev/null 2>&1; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+
+step() { printf '\n==== %s\n' "$*"; }
+
+configure_build_test() {
+  local dir=$1
+  shift
+  cmake -S "$root" -B "$dir" -G Ninja "${launcher[@]}" -DLIVEMON_WERROR=ON "$@"
+  cmake --build "$dir" -j "$jobs"
+  (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 300)
+}
+
+step "Release build and tests"
+configure_build_test build -DCMAKE_BUILD_TYPE=Release
+
+if [ "${LIVEMON_SKIP_SANITIZERS:-0}" != "1" ]; then
+  step "AddressSanitizer + UndefinedBehaviorSanitizer (without the GUI)"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    configure_build_test build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVEMON_SANITIZER=address,undefined \
+    -DLIVEMON_BUILD_UI=OFF -DLIVEMON_BUILD_BENCH=OFF
+
+  step "ThreadSanitizer (without the GUI)"
+  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+    configure_build_test build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVEMON_SANITIZER=thread \
+    -DLIVEMON_BUILD_UI=OFF -DLIVEMON_BUILD_BENCH=OFF
+fi
+
+step "Install, then build a consumer project against the installed package"
+prefix="$root/build/install-test"
+rm -rf "$prefix" build/consumer
+cmake --install build --prefix "$prefix"
+cmake -S tests/install/consumer -B build/consumer -G Ninja "${launcher[@]}" -DCMAKE_PREFIX_PATH="$prefix"
+cmake --build build/consumer
+./build/consumer/livemon_consumer
+
+step "All tests passed"
