@@ -72,8 +72,19 @@ class HandlerRegistry {
  private:
   HandlerRegistry() {
     // A forked child (a PyTorch DataLoader worker) must not inherit a locked registry.
-    pthread_atfork([] { instance().mutex_.lock(); }, [] { instance().mutex_.unlock(); },
-                   [] { instance().mutex_.unlock(); });
+    pthread_atfork(
+        [] {
+          instance().mutex_.lock();
+          instance().publishLock_.lock();
+        },
+        [] {
+          instance().publishLock_.unlock();
+          instance().mutex_.unlock();
+        },
+        [] {
+          instance().publishLock_.unlock();
+          instance().mutex_.unlock();
+        });
   }
 };
 

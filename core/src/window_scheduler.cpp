@@ -7,6 +7,7 @@
 #include <thread>
 
 #include <livemon/clock.h>
+#include <livemon/event_handler.h>
 
 #include "stat_state.h"
 
@@ -23,7 +24,11 @@ WindowScheduler::WindowScheduler(const Clock& clock, bool backgroundThread)
     : clock_(clock), background_(backgroundThread) {
   if (background_) {
     backgroundScheduler = this;
-    pthread_atfork([] { backgroundScheduler->mutex_.lock(); }, [] { backgroundScheduler->mutex_.unlock(); },
+    // Fork hooks run "prepare" in reverse order of registration. Making the handler registry
+    // register its hooks first means ours runs first: the window thread finishes its close
+    // (which logs through the registry) before the registry's locks are taken.
+    (void)registeredEventHandlerCount();
+    pthread_atfork([] { backgroundScheduler->beforeFork(); }, [] { backgroundScheduler->afterForkInParent(); },
                    [] { backgroundScheduler->afterForkInChild(); });
     std::atexit([] { backgroundScheduler->shutdown(); });
   }
@@ -61,6 +66,10 @@ void WindowScheduler::threadLoop() {
   std::unique_lock lock(mutex_);
   threadId_ = std::this_thread::get_id();
   while (!stopping_) {
+    if (forkPending_) {
+      wake_.wait(lock);
+      continue;
+    }
     if (queue_.empty()) {
       sleepingUntil_ = TimePoint::max();
       wake_.wait(lock);
@@ -108,8 +117,28 @@ void WindowScheduler::shutdown() noexcept {
   }
 }
 
+void WindowScheduler::beforeFork() noexcept {
+  // A close in progress holds a Stat's lock; a child forked at that moment would find it held
+  // forever. Hold the window thread between closes while the fork happens (but not for long:
+  // a handler may be waiting for the forking thread).
+  mutex_.lock();
+  forkPending_ = true;
+  if (closing_ && threadId_ != std::this_thread::get_id()) {
+    std::unique_lock lock(mutex_, std::adopt_lock);
+    idle_.wait_for(lock, std::chrono::milliseconds(100), [this] { return !closing_; });
+    lock.release();
+  }
+}
+
+void WindowScheduler::afterForkInParent() noexcept {
+  forkPending_ = false;
+  wake_.notify_all();
+  mutex_.unlock();
+}
+
 void WindowScheduler::afterForkInChild() noexcept {
   // The child has no window thread (only the forking thread survives fork).
+  forkPending_ = false;
   threadRunning_ = false;
   closing_ = false;
   sleepingUntil_ = TimePoint::max();

@@ -58,6 +58,8 @@ class WindowScheduler {
 
   void startThreadLocked() noexcept;
   void threadLoop();
+  void beforeFork() noexcept;
+  void afterForkInParent() noexcept;
   void afterForkInChild() noexcept;
 
   const Clock& clock_;
@@ -71,6 +73,7 @@ class WindowScheduler {
   bool threadRunning_ = false;                                   // guarded by mutex_
   bool stopping_ = false;                                        // guarded by mutex_
   bool closing_ = false;                                         // guarded by mutex_
+  bool forkPending_ = false;                                     // guarded by mutex_
   TimePoint sleepingUntil_ = TimePoint::max();                   // guarded by mutex_
   std::thread::id threadId_;                                     // guarded by mutex_
 };
