@@ -157,9 +157,17 @@ class ChildProcess {
     while (!done(stdoutText_)) {
       if (std::chrono::steady_clock::now() >= end) return false;
       if (whileWaiting) whileWaiting();
-      if (!readSome(stdout_, stdoutText_, 20)) {
-        if (!whileWaiting) return done(stdoutText_);  // closed
-      }
+      if (readSome(stdout_, stdoutText_, 20) == Read::Closed) return done(stdoutText_);
+    }
+    return true;
+  }
+
+  // Reads what the child writes to stderr until `done(stderr so far)` or the deadline.
+  bool readStderrUntil(const std::function<bool(const std::string&)>& done, std::chrono::milliseconds deadline = kDeadline) {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    while (!done(stderrText_)) {
+      if (std::chrono::steady_clock::now() >= end) return false;
+      if (readSome(stderr_, stderrText_, 20) == Read::Closed) return done(stderrText_);
     }
     return true;
   }
@@ -180,9 +188,9 @@ class ChildProcess {
       readSome(stdout_, stdoutText_, 10);
       readSome(stderr_, stderrText_, 10);
     }
-    while (readSome(stdout_, stdoutText_, 0)) {
+    while (readSome(stdout_, stdoutText_, 0) == Read::Data) {
     }
-    while (readSome(stderr_, stderrText_, 0)) {
+    while (readSome(stderr_, stderrText_, 0) == Read::Data) {
     }
     return status_;
   }
@@ -191,15 +199,17 @@ class ChildProcess {
   const std::string& err() const { return stderrText_; }
 
  private:
-  // Waits up to `timeoutMs` for data on `fd` and appends it; false when nothing came or it closed.
-  static bool readSome(int fd, std::string& text, int timeoutMs) {
+  enum class Read { Data, Nothing, Closed };
+
+  // Waits up to `timeoutMs` for data on `fd` and appends it.
+  static Read readSome(int fd, std::string& text, int timeoutMs) {
     pollfd item{fd, POLLIN, 0};
-    if (::poll(&item, 1, timeoutMs) <= 0) return false;
+    if (::poll(&item, 1, timeoutMs) <= 0) return Read::Nothing;
     char buffer[4096];
     const ssize_t got = read(fd, buffer, sizeof(buffer));
-    if (got <= 0) return false;
+    if (got <= 0) return Read::Closed;
     text.append(buffer, static_cast<std::size_t>(got));
-    return true;
+    return Read::Data;
   }
 
   pid_t pid_ = -1;

@@ -1,0 +1,250 @@
+#include <livemon/transport/tail.h>
+
+#include <time.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <vector>
+
+namespace livemon::transport {
+
+namespace {
+
+// Shortest text that reads back as the same double, with ".0" added to integral values so they
+// still look like doubles.
+std::string doubleText(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  std::string text(buffer, result.ptr);
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+// Six significant digits, still marked as a double.
+std::string shortDoubleText(double value) {
+  char buffer[64];
+  std::snprintf(buffer, sizeof(buffer), "%.6g", value);
+  std::string text = buffer;
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string valueText(const DataValue& value, bool exact) {
+  switch (value.index()) {
+    case 0: return jsonString(std::get<std::string>(value));
+    case 1: return exact ? doubleText(std::get<double>(value)) : shortDoubleText(std::get<double>(value));
+    case 2: return std::to_string(std::get<int64_t>(value));
+    default: return std::get<bool>(value) ? "true" : "false";
+  }
+}
+
+std::string valueJson(const DataValue& value) {
+  if (const double* d = std::get_if<double>(&value)) {
+    if (std::isnan(*d)) return "\"NaN\"";
+    if (std::isinf(*d)) return *d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  }
+  return valueText(value, true);
+}
+
+std::vector<const std::pair<const std::string, DataValue>*> sortedData(const Event& event) {
+  std::vector<const std::pair<const std::string, DataValue>*> fields;
+  fields.reserve(event.data.size());
+  for (const auto& field : event.data) fields.push_back(&field);
+  std::sort(fields.begin(), fields.end(), [](const auto* a, const auto* b) { return a->first < b->first; });
+  return fields;
+}
+
+std::string localClock(std::chrono::system_clock::time_point t) {
+  const auto ns = toWireTime(t);
+  const time_t seconds = static_cast<time_t>(ns / 1'000'000'000 - (ns % 1'000'000'000 < 0 ? 1 : 0));
+  const auto millis = ((ns % 1'000'000'000) + 1'000'000'000) % 1'000'000'000 / 1'000'000;
+  tm parts{};
+  localtime_r(&seconds, &parts);
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%02d:%02d:%02d.%03d", parts.tm_hour, parts.tm_min, parts.tm_sec,
+                static_cast<int>(millis));
+  return buffer;
+}
+
+std::string isoUtc(std::chrono::system_clock::time_point t) {
+  const auto ns = toWireTime(t);
+  const int64_t fraction = ((ns % 1'000'000'000) + 1'000'000'000) % 1'000'000'000;
+  const time_t seconds = static_cast<time_t>((ns - fraction) / 1'000'000'000);
+  tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(fraction));
+  return buffer;
+}
+
+std::string hex(uint64_t value) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof(buffer), "%016llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+std::string sourceJson(const SourceInfo& source) {
+  std::string json = "{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
+                     ",\"pid\":" + std::to_string(source.pid);
+  if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
+  json += ",\"id\":\"" + hex(source.instanceId) + "\",\"start\":" + std::to_string(toWireTime(source.startTime)) + "}";
+  return json;
+}
+
+std::string sourceText(const SourceInfo& source) { return describe(source) + " (id " + hex(source.instanceId) + ")"; }
+
+std::string_view changeName(const SourceChange& change) {
+  if (change.joined) return "joined";
+  return sourceStateName(change.state);
+}
+
+}  // namespace
+
+std::string jsonString(std::string_view text) {
+  std::string json = "\"";
+  json.reserve(text.size() + 2);
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      switch (c) {
+        case '"': json += "\\\""; break;
+        case '\\': json += "\\\\"; break;
+        case '\n': json += "\\n"; break;
+        case '\r': json += "\\r"; break;
+        case '\t': json += "\\t"; break;
+        default:
+          if (c < 0x20 || c == 0x7f) {
+            char escape[8];
+            std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+            json += escape;
+          } else {
+            json += static_cast<char>(c);
+          }
+      }
+      ++i;
+      continue;
+    }
+    // A multi-byte UTF-8 sequence: copy it if it is valid, else write U+FFFD for its first byte.
+    const std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
+    bool valid = length != 0 && c <= 0xf4 && c >= 0xc2 && i + length <= text.size();
+    uint32_t codePoint = length == 2 ? c & 0x1f : length == 3 ? c & 0x0f : c & 0x07;
+    for (std::size_t k = 1; valid && k < length; ++k) {
+      const auto next = static_cast<unsigned char>(text[i + k]);
+      valid = (next & 0xc0) == 0x80;
+      codePoint = (codePoint << 6) | (next & 0x3f);
+    }
+    if (valid) {
+      valid = (length == 2 || (length == 3 && codePoint >= 0x800 && (codePoint < 0xd800 || codePoint > 0xdfff)) ||
+               (length == 4 && codePoint >= 0x10000 && codePoint <= 0x10ffff));
+    }
+    if (valid) {
+      json.append(text.substr(i, length));
+      i += length;
+    } else {
+      json += "\xef\xbf\xbd";
+      ++i;
+    }
+  }
+  json += '"';
+  return json;
+}
+
+std::string formatEventText(const ReceivedEvent& event) {
+  std::string line = localClock(event.event.timestamp) + " " + (event.source ? describe(*event.source) : "?") + " " +
+                     event.event.name + " #" + std::to_string(event.sequence);
+  for (const auto* field : sortedData(event.event)) line += " " + field->first + "=" + valueText(field->second, false);
+  return line;
+}
+
+std::string formatEventJson(const ReceivedEvent& event) {
+  std::string json = "{\"time\":\"" + isoUtc(event.event.timestamp) + "\",\"ts\":" +
+                     std::to_string(toWireTime(event.event.timestamp)) + ",\"name\":" + jsonString(event.event.name) +
+                     ",\"seq\":" + std::to_string(event.sequence);
+  if (event.source) json += ",\"source\":" + sourceJson(*event.source);
+  if (event.endpoint) json += ",\"endpoint\":" + jsonString(*event.endpoint);
+  json += ",\"data\":{";
+  bool first = true;
+  for (const auto* field : sortedData(event.event)) {
+    if (!first) json += ',';
+    first = false;
+    json += jsonString(field->first) + ":" + valueJson(field->second);
+  }
+  json += "}}";
+  return json;
+}
+
+std::string formatSourceChangeText(const SourceChange& change) {
+  std::string line = "-- " + std::string(changeName(change)) + ": " + (change.source ? sourceText(*change.source) : "?");
+  if (change.endpoint) line += (change.joined ? " via " : " on ") + *change.endpoint;
+  return line;
+}
+
+std::string formatSourceChangeJson(const SourceChange& change) {
+  std::string json = "{\"notice\":\"" + std::string(changeName(change)) + "\"";
+  if (change.source) json += ",\"source\":" + sourceJson(*change.source);
+  if (change.endpoint) json += ",\"endpoint\":" + jsonString(*change.endpoint);
+  return json + "}";
+}
+
+std::string formatGapText(const GapInfo& gap) {
+  return "-- gap: " + std::to_string(gap.missed()) + " event(s) of " + gap.topic + " missing from " +
+         (gap.source ? describe(*gap.source) : "?") + " (#" + std::to_string(gap.expected) + " to #" +
+         std::to_string(gap.received - 1) + ")";
+}
+
+std::string formatGapJson(const GapInfo& gap) {
+  std::string json = "{\"notice\":\"gap\",\"topic\":" + jsonString(gap.topic) + ",\"expected\":" +
+                     std::to_string(gap.expected) + ",\"received\":" + std::to_string(gap.received) +
+                     ",\"missed\":" + std::to_string(gap.missed());
+  if (gap.source) json += ",\"source\":" + sourceJson(*gap.source);
+  return json + "}";
+}
+
+int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.connect = options.endpoints;
+  subscriberOptions.filters = options.filters;
+  subscriberOptions.staleAfter = options.staleAfter;
+  Subscriber subscriber(subscriberOptions);
+
+  err << "livemonctl tail: listening to";
+  for (const std::string& endpoint : options.endpoints) err << ' ' << endpoint;
+  if (!options.filters.empty()) {
+    err << " (events starting with";
+    for (const std::string& filter : options.filters) err << " \"" << filter << '"';
+    err << ')';
+  }
+  err << std::endl;
+
+  uint64_t printed = 0;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    if (options.maxEvents != 0 && printed >= options.maxEvents) return;
+    out << (options.json ? formatEventJson(event) : formatEventText(event)) << '\n';
+    ++printed;
+  };
+  callbacks.onSourceChange = [&](const SourceChange& change) {
+    out << (options.json ? formatSourceChangeJson(change) : formatSourceChangeText(change)) << '\n';
+  };
+  callbacks.onGap = [&](const GapInfo& gap) { out << (options.json ? formatGapJson(gap) : formatGapText(gap)) << '\n'; };
+
+  while (!stop.load(std::memory_order_relaxed) && (options.maxEvents == 0 || printed < options.maxEvents)) {
+    subscriber.poll(std::chrono::milliseconds(200), callbacks);
+    out.flush();
+  }
+
+  const SubscriberStats stats = subscriber.stats();
+  err << "livemonctl tail: " << stats.events << " events from " << stats.sourcesJoined << " source(s); " << stats.gaps
+      << " gap(s), " << stats.missedEvents << " event(s) missed; skipped " << stats.malformed << " malformed, "
+      << stats.oversized << " oversized, " << stats.unsupported << " unsupported message(s)";
+  if (!stats.lastError.empty()) err << " (last: " << stats.lastError << ")";
+  err << std::endl;
+  return 0;
+}
+
+}  // namespace livemon::transport

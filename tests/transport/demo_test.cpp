@@ -1,0 +1,107 @@
+// `livemonctl demo`: the synthetic job looks like training, and the demo publishes it.
+#include <livemon/transport/demo.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <livemon/transport/subscriber.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+TEST(SyntheticTrainingJob, LooksLikeTraining) {
+  SyntheticTrainingJob job(42, 100.0, 100);
+  std::vector<TrainingStep> steps;
+  std::vector<EvalResult> evals;
+  for (int i = 0; i < 6000; ++i) {
+    steps.push_back(job.next());
+    if (auto eval = job.evalDue()) evals.push_back(*eval);
+  }
+  auto meanLoss = [&](std::size_t from, std::size_t to) {
+    double sum = 0;
+    for (std::size_t i = from; i < to; ++i) sum += steps[i].loss;
+    return sum / static_cast<double>(to - from);
+  };
+  EXPECT_GT(meanLoss(0, 200), 2 * meanLoss(5800, 6000)) << "the loss falls";
+  int spikes = 0;
+  for (std::size_t i = 1; i < steps.size(); ++i) spikes += steps[i].loss > 2 * steps[i - 1].loss;
+  EXPECT_GT(spikes, 10) << "with occasional spikes";
+  EXPECT_LT(spikes, 200);
+  EXPECT_LT(steps[0].learningRate, steps[199].learningRate) << "warm-up";
+  EXPECT_GT(steps[199].learningRate, steps[5999].learningRate) << "then decay";
+  ASSERT_EQ(evals.size(), 60u);
+  EXPECT_EQ(evals[0].epoch, 1);
+  EXPECT_EQ(evals[0].step, 100);
+  EXPECT_LT(evals[0].accuracy, evals.back().accuracy);
+  for (const auto& s : steps) {
+    EXPECT_GT(s.stepTimeMs, 0);
+    EXPECT_GT(s.samplesPerSecond, 0);
+    EXPECT_LT(s.dataWaitMs, s.stepTimeMs);
+    EXPECT_GT(s.memoryGb, 4);
+  }
+}
+
+TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
+  DemoOptions options;
+  options.endpoint = "inproc://demo-test";
+  options.stepsPerSecond = 500;
+  options.window = std::chrono::milliseconds(50);
+  options.stepsPerEpoch = 20;
+  options.runName = "demo-test";
+  options.seed = 7;
+  // inproc allows connecting before the demo binds, so nothing it sends is missed.
+  Subscriber subscriber(test::connectTo({options.endpoint}));
+  std::atomic<bool> stop{false};
+  std::ostringstream out;
+  std::thread demo([&] { runDemo(options, stop, out); });
+
+  const std::set<std::string> wanted{"train.loss.mean",        "train.loss.min",         "train.loss.max",
+                                     "train.lr.value",         "train.samples_per_s.mean", "train.step_time_ms.mean",
+                                     "train.step_time_ms.p50", "train.step_time_ms.p90", "train.step_time_ms.p99",
+                                     "train.grad_norm.mean",   "train.grad_norm.max",    "system.memory_gb.value",
+                                     "system.memory_gb.max",   "train.data_loading.count"};
+  std::set<std::string> seen;
+  bool eval = false;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& r) {
+    EXPECT_EQ(r.source->run, "demo-test");
+    if (r.event.name == kStatEventName) {
+      for (const auto& [key, value] : r.event.data) {
+        EXPECT_TRUE(std::holds_alternative<double>(value)) << key;
+        seen.insert(key);
+      }
+    } else if (r.event.name == "eval") {
+      eval = std::holds_alternative<int64_t>(r.event.data.at("epoch")) &&
+             std::holds_alternative<double>(r.event.data.at("accuracy"));
+    }
+  };
+  const bool complete = test::pollUntil(subscriber, callbacks, [&] {
+    return eval && std::includes(seen.begin(), seen.end(), wanted.begin(), wanted.end());
+  });
+  stop = true;
+  demo.join();
+  EXPECT_TRUE(complete) << "eval " << eval << ", stat keys seen " << seen.size();
+  EXPECT_NE(out.str().find("publishing on inproc://demo-test"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("epoch 1 (step 20)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("stopped after"), std::string::npos) << out.str();
+}
+
+TEST(Demo, RejectsBadOptions) {
+  std::atomic<bool> stop{true};
+  std::ostringstream out;
+  DemoOptions options;
+  options.stepsPerSecond = 0;
+  EXPECT_THROW(runDemo(options, stop, out), std::invalid_argument);
+  options = DemoOptions{};
+  options.window = std::chrono::milliseconds(0);
+  EXPECT_THROW(runDemo(options, stop, out), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace livemon::transport

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <random>
+#include <string>
+
+#include <livemon/transport/wire_format.h>
+
+// `livemonctl demo`: a synthetic training job that publishes what a real one would.
+namespace livemon::transport {
+
+// The numbers of one simulated training step.
+struct TrainingStep {
+  int64_t step = 0;
+  double loss = 0;              // falls, with noise and occasional spikes
+  double learningRate = 0;      // linear warm-up, then cosine decay
+  double gradNorm = 0;          // spikes with the loss
+  double stepTimeMs = 0;        // mostly near the step period, with a slow tail
+  double dataWaitMs = 0;        // part of the step spent waiting for data
+  double samplesPerSecond = 0;  // batch size / step time
+  double memoryGb = 0;          // a gauge: a slow sawtooth with noise
+};
+
+// An evaluation at the end of an epoch.
+struct EvalResult {
+  int64_t epoch = 0;
+  int64_t step = 0;
+  double accuracy = 0;
+  double loss = 0;
+};
+
+// Generates the numbers of a plausible training run; deterministic for a given seed.
+// Not thread-safe.
+class SyntheticTrainingJob {
+ public:
+  SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, int64_t batchSize = 64);
+
+  TrainingStep next();
+  // The evaluation due after the step just returned by next(), if it ended an epoch.
+  std::optional<EvalResult> evalDue() const;
+
+ private:
+  std::mt19937_64 random_;
+  double stepPeriodMs_;
+  int64_t stepsPerEpoch_;
+  int64_t batchSize_;
+  int64_t step_ = 0;
+  double smoothedLoss_ = 0;
+};
+
+struct DemoOptions {
+  std::string endpoint{kDefaultEndpoint};  // bound by the demo's publisher
+  double stepsPerSecond = 10;
+  std::chrono::milliseconds window{1000};   // Stat window
+  std::chrono::milliseconds duration{0};    // 0: until stopped
+  int64_t stepsPerEpoch = 100;
+  std::string runName = "demo";
+  uint64_t seed = 0;  // 0: a random seed
+};
+
+// Runs the demo until `stop` becomes true or `duration` passes: publishes Stats (train.loss,
+// train.lr, train.samples_per_s, train.step_time_ms with p50/p90/p99, train.grad_norm,
+// system.memory_gb), an "eval" event each epoch, and a WaitCounter "train.data_loading". Prints
+// where it publishes, and each eval, to `out`. Returns the process exit code (0).
+// Throws std::invalid_argument naming a bad option and TransportError if the endpoint cannot be
+// bound.
+int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out);
+
+}  // namespace livemon::transport
