@@ -23,8 +23,10 @@ namespace livemon::transport {
 
 namespace {
 
-// Messages handled by one poll() at most, so a flood cannot starve the caller.
+// Messages and deliveries handled by one poll() at most, so a flood cannot starve the caller
+// and deliveries stay in cache until they are handed over.
 constexpr std::size_t kMaxMessagesPerPoll = 4096;
+constexpr std::size_t kMaxDeliveriesPerPoll = 8192;
 
 void validate(const SubscriberOptions& options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("SubscriberOptions: " + message); };
@@ -129,6 +131,11 @@ struct Subscriber::State {
   SubscriberStats stats;
 
   WireMessage message;  // decode buffer, used under socketMutex
+
+  // A delivery buffer kept between polls so its memory is reused; a poll called from inside a
+  // callback finds it taken and uses its own.
+  std::mutex spareMutex;
+  std::vector<Delivery> spareDeliveries;
 };
 
 std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode) {
@@ -176,7 +183,7 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
 std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
   std::size_t handled = 0;
   bool more = true;
-  while (more && handled < kMaxMessagesPerPoll) {
+  while (more && handled < kMaxMessagesPerPoll && deliveries.size() < kMaxDeliveriesPerPoll) {
     more = false;
     for (const Socket& socket : sockets) {
       zmq_msg_t topic;
@@ -306,7 +313,12 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
 
   const auto wallNow = clock.wallNow();
   for (uint64_t i = skip; i < count; ++i) {
-    deliveries.emplace_back(ReceivedEvent{std::move(message.events[i]), s.source, first + i, endpoint, wallNow});
+    auto& received = std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
+    received.event = std::move(message.events[i]);
+    received.source = s.source;
+    received.sequence = first + i;
+    received.endpoint = endpoint;
+    received.receivedAt = wallNow;
   }
   s.events += count - skip;
   stats.events += count - skip;
@@ -394,6 +406,11 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
   State& state = *state_;
   std::vector<Delivery> deliveries;
   {
+    std::lock_guard lock(state.spareMutex);
+    deliveries.swap(state.spareDeliveries);
+  }
+  deliveries.reserve(kMaxDeliveriesPerPoll + 64);
+  {
     std::lock_guard pollLock(state.pollMutex);
     state.waitForChanges();
     std::lock_guard lock(state.socketMutex);
@@ -422,6 +439,11 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     } else if (callbacks.onGap) {
       callbacks.onGap(std::get<GapInfo>(delivery));
     }
+  }
+  deliveries.clear();
+  {
+    std::lock_guard lock(state.spareMutex);
+    if (state.spareDeliveries.capacity() < deliveries.capacity()) deliveries.swap(state.spareDeliveries);
   }
   return events;
 }

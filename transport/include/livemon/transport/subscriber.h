@@ -151,6 +151,8 @@ class Subscriber {
   // Waits up to `timeout` for messages, then handles every message already received (up to a
   // few thousand) and checks the sources for staleness. Returns the number of events delivered.
   // Returns early, possibly with 0, when interrupted by a signal or by addEndpoint/removeEndpoint.
+  // An exception thrown by a callback propagates to the caller; the rest of that poll's
+  // deliveries are lost.
   std::size_t poll(std::chrono::milliseconds timeout, const EventCallback& onEvent);
   std::size_t poll(std::chrono::milliseconds timeout, const SubscriberCallbacks& callbacks);
 

@@ -1,0 +1,58 @@
+// What publishing costs the thread that logs: logEvent of a 6-field event with a Publisher
+// attached, next to logEvent with no handler and with an empty handler, in the same run.
+// Results: docs/benchmarks.md.
+//
+//   build/bench/transport/publisher_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+
+#include <memory>
+
+#include <livemon/event_handler.h>
+#include <livemon/transport/publisher.h>
+
+namespace {
+
+livemon::Event sixFieldEvent() {
+  return livemon::Event{"train.step",
+                        std::chrono::system_clock::now(),
+                        {{"loss", 0.4321},
+                         {"lr", 3e-4},
+                         {"grad_norm", 1.25},
+                         {"step", int64_t{123456}},
+                         {"phase", std::string("train")},
+                         {"finite", true}}};
+}
+
+void BM_LogEvent_NoHandler(benchmark::State& state) {
+  const livemon::Event event = sixFieldEvent();
+  for (auto _ : state) livemon::logEvent(event);
+}
+BENCHMARK(BM_LogEvent_NoHandler);
+
+void BM_LogEvent_EmptyHandler(benchmark::State& state) {
+  const auto handle = livemon::registerEventHandler([](const livemon::Event& e) { benchmark::DoNotOptimize(&e); });
+  const livemon::Event event = sixFieldEvent();
+  for (auto _ : state) livemon::logEvent(event);
+  livemon::unregisterEventHandler(handle);
+}
+BENCHMARK(BM_LogEvent_EmptyHandler);
+
+// The publisher's I/O thread drains the queue meanwhile; events it could not take in time are
+// dropped (and cost about as much as queued ones), so the counters report both.
+void BM_LogEvent_Publisher(benchmark::State& state) {
+  livemon::transport::PublisherOptions options;
+  options.bind = {"inproc://publisher-bench"};
+  options.statName.clear();
+  auto publisher = std::make_unique<livemon::transport::Publisher>(options);
+  const livemon::Event event = sixFieldEvent();
+  const uint64_t droppedBefore = publisher->droppedCount();
+  for (auto _ : state) livemon::logEvent(event);
+  const auto dropped = static_cast<double>(publisher->droppedCount() - droppedBefore);
+  state.counters["dropped_fraction"] = dropped / static_cast<double>(state.iterations());
+  publisher.reset();
+}
+BENCHMARK(BM_LogEvent_Publisher);
+
+}  // namespace
+
+BENCHMARK_MAIN();
