@@ -182,8 +182,8 @@ int main(int argc, char** argv) {
     std::vector<double> raw, livemon, raw96;
     uint64_t rawLost = 0, livemonLost = 0;
   };
-  std::vector<Case> cases{{"tcp loopback", "tcp://127.0.0.1:*", {}, {}},
-                          {"ipc", "ipc://" + (dir / "bench.sock").string(), {}, {}}};
+  std::vector<Case> cases{{"tcp loopback", "tcp://127.0.0.1:*", {}, {}, {}},
+                          {"ipc", "ipc://" + (dir / "bench.sock").string(), {}, {}, {}}};
   for (int round = 0; round < rounds; ++round) {
     for (Case& c : cases) {
       const Result raw = runRaw(c.endpoint, event.name, payload, events);
