@@ -6,7 +6,7 @@ set -euo pipefail
 LIVEMON_BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev
-  qt6-base-dev qt6-charts-dev libgl-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
 )
 LIVEMON_RUN_PACKAGES=(xvfb xauth)
 LIVEMON_TEST_PACKAGES=(

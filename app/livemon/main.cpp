@@ -1,0 +1,119 @@
+// livemon: the desktop dashboard. Parses the command line and opens the main window.
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QIcon>
+#include <QStringList>
+
+#include <livemon/transport/wire_format.h>
+#include <livemon/ui/dashboard_style.h>
+#include <livemon/ui/main_window.h>
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+struct Parsed {
+  livemon::ui::DashboardOptions options;
+  bool exit = false;
+  int exitCode = 0;
+};
+
+Parsed parseArguments(const QStringList& arguments) {
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Live charts of every Stat, and the event log, of the training jobs publishing on ENDPOINTs.\n"
+                     "With no ENDPOINT: the endpoints of the last session, or %1.")
+          .arg(QString::fromUtf8(livemon::transport::kDefaultEndpoint.data())));
+  const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
+  const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the version."));
+  const QCommandLineOption logCapacity(
+      QStringLiteral("log-capacity"), QStringLiteral("Keep the newest N events in the event log (default 1000000)."),
+      QStringLiteral("N"));
+  const QCommandLineOption settings(QStringLiteral("settings"),
+                                    QStringLiteral("Read and save settings in FILE instead of the user's."),
+                                    QStringLiteral("FILE"));
+  parser.addOption(help);
+  parser.addOption(version);
+  parser.addOption(logCapacity);
+  parser.addOption(settings);
+  parser.addPositionalArgument(QStringLiteral("ENDPOINT"),
+                               QStringLiteral("A publisher to subscribe to, e.g. tcp://127.0.0.1:5555."),
+                               QStringLiteral("[ENDPOINT...]"));
+
+  Parsed parsed;
+  const auto usageError = [&](const QString& message) {
+    std::fprintf(stderr, "livemon: %s\n\n%s", qUtf8Printable(message), qUtf8Printable(parser.helpText()));
+    parsed.exit = true;
+    parsed.exitCode = kUsageError;
+    return parsed;
+  };
+  if (!parser.parse(arguments)) return usageError(parser.errorText());
+  if (parser.isSet(help)) {
+    std::fputs(qUtf8Printable(parser.helpText()), stdout);
+    parsed.exit = true;
+    return parsed;
+  }
+  if (parser.isSet(version)) {
+    std::printf("livemon %s\n", LIVEMON_VERSION);
+    parsed.exit = true;
+    return parsed;
+  }
+  if (parser.isSet(logCapacity)) {
+    bool ok = false;
+    const qlonglong capacity = parser.value(logCapacity).toLongLong(&ok);
+    if (!ok || capacity < 1 || capacity > 2'147'483'647) {
+      return usageError(QStringLiteral("--log-capacity must be a whole number from 1 to 2147483647, not '%1'")
+                            .arg(parser.value(logCapacity)));
+    }
+    parsed.options.logCapacity = static_cast<std::size_t>(capacity);
+  }
+  parsed.options.settingsFile = parser.value(settings);
+  for (const QString& endpoint : parser.positionalArguments()) {
+    if (!endpoint.contains(QStringLiteral("://"))) {
+      return usageError(QStringLiteral("'%1' is not an endpoint (expected transport://address, e.g. tcp://127.0.0.1:5555)")
+                            .arg(endpoint));
+    }
+    parsed.options.endpoints.push_back(endpoint.toStdString());
+  }
+  return parsed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  // Arguments first: --help and usage errors must work without a display.
+  Parsed parsed = parseArguments(arguments);
+  if (parsed.exit) return parsed.exitCode;
+
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    std::fputs("livemon: no display (DISPLAY and WAYLAND_DISPLAY are unset). On a headless machine run it under "
+               "xvfb-run, or watch from a terminal with: livemonctl tail ENDPOINT\n",
+               stderr);
+    return 1;
+  }
+
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("livemon"));
+  QApplication::setApplicationName(QStringLiteral("livemon"));
+  QApplication::setApplicationVersion(QStringLiteral(LIVEMON_VERSION));
+  QApplication::setWindowIcon(QIcon(QStringLiteral(":/livemon/livemon.png")));
+  livemon::ui::applyDashboardStyle(app);
+
+  try {
+    livemon::ui::MainWindow window(std::move(parsed.options));
+    window.show();
+    return QApplication::exec();
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "livemon: %s\n", error.what());
+    return kUsageError;
+  }
+}

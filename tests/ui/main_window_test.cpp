@@ -1,0 +1,235 @@
+// The dashboard end to end: a real Publisher, the main window, its charts, log, filters,
+// pause, endpoints and saved settings.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <string>
+
+#include <QDir>
+#include <QTemporaryDir>
+#include <QtCharts/QAreaSeries>
+#include <QtCharts/QLineSeries>
+
+#include <livemon/event_handler.h>
+#include <livemon/transport/publisher.h>
+#include <livemon/ui/chart_grid.h>
+#include <livemon/ui/connect_dialog.h>
+#include <livemon/ui/event_log_model.h>
+#include <livemon/ui/event_log_view.h>
+#include <livemon/ui/ingest_worker.h>
+#include <livemon/ui/main_window.h>
+#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/stat_registry.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using namespace std::chrono_literals;
+using test::lastY;
+using test::waitFor;
+
+transport::PublisherOptions publisherOptions() {
+  transport::PublisherOptions options;
+  options.bind = {"tcp://127.0.0.1:*"};
+  options.heartbeatInterval = 20ms;
+  options.runName = "e2e";
+  options.statName.clear();  // no self-report Stats: the test knows every event
+  options.linger = 500ms;
+  return options;
+}
+
+// Waits until the dashboard has heard from `publisher`: from then on nothing it publishes is
+// lost to ZeroMQ's slow-joiner effect.
+bool waitForPublisher(MainWindow& window, const transport::Publisher& publisher) {
+  return waitFor([&] {
+    for (const transport::SourceStatus& status : window.ingest().sources()) {
+      if (*status.source == publisher.identity()) return true;
+    }
+    return false;
+  });
+}
+
+class MainWindowTest : public ::testing::Test {
+ protected:
+  DashboardOptions options(std::vector<std::string> endpoints) {
+    DashboardOptions result;
+    result.endpoints = std::move(endpoints);
+    result.settingsFile = settingsDir_.filePath(QStringLiteral("livemon.ini"));
+    return result;
+  }
+
+  QTemporaryDir settingsDir_;
+};
+
+TEST_F(MainWindowTest, PublishedStatsBecomeChartsWithTheLastValuesAndTheLogHoldsEveryEvent) {
+  transport::Publisher publisher(publisherOptions());
+  MainWindow window(options({publisher.endpoints().front()}));
+  window.resize(1600, 1400);
+  window.show();
+  ASSERT_TRUE(waitForPublisher(window, publisher));
+
+  const double t0 = std::floor(std::chrono::duration<double, std::milli>(
+                                   std::chrono::system_clock::now().time_since_epoch()).count());
+  constexpr int kWindows = 20;
+  for (int i = 0; i < kWindows; ++i) {
+    const auto at = test::atMs(t0 + 1000.0 * i);
+    logEvent(Event{std::string(kStatEventName), at,
+                   {{"loss.mean", 1.0 / (i + 1)}, {"loss.min", 0.5 / (i + 1)}, {"loss.max", 2.0 / (i + 1)},
+                    {"train.step_ms.p99", 10.0 + i}}});
+    logEvent(Event{std::string(kTorchStatEventName), at, {{"gpu.util.value", int64_t{50} + i}}});
+    logEvent(Event{"checkpoint", at, {{"path", std::string("/ckpt/") + std::to_string(i)}, {"step", int64_t{100} * i}}});
+  }
+
+  EventLogModel& log = window.eventLog();
+  ASSERT_TRUE(waitFor([&] { return log.rowCount() == 3 * kWindows; })) << log.rowCount();
+
+  ChartGrid& grid = window.chartGrid();
+  ASSERT_TRUE(waitFor([&] { return grid.chart("loss") && grid.chart("train.step_ms") && grid.chart("gpu.util"); }));
+  EXPECT_EQ(grid.charts().size(), 3U);  // "checkpoint" is not a Stat
+
+  StatChartView* loss = grid.chart("loss");
+  // Source 0 is the only publisher.
+  ASSERT_TRUE(waitFor([&] { return lastY(loss->line("mean", 0)) == 1.0 / kWindows; }));
+  EXPECT_EQ(lastY(loss->line("min", 0)), 0.5 / kWindows);
+  EXPECT_EQ(lastY(loss->line("max", 0)), 2.0 / kWindows);
+  EXPECT_EQ(loss->line("mean", 0)->count(), kWindows);
+  EXPECT_DOUBLE_EQ(loss->line("mean", 0)->at(kWindows - 1).x(), t0 + 1000.0 * (kWindows - 1));
+  ASSERT_NE(loss->band(0), nullptr);  // min and max make a band
+  EXPECT_EQ(loss->band(0)->upperSeries()->count(), kWindows);
+
+  StatChartView* stepTime = grid.chart("train.step_ms");  // a dotted Stat name
+  ASSERT_TRUE(waitFor([&] { return lastY(stepTime->line("p99", 0)) == 10.0 + kWindows - 1; }));
+  StatChartView* gpu = grid.chart("gpu.util");  // torch.monitor.Stat, int64 values
+  ASSERT_TRUE(waitFor([&] { return lastY(gpu->line("value", 0)) == 50.0 + kWindows - 1; }));
+  // The y axis fits the visible data.
+  EXPECT_LE(gpu->yRange().min, 50.0);
+  EXPECT_GE(gpu->yRange().max, 50.0 + kWindows - 1);
+
+  // The log: time, source, name, data; in order.
+  const QModelIndex last = log.index(log.rowCount() - 1, EventLogModel::NameColumn);
+  EXPECT_EQ(last.data().toString(), QStringLiteral("checkpoint"));
+  EXPECT_EQ(log.index(log.rowCount() - 1, EventLogModel::DataColumn).data().toString(),
+            QStringLiteral("path=\"/ckpt/19\", step=1900"));
+  EXPECT_TRUE(log.index(0, EventLogModel::SourceColumn).data().toString().startsWith(QStringLiteral("e2e@")));
+
+  // The log filter hides what does not match.
+  window.eventLogView().setFilterText(QStringLiteral("checkpoint"));
+  EXPECT_EQ(log.rowCount(), kWindows);
+  for (int row = 0; row < log.rowCount(); ++row) {
+    EXPECT_EQ(log.index(row, EventLogModel::NameColumn).data().toString(), QStringLiteral("checkpoint"));
+  }
+  window.eventLogView().setFilterText(QStringLiteral("/ckpt/7\""));
+  EXPECT_EQ(log.rowCount(), 1);
+  window.eventLogView().setFilterText(QStringLiteral("torch.monitor"));
+  EXPECT_EQ(log.rowCount(), kWindows);
+  window.eventLogView().setFilterText(QString());
+  EXPECT_EQ(log.rowCount(), 3 * kWindows);
+
+  // The chart filter hides the charts whose names do not match.
+  window.setChartFilter(QStringLiteral("loss"));
+  EXPECT_FALSE(loss->isHidden());
+  EXPECT_TRUE(gpu->isHidden());
+  EXPECT_TRUE(stepTime->isHidden());
+  window.setChartFilter(QStringLiteral("*.*"));
+  EXPECT_TRUE(loss->isHidden());
+  EXPECT_FALSE(gpu->isHidden());
+  EXPECT_FALSE(stepTime->isHidden());
+}
+
+TEST_F(MainWindowTest, PauseFreezesChartsAndLogAndResumeCatchesUp) {
+  transport::Publisher publisher(publisherOptions());
+  MainWindow window(options({publisher.endpoints().front()}));
+  window.resize(1400, 900);
+  window.show();
+  ASSERT_TRUE(waitForPublisher(window, publisher));
+
+  const double t0 = 1'700'000'000'000.0;
+  logEvent(Event{std::string(kStatEventName), test::atMs(t0), {{"loss.mean", 1.0}}});
+  ASSERT_TRUE(waitFor([&] {
+    StatChartView* chart = window.chartGrid().chart("loss");
+    return chart != nullptr && lastY(chart->line("mean", 0)) == 1.0;
+  }));
+  const int rowsBefore = window.eventLog().rowCount();
+
+  window.setPaused(true);
+  logEvent(Event{std::string(kStatEventName), test::atMs(t0 + 1000), {{"loss.mean", 2.0}}});
+  // The sample arrives (the store has it) but the chart and the log stay as they were.
+  const SeriesEntry* mean = window.registry().series(0);
+  ASSERT_NE(mean, nullptr);
+  ASSERT_TRUE(waitFor([&] { return mean->store.lastY() == 2.0; }));
+  window.refreshNow();
+  // The x range stays where it was, so the new point is outside it (a line may still run
+  // towards it, clipped).
+  StatChartView* chart = window.chartGrid().chart("loss");
+  EXPECT_EQ(chart->xRange().max, t0);
+  const QList<QPointF> points = chart->line("mean", 0)->points();
+  const auto visible = std::count_if(points.begin(), points.end(), [&](const QPointF& p) { return p.x() <= t0; });
+  EXPECT_EQ(visible, 1);
+  EXPECT_EQ(points.front().y(), 1.0);
+  EXPECT_EQ(window.eventLog().rowCount(), rowsBefore);
+
+  window.setPaused(false);
+  EXPECT_EQ(window.eventLog().rowCount(), rowsBefore + 1);
+  ASSERT_TRUE(waitFor([&] { return lastY(chart->line("mean", 0)) == 2.0; }));
+}
+
+TEST_F(MainWindowTest, EndpointsAreAddedAndRemovedWhileRunning) {
+  MainWindow window(options({"tcp://127.0.0.1:1"}));
+  transport::Publisher publisher(publisherOptions());
+  ConnectDialog dialog(window.ingest());
+  EXPECT_EQ(dialog.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:1")});
+
+  ASSERT_TRUE(dialog.addEndpoint(QString::fromStdString(publisher.endpoints().front())));
+  EXPECT_EQ(window.endpoints().size(), 2);
+  ASSERT_TRUE(waitForPublisher(window, publisher));
+  logEvent(Event{"hello", std::chrono::system_clock::now(), {{"n", int64_t{1}}}});
+  ASSERT_TRUE(waitFor([&] { return window.eventLog().rowCount() == 1; }));
+
+  EXPECT_FALSE(dialog.addEndpoint(QStringLiteral("nonsense://x")));  // refused, nothing changes
+  EXPECT_EQ(window.endpoints().size(), 2);
+  EXPECT_TRUE(dialog.removeEndpoint(QStringLiteral("tcp://127.0.0.1:1")));
+  EXPECT_EQ(window.endpoints(), QStringList{QString::fromStdString(publisher.endpoints().front())});
+
+  window.updateStatus();
+  ASSERT_EQ(window.endpointHealth().size(), 1U);
+  EXPECT_EQ(window.endpointHealth().front().state, EndpointState::Connected);
+}
+
+TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
+  {
+    MainWindow window(options({"tcp://127.0.0.1:5601", "tcp://127.0.0.1:5602"}));
+    window.resize(1234, 777);
+    window.setTimeRange(TimeRange::Last30Minutes);
+    window.setTimeAxisMode(TimeAxisMode::SinceRunStart);
+    window.eventLogView().setAutoScroll(false);
+    window.show();
+    window.close();  // saves
+  }
+  MainWindow restored(options({}));  // no endpoints given: the saved ones
+  EXPECT_EQ(restored.endpoints(), (QStringList{QStringLiteral("tcp://127.0.0.1:5601"), QStringLiteral("tcp://127.0.0.1:5602")}));
+  EXPECT_EQ(restored.chartGrid().timeView().range(), TimeRange::Last30Minutes);
+  EXPECT_EQ(restored.chartGrid().timeView().mode(), TimeAxisMode::SinceRunStart);
+  EXPECT_FALSE(restored.eventLogView().autoScroll());
+  EXPECT_EQ(restored.size(), QSize(1234, 777));
+}
+
+TEST_F(MainWindowTest, WithoutEndpointsOrSettingsItListensOnTheDefault) {
+  MainWindow window(options({}));
+  EXPECT_EQ(window.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5555")});
+}
+
+TEST_F(MainWindowTest, AnUnusableEndpointIsRefusedWithItsName) {
+  try {
+    MainWindow window(options({"nonsense://x"}));
+    FAIL() << "expected an exception";
+  } catch (const std::exception& error) {
+    EXPECT_NE(std::string(error.what()).find("nonsense://x"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace livemon::ui

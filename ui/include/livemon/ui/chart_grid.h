@@ -1,0 +1,91 @@
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <vector>
+
+#include <QScrollArea>
+#include <QString>
+
+#include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/time_view.h>
+
+class QGridLayout;
+class QLabel;
+
+namespace livemon::ui {
+
+class StatRegistry;
+
+// The scrollable grid of Stat charts, sorted by name, as many columns as fit. A chart is made
+// when its Stat's first series arrives; making one costs milliseconds, so a burst of new Stats is
+// spread over several refreshes (a few per refresh) to keep the GUI responsive.
+//
+// It owns the x range all charts share (TimeView): zooming or panning any chart moves them all;
+// a double click, a new time range or a new x-axis mode returns them to following live data.
+//
+// Thread-compatible: a widget, used on the GUI thread only.
+class ChartGrid : public QScrollArea {
+  Q_OBJECT
+
+ public:
+  explicit ChartGrid(const StatRegistry& registry, QWidget* parent = nullptr);
+
+  // New series from the registry: their charts are made (or extended) over the next refreshes.
+  void addSeries(const std::vector<SeriesId>& ids);
+  // Source labels changed: renames legend entries.
+  void refreshSeriesNames();
+
+  struct RefreshStats {
+    int created = 0;   // charts made
+    int rendered = 0;  // charts redrawn
+  };
+  // One GUI tick: makes pending charts (within a time budget) and redraws what is on screen and
+  // changed.
+  RefreshStats refresh();
+
+  // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards.
+  void setNameFilter(const QString& filter);
+  const QString& nameFilter() const noexcept { return nameFilter_; }
+  void setTimeAxisMode(TimeAxisMode mode);
+  void setTimeRange(TimeRange range);
+  void setPaused(bool paused);
+  void showRange(XRange range);
+  void followLive();
+  const TimeView& timeView() const noexcept { return view_; }
+  ChartRenderContext renderContext() const;
+
+  StatChartView* chart(const QString& statName) const;
+  // In display order, including those the filter hides.
+  std::vector<StatChartView*> charts() const;
+  int pendingChartCount() const noexcept { return static_cast<int>(pendingStats_.size()); }
+
+  // Time allowed per refresh for making charts (at least one is made per refresh).
+  void setCreationBudget(std::chrono::milliseconds budget) { creationBudget_ = budget; }
+
+ signals:
+  void chartCountChanged(int count);
+
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  bool matchesFilter(const QString& statName) const;
+  int columnCount() const;
+  void relayout();
+  StatChartView* createChart(const QString& statName);
+
+  const StatRegistry& registry_;
+  TimeView view_;
+  QWidget* content_ = nullptr;
+  QGridLayout* layout_ = nullptr;
+  QLabel* placeholder_ = nullptr;
+  std::map<QString, StatChartView*> charts_;           // sorted by name
+  std::map<QString, std::vector<SeriesId>> pendingStats_;  // series waiting for their chart
+  QString nameFilter_;
+  int columns_ = 0;
+  std::chrono::milliseconds creationBudget_{8};
+};
+
+}  // namespace livemon::ui

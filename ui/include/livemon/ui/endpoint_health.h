@@ -1,0 +1,58 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <livemon/transport/subscriber.h>
+
+namespace livemon::ui {
+
+enum class EndpointState {
+  Connected,  // a publisher on it was heard within the stale timeout
+  Stale,      // its publishers went silent
+  Dead,       // nothing heard on it yet, or its publishers said goodbye
+};
+
+// "connected" "stale" "dead"
+std::string_view endpointStateName(EndpointState state) noexcept;
+
+// One endpoint's line in the status bar.
+// Thread-safety: a plain value type.
+struct EndpointHealth {
+  std::string endpoint;
+  EndpointState state = EndpointState::Dead;
+  std::size_t sources = 0;        // publishers last heard on it
+  double eventsPerSecond = 0.0;   // since the previous summary
+  uint64_t events = 0;            // in total
+  uint64_t gaps = 0;              // times events went missing in transit
+  uint64_t missedEvents = 0;      // events that went missing in transit
+  uint64_t publisherDrops = 0;    // events its publishers reported dropping (queue full, too large)
+};
+
+// Summarizes every endpoint from the subscriber's status, computing events/s from the change
+// since the previous call.
+// Thread-compatible: one thread at a time (the GUI's status timer).
+class EndpointHealthTracker {
+ public:
+  std::vector<EndpointHealth> update(const std::vector<transport::EndpointStatus>& endpoints,
+                                     const std::vector<transport::SourceStatus>& sources,
+                                     std::chrono::steady_clock::time_point now);
+
+ private:
+  struct Previous {
+    uint64_t events = 0;
+    std::chrono::steady_clock::time_point at;
+  };
+  std::map<std::string, Previous> previous_;
+};
+
+// One endpoint's health from its status and all sources' (those last heard on it count).
+// `eventsPerSecond` is left 0; the tracker fills it in.
+EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
+                                 const std::vector<transport::SourceStatus>& sources);
+
+}  // namespace livemon::ui

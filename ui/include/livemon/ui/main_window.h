@@ -1,0 +1,126 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QMainWindow>
+#include <QString>
+#include <QStringList>
+
+#include <livemon/ui/endpoint_health.h>
+#include <livemon/ui/event_log_model.h>
+#include <livemon/ui/series_store.h>
+#include <livemon/ui/time_view.h>
+
+class QAction;
+class QComboBox;
+class QHBoxLayout;
+class QLabel;
+class QLineEdit;
+class QSettings;
+class QSplitter;
+class QTimer;
+
+namespace livemon::ui {
+
+class ChartGrid;
+class EventLogView;
+class IngestWorker;
+class StatRegistry;
+
+struct DashboardOptions {
+  // Endpoints to subscribe to. Empty: those saved in the settings, or else
+  // transport::kDefaultEndpoint.
+  std::vector<std::string> endpoints;
+  std::size_t logCapacity = EventLogModel::kDefaultCapacity;
+  // Settings file (INI). Empty: the user's livemon settings.
+  QString settingsFile;
+  std::chrono::milliseconds refreshInterval{33};
+  std::chrono::milliseconds staleAfter{3000};
+  SeriesStore::Limits seriesLimits{};
+};
+
+// The dashboard: a toolbar (time range, x axis, chart filter, pause, endpoints), the chart grid
+// beside the event log, and a status bar line per endpoint.
+//
+// Data flow: an IngestWorker thread receives and converts events into its StagingBuffer; a GUI
+// timer (about 30 Hz) takes everything staged in one batch, applies it to the StatRegistry and the
+// EventLogModel, and lets the ChartGrid redraw what is on screen and changed.
+//
+// Paused: samples still go into the stores (nothing is lost) but the charts stay as they were and
+// new log rows are held back (up to the log's capacity) until resumed.
+//
+// Thread-compatible: a widget, used on the GUI thread only.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  // Throws transport::TransportError naming an endpoint that cannot be used.
+  explicit MainWindow(DashboardOptions options = {}, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  IngestWorker& ingest() noexcept { return *ingest_; }
+  const StatRegistry& registry() const noexcept { return *registry_; }
+  ChartGrid& chartGrid() noexcept { return *grid_; }
+  EventLogModel& eventLog() noexcept { return *logModel_; }
+  EventLogView& eventLogView() noexcept { return *logView_; }
+
+  bool isPaused() const noexcept { return paused_; }
+  void setPaused(bool paused);
+  void setTimeRange(TimeRange range);
+  void setTimeAxisMode(TimeAxisMode mode);
+  void setChartFilter(const QString& filter);
+  QStringList endpoints() const;
+  // The per-endpoint health shown in the status bar, as of the last status update.
+  const std::vector<EndpointHealth>& endpointHealth() const noexcept { return health_; }
+
+  // One refresh now, as the timer would do it.
+  void refreshNow();
+  // Updates the status bar now (the timer does it every second).
+  void updateStatus();
+  void saveSettings();
+  void openConnectDialog();
+
+ signals:
+  // After every refresh, with how long it took.
+  void refreshed(qint64 nanoseconds);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildToolbar();
+  void buildStatusBar();
+  void restoreSettings();
+  void showError(const QString& message);
+  void endpointsChanged();
+
+  DashboardOptions options_;
+  std::unique_ptr<QSettings> settings_;
+  std::unique_ptr<StatRegistry> registry_;
+  std::unique_ptr<IngestWorker> ingest_;
+  EventLogModel* logModel_ = nullptr;
+  ChartGrid* grid_ = nullptr;
+  EventLogView* logView_ = nullptr;
+  QSplitter* splitter_ = nullptr;
+
+  QComboBox* rangeBox_ = nullptr;
+  QComboBox* axisBox_ = nullptr;
+  QLineEdit* chartFilter_ = nullptr;
+  QAction* pauseAction_ = nullptr;
+  QHBoxLayout* endpointLabels_ = nullptr;
+  QLabel* summaryLabel_ = nullptr;
+  QTimer* refreshTimer_ = nullptr;
+  QTimer* statusTimer_ = nullptr;
+
+  bool paused_ = false;
+  std::deque<LogEntry> heldLog_;  // log rows received while paused
+  EndpointHealthTracker healthTracker_;
+  std::vector<EndpointHealth> health_;
+};
+
+}  // namespace livemon::ui

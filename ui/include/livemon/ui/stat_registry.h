@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QColor>
+#include <QString>
+
+#include <livemon/transport/wire_format.h>
+#include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/series_store.h>
+#include <livemon/ui/time_view.h>
+
+namespace livemon::ui {
+
+// A publisher as the dashboard shows it.
+struct SourceEntry {
+  SourceId id = 0;
+  std::shared_ptr<const transport::SourceInfo> info;
+  QString description;  // transport::describe(): "run@host:pid rank N"
+  QString label;        // short, unique among the sources: "train", "train r1", "train :4242"
+  QColor colour;        // the source's colour where several sources share a chart
+  QString endpoint;
+  std::optional<double> startMs;  // run start (publisher start), ms since the Unix epoch
+};
+
+// One line: a (source, Stat, aggregation) triple and its samples.
+struct SeriesEntry {
+  SeriesId id = 0;
+  SourceId source = 0;
+  QString stat;
+  QString aggregation;
+  SeriesStore store;
+};
+
+// What applying a batch changed.
+struct RegistryChanges {
+  std::vector<SeriesId> newSeries;
+  std::vector<SourceId> newSources;
+  bool labelsChanged = false;  // an existing source's short label changed
+  std::size_t samples = 0;
+};
+
+// Every source and series seen, with their samples: the data behind the charts.
+// Thread-compatible: owned and used by the GUI thread.
+class StatRegistry {
+ public:
+  explicit StatRegistry(SeriesStore::Limits limits = {});
+
+  // Applies a batch's sources, names-free descriptors and samples (log entries are the log's).
+  RegistryChanges apply(const IngestBatch& batch);
+
+  const SourceEntry* source(SourceId id) const;
+  const SeriesEntry* series(SeriesId id) const;
+  std::size_t sourceCount() const noexcept { return sources_.size(); }
+  std::size_t seriesCount() const noexcept { return series_.size(); }
+
+  // Maps a series' store x (ms since the epoch) into a mode's chart units and back.
+  PlotTransform transform(const SeriesEntry& series, TimeAxisMode mode) const;
+  // The span of all samples in a mode's units; std::nullopt before the first sample.
+  std::optional<XRange> extent(TimeAxisMode mode) const;
+
+  // Bytes held by all series stores.
+  std::size_t storedBytes() const;
+
+ private:
+  void relabel(RegistryChanges& changes);
+
+  SeriesStore::Limits limits_;
+  std::vector<std::unique_ptr<SourceEntry>> sources_;
+  std::vector<std::unique_ptr<SeriesEntry>> series_;
+  std::optional<XRange> wallExtent_;
+  std::optional<XRange> runExtent_;
+};
+
+}  // namespace livemon::ui

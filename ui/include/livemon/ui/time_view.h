@@ -1,0 +1,69 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include <QString>
+
+namespace livemon::ui {
+
+// What the charts' x axis shows.
+enum class TimeAxisMode {
+  WallClock,      // x in milliseconds since the Unix epoch, labelled as local time
+  SinceRunStart,  // x in seconds since the source's publisher started
+};
+
+// How much of the recent past the charts show while following live data.
+enum class TimeRange { LastMinute, Last5Minutes, Last30Minutes, All };
+
+// Stable names, used in settings: "wall" "run"; "1min" "5min" "30min" "all".
+QString timeAxisModeKey(TimeAxisMode mode);
+std::optional<TimeAxisMode> timeAxisModeFromKey(const QString& key);
+QString timeRangeKey(TimeRange range);
+std::optional<TimeRange> timeRangeFromKey(const QString& key);
+// Seconds covered by a range; std::nullopt for All.
+std::optional<double> timeRangeSeconds(TimeRange range);
+
+// A visible x range, in the units of the current TimeAxisMode.
+// Thread-safety: a plain value type.
+struct XRange {
+  double min = 0.0;
+  double max = 0.0;
+  friend bool operator==(const XRange&, const XRange&) = default;
+};
+
+// The x range every chart shows: either following the newest data (optionally frozen while
+// paused) over the chosen TimeRange, or a fixed range the user zoomed or panned to.
+// Thread-compatible: used on the GUI thread.
+class TimeView {
+ public:
+  TimeAxisMode mode() const noexcept { return mode_; }
+  TimeRange range() const noexcept { return range_; }
+  bool followsLive() const noexcept { return !fixed_.has_value(); }
+  bool paused() const noexcept { return paused_; }
+
+  // Each returns to following live data.
+  void setMode(TimeAxisMode mode);
+  void setRange(TimeRange range);
+  void followLive();
+  // A zoom or pan: shows exactly [min, max] (ignored unless min < max).
+  void showFixed(XRange range);
+  // While paused the live edge stays at `edge` (the newest x when pausing).
+  void setPaused(bool paused, std::optional<double> edge);
+
+  // The range to draw, given the extent of the data in the current mode's units (or nothing when
+  // there is no data yet).
+  XRange visible(std::optional<XRange> data) const;
+
+  // Units of x per second in a mode: 1000 for WallClock, 1 for SinceRunStart.
+  static double unitsPerSecond(TimeAxisMode mode) noexcept;
+
+ private:
+  TimeAxisMode mode_ = TimeAxisMode::WallClock;
+  TimeRange range_ = TimeRange::Last5Minutes;
+  std::optional<XRange> fixed_;
+  bool paused_ = false;
+  std::optional<double> pausedEdge_;
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,57 @@
+#include <livemon/ui/endpoint_health.h>
+
+namespace livemon::ui {
+
+std::string_view endpointStateName(EndpointState state) noexcept {
+  switch (state) {
+    case EndpointState::Connected:
+      return "connected";
+    case EndpointState::Stale:
+      return "stale";
+    case EndpointState::Dead:
+      break;
+  }
+  return "dead";
+}
+
+EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
+                                 const std::vector<transport::SourceStatus>& sources) {
+  EndpointHealth health;
+  health.endpoint = endpoint.endpoint ? *endpoint.endpoint : std::string();
+  health.events = endpoint.events;
+  bool anyAlive = false;
+  bool anyStale = false;
+  for (const transport::SourceStatus& source : sources) {
+    if (!source.endpoint || *source.endpoint != health.endpoint) continue;
+    ++health.sources;
+    anyAlive = anyAlive || source.state == transport::SourceState::Alive;
+    anyStale = anyStale || source.state == transport::SourceState::Stale;
+    health.gaps += source.gaps;
+    health.missedEvents += source.missedEvents;
+    if (source.lastCounters) health.publisherDrops += source.lastCounters->dropped;
+  }
+  health.state = anyAlive ? EndpointState::Connected : anyStale ? EndpointState::Stale : EndpointState::Dead;
+  return health;
+}
+
+std::vector<EndpointHealth> EndpointHealthTracker::update(const std::vector<transport::EndpointStatus>& endpoints,
+                                                          const std::vector<transport::SourceStatus>& sources,
+                                                          std::chrono::steady_clock::time_point now) {
+  std::vector<EndpointHealth> result;
+  std::map<std::string, Previous> current;
+  for (const transport::EndpointStatus& endpoint : endpoints) {
+    EndpointHealth health = summarizeEndpoint(endpoint, sources);
+    if (const auto found = previous_.find(health.endpoint); found != previous_.end()) {
+      const double seconds = std::chrono::duration<double>(now - found->second.at).count();
+      if (seconds > 0.0 && health.events >= found->second.events) {
+        health.eventsPerSecond = static_cast<double>(health.events - found->second.events) / seconds;
+      }
+    }
+    current[health.endpoint] = Previous{health.events, now};
+    result.push_back(std::move(health));
+  }
+  previous_.swap(current);
+  return result;
+}
+
+}  // namespace livemon::ui
