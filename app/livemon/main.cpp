@@ -46,16 +46,18 @@ Parsed parseArguments(const QStringList& arguments) {
                                QStringLiteral("A publisher to subscribe to, e.g. tcp://127.0.0.1:5555."),
                                QStringLiteral("[ENDPOINT...]"));
 
+  // Without an application object (none exists yet) Qt cannot name the program.
+  const QString helpText = parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("livemon"));
   Parsed parsed;
   const auto usageError = [&](const QString& message) {
-    std::fprintf(stderr, "livemon: %s\n\n%s", qUtf8Printable(message), qUtf8Printable(parser.helpText()));
+    std::fprintf(stderr, "livemon: %s\n\n%s", qUtf8Printable(message), qUtf8Printable(helpText));
     parsed.exit = true;
     parsed.exitCode = kUsageError;
     return parsed;
   };
   if (!parser.parse(arguments)) return usageError(parser.errorText());
   if (parser.isSet(help)) {
-    std::fputs(qUtf8Printable(parser.helpText()), stdout);
+    std::fputs(qUtf8Printable(helpText), stdout);
     parsed.exit = true;
     return parsed;
   }
@@ -84,11 +86,35 @@ Parsed parseArguments(const QStringList& arguments) {
   return parsed;
 }
 
+// The arguments without those QApplication handles itself (-platform offscreen, -geometry WxH, ...),
+// so they reach Qt instead of being refused as unknown options.
+QStringList withoutQtOptions(int argc, char** argv) {
+  static const QStringList withValue{
+      QStringLiteral("-platform"),   QStringLiteral("-platformpluginpath"), QStringLiteral("-platformtheme"),
+      QStringLiteral("-plugin"),     QStringLiteral("-qwindowgeometry"),    QStringLiteral("-qwindowicon"),
+      QStringLiteral("-qwindowtitle"), QStringLiteral("-session"),          QStringLiteral("-style"),
+      QStringLiteral("-stylesheet"), QStringLiteral("-display"),            QStringLiteral("-geometry"),
+      QStringLiteral("-title"),      QStringLiteral("-name")};
+  static const QStringList flags{QStringLiteral("-reverse"), QStringLiteral("-widgetcount"), QStringLiteral("-sync"),
+                                 QStringLiteral("-nograb"), QStringLiteral("-dograb")};
+  QStringList arguments;
+  for (int i = 0; i < argc; ++i) {
+    const QString argument = QString::fromLocal8Bit(argv[i]);
+    const QString name = argument.section(QLatin1Char('='), 0, 0);
+    if (i > 0 && withValue.contains(name)) {
+      if (!argument.contains(QLatin1Char('='))) ++i;  // its value is the next argument
+      continue;
+    }
+    if (i > 0 && flags.contains(argument)) continue;
+    arguments << argument;
+  }
+  return arguments;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  QStringList arguments;
-  for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+  const QStringList arguments = withoutQtOptions(argc, argv);
   // Arguments first: --help and usage errors must work without a display.
   Parsed parsed = parseArguments(arguments);
   if (parsed.exit) return parsed.exitCode;

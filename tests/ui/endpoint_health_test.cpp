@@ -1,0 +1,79 @@
+// The status bar's per-endpoint health: state, events/s, gaps and drops.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <livemon/ui/endpoint_health.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using namespace std::chrono_literals;
+
+transport::EndpointStatus endpoint(const std::string& name, uint64_t events) {
+  transport::EndpointStatus status;
+  status.endpoint = std::make_shared<const std::string>(name);
+  status.events = events;
+  return status;
+}
+
+transport::SourceStatus source(const std::string& endpointName, transport::SourceState state, uint64_t gaps = 0,
+                               uint64_t missed = 0, std::optional<uint64_t> dropped = std::nullopt) {
+  transport::SourceStatus status;
+  status.source = test::makeSource("train", static_cast<int64_t>(gaps + 1));
+  status.endpoint = std::make_shared<const std::string>(endpointName);
+  status.state = state;
+  status.gaps = gaps;
+  status.missedEvents = missed;
+  if (dropped) {
+    transport::PublisherCounters counters;
+    counters.dropped = *dropped;
+    status.lastCounters = counters;
+  }
+  return status;
+}
+
+TEST(EndpointHealth, NothingHeardIsDeadAnAliveSourceConnectsAndSilenceIsStale) {
+  const auto a = endpoint("tcp://a:1", 0);
+  EXPECT_EQ(summarizeEndpoint(a, {}).state, EndpointState::Dead);
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Alive)}).state, EndpointState::Connected);
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Stale)}).state, EndpointState::Stale);
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Gone)}).state, EndpointState::Dead);
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Stale),
+                                  source("tcp://a:1", transport::SourceState::Alive)})
+                .state,
+            EndpointState::Connected);
+  // A source heard elsewhere does not count.
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://b:2", transport::SourceState::Alive)}).state, EndpointState::Dead);
+  EXPECT_EQ(endpointStateName(EndpointState::Stale), "stale");
+}
+
+TEST(EndpointHealth, SumsGapsMissedEventsAndPublisherDropsOfItsSources) {
+  const EndpointHealth health = summarizeEndpoint(
+      endpoint("tcp://a:1", 10), {source("tcp://a:1", transport::SourceState::Alive, 2, 30, 5),
+                                  source("tcp://a:1", transport::SourceState::Alive, 1, 4),
+                                  source("tcp://b:2", transport::SourceState::Alive, 100, 1000, 1000)});
+  EXPECT_EQ(health.sources, 2U);
+  EXPECT_EQ(health.gaps, 3U);
+  EXPECT_EQ(health.missedEvents, 34U);
+  EXPECT_EQ(health.publisherDrops, 5U);
+  EXPECT_EQ(health.events, 10U);
+}
+
+TEST(EndpointHealth, TrackerComputesEventsPerSecondFromTheChange) {
+  EndpointHealthTracker tracker;
+  const auto t0 = std::chrono::steady_clock::time_point{} + 100s;
+  auto first = tracker.update({endpoint("tcp://a:1", 1000)}, {}, t0);
+  ASSERT_EQ(first.size(), 1U);
+  EXPECT_EQ(first[0].eventsPerSecond, 0.0);
+  auto second = tracker.update({endpoint("tcp://a:1", 3000)}, {}, t0 + 2s);
+  EXPECT_DOUBLE_EQ(second[0].eventsPerSecond, 1000.0);
+}
+
+}  // namespace
+}  // namespace livemon::ui

@@ -1,0 +1,176 @@
+// The event log model: checked by QAbstractItemModelTester through appends, evictions, filters
+// and resets; bounded by its ring; filtering and copying as text.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+
+#include <livemon/ui/event_log_model.h>
+
+namespace livemon::ui {
+namespace {
+
+// Collects what QAbstractItemModelTester reports (as warnings in category qt.modeltest).
+class ModelTesterMessages {
+ public:
+  ModelTesterMessages() {
+    messages().clear();
+    previous_ = qInstallMessageHandler(&ModelTesterMessages::handle);
+  }
+  ~ModelTesterMessages() { qInstallMessageHandler(previous_); }
+  static QStringList& messages() {
+    static QStringList collected;
+    return collected;
+  }
+
+ private:
+  static void handle(QtMsgType, const QMessageLogContext& context, const QString& message) {
+    if (context.category != nullptr && QString::fromLatin1(context.category) == QLatin1String("qt.modeltest")) {
+      messages() << message;
+    }
+  }
+  QtMessageHandler previous_ = nullptr;
+};
+
+// Events numbered from `first`: source i % 3, name "tick" or "eval", data "n=<i>".
+std::vector<LogEntry> entries(int first, int count) {
+  std::vector<LogEntry> result;
+  for (int i = first; i < first + count; ++i) {
+    LogEntry entry;
+    entry.timeNs = 1'700'000'000'000'000'000 + int64_t{i} * 1'000'000;
+    entry.source = static_cast<SourceId>(i % 3);
+    entry.name = i % 10 == 0 ? 1 : 0;
+    entry.data = "n=" + std::to_string(i);
+    result.push_back(std::move(entry));
+  }
+  return result;
+}
+
+void label(EventLogModel& model) {
+  model.setSourceLabel(0, QStringLiteral("train@a:1"));
+  model.setSourceLabel(1, QStringLiteral("train@b:2 rank 1"));
+  model.setSourceLabel(2, QStringLiteral("eval@c:3"));
+  model.setEventName(0, QStringLiteral("tick"));
+  model.setEventName(1, QStringLiteral("eval"));
+}
+
+QString dataAt(const EventLogModel& model, int row) {
+  return model.index(row, EventLogModel::DataColumn).data().toString();
+}
+
+TEST(EventLogModel, PassesTheModelTesterThroughAppendsEvictionsFiltersAndResets) {
+  ModelTesterMessages messages;
+  EventLogModel model(100);
+  label(model);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
+
+  int next = 0;
+  for (int size : {1, 7, 50, 42, 1, 99, 100, 250, 3}) {
+    model.append(entries(next, size));
+    next += size;
+  }
+  model.setFilterText(QStringLiteral("eval"));
+  for (int size : {5, 60, 130, 1}) {
+    model.append(entries(next, size));
+    next += size;
+  }
+  model.setFilterText(QStringLiteral("rank 1"));
+  model.append(entries(next, 37));
+  next += 37;
+  model.setFilterText(QString());
+  model.append(entries(next, 10));
+  model.clear();
+  model.append(entries(0, 5));
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
+}
+
+TEST(EventLogModel, KeepsOnlyTheNewestEventsOfItsCapacity) {
+  EventLogModel model(100);
+  label(model);
+  for (int first = 0; first < 1000; first += 30) model.append(entries(first, 30));
+  EXPECT_EQ(model.rowCount(), 100);
+  EXPECT_EQ(model.storedCount(), 100U);
+  EXPECT_EQ(model.receivedCount(), 1020U);
+  EXPECT_EQ(model.evictedCount(), 920U);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=920"));
+  EXPECT_EQ(dataAt(model, 99), QStringLiteral("n=1019"));
+
+  // A batch larger than the ring keeps its newest entries.
+  model.append(entries(5000, 250));
+  EXPECT_EQ(model.rowCount(), 100);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=5150"));
+  EXPECT_EQ(dataAt(model, 99), QStringLiteral("n=5249"));
+}
+
+TEST(EventLogModel, AppendSignalsOneRemovalAtTheFrontAndOneInsertionAtTheEnd) {
+  EventLogModel model(10);
+  label(model);
+  model.append(entries(0, 8));
+  QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+  QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+  model.append(entries(8, 5));
+  ASSERT_EQ(removed.count(), 1);
+  EXPECT_EQ(removed[0][1].toInt(), 0);
+  EXPECT_EQ(removed[0][2].toInt(), 2);  // 3 rows leave
+  ASSERT_EQ(inserted.count(), 1);
+  EXPECT_EQ(inserted[0][1].toInt(), 5);
+  EXPECT_EQ(inserted[0][2].toInt(), 9);
+}
+
+TEST(EventLogModel, ShowsTimeSourceNameAndData) {
+  EventLogModel model;
+  label(model);
+  model.append(entries(10, 1));
+  ASSERT_EQ(model.columnCount(), 4);
+  EXPECT_EQ(model.headerData(EventLogModel::TimeColumn, Qt::Horizontal).toString(), QStringLiteral("Time"));
+  EXPECT_EQ(model.headerData(EventLogModel::DataColumn, Qt::Horizontal).toString(), QStringLiteral("Data"));
+  EXPECT_EQ(model.index(0, EventLogModel::SourceColumn).data().toString(), QStringLiteral("train@b:2 rank 1"));
+  EXPECT_EQ(model.index(0, EventLogModel::NameColumn).data().toString(), QStringLiteral("eval"));
+  EXPECT_EQ(model.index(0, EventLogModel::DataColumn).data().toString(), QStringLiteral("n=10"));
+  // HH:mm:ss.zzz in local time.
+  EXPECT_EQ(model.index(0, EventLogModel::TimeColumn).data().toString().size(), 12);
+  EXPECT_TRUE(model.index(0, EventLogModel::TimeColumn).data().toString().endsWith(QStringLiteral(".010")));
+}
+
+TEST(EventLogModel, FilterMatchesSourceNameOrDataIgnoringCaseAndFollowsNewRows) {
+  EventLogModel model(50);
+  label(model);
+  model.append(entries(0, 40));
+  model.setFilterText(QStringLiteral("EVAL"));  // name "eval" (every 10th) and source "eval@c:3" (i % 3 == 2)
+  int expected = 0;
+  for (int i = 0; i < 40; ++i) expected += (i % 10 == 0 || i % 3 == 2) ? 1 : 0;
+  EXPECT_EQ(model.rowCount(), expected);
+
+  model.setFilterText(QStringLiteral("n=3"));  // data: n=3, n=30..39
+  EXPECT_EQ(model.rowCount(), 11);
+  model.append(entries(40, 30));  // evicts n=0..19 (n=3 among them), adds none matching
+  EXPECT_EQ(model.rowCount(), 10);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=30"));
+
+  model.setFilterText(QStringLiteral("  "));  // blank: everything
+  EXPECT_EQ(model.rowCount(), 50);
+}
+
+TEST(EventLogModel, CopiesRowsAsTabSeparatedText) {
+  EventLogModel model;
+  label(model);
+  model.append(entries(0, 3));
+  const QString text = model.rowsAsText({0, 2});
+  const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  ASSERT_EQ(lines.size(), 2);
+  const QStringList fields = lines[1].split(QLatin1Char('\t'));
+  ASSERT_EQ(fields.size(), 4);
+  EXPECT_EQ(fields[1], QStringLiteral("eval@c:3"));
+  EXPECT_EQ(fields[2], QStringLiteral("tick"));
+  EXPECT_EQ(fields[3], QStringLiteral("n=2"));
+  EXPECT_EQ(fields[0].size(), QStringLiteral("2023-11-14T22:13:20.002").size());  // ISO date and time, in ms
+}
+
+TEST(EventLogModel, RejectsAZeroCapacity) { EXPECT_THROW(EventLogModel(0), std::invalid_argument); }
+
+}  // namespace
+}  // namespace livemon::ui

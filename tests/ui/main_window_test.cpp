@@ -2,7 +2,6 @@
 // pause, endpoints and saved settings.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -162,14 +161,9 @@ TEST_F(MainWindowTest, PauseFreezesChartsAndLogAndResumeCatchesUp) {
   ASSERT_NE(mean, nullptr);
   ASSERT_TRUE(waitFor([&] { return mean->store.lastY() == 2.0; }));
   window.refreshNow();
-  // The x range stays where it was, so the new point is outside it (a line may still run
-  // towards it, clipped).
   StatChartView* chart = window.chartGrid().chart("loss");
-  EXPECT_EQ(chart->xRange().max, t0);
-  const QList<QPointF> points = chart->line("mean", 0)->points();
-  const auto visible = std::count_if(points.begin(), points.end(), [&](const QPointF& p) { return p.x() <= t0; });
-  EXPECT_EQ(visible, 1);
-  EXPECT_EQ(points.front().y(), 1.0);
+  EXPECT_EQ(chart->line("mean", 0)->count(), 1);
+  EXPECT_EQ(lastY(chart->line("mean", 0)), 1.0);
   EXPECT_EQ(window.eventLog().rowCount(), rowsBefore);
 
   window.setPaused(false);

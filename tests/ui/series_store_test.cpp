@@ -1,0 +1,236 @@
+// Per-pixel decimation keeps every extreme; a series store stays bounded over a long run and
+// keeps old extremes in its min/max buckets.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <vector>
+
+#include <livemon/ui/column_decimator.h>
+#include <livemon/ui/series_store.h>
+
+namespace livemon::ui {
+namespace {
+
+struct Point {
+  double x;
+  double y;
+};
+
+QList<QPointF> decimate(const std::vector<Point>& points, double xMin, double xMax, int columns,
+                        QList<QPointF>* lower = nullptr, QList<QPointF>* upper = nullptr) {
+  QList<QPointF> line;
+  ColumnDecimator decimator(xMin, xMax, columns, PlotTransform{}, line, lower, upper);
+  for (const Point& p : points) {
+    if (!decimator.add(p.x, p.y)) break;
+  }
+  decimator.finish();
+  return line;
+}
+
+bool contains(const QList<QPointF>& points, double x, double y) {
+  return std::any_of(points.begin(), points.end(), [&](const QPointF& p) { return p.x() == x && p.y() == y; });
+}
+
+TEST(ColumnDecimator, SingleSampleSpikesSurviveAmongAHundredThousandFlatSamples) {
+  std::vector<Point> points;
+  for (int i = 0; i < 100'000; ++i) points.push_back({static_cast<double>(i), 0.0});
+  points[12'345].y = 1000.0;
+  points[77'777].y = -500.0;
+  points[99'998].y = 3.0;
+
+  const QList<QPointF> line = decimate(points, 0.0, 99'999.0, 200);
+  EXPECT_LE(line.size(), 4 * 200);
+  EXPECT_TRUE(contains(line, 12'345.0, 1000.0));
+  EXPECT_TRUE(contains(line, 77'777.0, -500.0));
+  EXPECT_TRUE(contains(line, 99'998.0, 3.0));
+  EXPECT_TRUE(contains(line, 0.0, 0.0));       // the first sample
+  EXPECT_TRUE(contains(line, 99'999.0, 0.0));  // the last sample
+  EXPECT_TRUE(std::is_sorted(line.begin(), line.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); }));
+}
+
+TEST(ColumnDecimator, SpikesInAdjacentSamplesOfOneColumnAreBothKept) {
+  std::vector<Point> points;
+  for (int i = 0; i < 1000; ++i) points.push_back({static_cast<double>(i), std::sin(i * 0.01)});
+  points[500].y = 50.0;
+  points[501].y = -50.0;  // same column as the +50 spike
+  const QList<QPointF> line = decimate(points, 0.0, 999.0, 10);
+  EXPECT_TRUE(contains(line, 500.0, 50.0));
+  EXPECT_TRUE(contains(line, 501.0, -50.0));
+}
+
+// Against a brute-force reference: each column keeps exactly its first, min, max and last.
+TEST(ColumnDecimator, KeepsExactlyEachColumnsFirstMinMaxAndLast) {
+  std::mt19937 random(42);
+  std::normal_distribution<double> noise(0.0, 1.0);
+  std::vector<Point> points;
+  double x = 0.0;
+  for (int i = 0; i < 20'000; ++i) {
+    x += std::exponential_distribution<double>(1.0)(random);
+    points.push_back({x, noise(random) + (i % 997 == 0 ? 25.0 : 0.0)});
+  }
+  const double xMin = points.front().x;
+  const double xMax = points.back().x;
+  constexpr int kColumns = 333;
+  const QList<QPointF> line = decimate(points, xMin, xMax, kColumns);
+
+  std::vector<std::vector<Point>> columns(kColumns);
+  for (const Point& p : points) {
+    const int column = std::clamp(static_cast<int>((p.x - xMin) * kColumns / (xMax - xMin)), 0, kColumns - 1);
+    columns[static_cast<std::size_t>(column)].push_back(p);
+  }
+  std::size_t expectedSize = 0;
+  for (const auto& column : columns) {
+    if (column.empty()) continue;
+    const auto [low, high] = std::minmax_element(column.begin(), column.end(), [](const Point& a, const Point& b) { return a.y < b.y; });
+    std::set<const Point*> kept{&column.front(), &*low, &*high, &column.back()};
+    expectedSize += kept.size();
+    for (const Point* p : kept) EXPECT_TRUE(contains(line, p->x, p->y)) << "column point " << p->x;
+  }
+  EXPECT_EQ(static_cast<std::size_t>(line.size()), expectedSize);
+}
+
+TEST(ColumnDecimator, KeepsTheNeighboursJustOutsideTheRangeSoLinesReachTheEdges) {
+  const std::vector<Point> points{{0, 1}, {1, 2}, {5, 3}, {6, 4}, {9, 5}, {10, 6}};
+  const QList<QPointF> line = decimate(points, 4.5, 7.0, 100);
+  ASSERT_EQ(line.size(), 4);
+  EXPECT_EQ(line.front(), QPointF(1, 2));
+  EXPECT_EQ(line.back(), QPointF(9, 5));
+}
+
+TEST(ColumnDecimator, ReportsTheYRangeOfThePointsInsideTheRangeOnly) {
+  const std::vector<Point> points{{0, 100}, {5, 3}, {6, -4}, {10, -100}};
+  QList<QPointF> line;
+  ColumnDecimator decimator(4.0, 7.0, 10, PlotTransform{}, line);
+  for (const Point& p : points) decimator.add(p.x, p.y);
+  const DecimationSummary summary = decimator.finish();
+  EXPECT_EQ(summary.pointsInRange, 2U);
+  EXPECT_EQ(summary.yMin, -4.0);
+  EXPECT_EQ(summary.yMax, 3.0);
+}
+
+TEST(ColumnDecimator, WritesBandEdgesFromEachColumnsExtremes) {
+  std::vector<Point> points;
+  for (int i = 0; i < 100; ++i) points.push_back({static_cast<double>(i), static_cast<double>(i % 10)});
+  QList<QPointF> lower;
+  QList<QPointF> upper;
+  decimate(points, 0.0, 99.0, 10, &lower, &upper);
+  ASSERT_EQ(lower.size(), 10);
+  ASSERT_EQ(upper.size(), 10);
+  for (const QPointF& p : lower) EXPECT_EQ(p.y(), 0.0);
+  for (const QPointF& p : upper) EXPECT_EQ(p.y(), 9.0);
+}
+
+TEST(ColumnDecimator, AppliesThePlotTransform) {
+  QList<QPointF> line;
+  ColumnDecimator decimator(1000.0, 3000.0, 10, PlotTransform{1000.0, 0.001}, line);
+  decimator.add(2000.0, 7.0);
+  decimator.finish();
+  ASSERT_EQ(line.size(), 1);
+  EXPECT_EQ(line.front(), QPointF(1.0, 7.0));
+}
+
+TEST(SeriesStore, StaysBoundedOverALongRunAndKeepsOldExtremes) {
+  SeriesStore store;
+  const SeriesStore::Limits& limits = store.limits();
+  const std::size_t bound =
+      (limits.recentCapacity + limits.samplesPerBucket) * 16 + limits.bucketCapacity * 72;  // bytes per sample/bucket
+  constexpr int kSamples = 3'000'000;  // one sample per 10 ms: a run of 8 hours
+  std::size_t bytesAtThird = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    double y = std::sin(i * 1e-3);
+    if (i == 1'000) y = 1e6;          // early spikes, folded into buckets long ago
+    if (i == 1'500'000) y = -1e6;
+    store.append(i * 10.0, y);
+    if (i == kSamples / 3) bytesAtThird = store.storedBytes();
+    ASSERT_LE(store.recentSize(), limits.recentCapacity + limits.samplesPerBucket);
+    ASSERT_LE(store.bucketCount(), limits.bucketCapacity);
+  }
+  EXPECT_LE(store.storedBytes(), bound);
+  EXPECT_LE(bytesAtThird, bound);
+  EXPECT_GE(bytesAtThird, bound / 2) << "a third into the run the store is already full";
+  EXPECT_EQ(store.appendedCount(), static_cast<uint64_t>(kSamples));
+
+  // The whole run in 800 pixels still shows both spikes and the newest sample.
+  QList<QPointF> line;
+  const DecimationSummary summary = store.decimate(0.0, (kSamples - 1) * 10.0, 800, PlotTransform{}, line);
+  EXPECT_EQ(summary.yMax, 1e6);
+  EXPECT_EQ(summary.yMin, -1e6);
+  EXPECT_TRUE(contains(line, 1'000 * 10.0, 1e6));
+  EXPECT_TRUE(contains(line, 1'500'000 * 10.0, -1e6));
+  EXPECT_EQ(line.back().x(), (kSamples - 1) * 10.0);
+  EXPECT_LE(line.size(), 4 * 800 + 2);
+  EXPECT_EQ(store.lastY(), std::sin((kSamples - 1) * 1e-3));
+  EXPECT_EQ(store.firstX(), 0.0);
+}
+
+TEST(SeriesStore, RecentSamplesAreKeptAtFullResolution) {
+  SeriesStore store;
+  for (int i = 0; i < 5000; ++i) store.append(i, i * 0.5);
+  QList<QPointF> line;
+  // The newest 1000 samples over 4000 columns: every one of them, exactly.
+  store.decimate(4000.0, 4999.0, 4000, PlotTransform{}, line);
+  ASSERT_EQ(line.size(), 1001);  // plus the left neighbour
+  for (int i = 0; i < 1000; ++i) EXPECT_EQ(line[i + 1], QPointF(4000 + i, (4000 + i) * 0.5));
+}
+
+TEST(SeriesStore, ALateSampleIsPutInPlaceAndOneOlderThanTheFullResolutionPartIsDropped) {
+  SeriesStore::Limits limits;
+  limits.recentCapacity = 16;
+  limits.samplesPerBucket = 4;
+  limits.bucketCapacity = 8;
+  SeriesStore store(limits);
+  for (int i = 0; i < 100; ++i) store.append(i * 10.0, 1.0);
+  const uint64_t version = store.version();
+  store.append(985.0, 2.0);  // between 980 and 990
+  EXPECT_GT(store.version(), version);
+  QList<QPointF> line;
+  store.decimate(975.0, 995.0, 100, PlotTransform{}, line);
+  EXPECT_TRUE(contains(line, 985.0, 2.0));
+  EXPECT_TRUE(std::is_sorted(line.begin(), line.end(), [](const QPointF& a, const QPointF& b) { return a.x() < b.x(); }));
+
+  store.append(5.0, 3.0);  // long folded into buckets
+  EXPECT_EQ(store.lateDroppedCount(), 1U);
+}
+
+TEST(SeriesStore, SamplesAfterTheCutoffAreLeftOutAsIfNotYetReceived) {
+  SeriesStore store;
+  for (int i = 0; i < 10; ++i) store.append(i, i);
+  QList<QPointF> line;
+  const DecimationSummary summary =
+      store.decimate(0.0, 20.0, 100, PlotTransform{}, line, nullptr, nullptr, /*cutoff=*/4.0);
+  ASSERT_EQ(line.size(), 5);
+  EXPECT_EQ(line.back(), QPointF(4, 4));
+  EXPECT_EQ(summary.yMax, 4.0);
+}
+
+TEST(SeriesStore, NonFiniteValuesAreCountedNotStored) {
+  SeriesStore store;
+  store.append(1.0, std::numeric_limits<double>::quiet_NaN());
+  store.append(2.0, std::numeric_limits<double>::infinity());
+  store.append(3.0, 1.0);
+  EXPECT_EQ(store.nonFiniteCount(), 2U);
+  EXPECT_EQ(store.recentSize(), 1U);
+}
+
+TEST(SeriesStore, RejectsZeroLimitsNamingThem) {
+  SeriesStore::Limits limits;
+  limits.recentCapacity = 0;
+  EXPECT_THROW(
+      {
+        try {
+          SeriesStore store(limits);
+        } catch (const std::invalid_argument& error) {
+          EXPECT_NE(std::string(error.what()).find("recentCapacity"), std::string::npos);
+          throw;
+        }
+      },
+      std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace livemon::ui

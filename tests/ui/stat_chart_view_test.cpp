@@ -1,0 +1,354 @@
+// One Stat's chart and the grid of them: lines and bands from the stores, y fitted to what is
+// visible, legend toggles, tooltip, zoom, pan and reset, several sources, and the grid skipping
+// charts that are off screen or unchanged.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QScrollBar>
+#include <QSignalSpy>
+#include <QtCharts/QAreaSeries>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+#include <QtTest/QTest>
+
+#include <livemon/ui/chart_grid.h>
+#include <livemon/ui/event_converter.h>
+#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/stat_registry.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using test::atMs;
+using test::lastY;
+using test::makeSource;
+using test::received;
+using test::waitFor;
+
+constexpr double kStart = 1'700'000'000'000.0;  // the sources' start, ms since the epoch
+
+class ChartTest : public ::testing::Test {
+ protected:
+  // Feeds a Stat event through the real converter into the registry; returns the new series.
+  std::vector<SeriesId> feed(const std::shared_ptr<const transport::SourceInfo>& source, double ms,
+                             std::unordered_map<std::string, DataValue> data) {
+    IngestBatch batch;
+    auto event = received(source, Event{"livemon.Stat", atMs(ms), std::move(data)});
+    converter_.convert(event, batch);
+    return registry_.apply(batch).newSeries;
+  }
+
+  // A chart for `stat` holding `ids`, shown at a known size.
+  StatChartView& showChart(const QString& stat, const std::vector<SeriesId>& ids) {
+    chart_ = std::make_unique<StatChartView>(stat, registry_, TimeAxisMode::SinceRunStart);
+    for (SeriesId id : ids) chart_->addSeries(id);
+    chart_->resize(800, 400);
+    chart_->show();
+    EXPECT_TRUE(QTest::qWaitForWindowExposed(chart_.get()));
+    return *chart_;
+  }
+
+  ChartRenderContext context(double min, double max) const {
+    ChartRenderContext result;
+    result.mode = TimeAxisMode::SinceRunStart;
+    result.x = XRange{min, max};
+    return result;
+  }
+
+  EventConverter converter_;
+  StatRegistry registry_;
+  std::unique_ptr<StatChartView> chart_;
+  const std::shared_ptr<const transport::SourceInfo> source_ = makeSource("train", 100, std::nullopt, kStart);
+};
+
+// The labels of the legend entries shown, once the legend has laid itself out.
+QStringList shownLegend(StatChartView& chart) {
+  QStringList labels;
+  waitFor([&] {
+    labels.clear();
+    for (QLegendMarker* marker : chart.chart()->legend()->markers()) {
+      if (marker->isVisible()) labels << marker->label();
+    }
+    return !labels.isEmpty();
+  });
+  return labels;
+}
+
+TEST_F(ChartTest, DrawsALinePerAggregationAndABandBetweenMinAndMax) {
+  std::vector<SeriesId> ids;
+  for (int i = 0; i < 60; ++i) {
+    const double mean = std::sin(i * 0.2);
+    auto added = feed(source_, kStart + 1000.0 * i, {{"loss.mean", mean}, {"loss.min", mean - 1}, {"loss.max", mean + 1}});
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  ASSERT_EQ(ids.size(), 3U);
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  ASSERT_TRUE(chart.render(context(0.0, 60.0)));
+
+  for (const char* aggregation : {"mean", "min", "max"}) {
+    QLineSeries* line = chart.line(QString::fromLatin1(aggregation), 0);
+    ASSERT_NE(line, nullptr) << aggregation;
+    EXPECT_EQ(line->count(), 60) << aggregation;
+  }
+  EXPECT_EQ(lastY(chart.line(QStringLiteral("mean"), 0)), std::sin(59 * 0.2));
+  EXPECT_EQ(chart.line(QStringLiteral("mean"), 0)->at(59).x(), 59.0);  // seconds since the run started
+  QAreaSeries* band = chart.band(0);
+  ASSERT_NE(band, nullptr);
+  EXPECT_EQ(band->upperSeries()->count(), 60);
+  EXPECT_EQ(band->lowerSeries()->count(), 60);
+  EXPECT_EQ(band->upperSeries()->at(10).y(), std::sin(10 * 0.2) + 1);
+  EXPECT_TRUE(band->isVisible());
+  // The legend lists the aggregations in their usual order, not the band.
+  EXPECT_EQ(shownLegend(chart), (QStringList{QStringLiteral("mean"), QStringLiteral("min"), QStringLiteral("max")}));
+}
+
+TEST_F(ChartTest, TheYAxisFitsOnlyWhatIsVisible) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1000.0}});
+  for (int i = 1; i < 100; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", 5.0 + (i % 2)}});
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.render(context(50.0, 99.0));  // the 1000 at t=0 is off to the left
+  EXPECT_LE(chart.yRange().min, 5.0);
+  EXPECT_GE(chart.yRange().max, 6.0);
+  EXPECT_LT(chart.yRange().max, 7.0);
+  chart.render(context(0.0, 99.0));
+  EXPECT_GE(chart.yRange().max, 1000.0);
+}
+
+TEST_F(ChartTest, ALongSeriesIsHandedOverDecimatedWithItsSpike) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"step.value", 0.0}});
+  for (int i = 1; i < 20'000; ++i) feed(source_, kStart + 10.0 * i, {{"step.value", i == 12'345 ? 99.0 : 0.0}});
+  StatChartView& chart = showChart(QStringLiteral("step"), ids);
+  chart.render(context(0.0, 200.0));
+  QLineSeries* line = chart.line(ids[0]);
+  EXPECT_LE(line->count(), 4 * chart.plotRect().width() + 2);
+  bool spike = false;
+  for (const QPointF& p : line->points()) spike = spike || p.y() == 99.0;
+  EXPECT_TRUE(spike);
+  EXPECT_GE(chart.yRange().max, 99.0);
+}
+
+TEST_F(ChartTest, AnUnchangedChartIsNotRedrawnAndNewDataRedrawsIt) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1.0}});
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  ASSERT_TRUE(chart.render(context(0.0, 60.0)));
+  chart.render(context(0.0, 60.0));  // the axes' labels may settle the plot's size once
+  EXPECT_FALSE(chart.render(context(0.0, 60.0)));
+  feed(source_, kStart + 1000.0, {{"loss.mean", 2.0}});
+  EXPECT_TRUE(chart.render(context(0.0, 60.0)));
+  EXPECT_EQ(lastY(chart.line(ids[0])), 2.0);
+  EXPECT_TRUE(chart.render(context(0.0, 30.0)));  // a new range redraws too
+
+  // Frozen (paused): new data alone does not redraw.
+  chart.render(context(0.0, 30.0));
+  feed(source_, kStart + 2000.0, {{"loss.mean", 3.0}});
+  ChartRenderContext frozen = context(0.0, 30.0);
+  frozen.frozen = true;
+  EXPECT_FALSE(chart.render(frozen));
+  EXPECT_EQ(lastY(chart.line(ids[0])), 2.0);
+}
+
+TEST_F(ChartTest, TheLegendTogglesSeriesAndTheBandFollowsItsEdges) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1.0}, {"loss.min", 0.0}, {"loss.max", 50.0}});
+  for (int i = 1; i < 10; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", 1.0}, {"loss.min", 0.0}, {"loss.max", 50.0}});
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.render(context(0.0, 10.0));
+  QLineSeries* max = chart.line(QStringLiteral("max"), 0);
+  ASSERT_NE(max, nullptr);
+  const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(max);
+  ASSERT_EQ(markers.size(), 1);
+
+  emit markers.front()->clicked();  // what a click on the legend entry does
+  EXPECT_FALSE(max->isVisible());
+  EXPECT_FALSE(chart.band(0)->isVisible());
+  EXPECT_TRUE(shownLegend(chart).contains(QStringLiteral("max"))) << "the entry stays, dimmed, to be clicked back";
+  chart.render(context(0.0, 10.0));
+  EXPECT_LT(chart.yRange().max, 50.0) << "hidden lines do not stretch the y axis";
+
+  emit markers.front()->clicked();
+  EXPECT_TRUE(max->isVisible());
+  EXPECT_TRUE(chart.band(0)->isVisible());
+  chart.render(context(0.0, 10.0));
+  EXPECT_GE(chart.yRange().max, 50.0);
+}
+
+TEST_F(ChartTest, HoveringShowsTheTimeAndTheValuesUnderTheCursor) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1.5}, {"loss.p99", 9.25}});
+  for (int i = 1; i <= 10; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", 1.5}, {"loss.p99", 9.25}});
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.render(context(0.0, 10.0));
+  const QRect plot = chart.plotRect();
+  const QString text = chart.tooltipAt(plot.center());
+  EXPECT_TRUE(text.contains(QStringLiteral("loss"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("s since start"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("mean"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("1.5"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("9.25"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("train@host:100"))) << "the source is named";
+  EXPECT_TRUE(chart.tooltipAt(QPoint(2, 2)).isEmpty()) << "outside the plot";
+}
+
+TEST_F(ChartTest, WheelZoomsAboutTheCursorDragZoomsToTheBandRightDragPansAndDoubleClickResets) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 0.0}});
+  for (int i = 1; i <= 100; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", static_cast<double>(i)}});
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.render(context(0.0, 100.0));
+  QSignalSpy ranges(&chart, &StatChartView::rangeRequested);
+  QSignalSpy resets(&chart, &StatChartView::resetRequested);
+  const QRect plot = chart.plotRect();
+
+  QWheelEvent wheel(QPointF(plot.center()), QPointF(chart.viewport()->mapToGlobal(plot.center())), QPoint(),
+                    QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QApplication::sendEvent(chart.viewport(), &wheel);
+  ASSERT_EQ(ranges.count(), 1);
+  const double zoomedMin = ranges[0][0].toDouble();
+  const double zoomedMax = ranges[0][1].toDouble();
+  EXPECT_GT(zoomedMin, 0.0);
+  EXPECT_LT(zoomedMax, 100.0);
+  EXPECT_NEAR(zoomedMax - zoomedMin, 80.0, 0.5);  // 20 % per notch
+
+  // Rubber band over the left quarter, the full plot height.
+  const QPoint from(plot.left() + 2, plot.top() + 2);
+  const QPoint to(plot.left() + plot.width() / 4, plot.bottom() - 2);
+  QTest::mousePress(chart.viewport(), Qt::LeftButton, Qt::NoModifier, from);
+  QTest::mouseMove(chart.viewport(), to);
+  QTest::mouseRelease(chart.viewport(), Qt::LeftButton, Qt::NoModifier, to);
+  ASSERT_EQ(ranges.count(), 2);
+  EXPECT_NEAR(ranges[1][0].toDouble(), 0.0, 1.0);
+  EXPECT_NEAR(ranges[1][1].toDouble(), 25.0, 1.5);
+  EXPECT_TRUE(chart.hasManualYRange());
+
+  // Pan with the right button: dragging right by a tenth of the plot shows earlier data.
+  chart.render(context(40.0, 60.0));
+  const QPoint start = plot.center();
+  const QPoint end = start + QPoint(plot.width() / 10, 0);
+  QTest::mousePress(chart.viewport(), Qt::RightButton, Qt::NoModifier, start);
+  QMouseEvent move(QEvent::MouseMove, QPointF(end), QPointF(chart.viewport()->mapToGlobal(end)), Qt::NoButton,
+                   Qt::RightButton, Qt::NoModifier);
+  QApplication::sendEvent(chart.viewport(), &move);
+  QTest::mouseRelease(chart.viewport(), Qt::RightButton, Qt::NoModifier, end);
+  ASSERT_GE(ranges.count(), 3);
+  EXPECT_NEAR(ranges.last()[0].toDouble(), 38.0, 0.3);
+  EXPECT_NEAR(ranges.last()[1].toDouble(), 58.0, 0.3);
+
+  QTest::mouseDClick(chart.viewport(), Qt::LeftButton, Qt::NoModifier, plot.center());
+  EXPECT_EQ(resets.count(), 1);
+  EXPECT_FALSE(chart.hasManualYRange());
+}
+
+TEST_F(ChartTest, SeveralSourcesGetAColourEachAndAreNamedInTheLegend) {
+  const auto rank0 = makeSource("train", 100, 0, kStart);
+  const auto rank1 = makeSource("train", 101, 1, kStart + 500.0);
+  std::vector<SeriesId> ids = feed(rank0, kStart, {{"loss.mean", 1.0}, {"loss.min", 0.0}, {"loss.max", 2.0}});
+  auto more = feed(rank1, kStart + 500.0, {{"loss.mean", 3.0}, {"loss.min", 2.0}, {"loss.max", 4.0}});
+  ids.insert(ids.end(), more.begin(), more.end());
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.render(context(0.0, 60.0));
+  QLineSeries* mean0 = chart.line(QStringLiteral("mean"), 0);
+  QLineSeries* mean1 = chart.line(QStringLiteral("mean"), 1);
+  ASSERT_NE(mean0, nullptr);
+  ASSERT_NE(mean1, nullptr);
+  EXPECT_EQ(mean0->name(), QStringLiteral("mean · train r0"));
+  EXPECT_EQ(mean1->name(), QStringLiteral("mean · train r1"));
+  EXPECT_NE(mean0->pen().color().rgb(), mean1->pen().color().rgb());
+  EXPECT_NE(chart.band(0), nullptr);
+  EXPECT_NE(chart.band(1), nullptr);
+  // Each run's x counts from its own start.
+  EXPECT_EQ(mean1->at(0).x(), 0.0);
+  const QString tooltip = chart.tooltipAt(chart.plotRect().topLeft() + QPoint(3, 3));
+  EXPECT_TRUE(tooltip.contains(QStringLiteral("train r1"))) << tooltip.toStdString();
+}
+
+TEST(SourceLabels, AreShortAndUniqueAddingThePidOnlyWhenNeeded) {
+  StatRegistry registry;
+  EventConverter converter;
+  IngestBatch batch;
+  for (const auto& source : {makeSource("train", 1), makeSource("train", 2), makeSource("eval", 3, 0)}) {
+    auto event = received(source, Event{"note", atMs(0), {}});
+    converter.convert(event, batch);
+  }
+  const RegistryChanges changes = registry.apply(batch);
+  EXPECT_EQ(changes.newSources.size(), 3U);
+  EXPECT_EQ(registry.source(0)->label, QStringLiteral("train :1"));
+  EXPECT_EQ(registry.source(1)->label, QStringLiteral("train :2"));
+  EXPECT_EQ(registry.source(2)->label, QStringLiteral("eval r0"));
+  EXPECT_EQ(registry.source(0)->description, QString::fromStdString(transport::describe(*makeSource("train", 1))));
+}
+
+class ChartGridTest : public ChartTest {};
+
+TEST_F(ChartGridTest, ChartsAppearPerStatSortedAndOnlyThoseOnScreenAreDrawn) {
+  std::vector<SeriesId> ids;
+  for (int stat = 0; stat < 30; ++stat) {
+    const std::string name = "stat" + std::string(stat < 10 ? "0" : "") + std::to_string(stat);
+    auto added = feed(source_, kStart, {{name + ".mean", 1.0 * stat}});
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  ChartGrid grid(registry_);
+  grid.setCreationBudget(std::chrono::milliseconds(0));  // one chart per refresh
+  grid.resize(600, 600);
+  grid.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&grid));
+  grid.addSeries(ids);
+  EXPECT_EQ(grid.refresh().created, 1);
+  EXPECT_EQ(grid.pendingChartCount(), 29);
+  while (grid.pendingChartCount() > 0) grid.refresh();
+  ASSERT_EQ(grid.charts().size(), 30U);
+  EXPECT_EQ(grid.charts().front()->statName(), QStringLiteral("stat00"));
+  EXPECT_EQ(grid.charts().back()->statName(), QStringLiteral("stat29"));
+
+  // Once laid out, two charts fit in 600 px; the rest are off screen and are not drawn.
+  StatChartView* first = grid.chart(QStringLiteral("stat00"));
+  StatChartView* last = grid.chart(QStringLiteral("stat29"));
+  ASSERT_TRUE(waitFor([&] { return last->y() > 5000; }));
+  grid.refresh();
+  EXPECT_TRUE(first->isOnScreen());
+  EXPECT_FALSE(last->isOnScreen());
+  ASSERT_NE(first->line(QStringLiteral("mean"), 0), nullptr);
+  EXPECT_EQ(first->line(QStringLiteral("mean"), 0)->count(), 1);
+  const std::optional<double> lastBefore = lastY(last->line(QStringLiteral("mean"), 0));
+  feed(source_, kStart + 1000.0, {{"stat29.mean", 129.0}});
+  grid.refresh();
+  grid.refresh();
+  EXPECT_EQ(lastY(last->line(QStringLiteral("mean"), 0)), lastBefore) << "off screen: not drawn";
+  EXPECT_EQ(grid.refresh().rendered, 0) << "nothing on screen changed";
+
+  // Scrolled into view, a chart is drawn on the next refresh.
+  grid.verticalScrollBar()->setValue(grid.verticalScrollBar()->maximum());
+  ASSERT_TRUE(waitFor([&] { return last->isOnScreen(); }));
+  EXPECT_GT(grid.refresh().rendered, 0);
+  EXPECT_EQ(lastY(last->line(QStringLiteral("mean"), 0)), 129.0);
+}
+
+TEST_F(ChartGridTest, AZoomOnOneChartMovesThemAllUntilReset) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"a.mean", 1.0}, {"b.mean", 2.0}});
+  for (int i = 1; i < 100; ++i) feed(source_, kStart + 1000.0 * i, {{"a.mean", 1.0}, {"b.mean", 2.0}});
+  ChartGrid grid(registry_);
+  grid.setTimeAxisMode(TimeAxisMode::SinceRunStart);
+  grid.setTimeRange(TimeRange::All);
+  grid.resize(1000, 700);
+  grid.show();
+  grid.addSeries(ids);
+  ASSERT_TRUE(waitFor([&] {
+    grid.refresh();
+    return grid.chart(QStringLiteral("b")) != nullptr && grid.chart(QStringLiteral("b"))->isOnScreen();
+  }));
+  emit grid.chart(QStringLiteral("a"))->rangeRequested(10.0, 20.0);
+  grid.refresh();
+  EXPECT_EQ(grid.chart(QStringLiteral("b"))->xRange(), (XRange{10.0, 20.0}));
+  EXPECT_FALSE(grid.timeView().followsLive());
+  emit grid.chart(QStringLiteral("b"))->resetRequested();
+  grid.refresh();
+  EXPECT_TRUE(grid.timeView().followsLive());
+  EXPECT_EQ(grid.chart(QStringLiteral("a"))->xRange(), (XRange{0.0, 99.0}));
+}
+
+}  // namespace
+}  // namespace livemon::ui

@@ -1,0 +1,63 @@
+// The x range all charts share: live with a filling start, scrolling, all, fixed, paused.
+#include <gtest/gtest.h>
+
+#include <livemon/ui/time_view.h>
+
+namespace livemon::ui {
+namespace {
+
+TEST(TimeView, KeysRoundTrip) {
+  for (TimeRange range : {TimeRange::LastMinute, TimeRange::Last5Minutes, TimeRange::Last30Minutes, TimeRange::All}) {
+    EXPECT_EQ(timeRangeFromKey(timeRangeKey(range)), range);
+  }
+  for (TimeAxisMode mode : {TimeAxisMode::WallClock, TimeAxisMode::SinceRunStart}) {
+    EXPECT_EQ(timeAxisModeFromKey(timeAxisModeKey(mode)), mode);
+  }
+  EXPECT_FALSE(timeRangeFromKey(QStringLiteral("2h")));
+  EXPECT_FALSE(timeAxisModeFromKey(QString()));
+}
+
+TEST(TimeView, LiveRangeFillsFromTheFirstSampleThenScrollsWithTheNewest) {
+  TimeView view;
+  view.setMode(TimeAxisMode::SinceRunStart);
+  view.setRange(TimeRange::LastMinute);
+  EXPECT_EQ(view.visible(XRange{5.0, 20.0}), (XRange{5.0, 65.0}));
+  EXPECT_EQ(view.visible(XRange{5.0, 300.0}), (XRange{240.0, 300.0}));
+  view.setMode(TimeAxisMode::WallClock);  // milliseconds
+  EXPECT_EQ(view.visible(XRange{0.0, 600'000.0}), (XRange{540'000.0, 600'000.0}));
+}
+
+TEST(TimeView, AllShowsEverything) {
+  TimeView view;
+  view.setMode(TimeAxisMode::SinceRunStart);
+  view.setRange(TimeRange::All);
+  EXPECT_EQ(view.visible(XRange{3.0, 5000.0}), (XRange{3.0, 5000.0}));
+}
+
+TEST(TimeView, AZoomIsFixedUntilFollowingLiveAgain) {
+  TimeView view;
+  view.setMode(TimeAxisMode::SinceRunStart);
+  view.showFixed(XRange{10.0, 20.0});
+  EXPECT_FALSE(view.followsLive());
+  EXPECT_EQ(view.visible(XRange{0.0, 1000.0}), (XRange{10.0, 20.0}));
+  view.showFixed(XRange{30.0, 30.0});  // empty: ignored
+  EXPECT_EQ(view.visible(XRange{0.0, 1000.0}), (XRange{10.0, 20.0}));
+  view.followLive();
+  EXPECT_TRUE(view.followsLive());
+  view.showFixed(XRange{10.0, 20.0});
+  view.setRange(TimeRange::LastMinute);  // a new range follows live data again
+  EXPECT_TRUE(view.followsLive());
+}
+
+TEST(TimeView, PausedKeepsTheEdgeWhereItWas) {
+  TimeView view;
+  view.setMode(TimeAxisMode::SinceRunStart);
+  view.setRange(TimeRange::LastMinute);
+  view.setPaused(true, 500.0);
+  EXPECT_EQ(view.visible(XRange{0.0, 900.0}), (XRange{440.0, 500.0}));
+  view.setPaused(false, std::nullopt);
+  EXPECT_EQ(view.visible(XRange{0.0, 900.0}), (XRange{840.0, 900.0}));
+}
+
+}  // namespace
+}  // namespace livemon::ui

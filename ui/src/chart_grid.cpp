@@ -90,6 +90,7 @@ ChartRenderContext ChartGrid::renderContext() const {
   context.mode = view_.mode();
   context.x = view_.visible(registry_.extent(view_.mode()));
   context.frozen = view_.paused();
+  context.cutoff = view_.pausedEdge();
   return context;
 }
 
@@ -139,7 +140,10 @@ void ChartGrid::resizeEvent(QResizeEvent* event) {
   if (columnCount() != columns_) relayout();
 }
 
-void ChartGrid::setTimeAxisMode(TimeAxisMode mode) { view_.setMode(mode); }
+void ChartGrid::setTimeAxisMode(TimeAxisMode mode) {
+  view_.setMode(mode);
+  if (view_.paused()) setPaused(true);  // the frozen edge, in the new mode's units
+}
 
 void ChartGrid::setTimeRange(TimeRange range) { view_.setRange(range); }
 

@@ -16,7 +16,6 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
-#include <QStyle>
 #include <QTimer>
 #include <QToolBar>
 #include <QWidget>
@@ -153,7 +152,7 @@ void MainWindow::buildToolbar() {
   QToolBar* bar = addToolBar(tr("View"));
   bar->setObjectName(QStringLiteral("viewToolBar"));
   bar->setMovable(false);
-  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
 
   QAction* connectAction = bar->addAction(tr("Endpoints…"));
   connectAction->setToolTip(tr("Add or remove the publishers this dashboard listens to"));
@@ -191,12 +190,12 @@ void MainWindow::buildToolbar() {
   connect(chartFilter_, &QLineEdit::textChanged, grid_, &ChartGrid::setNameFilter);
   bar->addSeparator();
 
-  pauseAction_ = bar->addAction(style()->standardIcon(QStyle::SP_MediaPause), tr("Pause"));
+  pauseAction_ = bar->addAction(tr("Pause"));
   pauseAction_->setCheckable(true);
   pauseAction_->setToolTip(tr("Freeze the charts and the log; data keeps arriving and is shown on resume"));
   connect(pauseAction_, &QAction::toggled, this, &MainWindow::setPaused);
 
-  QAction* resetAction = bar->addAction(style()->standardIcon(QStyle::SP_BrowserReload), tr("Follow live"));
+  QAction* resetAction = bar->addAction(tr("Follow live"));
   resetAction->setToolTip(tr("Undo zoom and pan on every chart (or double-click a chart)"));
   connect(resetAction, &QAction::triggered, grid_, &ChartGrid::followLive);
 }
@@ -264,7 +263,6 @@ void MainWindow::setPaused(bool paused) {
   grid_->setPaused(paused);
   if (pauseAction_->isChecked() != paused) pauseAction_->setChecked(paused);
   pauseAction_->setText(paused ? tr("Resume") : tr("Pause"));
-  pauseAction_->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
   if (!paused && !heldLog_.empty()) {
     std::vector<LogEntry> held(std::make_move_iterator(heldLog_.begin()), std::make_move_iterator(heldLog_.end()));
     heldLog_.clear();

@@ -99,11 +99,14 @@ void SeriesStore::mergeOlderBuckets() {
 }
 
 DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, PlotTransform transform,
-                                        QList<QPointF>& line, QList<QPointF>* lower, QList<QPointF>* upper) const {
+                                        QList<QPointF>& line, QList<QPointF>* lower, QList<QPointF>* upper,
+                                        double cutoff) const {
   line.clear();
   if (lower != nullptr) lower->clear();
   if (upper != nullptr) upper->clear();
   ColumnDecimator decimator(xMin, xMax, columns, transform, line, lower, upper);
+  // Feeds one point; false once nothing later can matter.
+  const auto add = [&decimator, cutoff](double x, double y) { return x <= cutoff && decimator.add(x, y); };
 
   // Buckets: start at the last one ending before xMin (it supplies the left neighbour).
   auto bucket = std::lower_bound(buckets_.begin(), buckets_.end(), xMin,
@@ -112,13 +115,12 @@ DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, P
   bool more = true;
   for (; more && bucket != buckets_.end(); ++bucket) {
     const Bucket& b = *bucket;
-    more = decimator.add(b.x0, b.yFirst);
+    more = add(b.x0, b.yFirst);
     if (!more) break;
     if (b.count > 1) {
       const bool lowFirst = b.xLow <= b.xHigh;
-      more = decimator.add(lowFirst ? b.xLow : b.xHigh, lowFirst ? b.yLow : b.yHigh) &&
-             decimator.add(lowFirst ? b.xHigh : b.xLow, lowFirst ? b.yHigh : b.yLow) &&
-             decimator.add(b.x1, b.yLast);
+      more = add(lowFirst ? b.xLow : b.xHigh, lowFirst ? b.yLow : b.yHigh) &&
+             add(lowFirst ? b.xHigh : b.xLow, lowFirst ? b.yHigh : b.yLow) && add(b.x1, b.yLast);
     }
   }
 
@@ -127,7 +129,7 @@ DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, P
                                    [](const Sample& s, double value) { return s.x < value; });
     if (sample != recent_.begin()) --sample;
     for (; sample != recent_.end(); ++sample) {
-      if (!decimator.add(sample->x, sample->y)) break;
+      if (!add(sample->x, sample->y)) break;
     }
   }
   return decimator.finish();

@@ -213,7 +213,9 @@ void StatChartView::styleLines() {
     const SourceEntry* source = registry_.source(line->entry->source);
     const bool edge = aggregation == QLatin1String("min") || aggregation == QLatin1String("max");
     const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value");
-    QPen pen(several && source != nullptr ? source->colour : aggregationColour(aggregation));
+    QColor colour = several && source != nullptr ? source->colour : aggregationColour(aggregation);
+    if (edge) colour.setAlpha(150);  // the band's edges: the band itself carries the range
+    QPen pen(colour);
     pen.setWidthF(edge ? 1.0 : main ? 2.0 : 1.5);
     pen.setStyle(several ? aggregationPenStyle(aggregation) : Qt::SolidLine);
     pen.setCapStyle(Qt::RoundCap);
@@ -332,6 +334,11 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
   lastKey_ = key;
   frozenData_ = key.data;
 
+  // Plot x back to store x: plot = (store - offset) * scale.
+  const auto toStore = [](double x, const PlotTransform& transform) { return x / transform.scale + transform.offset; };
+  const auto cutoff = [&context, &toStore](const PlotTransform& transform) {
+    return context.cutoff ? toStore(*context.cutoff, transform) : std::numeric_limits<double>::infinity();
+  };
   double yLow = std::numeric_limits<double>::infinity();
   double yHigh = -std::numeric_limits<double>::infinity();
   for (Band& band : bands_) {
@@ -342,20 +349,18 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
     const PlotTransform transformMin = registry_.transform(*band.min->entry, context.mode);
     const PlotTransform transformMax = registry_.transform(*band.max->entry, context.mode);
     // Store x = plot x / scale + offset; scale is 1 (wall clock, ms) or 1/1000 (seconds).
-    band.min->entry->store.decimate(context.x.min / transformMin.scale + transformMin.offset,
-                                    context.x.max / transformMin.scale + transformMin.offset, key.columns,
-                                    transformMin, scratch, &lower, nullptr);
-    band.max->entry->store.decimate(context.x.min / transformMax.scale + transformMax.offset,
-                                    context.x.max / transformMax.scale + transformMax.offset, key.columns,
-                                    transformMax, scratch, nullptr, &upper);
+    band.min->entry->store.decimate(toStore(context.x.min, transformMin), toStore(context.x.max, transformMin),
+                                    key.columns, transformMin, scratch, &lower, nullptr, cutoff(transformMin));
+    band.max->entry->store.decimate(toStore(context.x.min, transformMax), toStore(context.x.max, transformMax),
+                                    key.columns, transformMax, scratch, nullptr, &upper, cutoff(transformMax));
     band.lower->replace(lower);
     band.upper->replace(upper);
   }
   for (const auto& line : lines_) {
     const PlotTransform transform = registry_.transform(*line->entry, context.mode);
-    const DecimationSummary summary = line->entry->store.decimate(
-        context.x.min / transform.scale + transform.offset, context.x.max / transform.scale + transform.offset,
-        key.columns, transform, line->points);
+    const DecimationSummary summary =
+        line->entry->store.decimate(toStore(context.x.min, transform), toStore(context.x.max, transform), key.columns,
+                                    transform, line->points, nullptr, nullptr, cutoff(transform));
     line->series->replace(line->points);
     if (!line->hidden && !summary.empty()) {
       yLow = std::min(yLow, summary.yMin);

@@ -89,7 +89,13 @@ XRange TimeView::visible(std::optional<XRange> data) const {
   } else {
     edge = span.value_or(60.0);
   }
-  if (span) return XRange{edge - *span * perSecond, edge};
+  if (span) {
+    const double width = *span * perSecond;
+    // Until the data spans the range it fills it from the left, like a chart recorder's paper,
+    // instead of huddling at the right edge.
+    if (data && data->min <= edge && edge - data->min < width) return XRange{data->min, data->min + width};
+    return XRange{edge - width, edge};
+  }
   // All: from the first sample to the edge, at least a second wide.
   const double first = data ? data->min : edge - perSecond;
   return XRange{std::min(first, edge - perSecond), edge};

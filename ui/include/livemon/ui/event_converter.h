@@ -28,7 +28,7 @@ class EventConverter {
   // Renders event data as the log shows it: "key=value, ..." sorted by key; strings quoted.
   static std::string renderData(const Event& event);
 
-  std::size_t sourceCount() const noexcept { return sources_.size(); }
+  std::size_t sourceCount() const noexcept { return sourceByValue_.size(); }
   std::size_t seriesCount() const noexcept { return seriesCount_; }
 
  private:

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <limits>
 #include <optional>
 
 #include <QList>
@@ -36,9 +37,11 @@ class SeriesStore {
   void append(double x, double y);
 
   // Writes the points to draw for [xMin, xMax] (store units) on a chart `columns` pixels wide
-  // (see ColumnDecimator). `line` is cleared first; so are `lower` and `upper` when given.
+  // (see ColumnDecimator), ignoring samples after `cutoff` (a paused view). `line` is cleared
+  // first; so are `lower` and `upper` when given.
   DecimationSummary decimate(double xMin, double xMax, int columns, PlotTransform transform, QList<QPointF>& line,
-                             QList<QPointF>* lower = nullptr, QList<QPointF>* upper = nullptr) const;
+                             QList<QPointF>* lower = nullptr, QList<QPointF>* upper = nullptr,
+                             double cutoff = std::numeric_limits<double>::infinity()) const;
 
   // Changes whenever the stored data changes.
   uint64_t version() const noexcept { return version_; }

@@ -34,6 +34,8 @@ struct ChartRenderContext {
   TimeAxisMode mode = TimeAxisMode::WallClock;
   XRange x;
   bool frozen = false;  // paused: new samples alone do not redraw
+  // Paused: samples after this x (the newest when pausing) are not drawn.
+  std::optional<double> cutoff;
 };
 
 // One Stat's chart: a line per (source, aggregation), a shaded min–max band per source that has

@@ -33,7 +33,8 @@ struct XRange {
 };
 
 // The x range every chart shows: either following the newest data (optionally frozen while
-// paused) over the chosen TimeRange, or a fixed range the user zoomed or panned to.
+// paused) over the chosen TimeRange, or a fixed range the user zoomed or panned to. While the data
+// is shorter than the range, the range starts at the first sample and the data fills it.
 // Thread-compatible: used on the GUI thread.
 class TimeView {
  public:
@@ -41,6 +42,8 @@ class TimeView {
   TimeRange range() const noexcept { return range_; }
   bool followsLive() const noexcept { return !fixed_.has_value(); }
   bool paused() const noexcept { return paused_; }
+  // The newest x when paused (in the current mode's units).
+  std::optional<double> pausedEdge() const noexcept { return paused_ ? pausedEdge_ : std::nullopt; }
 
   // Each returns to following live data.
   void setMode(TimeAxisMode mode);
