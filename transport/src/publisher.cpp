@@ -122,7 +122,7 @@ struct Publisher::State {
   void flushBatches();
   void sendBatch(Batch& batch);
   void sendHeartbeat(MessageKind kind);
-  bool sendFrames(std::string_view topic, std::string_view header, std::string_view body, uint32_t events);
+  bool sendFrames(std::string_view topic, std::string_view header, std::string_view body);
   bool waitWritable();
   void discardSubscriptions();
   bool stopRequested() const noexcept { return stop.load(std::memory_order_acquire); }
@@ -261,7 +261,7 @@ void Publisher::State::sendBatch(Batch& batch) {
   writer.str(batch.name);
   writer.str("events");
   writer.arrayHeader(batch.count);
-  if (sendFrames(batch.name, header, batch.body, batch.count)) {
+  if (sendFrames(batch.name, header, batch.body)) {
     published.fetch_add(batch.count, std::memory_order_relaxed);
     messages.fetch_add(1, std::memory_order_relaxed);
     batch.nextSequence += batch.count;
@@ -291,8 +291,7 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
 }
 
-bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body,
-                                  uint32_t /*events*/) {
+bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body) {
   while (zmq_send(socket, topic.data(), topic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
     if (errno != EAGAIN && errno != EINTR) return false;
     if (!waitWritable()) return false;
@@ -307,6 +306,7 @@ bool Publisher::State::sendFrames(std::string_view topic, std::string_view head,
   std::memcpy(data, head.data(), head.size());
   std::memcpy(data + head.size(), body.data(), body.size());
   // Parts after the first are never refused for lack of room.
+  detail::annotateBeforeSend();
   const bool sent = zmq_msg_send(&payload, socket, ZMQ_DONTWAIT) >= 0;
   if (!sent) zmq_msg_close(&payload);
   return sent;

@@ -194,6 +194,7 @@ std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
       }
       more = true;
       ++handled;
+      detail::annotateAfterReceive();
       zmq_msg_t payload;
       zmq_msg_init(&payload);
       bool wellFramed = zmq_msg_more(&topic) != 0 && zmq_msg_recv(&payload, socket.socket, 0) >= 0;

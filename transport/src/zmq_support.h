@@ -28,4 +28,11 @@ void setIntOption(void* socket, int option, int value, const char* optionName);
 // ZMQ_LAST_ENDPOINT of `socket`, or `fallback` if it cannot be read.
 std::string lastEndpoint(void* socket, const std::string& fallback);
 
+// ThreadSanitizer cannot see libzmq's own synchronization (it is not instrumented), so a message
+// written by one thread and read by another through an inproc:// pipe looks like a race. These
+// tell it what ZeroMQ guarantees: sending a message happens before receiving it. No-ops in other
+// builds.
+void annotateBeforeSend() noexcept;
+void annotateAfterReceive() noexcept;
+
 }  // namespace livemon::transport::detail
