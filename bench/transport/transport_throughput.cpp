@@ -36,6 +36,7 @@ constexpr auto kIdleLimit = 3s;
 struct Result {
   double eventsPerSecond = 0;
   uint64_t lost = 0;
+  double eventsPerMessage = 1;
 };
 
 livemon::Event sixFieldEvent() {
@@ -147,7 +148,9 @@ Result runLivemon(const std::string& bindEndpoint, uint64_t events) {
   producer.join();
   const uint64_t dropped = publisher.droppedCount();
   if (dropped != 0) std::fprintf(stderr, "  (publisher dropped %llu events)\n", static_cast<unsigned long long>(dropped));
-  return Result{static_cast<double>(received) / std::chrono::duration<double>(last - start).count(), events - received};
+  const auto messages = static_cast<double>(std::max<uint64_t>(1, publisher.stats().messages));
+  return Result{static_cast<double>(received) / std::chrono::duration<double>(last - start).count(), events - received,
+                static_cast<double>(publisher.publishedCount()) / messages};
 }
 
 double median(std::vector<double> values) {
@@ -194,9 +197,9 @@ int main(int argc, char** argv) {
       c.livemon.push_back(ours.eventsPerSecond);
       c.rawLost += raw.lost;
       c.livemonLost += ours.lost;
-      std::printf("round %d %-12s raw libzmq %9.0f msg/s (lost %llu)   livemon %9.0f events/s (lost %llu)\n", round + 1,
-                  c.name, raw.eventsPerSecond, static_cast<unsigned long long>(raw.lost), ours.eventsPerSecond,
-                  static_cast<unsigned long long>(ours.lost));
+      std::printf("round %d %-12s raw libzmq %9.0f msg/s (lost %llu)   livemon %9.0f events/s (lost %llu, %.0f events/message)\n",
+                  round + 1, c.name, raw.eventsPerSecond, static_cast<unsigned long long>(raw.lost), ours.eventsPerSecond,
+                  static_cast<unsigned long long>(ours.lost), ours.eventsPerMessage);
       std::fflush(stdout);
     }
   }

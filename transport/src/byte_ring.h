@@ -7,13 +7,39 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace livemon::transport::detail {
+
+// Serializes producers for the length of one memcpy. Spins (no system call) and yields the CPU
+// only after a long spin, which happens only when the holder was descheduled mid-copy.
+// Thread-safe.
+class SpinLock {
+ public:
+  void lock() noexcept {
+    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
+      while (locked_.load(std::memory_order_relaxed)) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        if (++spins > kSpinsBeforeYield) {
+          std::this_thread::yield();
+          spins = 0;
+        }
+      }
+    }
+  }
+  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+
+ private:
+  static constexpr int kSpinsBeforeYield = 4096;
+  std::atomic<bool> locked_{false};
+};
 
 // A bounded queue of variable-size byte records: many producers, one consumer.
 //
 // Thread-safe: push() may be called from any thread; drain() from one consumer thread at a time.
-// Producers take a short lock that only covers a memcpy; the consumer takes no lock, so a
+// Producers take a spin lock that only covers a memcpy; the consumer takes no lock, so a
 // producer never waits for the consumer's I/O. Policy when full: push() returns false and the
 // record is not stored (the caller counts the drop).
 class ByteRing {
@@ -32,7 +58,7 @@ class ByteRing {
   bool push(std::string_view record) noexcept {
     const uint32_t length = static_cast<uint32_t>(record.size());
     const std::size_t needed = sizeof(length) + record.size();
-    std::lock_guard lock(producerMutex_);
+    std::lock_guard lock(producerLock_);
     const uint64_t head = head_.load(std::memory_order_relaxed);
     const uint64_t tail = tail_.load(std::memory_order_acquire);
     if (capacity_ - static_cast<std::size_t>(head - tail) < needed) return false;
@@ -86,9 +112,9 @@ class ByteRing {
 
   const std::size_t capacity_;
   std::unique_ptr<char[]> buffer_;
-  std::mutex producerMutex_;
+  SpinLock producerLock_;
   // Positions grow forever; a position's byte is buffer_[position % capacity_].
-  alignas(64) std::atomic<uint64_t> head_{0};  // written by producers, under producerMutex_
+  alignas(64) std::atomic<uint64_t> head_{0};  // written by producers, under producerLock_
   alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer
 };
 

@@ -65,8 +65,10 @@ struct PublisherStats {
 //
 // Thread-safe: every member may be called from any thread. The event handler it registers runs on
 // the threads that log events; it encodes the event and copies it into a bounded queue under a
-// short lock that is never held across I/O, and never makes a system call. A dedicated I/O thread
-// owns the socket: it drains the queue, batches events by name, sends them and sends heartbeats.
+// spin lock that covers only that copy, never I/O, and makes no system call (unless another
+// logging thread was descheduled in the middle of its copy; then it yields). A dedicated I/O
+// thread owns the socket: it drains the queue, batches events by name, sends them and sends
+// heartbeats.
 // Overflow policy: when the queue is full the new event is dropped and counted; logEvent() never
 // waits for the network.
 //
