@@ -2,10 +2,9 @@
 
 #include <algorithm>
 
-#include <QGridLayout>
 #include <QLabel>
 #include <QRegularExpression>
-#include <QResizeEvent>
+#include <QEvent>
 #include <QScrollBar>
 
 #include <livemon/ui/dashboard_style.h>
@@ -17,24 +16,24 @@ namespace {
 constexpr int kChartMinimumWidth = 440;
 constexpr int kChartHeight = 270;
 constexpr int kMaxColumns = 4;
+constexpr int kMargin = 6;
+constexpr int kSpacing = 6;
 }  // namespace
 
 ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollArea(parent), registry_(registry) {
   content_ = new QWidget();
-  layout_ = new QGridLayout(content_);
-  layout_->setContentsMargins(6, 6, 6, 6);
-  layout_->setSpacing(6);
-  layout_->setAlignment(Qt::AlignTop);
+  content_->installEventFilter(this);
   placeholder_ = new QLabel(tr("Waiting for Stats…\n\nCharts appear here as soon as a publisher sends its first "
-                               "Stat window (events named livemon.Stat or torch.monitor.Stat)."));
+                               "Stat window (events named livemon.Stat or torch.monitor.Stat)."),
+                            content_);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
   placeholder_->setStyleSheet(QStringLiteral("color: #8b929e; padding: 40px;"));
-  layout_->addWidget(placeholder_, 0, 0);
   setWidget(content_);
   setWidgetResizable(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   verticalScrollBar()->setSingleStep(40);
+  relayout();
 }
 
 void ChartGrid::addSeries(const std::vector<SeriesId>& ids) {
@@ -55,8 +54,6 @@ void ChartGrid::refreshSeriesNames() {
 
 StatChartView* ChartGrid::createChart(const QString& statName) {
   auto* chart = new StatChartView(statName, registry_, view_.mode(), content_);
-  chart->setFixedHeight(kChartHeight);
-  chart->setMinimumWidth(kChartMinimumWidth - 40);
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);
@@ -113,31 +110,42 @@ void ChartGrid::setNameFilter(const QString& filter) {
 }
 
 int ChartGrid::columnCount() const {
-  return std::clamp(viewport()->width() / kChartMinimumWidth, 1, kMaxColumns);
+  return std::clamp((content_->width() - 2 * kMargin + kSpacing) / (kChartMinimumWidth + kSpacing), 1, kMaxColumns);
 }
 
 void ChartGrid::relayout() {
-  columns_ = columnCount();
-  while (layout_->count() > 0) layout_->takeAt(0);
-  placeholder_->setVisible(charts_.empty());
+  const int width = content_->width();
   if (charts_.empty()) {
-    layout_->addWidget(placeholder_, 0, 0);
+    placeholder_->setGeometry(kMargin, kMargin, std::max(0, width - 2 * kMargin), 240);
+    placeholder_->show();
+    content_->setMinimumHeight(0);
     return;
   }
+  placeholder_->hide();
+  const int columns = columnCount();
+  const int chartWidth = std::max(1, (width - 2 * kMargin - (columns - 1) * kSpacing) / columns);
   int index = 0;
   for (const auto& [name, chart] : charts_) {
     const bool shown = matchesFilter(name);
-    chart->setVisible(shown);
-    if (!shown) continue;
-    layout_->addWidget(chart, index / columns_, index % columns_);
+    if (!shown) {
+      chart->hide();
+      continue;
+    }
+    const int row = index / columns;
+    const int column = index % columns;
+    chart->setGeometry(kMargin + column * (chartWidth + kSpacing), kMargin + row * (kChartHeight + kSpacing), chartWidth,
+                       kChartHeight);
+    chart->show();
     ++index;
   }
-  for (int column = 0; column < kMaxColumns; ++column) layout_->setColumnStretch(column, column < columns_ ? 1 : 0);
+  const int rows = (index + columns - 1) / columns;
+  content_->setMinimumHeight(2 * kMargin + rows * kChartHeight + std::max(0, rows - 1) * kSpacing);
 }
 
-void ChartGrid::resizeEvent(QResizeEvent* event) {
-  QScrollArea::resizeEvent(event);
-  if (columnCount() != columns_) relayout();
+bool ChartGrid::eventFilter(QObject* watched, QEvent* event) {
+  // The content follows the viewport's width: place the charts again when it changes.
+  if (watched == content_ && event->type() == QEvent::Resize) relayout();
+  return QScrollArea::eventFilter(watched, event);
 }
 
 void ChartGrid::setTimeAxisMode(TimeAxisMode mode) {

@@ -75,6 +75,15 @@ bool EventLogModel::matches(const LogEntry& entry) const {
   return containsIgnoringCase(entry.data, filterLower_);
 }
 
+LogEntry& EventLogModel::slot(std::size_t index) {
+  const std::size_t block = index / kBlockSize;
+  while (blocks_.size() <= block) {
+    const std::size_t first = blocks_.size() * kBlockSize;
+    blocks_.push_back(std::make_unique<LogEntry[]>(std::min(kBlockSize, capacity_ - first)));
+  }
+  return blocks_[block][index % kBlockSize];
+}
+
 uint64_t EventLogModel::seqOfRow(int row) const {
   return filterLower_.empty() ? firstSeq_ + static_cast<uint64_t>(row) : matches_[static_cast<std::size_t>(row)];
 }
@@ -108,12 +117,7 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
     const uint64_t seq = endSeq_ + (i - skip);
     LogEntry& entry = entries[i];
     if (!filterLower_.empty() && matches(entry)) matching.push_back(seq);
-    const std::size_t slot = static_cast<std::size_t>(seq % capacity_);
-    if (slot < ring_.size()) {
-      ring_[slot] = std::move(entry);
-    } else {
-      ring_.push_back(std::move(entry));
-    }
+    slot(static_cast<std::size_t>(seq % capacity_)) = std::move(entry);
   }
 
   // 3. Rows arrive at the end.
@@ -127,7 +131,7 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
 
 void EventLogModel::clear() {
   beginResetModel();
-  ring_.clear();
+  blocks_.clear();
   matches_.clear();
   firstSeq_ = endSeq_ = 0;
   received_ = 0;

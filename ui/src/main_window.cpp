@@ -48,7 +48,7 @@ std::unique_ptr<QSettings> openSettings(const QString& file) {
 }
 
 std::vector<std::string> chooseEndpoints(const DashboardOptions& options, const QSettings& settings) {
-  if (!options.endpoints.empty()) return options.endpoints;
+  if (!options.endpoints.empty() || options.exactEndpoints) return options.endpoints;
   std::vector<std::string> saved;
   for (const QString& endpoint : settings.value(keys::kEndpoints).toStringList()) {
     if (!endpoint.trimmed().isEmpty()) saved.push_back(endpoint.trimmed().toStdString());

@@ -11,7 +11,6 @@
 #include <livemon/ui/stat_chart_view.h>
 #include <livemon/ui/time_view.h>
 
-class QGridLayout;
 class QLabel;
 
 namespace livemon::ui {
@@ -19,8 +18,10 @@ namespace livemon::ui {
 class StatRegistry;
 
 // The scrollable grid of Stat charts, sorted by name, as many columns as fit. A chart is made
-// when its Stat's first series arrives; making one costs milliseconds, so a burst of new Stats is
-// spread over several refreshes (a few per refresh) to keep the GUI responsive.
+// when its Stat's first series arrives; making one costs about a millisecond, so a burst of new
+// Stats is spread over several refreshes (a time budget per refresh) to keep the GUI responsive.
+// Charts are placed by hand rather than by a QGridLayout, whose cost grows with every widget
+// re-added when a chart is inserted in name order.
 //
 // It owns the x range all charts share (TimeView): zooming or panning any chart moves them all;
 // a double click, a new time range or a new x-axis mode returns them to following live data.
@@ -68,7 +69,7 @@ class ChartGrid : public QScrollArea {
   void chartCountChanged(int count);
 
  protected:
-  void resizeEvent(QResizeEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   bool matchesFilter(const QString& statName) const;
@@ -79,13 +80,11 @@ class ChartGrid : public QScrollArea {
   const StatRegistry& registry_;
   TimeView view_;
   QWidget* content_ = nullptr;
-  QGridLayout* layout_ = nullptr;
   QLabel* placeholder_ = nullptr;
   std::map<QString, StatChartView*> charts_;           // sorted by name
   std::map<QString, std::vector<SeriesId>> pendingStats_;  // series waiting for their chart
   QString nameFilter_;
-  int columns_ = 0;
-  std::chrono::milliseconds creationBudget_{8};
+  std::chrono::milliseconds creationBudget_{6};
 };
 
 }  // namespace livemon::ui

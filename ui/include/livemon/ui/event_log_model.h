@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,14 @@ class EventLogModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
  private:
-  const LogEntry& entryAt(uint64_t seq) const { return ring_[static_cast<std::size_t>(seq % capacity_)]; }
+  // The ring is stored in fixed-size blocks, allocated as it first fills: it never moves a million
+  // entries to grow, as a vector would.
+  static constexpr std::size_t kBlockSize = 16384;
+  LogEntry& slot(std::size_t index);
+  const LogEntry& entryAt(uint64_t seq) const {
+    const auto index = static_cast<std::size_t>(seq % capacity_);
+    return blocks_[index / kBlockSize][index % kBlockSize];
+  }
   uint64_t seqOfRow(int row) const;
   bool matches(const LogEntry& entry) const;
   void rebuildMatches();
@@ -70,7 +78,7 @@ class EventLogModel : public QAbstractTableModel {
   const QString& eventName(NameId id) const;
 
   std::size_t capacity_;
-  std::vector<LogEntry> ring_;  // grows to capacity_, then wraps; entry for seq s at s % capacity_
+  std::vector<std::unique_ptr<LogEntry[]>> blocks_;  // the ring: entry for seq s at slot s % capacity_
   uint64_t firstSeq_ = 0;       // oldest stored
   uint64_t endSeq_ = 0;         // one past the newest stored
   uint64_t received_ = 0;

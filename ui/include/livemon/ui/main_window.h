@@ -34,8 +34,10 @@ class StatRegistry;
 
 struct DashboardOptions {
   // Endpoints to subscribe to. Empty: those saved in the settings, or else
-  // transport::kDefaultEndpoint.
+  // transport::kDefaultEndpoint; with exactEndpoints, exactly these (none: a synthetic feed
+  // through IngestWorker::deliver only).
   std::vector<std::string> endpoints;
+  bool exactEndpoints = false;
   std::size_t logCapacity = EventLogModel::kDefaultCapacity;
   // Settings file (INI). Empty: the user's livemon settings.
   QString settingsFile;
