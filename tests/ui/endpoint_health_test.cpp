@@ -75,5 +75,17 @@ TEST(EndpointHealth, TrackerComputesEventsPerSecondFromTheChange) {
   EXPECT_DOUBLE_EQ(second[0].eventsPerSecond, 1000.0);
 }
 
+TEST(EndpointHealth, TheRateSpansSeveralSecondsSoOnceASecondBurstsDoNotFlicker) {
+  EndpointHealthTracker tracker(5s);
+  const auto t0 = std::chrono::steady_clock::time_point{} + 100s;
+  uint64_t events = 0;
+  std::vector<double> rates;
+  for (int second = 0; second <= 12; ++second) {
+    if (second % 2 == 1) events += 20;  // a burst of 20 every other second: 10/s
+    rates.push_back(tracker.update({endpoint("tcp://a:1", events)}, {}, t0 + std::chrono::seconds(second))[0].eventsPerSecond);
+  }
+  for (std::size_t i = 6; i < rates.size(); ++i) EXPECT_NEAR(rates[i], 10.0, 2.0) << "at " << i << " s";
+}
+
 }  // namespace
 }  // namespace livemon::ui

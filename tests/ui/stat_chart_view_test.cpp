@@ -327,6 +327,29 @@ TEST_F(ChartGridTest, ChartsAppearPerStatSortedAndOnlyThoseOnScreenAreDrawn) {
   EXPECT_EQ(lastY(last->line(QStringLiteral("mean"), 0)), 129.0);
 }
 
+TEST_F(ChartGridTest, LivemonsOwnStatsComeLastAndTheNameFilterHidesCharts) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"livemon.publisher.dropped.value", 0.0}, {"zeta.mean", 1.0},
+                                                     {"alpha.mean", 2.0}, {"train.loss.mean", 3.0}});
+  ChartGrid grid(registry_);
+  grid.resize(1000, 700);
+  grid.show();
+  grid.addSeries(ids);
+  while (grid.pendingChartCount() > 0) grid.refresh();
+  QStringList names;
+  for (StatChartView* chart : grid.charts()) names << chart->statName();
+  EXPECT_EQ(names, (QStringList{QStringLiteral("alpha"), QStringLiteral("train.loss"), QStringLiteral("zeta"),
+                                QStringLiteral("livemon.publisher.dropped")}));
+  grid.setNameFilter(QStringLiteral("LOSS"));
+  EXPECT_FALSE(grid.chart(QStringLiteral("train.loss"))->isHidden());
+  EXPECT_TRUE(grid.chart(QStringLiteral("alpha"))->isHidden());
+  grid.setNameFilter(QStringLiteral("?eta"));  // wildcards, matching anywhere in the name
+  EXPECT_FALSE(grid.chart(QStringLiteral("zeta"))->isHidden());
+  EXPECT_TRUE(grid.chart(QStringLiteral("alpha"))->isHidden());
+  grid.setNameFilter(QStringLiteral("publisher.*"));
+  EXPECT_FALSE(grid.chart(QStringLiteral("livemon.publisher.dropped"))->isHidden());
+  EXPECT_TRUE(grid.chart(QStringLiteral("train.loss"))->isHidden());
+}
+
 TEST_F(ChartGridTest, AZoomOnOneChartMovesThemAllUntilReset) {
   std::vector<SeriesId> ids = feed(source_, kStart, {{"a.mean", 1.0}, {"b.mean", 2.0}});
   for (int i = 1; i < 100; ++i) feed(source_, kStart + 1000.0 * i, {{"a.mean", 1.0}, {"b.mean", 2.0}});

@@ -20,6 +20,13 @@ constexpr int kMargin = 6;
 constexpr int kSpacing = 6;
 }  // namespace
 
+bool ChartGrid::DisplayOrder::operator()(const QString& a, const QString& b) const {
+  const bool ownA = a.startsWith(QLatin1String("livemon."));
+  const bool ownB = b.startsWith(QLatin1String("livemon."));
+  if (ownA != ownB) return ownB;
+  return a < b;
+}
+
 ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollArea(parent), registry_(registry) {
   content_ = new QWidget();
   content_->installEventFilter(this);

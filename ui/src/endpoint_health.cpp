@@ -38,19 +38,22 @@ std::vector<EndpointHealth> EndpointHealthTracker::update(const std::vector<tran
                                                           const std::vector<transport::SourceStatus>& sources,
                                                           std::chrono::steady_clock::time_point now) {
   std::vector<EndpointHealth> result;
-  std::map<std::string, Previous> current;
+  std::map<std::string, std::deque<Sample>> current;
   for (const transport::EndpointStatus& endpoint : endpoints) {
     EndpointHealth health = summarizeEndpoint(endpoint, sources);
-    if (const auto found = previous_.find(health.endpoint); found != previous_.end()) {
-      const double seconds = std::chrono::duration<double>(now - found->second.at).count();
-      if (seconds > 0.0 && health.events >= found->second.events) {
-        health.eventsPerSecond = static_cast<double>(health.events - found->second.events) / seconds;
-      }
+    std::deque<Sample> history;
+    if (auto found = history_.find(health.endpoint); found != history_.end()) history.swap(found->second);
+    // Keep the newest sample at least `window` old, to measure from.
+    while (history.size() > 1 && now - history[1].at >= window_) history.pop_front();
+    if (!history.empty() && health.events >= history.front().events) {
+      const double seconds = std::chrono::duration<double>(now - history.front().at).count();
+      if (seconds > 0.0) health.eventsPerSecond = static_cast<double>(health.events - history.front().events) / seconds;
     }
-    current[health.endpoint] = Previous{health.events, now};
+    history.push_back(Sample{health.events, now});
+    current[health.endpoint] = std::move(history);
     result.push_back(std::move(health));
   }
-  previous_.swap(current);
+  history_.swap(current);
   return result;
 }
 

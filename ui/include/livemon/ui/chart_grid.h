@@ -17,7 +17,8 @@ namespace livemon::ui {
 
 class StatRegistry;
 
-// The scrollable grid of Stat charts, sorted by name, as many columns as fit. A chart is made
+// The scrollable grid of Stat charts, sorted by name (livemon's own diagnostics, "livemon.*", last),
+// as many columns as fit. A chart is made
 // when its Stat's first series arrives; making one costs about a millisecond, so a burst of new
 // Stats is spread over several refreshes (a time budget per refresh) to keep the GUI responsive.
 // Charts are placed by hand rather than by a QGridLayout, whose cost grows with every widget
@@ -81,8 +82,12 @@ class ChartGrid : public QScrollArea {
   TimeView view_;
   QWidget* content_ = nullptr;
   QLabel* placeholder_ = nullptr;
-  std::map<QString, StatChartView*> charts_;           // sorted by name
-  std::map<QString, std::vector<SeriesId>> pendingStats_;  // series waiting for their chart
+  // Display order: by name, with livemon's own Stats ("livemon.publisher.dropped", ...) last.
+  struct DisplayOrder {
+    bool operator()(const QString& a, const QString& b) const;
+  };
+  std::map<QString, StatChartView*, DisplayOrder> charts_;
+  std::map<QString, std::vector<SeriesId>, DisplayOrder> pendingStats_;  // series waiting for their chart
   QString nameFilter_;
   std::chrono::milliseconds creationBudget_{6};
 };

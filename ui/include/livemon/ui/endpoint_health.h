@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <string_view>
@@ -26,28 +27,32 @@ struct EndpointHealth {
   std::string endpoint;
   EndpointState state = EndpointState::Dead;
   std::size_t sources = 0;        // publishers last heard on it
-  double eventsPerSecond = 0.0;   // since the previous summary
+  double eventsPerSecond = 0.0;   // over the last few seconds
   uint64_t events = 0;            // in total
   uint64_t gaps = 0;              // times events went missing in transit
   uint64_t missedEvents = 0;      // events that went missing in transit
   uint64_t publisherDrops = 0;    // events its publishers reported dropping (queue full, too large)
 };
 
-// Summarizes every endpoint from the subscriber's status, computing events/s from the change
-// since the previous call.
+// Summarizes every endpoint from the subscriber's status, computing events/s over the last
+// `window` of calls: Stat windows arrive in bursts (once a second, at the same moment), so a rate
+// over one second alone would flicker between 0 and twice the truth.
 // Thread-compatible: one thread at a time (the GUI's status timer).
 class EndpointHealthTracker {
  public:
+  explicit EndpointHealthTracker(std::chrono::milliseconds window = std::chrono::seconds(5)) : window_(window) {}
+
   std::vector<EndpointHealth> update(const std::vector<transport::EndpointStatus>& endpoints,
                                      const std::vector<transport::SourceStatus>& sources,
                                      std::chrono::steady_clock::time_point now);
 
  private:
-  struct Previous {
+  struct Sample {
     uint64_t events = 0;
     std::chrono::steady_clock::time_point at;
   };
-  std::map<std::string, Previous> previous_;
+  std::chrono::milliseconds window_;
+  std::map<std::string, std::deque<Sample>> history_;
 };
 
 // One endpoint's health from its status and all sources' (those last heard on it count).
