@@ -112,7 +112,7 @@ class ByteRing {
 
   const std::size_t capacity_;
   std::unique_ptr<char[]> buffer_;
-  SpinLock producerLock_;
+  alignas(64) SpinLock producerLock_;
   // Positions grow forever; a position's byte is buffer_[position % capacity_].
   alignas(64) std::atomic<uint64_t> head_{0};  // written by producers, under producerLock_
   alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer
