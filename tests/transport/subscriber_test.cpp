@@ -289,6 +289,25 @@ TEST(Subscriber, EndpointsChangeWhileAnotherThreadPolls) {
   poller.join();
 }
 
+TEST(Subscriber, ReportsConnectionsPerEndpoint) {
+  auto publisher = std::make_unique<Publisher>(testPublisherOptions());
+  Subscriber subscriber(test::connectTo({publisher->endpoints()[0]}));
+  auto connections = [&] { return subscriber.endpoints().at(0).connections; };
+  ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return connections() == 1; }));
+  publisher.reset();
+  ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return connections() == 0; }));
+
+  // A bound endpoint counts the publishers that connect to it.
+  Subscriber listener;
+  const std::string endpoint = listener.addEndpoint("tcp://127.0.0.1:*", EndpointMode::Bind);
+  PublisherOptions options = testPublisherOptions();
+  options.bind.clear();
+  options.connect = {endpoint};
+  Publisher first(options);
+  Publisher second(options);
+  ASSERT_TRUE(pollUntil(listener, {}, [&] { return listener.endpoints().at(0).connections == 2; }));
+}
+
 TEST(Subscriber, BindsAndReportsTheChosenPort) {
   Subscriber subscriber;
   const std::string endpoint = subscriber.addEndpoint("tcp://127.0.0.1:*", EndpointMode::Bind);

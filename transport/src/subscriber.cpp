@@ -63,6 +63,7 @@ struct Subscriber::State {
   struct Socket {
     std::shared_ptr<const std::string> endpoint;
     void* socket = nullptr;
+    void* monitor = nullptr;  // PAIR socket receiving the SUB socket's connection events
   };
   struct Source {
     SourceStatus status;
@@ -104,6 +105,8 @@ struct Subscriber::State {
   }
 
   std::string openEndpoint(const std::string& endpoint, EndpointMode mode);
+  static void closeSocket(const Socket& socket);
+  void readConnectionEvents(const Socket& socket);
   std::size_t receive(std::vector<Delivery>& deliveries);
   void handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic, std::string_view payload,
               bool wellFramed, std::vector<Delivery>& deliveries);
@@ -139,15 +142,17 @@ struct Subscriber::State {
 };
 
 std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode) {
-  void* socket = zmq_socket(context.get(), ZMQ_SUB);
-  if (socket == nullptr) detail::throwEndpointError("open a socket for", endpoint, errno);
+  static std::atomic<uint64_t> monitors{0};
+  Socket opened;
+  opened.socket = zmq_socket(context.get(), ZMQ_SUB);
+  if (opened.socket == nullptr) detail::throwEndpointError("open a socket for", endpoint, errno);
   std::string used = endpoint;
   try {
-    detail::setIntOption(socket, ZMQ_LINGER, 0, "ZMQ_LINGER");
-    detail::setIntOption(socket, ZMQ_RCVHWM, options.receiveHighWaterMark, "ZMQ_RCVHWM");
-    detail::setIntOption(socket, ZMQ_RECONNECT_IVL, static_cast<int>(options.reconnectInterval.count()),
+    detail::setIntOption(opened.socket, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    detail::setIntOption(opened.socket, ZMQ_RCVHWM, options.receiveHighWaterMark, "ZMQ_RCVHWM");
+    detail::setIntOption(opened.socket, ZMQ_RECONNECT_IVL, static_cast<int>(options.reconnectInterval.count()),
                          "ZMQ_RECONNECT_IVL");
-    detail::setIntOption(socket, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options.reconnectIntervalMax.count()),
+    detail::setIntOption(opened.socket, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options.reconnectIntervalMax.count()),
                          "ZMQ_RECONNECT_IVL_MAX");
     std::vector<std::string> prefixes = options.filters;
     if (prefixes.empty()) {
@@ -156,28 +161,76 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
       prefixes.emplace_back(kHeartbeatTopic);
     }
     for (const std::string& prefix : prefixes) {
-      if (zmq_setsockopt(socket, ZMQ_SUBSCRIBE, prefix.data(), prefix.size()) != 0) {
+      if (zmq_setsockopt(opened.socket, ZMQ_SUBSCRIBE, prefix.data(), prefix.size()) != 0) {
         detail::throwEndpointError("subscribe on", endpoint, errno);
       }
     }
+    // Connection events, so endpoints() can tell whether a publisher is connected. The monitor
+    // is connected before the endpoint so no event is missed.
+    const std::string monitorAddress = "inproc://livemon-subscriber-monitor-" + std::to_string(monitors++);
+    if (zmq_socket_monitor(opened.socket, monitorAddress.c_str(),
+                           ZMQ_EVENT_CONNECTED | ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) != 0) {
+      detail::throwEndpointError("monitor", endpoint, errno);
+    }
+    opened.monitor = zmq_socket(context.get(), ZMQ_PAIR);
+    if (opened.monitor == nullptr) detail::throwEndpointError("monitor", endpoint, errno);
+    detail::setIntOption(opened.monitor, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    if (zmq_connect(opened.monitor, monitorAddress.c_str()) != 0) detail::throwEndpointError("monitor", endpoint, errno);
+
     if (mode == EndpointMode::Bind) {
-      if (zmq_bind(socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
-      used = detail::lastEndpoint(socket, endpoint);
-    } else if (zmq_connect(socket, endpoint.c_str()) != 0) {
+      if (zmq_bind(opened.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
+      used = detail::lastEndpoint(opened.socket, endpoint);
+    } else if (zmq_connect(opened.socket, endpoint.c_str()) != 0) {
       detail::throwEndpointError("connect to", endpoint, errno);
     }
   } catch (...) {
-    zmq_close(socket);
+    closeSocket(opened);
     throw;
   }
-  auto name = std::make_shared<const std::string>(used);
-  sockets.push_back(Socket{name, socket});
+  opened.endpoint = std::make_shared<const std::string>(used);
+  sockets.push_back(opened);
   std::lock_guard lock(stateMutex);
   EndpointStatus status;
-  status.endpoint = name;
+  status.endpoint = opened.endpoint;
   status.mode = mode;
   endpointStatus.push_back(status);
   return used;
+}
+
+void Subscriber::State::closeSocket(const Socket& socket) {
+  if (socket.monitor != nullptr) {
+    zmq_socket_monitor(socket.socket, nullptr, 0);
+    zmq_close(socket.monitor);
+  }
+  zmq_close(socket.socket);
+}
+
+// Counts the connections the monitor reports. Each event is two frames: 6 bytes (a 16-bit event
+// and a 32-bit value, native byte order), then the address.
+void Subscriber::State::readConnectionEvents(const Socket& socket) {
+  while (true) {
+    zmq_msg_t frame;
+    zmq_msg_init(&frame);
+    if (zmq_msg_recv(&frame, socket.monitor, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&frame);
+      return;
+    }
+    detail::annotateAfterReceive();
+    uint16_t event = 0;
+    if (zmq_msg_size(&frame) >= sizeof(event)) std::memcpy(&event, zmq_msg_data(&frame), sizeof(event));
+    while (zmq_msg_more(&frame) && zmq_msg_recv(&frame, socket.monitor, 0) >= 0) {
+    }
+    zmq_msg_close(&frame);
+    std::lock_guard lock(stateMutex);
+    for (EndpointStatus& status : endpointStatus) {
+      if (status.endpoint != socket.endpoint) continue;
+      if (event == ZMQ_EVENT_CONNECTED || event == ZMQ_EVENT_ACCEPTED) {
+        ++status.connections;
+      } else if (event == ZMQ_EVENT_DISCONNECTED && status.connections > 0) {
+        --status.connections;
+      }
+    }
+  }
 }
 
 std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
@@ -354,7 +407,7 @@ Subscriber::Subscriber(Options options) {
     for (const std::string& endpoint : state.options.connect) state.openEndpoint(endpoint, EndpointMode::Connect);
     for (const std::string& endpoint : state.options.bind) state.openEndpoint(endpoint, EndpointMode::Bind);
   } catch (...) {
-    for (const auto& socket : state.sockets) zmq_close(socket.socket);
+    for (const auto& socket : state.sockets) State::closeSocket(socket);
     state.context.reset();
     close(state.wakeFd);
     throw;
@@ -367,7 +420,7 @@ Subscriber::~Subscriber() {
     static_cast<void>(state_.release());
     return;
   }
-  for (const auto& socket : state_->sockets) zmq_close(socket.socket);
+  for (const auto& socket : state_->sockets) State::closeSocket(socket);
   state_->context.reset();
   close(state_->wakeFd);
 }
@@ -384,7 +437,7 @@ bool Subscriber::removeEndpoint(std::string_view endpoint) {
   auto& sockets = state_->sockets;
   auto found = std::find_if(sockets.begin(), sockets.end(), [&](const auto& s) { return *s.endpoint == endpoint; });
   if (found == sockets.end()) return false;
-  zmq_close(found->socket);
+  State::closeSocket(*found);
   const auto name = found->endpoint;
   sockets.erase(found);
   std::lock_guard stateLock(state_->stateMutex);
@@ -417,13 +470,19 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     std::lock_guard lock(state.socketMutex);
     std::vector<zmq_pollitem_t> items;
     items.reserve(state.sockets.size() + 1);
-    for (const auto& socket : state.sockets) items.push_back(zmq_pollitem_t{socket.socket, 0, ZMQ_POLLIN, 0});
+    for (const auto& socket : state.sockets) {
+      items.push_back(zmq_pollitem_t{socket.socket, 0, ZMQ_POLLIN, 0});
+      items.push_back(zmq_pollitem_t{socket.monitor, 0, ZMQ_POLLIN, 0});
+    }
     items.push_back(zmq_pollitem_t{nullptr, state.wakeFd, ZMQ_POLLIN, 0});
     const long waitMs = std::max<long>(0, static_cast<long>(timeout.count()));
     if (zmq_poll(items.data(), static_cast<int>(items.size()), waitMs) > 0) {
       if (items.back().revents & ZMQ_POLLIN) {
         uint64_t counter = 0;
         [[maybe_unused]] const ssize_t got = read(state.wakeFd, &counter, sizeof(counter));
+      }
+      for (std::size_t i = 0; i < state.sockets.size(); ++i) {
+        if (items[2 * i + 1].revents & ZMQ_POLLIN) state.readConnectionEvents(state.sockets[i]);
       }
       state.receive(deliveries);
     }

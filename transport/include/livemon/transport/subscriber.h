@@ -91,6 +91,9 @@ struct SourceStatus {
 struct EndpointStatus {
   std::shared_ptr<const std::string> endpoint;
   EndpointMode mode = EndpointMode::Connect;
+  // Live tcp:// and ipc:// connections, as ZeroMQ reports them (updated by poll()). ZeroMQ does
+  // not report inproc:// connections; there, messages and lastMessage tell.
+  uint32_t connections = 0;
   uint64_t messages = 0;
   uint64_t events = 0;
   std::optional<std::chrono::steady_clock::time_point> lastMessage;
