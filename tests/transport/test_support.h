@@ -116,8 +116,9 @@ extern char** environ;
 
 namespace livemon::transport::test {
 
-// A child process started with posix_spawn, its stdout and stderr read through pipes.
-// Not thread-safe. The destructor kills it if it still runs.
+// Not thread-safe: one test thread drives it.
+// A child process started with posix_spawn, its stdout and stderr read through pipes. The
+// destructor kills it if it still runs.
 class ChildProcess {
  public:
   explicit ChildProcess(const std::vector<std::string>& argv) {

@@ -11,9 +11,9 @@
 
 namespace livemon::transport::detail {
 
+// Thread-safe: a lock.
 // Serializes producers for the length of one memcpy. Spins (no system call) and yields the CPU
 // only after a long spin, which happens only when the holder was descheduled mid-copy.
-// Thread-safe.
 class SpinLock {
  public:
   void lock() noexcept {
@@ -36,10 +36,9 @@ class SpinLock {
   std::atomic<bool> locked_{false};
 };
 
-// A bounded queue of variable-size byte records: many producers, one consumer.
-//
 // Thread-safe: push() may be called from any thread; drain() from one consumer thread at a time.
-// Producers take a spin lock that only covers a memcpy; the consumer takes no lock, so a
+//
+// A bounded queue of variable-size byte records: many producers, one consumer. Producers take a spin lock that only covers a memcpy; the consumer takes no lock, so a
 // producer never waits for the consumer's I/O. Policy when full: push() returns false and the
 // record is not stored (the caller counts the drop).
 class ByteRing {

@@ -33,8 +33,8 @@ struct EvalResult {
   double loss = 0;
 };
 
+// Not thread-safe: one job belongs to one thread.
 // Generates the numbers of a plausible training run; deterministic for a given seed.
-// Not thread-safe.
 class SyntheticTrainingJob {
  public:
   SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, int64_t batchSize = 64);

@@ -5,10 +5,10 @@
 
 namespace livemon::transport {
 
+// Thread-safety: a plain value type.
 // A socket could not be set up: an endpoint that cannot be bound or connected, or a ZeroMQ
 // failure. what() names the endpoint and the reason, e.g.
 // "cannot bind tcp://127.0.0.1:5555: Address already in use".
-// Thread-safety: a plain value type.
 class TransportError : public std::runtime_error {
  public:
   TransportError(std::string endpoint, std::string reason, const std::string& message)

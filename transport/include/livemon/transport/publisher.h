@@ -61,12 +61,12 @@ struct PublisherStats {
   std::size_t queuedBytes = 0;    // bytes waiting in the queue now
 };
 
-// Publishes every logged event over ZeroMQ (wire format: docs/wire-format.md).
+// Thread-safe: every member may be called from any thread.
 //
-// Thread-safe: every member may be called from any thread. The event handler it registers runs on
-// the threads that log events; it encodes the event and copies it into a bounded queue under a
-// spin lock that covers only that copy, never I/O, and makes no system call (unless another
-// logging thread was descheduled in the middle of its copy; then it yields). A dedicated I/O
+// Publishes every logged event over ZeroMQ (wire format: docs/wire-format.md). The event handler
+// it registers runs on the threads that log events; it encodes the event and copies it into a
+// bounded queue under a spin lock that covers only that copy, never I/O, and makes no system call
+// (unless another logging thread was descheduled in the middle of its copy; then it yields). A dedicated I/O
 // thread owns the socket: it drains the queue, batches events by name, sends them and sends
 // heartbeats.
 // Overflow policy: when the queue is full the new event is dropped and counted; logEvent() never

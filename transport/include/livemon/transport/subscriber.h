@@ -121,11 +121,11 @@ struct SubscriberCallbacks {
   std::function<void(const GapInfo&)> onGap;
 };
 
-// Receives events from any number of publishers (wire format: docs/wire-format.md).
-//
 // Thread-safe: every member may be called from any thread. poll() calls are serialized; callbacks
 // run on the polling thread with no lock held, so they may call any member. addEndpoint() and
 // removeEndpoint() wake a poll() in progress and take effect before they return.
+//
+// Receives events from any number of publishers (wire format: docs/wire-format.md).
 //
 // Connections are retried by ZeroMQ, so a publisher that restarts on the same endpoint is
 // received again; it has a new identity, so it appears as a new source (and the old one goes

@@ -33,9 +33,9 @@ struct WireLimits {
   std::size_t maxIdentityStringBytes = 1024;      // run name, host
 };
 
+// Thread-safety: a plain value type.
 // Who published a message. A restarted publisher has a new instanceId and startTime, so it is a
 // different source even when run, host and pid repeat.
-// Thread-safety: a plain value type.
 struct SourceInfo {
   std::string run;
   std::string host;
