@@ -66,9 +66,9 @@ struct PublisherStats {
 // Publishes every logged event over ZeroMQ (wire format: docs/wire-format.md). The event handler
 // it registers runs on the threads that log events; it encodes the event and copies it into a
 // bounded queue under a spin lock that covers only that copy, never I/O, and makes no system call
-// (unless another logging thread was descheduled in the middle of its copy; then it yields). A dedicated I/O
-// thread owns the socket: it drains the queue, batches events by name, sends them and sends
-// heartbeats.
+// (unless another logging thread was descheduled in the middle of its copy; then it yields). A
+// dedicated I/O thread owns the socket: it drains the queue, batches events by name, sends them
+// and sends heartbeats.
 // Overflow policy: when the queue is full the new event is dropped and counted; logEvent() never
 // waits for the network.
 //
