@@ -3,6 +3,7 @@
 // charts that are off screen or unchanged.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -293,6 +294,7 @@ TEST_F(ChartGridTest, ChartsAppearPerStatSortedAndOnlyThoseOnScreenAreDrawn) {
   }
   ChartGrid grid(registry_);
   grid.setCreationBudget(std::chrono::milliseconds(0));  // one chart per refresh
+  grid.setRenderBudget(std::chrono::hours(1));           // every due chart drawn at once
   grid.resize(600, 600);
   grid.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&grid));
@@ -348,6 +350,35 @@ TEST_F(ChartGridTest, LivemonsOwnStatsComeLastAndTheNameFilterHidesCharts) {
   grid.setNameFilter(QStringLiteral("publisher.*"));
   EXPECT_FALSE(grid.chart(QStringLiteral("livemon.publisher.dropped"))->isHidden());
   EXPECT_TRUE(grid.chart(QStringLiteral("train.loss"))->isHidden());
+}
+
+TEST_F(ChartGridTest, ABurstOfRedrawsIsSpreadOverRefreshesWithinTheBudget) {
+  std::vector<SeriesId> ids;
+  for (const char* stat : {"a", "b", "c", "d", "e", "f"}) {
+    auto added = feed(source_, kStart, {{std::string(stat) + ".mean", 1.0}});
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  ChartGrid grid(registry_);
+  grid.resize(1000, 1000);  // two columns, three rows: all on screen
+  grid.show();
+  grid.addSeries(ids);
+  while (grid.pendingChartCount() > 0) grid.refresh();
+  const std::vector<StatChartView*> charts = grid.charts();
+  ASSERT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), [](StatChartView* c) { return c->isOnScreen(); }); }));
+  grid.setRenderBudget(std::chrono::hours(1));
+  while (grid.refresh().rendered > 0) {
+  }
+
+  // New data for every chart; with no budget, one chart per refresh, none forgotten.
+  for (const char* stat : {"a", "b", "c", "d", "e", "f"}) feed(source_, kStart + 1000.0, {{std::string(stat) + ".mean", 2.0}});
+  grid.setRenderBudget(std::chrono::milliseconds(0));
+  for (int refresh = 0; refresh < 6; ++refresh) {
+    const ChartGrid::RefreshStats stats = grid.refresh();
+    EXPECT_EQ(stats.rendered, 1);
+    EXPECT_EQ(stats.deferred, 5 - refresh);
+  }
+  for (StatChartView* chart : charts) EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 2.0) << chart->statName().toStdString();
+  EXPECT_EQ(grid.refresh().rendered, 0);
 }
 
 TEST_F(ChartGridTest, AZoomOnOneChartMovesThemAllUntilReset) {

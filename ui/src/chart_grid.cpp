@@ -29,6 +29,8 @@ bool ChartGrid::DisplayOrder::operator()(const QString& a, const QString& b) con
 
 ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollArea(parent), registry_(registry) {
   content_ = new QWidget();
+  // It grows as charts arrive; growing must not repaint the charts already on screen.
+  content_->setAttribute(Qt::WA_StaticContents);
   content_->installEventFilter(this);
   placeholder_ = new QLabel(tr("Waiting for Stats…\n\nCharts appear here as soon as a publisher sends its first "
                                "Stat window (events named livemon.Stat or torch.monitor.Stat)."),
@@ -83,9 +85,22 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
     emit chartCountChanged(static_cast<int>(charts_.size()));
   }
   const ChartRenderContext context = renderContext();
+  std::vector<StatChartView*> due;
   for (const auto& [name, chart] : charts_) {
+    if (chart->needsRender(context)) due.push_back(chart);
+  }
+  // Those left over last time first, so a burst is drawn in full over a few refreshes.
+  std::stable_partition(due.begin(), due.end(), [this](const StatChartView* chart) { return deferred_.count(chart) > 0; });
+  deferred_.clear();
+  const auto deadline = std::chrono::steady_clock::now() + renderBudget_;
+  for (StatChartView* chart : due) {
+    if (stats.rendered > 0 && std::chrono::steady_clock::now() >= deadline) {
+      deferred_.insert(chart);
+      continue;
+    }
     if (chart->render(context)) ++stats.rendered;
   }
+  stats.deferred = static_cast<int>(deferred_.size());
   return stats;
 }
 

@@ -66,8 +66,8 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   columns->setHighlightSections(false);
   columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   columns->resizeSection(EventLogModel::TimeColumn, fontMetrics().horizontalAdvance(QStringLiteral("00:00:00.000")) + 24);
-  columns->resizeSection(EventLogModel::SourceColumn, 140);
-  columns->resizeSection(EventLogModel::NameColumn, 120);
+  columns->resizeSection(EventLogModel::SourceColumn, 125);
+  columns->resizeSection(EventLogModel::NameColumn, 115);
   layout->addWidget(table_, 1);
 
   count_ = new QLabel(this);

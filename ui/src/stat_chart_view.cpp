@@ -316,11 +316,7 @@ QRect StatChartView::plotRect() const {
   return mapFromScene(inScene).boundingRect();
 }
 
-bool StatChartView::render(const ChartRenderContext& context, bool force) {
-  if (!force && !isOnScreen()) return false;
-  if (!pendingSeries_.empty()) rebuildSeries();
-  if (context.mode != mode_) setTimeAxisMode(context.mode);
-
+StatChartView::RenderKey StatChartView::keyFor(const ChartRenderContext& context) const {
   const QRectF plot = chart()->plotArea();
   RenderKey key;
   key.mode = context.mode;
@@ -328,9 +324,30 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
   key.columns = std::max(16, static_cast<int>(plot.width() > 0 ? plot.width() : width() - 80));
   key.rows = std::max(16, static_cast<int>(plot.height() > 0 ? plot.height() : height() - 80));
   key.data = context.frozen && lastKey_ ? frozenData_ : dataVersion();
-  key.layout = layoutVersion_;
+  key.layout = layoutVersion_ + pendingSeries_.size() + (context.mode != mode_ ? 1 : 0);
   key.manualY = manualY_;
+  return key;
+}
+
+bool StatChartView::needsRender(const ChartRenderContext& context) const {
+  return isOnScreen() && (!lastKey_ || !(*lastKey_ == keyFor(context)));
+}
+
+bool StatChartView::render(const ChartRenderContext& context, bool force) {
+  if (!force && !isOnScreen()) return false;
+  if (!pendingSeries_.empty()) rebuildSeries();
+  if (context.mode != mode_) setTimeAxisMode(context.mode);
+
+  RenderKey key = keyFor(context);
   if (!force && lastKey_ && *lastKey_ == key) return false;
+  draw(context, key);
+  // New axis labels may have resized the plot: draw again at once for its new width, rather than
+  // on the next refresh (which would cost a second paint).
+  if (const RenderKey settled = keyFor(context); !(settled == key)) draw(context, settled);
+  return true;
+}
+
+void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key) {
   lastKey_ = key;
   frozenData_ = key.data;
 
@@ -348,7 +365,6 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
     QList<QPointF> upper;
     const PlotTransform transformMin = registry_.transform(*band.min->entry, context.mode);
     const PlotTransform transformMax = registry_.transform(*band.max->entry, context.mode);
-    // Store x = plot x / scale + offset; scale is 1 (wall clock, ms) or 1/1000 (seconds).
     band.min->entry->store.decimate(toStore(context.x.min, transformMin), toStore(context.x.max, transformMin),
                                     key.columns, transformMin, scratch, &lower, nullptr, cutoff(transformMin));
     band.max->entry->store.decimate(toStore(context.x.min, transformMax), toStore(context.x.max, transformMax),
@@ -368,7 +384,9 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
     }
   }
   updateAxes(context, manualY_ ? *manualY_ : (yLow <= yHigh ? paddedY(yLow, yHigh) : shownY_));
-  return true;
+  // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
+  // would happen after the first paint and cost a second one.
+  chart()->layout()->activate();
 }
 
 void StatChartView::updateAxes(const ChartRenderContext& context, XRange y) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <vector>
 
 #include <QScrollArea>
@@ -42,9 +43,12 @@ class ChartGrid : public QScrollArea {
   struct RefreshStats {
     int created = 0;   // charts made
     int rendered = 0;  // charts redrawn
+    int deferred = 0;  // charts due but over the budget, drawn next time
   };
   // One GUI tick: makes pending charts (within a time budget) and redraws what is on screen and
-  // changed.
+  // changed. Redrawing has a time budget too: charts are drawn here and painted right after, and
+  // a Stat window that lands on every chart at once would otherwise make one long stall; charts
+  // over the budget are drawn first on the next refresh.
   RefreshStats refresh();
 
   // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards.
@@ -65,6 +69,8 @@ class ChartGrid : public QScrollArea {
 
   // Time allowed per refresh for making charts (at least one is made per refresh).
   void setCreationBudget(std::chrono::milliseconds budget) { creationBudget_ = budget; }
+  // Time allowed per refresh for redrawing charts (at least one is redrawn per refresh).
+  void setRenderBudget(std::chrono::milliseconds budget) { renderBudget_ = budget; }
 
  signals:
   void chartCountChanged(int count);
@@ -90,6 +96,8 @@ class ChartGrid : public QScrollArea {
   std::map<QString, std::vector<SeriesId>, DisplayOrder> pendingStats_;  // series waiting for their chart
   QString nameFilter_;
   std::chrono::milliseconds creationBudget_{6};
+  std::chrono::milliseconds renderBudget_{5};
+  std::set<const StatChartView*> deferred_;  // over the last refresh's budget
 };
 
 }  // namespace livemon::ui

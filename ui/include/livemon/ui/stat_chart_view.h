@@ -70,6 +70,8 @@ class StatChartView : public QChartView {
   // Redraws from the stores when on screen and anything shown changed; `force` redraws anyway.
   // Returns whether it redrew.
   bool render(const ChartRenderContext& context, bool force = false);
+  // Whether render(context) would redraw: on screen, with something new to show.
+  bool needsRender(const ChartRenderContext& context) const;
   bool isOnScreen() const;
 
   // What the chart shows, for tooltips and tests.
@@ -129,6 +131,8 @@ class StatChartView : public QChartView {
     friend bool operator==(const RenderKey&, const RenderKey&) = default;
   };
 
+  RenderKey keyFor(const ChartRenderContext& context) const;
+  void draw(const ChartRenderContext& context, const RenderKey& key);
   void rebuildSeries();
   void installXAxis(TimeAxisMode mode);
   void styleLines();
