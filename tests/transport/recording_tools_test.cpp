@@ -1,0 +1,248 @@
+#include <livemon/transport/recording_tools.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::HasSubstr;
+namespace fs = std::filesystem;
+
+constexpr auto kT0 = std::chrono::system_clock::time_point(std::chrono::seconds(1'763'830'800));  // 2025-11-22 17:00 UTC
+
+std::shared_ptr<const SourceInfo> source(std::string run, int64_t pid, std::optional<int64_t> rank = std::nullopt) {
+  SourceInfo info;
+  info.run = std::move(run);
+  info.host = "node-1";
+  info.pid = pid;
+  info.rank = rank;
+  info.instanceId = static_cast<uint64_t>(pid) * 7919;
+  info.startTime = kT0 - 1h;
+  return std::make_shared<const SourceInfo>(std::move(info));
+}
+
+ReceivedEvent received(std::shared_ptr<const SourceInfo> from, uint64_t sequence, std::string name,
+                       std::chrono::milliseconds at, std::unordered_map<std::string, DataValue> data) {
+  ReceivedEvent event;
+  event.event = Event{std::move(name), kT0 + at, std::move(data)};
+  event.source = std::move(from);
+  event.sequence = sequence;
+  event.receivedAt = kT0 + at + 3ms;
+  return event;
+}
+
+class RecordingToolsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("livemon-tools-" + std::to_string(::getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    path_ = (dir_ / "run.mcap").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Two sources: a trainer sending Stat windows each second, an evaluator sending two evals.
+  void writeSample() {
+    RecordingWriter writer(path_);
+    const auto trainer = source("train", 100, 0);
+    const auto evaluator = source("eval", 200);
+    // In receive order, as a recorder writes them.
+    for (uint64_t i = 0; i < 10; ++i) {
+      recordEvent(writer, received(trainer, i, "livemon.Stat", std::chrono::seconds(i),
+                                   {{"loss.mean", 1.0 / static_cast<double>(i + 1)}, {"loss.count", 100.0}}));
+      if (i == 4) recordEvent(writer, received(evaluator, 0, "eval", 4s, {{"accuracy", 0.5}, {"epoch", int64_t{1}}}));
+    }
+    recordEvent(writer, received(evaluator, 1, "eval", 9s,
+                                 {{"accuracy", 0.75}, {"epoch", int64_t{2}}, {"note", std::string("best, \"so far\"")},
+                                  {"final", true}}));
+  }
+
+  fs::path dir_;
+  std::string path_;
+  std::atomic<bool> stop_{false};
+};
+
+TEST_F(RecordingToolsTest, EventsComeBackWithEveryTypeTheirSourceAndSequence) {
+  const auto from = source("run-ü", 4242, 3);
+  const ReceivedEvent original =
+      received(from, 77, "mixed", 1500ms,
+               {{"double", 1.0},
+                {"nan", std::numeric_limits<double>::quiet_NaN()},
+                {"inf", -std::numeric_limits<double>::infinity()},
+                {"int", int64_t{-5}},
+                {"bool", false},
+                {"empty", std::string()},
+                {"unicode", std::string("Δloss ≤ ε")}});
+  {
+    RecordingWriter writer(path_);
+    recordEvent(writer, original);
+  }
+  RecordingReader reader(path_);
+  RecordedEventDecoder decoder(path_);
+  int seen = 0;
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    EXPECT_EQ(message.channel->topic, "mixed");
+    EXPECT_EQ(message.publishTimeNs, static_cast<uint64_t>(toWireTime(original.event.timestamp)));
+    EXPECT_EQ(message.logTimeNs, static_cast<uint64_t>(toWireTime(original.receivedAt)));
+    ReceivedEvent back;
+    std::string error;
+    EXPECT_TRUE(decoder.decode(message, back, &error)) << error;
+    EXPECT_EQ(*back.source, *from);
+    EXPECT_EQ(back.sequence, 77u);
+    EXPECT_EQ(back.receivedAt, original.receivedAt);
+    EXPECT_EQ(*back.endpoint, path_);
+    EXPECT_EQ(back.event.name, "mixed");
+    EXPECT_EQ(back.event.timestamp, original.event.timestamp);
+    EXPECT_TRUE(std::holds_alternative<double>(back.event.data.at("double")));
+    EXPECT_TRUE(std::isnan(std::get<double>(back.event.data.at("nan"))));
+    auto withoutNan = back.event.data;
+    auto expected = original.event.data;
+    withoutNan.erase("nan");
+    expected.erase("nan");
+    EXPECT_EQ(withoutNan, expected);
+    ++seen;
+    return true;
+  });
+  EXPECT_EQ(seen, 1);
+}
+
+TEST_F(RecordingToolsTest, DecoderSharesOneSourcePerPublisherInstance) {
+  writeSample();
+  RecordingReader reader(path_);
+  RecordedEventDecoder decoder(path_);
+  std::set<const SourceInfo*> distinct;
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    ReceivedEvent event;
+    EXPECT_TRUE(decoder.decode(message, event));
+    distinct.insert(event.source.get());
+    return true;
+  });
+  EXPECT_EQ(distinct.size(), 2u);
+}
+
+TEST_F(RecordingToolsTest, DecoderRejectsPayloadsThatAreNotEvents) {
+  {
+    RecordingWriter writer(path_);
+    writer.write("garbage", 1, 1, "\xc1 not msgpack");
+  }
+  RecordingReader reader(path_);
+  RecordedEventDecoder decoder(path_);
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    ReceivedEvent event;
+    std::string error;
+    EXPECT_FALSE(decoder.decode(message, event, &error));
+    EXPECT_FALSE(error.empty());
+    return true;
+  });
+}
+
+TEST_F(RecordingToolsTest, InfoCountsByNameAndSource) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_}, out, err), 0) << err.str();
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("closed cleanly"));
+  EXPECT_THAT(text, HasSubstr("events       12\n"));
+  EXPECT_THAT(text, HasSubstr("duration     9.000 s"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("livemon.Stat +10\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("eval +2\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("train@node-1:100 rank 0 +10\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("eval@node-1:200 +2\n"));
+}
+
+TEST_F(RecordingToolsTest, InfoJsonCarriesTheSameFigures) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_, .json = true}, out, err), 0);
+  const std::string json = out.str();
+  EXPECT_THAT(json, HasSubstr("\"events\": 12,"));
+  EXPECT_THAT(json, HasSubstr("\"indexed\": true"));
+  EXPECT_THAT(json, HasSubstr("\"topic\": \"livemon.Stat\", \"encoding\": \"msgpack\", \"events\": 10}"));
+  EXPECT_THAT(json, HasSubstr("\"run\": \"eval\", \"host\": \"node-1\", \"pid\": 200, \"rank\": null"));
+  EXPECT_THAT(json, HasSubstr("\"problems\": []"));
+}
+
+TEST_F(RecordingToolsTest, InfoOnAFileThatIsNotARecordingFails) {
+  std::ofstream(path_) << "hello";
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(runInfo({.path = path_}, out, err), 1);
+  EXPECT_THAT(err.str(), HasSubstr("run.mcap"));
+  EXPECT_THAT(err.str(), HasSubstr("not an MCAP recording"));
+}
+
+TEST_F(RecordingToolsTest, ExportJsonLinesWithinATimeRange) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  // Receive times run from 0.003 s to 9.003 s after the first event; 4..7 s holds windows 4, 5, 6
+  // and the first eval.
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::JsonLines, .from = "3.5", .to = "6.5"}, stop_, out, err),
+            0)
+      << err.str();
+  std::vector<std::string> lines;
+  std::istringstream in(out.str());
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 4u) << out.str();
+  EXPECT_THAT(lines[0], HasSubstr("\"name\":\"livemon.Stat\""));
+  EXPECT_THAT(lines[0], HasSubstr("\"loss.mean\":0.2"));
+  EXPECT_THAT(lines[1], HasSubstr("\"name\":\"eval\""));
+  EXPECT_THAT(lines[1], HasSubstr("\"epoch\":1"));
+  EXPECT_THAT(err.str(), HasSubstr("exported 4 events"));
+}
+
+TEST_F(RecordingToolsTest, ExportCsvHasARowPerFieldAndQuotesText) {
+  writeSample();
+  const std::string csv = (dir_ / "out.csv").string();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv, .output = csv, .from = "8.5"}, stop_, out, err), 0)
+      << err.str();
+  std::ifstream in(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 2u + 4u);  // header, window 9 (2 fields), the second eval (4 fields)
+  EXPECT_EQ(lines[0], "time_ns,time,source,name,seq,key,type,value");
+  EXPECT_THAT(lines[1], HasSubstr(",train@node-1:100 rank 0,livemon.Stat,9,loss.count,double,100.0"));
+  EXPECT_THAT(out.str(), ::testing::IsEmpty());
+  bool quoted = false;
+  for (const auto& line : lines) quoted = quoted || line.ends_with(",note,string,\"best, \"\"so far\"\"\"");
+  EXPECT_TRUE(quoted) << "text with commas and quotes must be quoted CSV";
+}
+
+TEST_F(RecordingToolsTest, ExportRejectsABadTimeBound) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(runExport({.path = path_, .from = "yesterday"}, stop_, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("--from yesterday"));
+}
+
+TEST_F(RecordingToolsTest, TimeBoundsAreSecondsFromTheStartOrUtcTimes) {
+  const uint64_t start = 1'000'000'000'000'000'000ULL;
+  EXPECT_EQ(parseTimeBound("0", start), start);
+  EXPECT_EQ(parseTimeBound("1.5", start), start + 1'500'000'000ULL);
+  EXPECT_EQ(parseTimeBound("2025-11-22T17:00:00Z", start), 1'763'830'800'000'000'000ULL);
+  EXPECT_EQ(parseTimeBound("2025-11-22T17:00:00.25Z", start), 1'763'830'800'250'000'000ULL);
+  EXPECT_EQ(parseTimeBound("-1", start), std::nullopt);
+  EXPECT_EQ(parseTimeBound("2025-11-22 17:00", start), std::nullopt);
+  EXPECT_EQ(parseTimeBound("2025-11-22T17:00:00", start), std::nullopt);  // no zone: ambiguous
+  EXPECT_EQ(parseTimeBound("", start), std::nullopt);
+}
+
+}  // namespace
+}  // namespace livemon::transport

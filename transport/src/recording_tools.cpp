@@ -1,0 +1,583 @@
+#include <livemon/transport/recording_tools.h>
+
+#include <zmq.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <livemon/transport/error.h>
+#include <livemon/transport/tail.h>
+
+#include "zmq_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string humanBytes(uint64_t bytes) {
+  char text[32];
+  if (bytes < 1024) {
+    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
+  } else if (bytes < 1024 * 1024) {
+    std::snprintf(text, sizeof text, "%.1f KiB", static_cast<double>(bytes) / 1024);
+  } else if (bytes < 1024ULL * 1024 * 1024) {
+    std::snprintf(text, sizeof text, "%.1f MiB", static_cast<double>(bytes) / (1024 * 1024));
+  } else {
+    std::snprintf(text, sizeof text, "%.2f GiB", static_cast<double>(bytes) / (1024.0 * 1024 * 1024));
+  }
+  return text;
+}
+
+std::string fixed(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, value);
+  return text;
+}
+
+// "2026-11-22 18:00:00.123 UTC"
+std::string utcText(uint64_t ns) {
+  const auto seconds = static_cast<time_t>(ns / 1'000'000'000ULL);
+  std::tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[64];
+  std::snprintf(text, sizeof text, "%04d-%02d-%02d %02d:%02d:%02d.%03d UTC", parts.tm_year + 1900, parts.tm_mon + 1,
+                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec,
+                static_cast<int>((ns / 1'000'000ULL) % 1000));
+  return text;
+}
+
+double ratio(uint64_t uncompressed, uint64_t compressed) {
+  return compressed == 0 ? 0.0 : static_cast<double>(uncompressed) / static_cast<double>(compressed);
+}
+
+std::string doubleExact(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  std::string text(buffer, result.ptr);
+  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string csvField(std::string_view text) {
+  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = "\"";
+  for (char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+// A line rewritten in place on a terminal.
+class StatusLine {
+ public:
+  StatusLine(std::ostream& err, bool enabled) : err_(err), enabled_(enabled) {}
+  ~StatusLine() { finish(); }
+  void show(const std::string& text, bool force = false) {
+    if (!enabled_) return;
+    const auto now = Clock::now();
+    if (!force && now - last_ < std::chrono::milliseconds(200)) return;
+    last_ = now;
+    err_ << '\r' << text << "\033[K" << std::flush;
+    shown_ = true;
+  }
+  void finish() {
+    if (shown_) err_ << '\n' << std::flush;
+    shown_ = false;
+  }
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  bool shown_ = false;
+  Clock::time_point last_{};
+};
+
+}  // namespace
+
+void recordEvent(RecordingWriter& writer, const ReceivedEvent& event) {
+  static const SourceInfo unknown{};
+  const SourceInfo& source = event.source ? *event.source : unknown;
+  const std::string payload =
+      encodeEventsPayload(source, event.sequence, event.event.name, std::vector<Event>{event.event});
+  writer.write(event.event.name, static_cast<uint64_t>(toWireTime(event.receivedAt)),
+               static_cast<uint64_t>(toWireTime(event.event.timestamp)), payload);
+}
+
+RecordedEventDecoder::RecordedEventDecoder(const std::string& recordingPath, WireLimits limits)
+    : path_(std::make_shared<const std::string>(recordingPath)), limits_(limits) {}
+
+bool RecordedEventDecoder::decode(const RecordedMessage& message, ReceivedEvent& out, std::string* error) {
+  const DecodeStatus status = decodeMessage(message.channel->topic, message.payload, limits_, scratch_, error);
+  if (status != DecodeStatus::Ok) {
+    if (error && error->empty()) *error = std::string(decodeStatusName(status));
+    return false;
+  }
+  if (scratch_.kind != MessageKind::Events || scratch_.events.size() != 1) {
+    if (error) *error = "a recorded message must hold exactly one event";
+    return false;
+  }
+  out.event = std::move(scratch_.events.front());
+  out.event.name = scratch_.name;
+  auto& shared = sources_[scratch_.source];
+  if (!shared) shared = std::make_shared<const SourceInfo>(scratch_.source);
+  out.source = shared;
+  out.sequence = scratch_.sequence;
+  out.endpoint = path_;
+  out.receivedAt = fromWireTime(static_cast<int64_t>(message.logTimeNs));
+  return true;
+}
+
+std::optional<uint64_t> parseTimeBound(const std::string& text, uint64_t startNs) {
+  if (text.empty()) return std::nullopt;
+  // Seconds from the start.
+  double seconds = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (ec == std::errc() && end == text.data() + text.size()) {
+    if (!std::isfinite(seconds) || seconds < 0) return std::nullopt;
+    return startNs + static_cast<uint64_t>(seconds * 1e9);
+  }
+  // YYYY-MM-DDTHH:MM:SS[.fraction]Z
+  std::tm parts{};
+  int consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
+                  &parts.tm_hour, &parts.tm_min, &parts.tm_sec, &consumed) != 6) {
+    return std::nullopt;
+  }
+  uint64_t fractionNs = 0;
+  std::size_t at = static_cast<std::size_t>(consumed);
+  if (at < text.size() && text[at] == '.') {
+    uint64_t scale = 100'000'000;
+    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
+      fractionNs += static_cast<uint64_t>(text[at] - '0') * scale;
+      scale /= 10;
+    }
+  }
+  if (at != text.size() - 1 || text[at] != 'Z') return std::nullopt;
+  parts.tm_year -= 1900;
+  parts.tm_mon -= 1;
+  const time_t t = timegm(&parts);
+  if (t < 0) return std::nullopt;
+  return static_cast<uint64_t>(t) * 1'000'000'000ULL + fractionNs;
+}
+
+int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.connect = options.endpoints;
+  subscriberOptions.filters = options.filters;
+  Subscriber subscriber(subscriberOptions);
+  std::unique_ptr<RecordingWriter> writer;
+  try {
+    writer = std::make_unique<RecordingWriter>(options.output);
+  } catch (const RecordingError& error) {
+    err << "livemonctl record: " << error.what() << '\n';
+    return 1;
+  }
+  std::string where;
+  for (const auto& endpoint : options.endpoints) where += (where.empty() ? "" : ", ") + endpoint;
+  out << "recording " << where << " to " << options.output << " (Ctrl-C stops)" << std::endl;
+
+  std::map<std::string, uint64_t> perName;
+  std::set<SourceInfo> sources;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    recordEvent(*writer, event);
+    ++perName[event.event.name];
+    if (event.source) sources.insert(*event.source);
+  };
+  callbacks.onSourceChange = [&](const SourceChange& change) {
+    if (change.joined && change.source) err << (options.progress ? "\r\033[K" : "") << "source joined: " << describe(*change.source) << '\n';
+  };
+  StatusLine status(err, options.progress);
+  const auto started = Clock::now();
+  int exitCode = 0;
+  try {
+    while (!stop.load(std::memory_order_relaxed)) {
+      const auto elapsed = Clock::now() - started;
+      if (options.duration.count() > 0 && elapsed >= options.duration) break;
+      subscriber.poll(std::chrono::milliseconds(100), callbacks);
+      writer->flushIfDue();
+      status.show("recording: " + std::to_string(writer->messageCount()) + " events, " +
+                  humanBytes(writer->bytesWritten()) + ", " +
+                  fixed(std::chrono::duration<double>(Clock::now() - started).count(), 0) + " s");
+    }
+    writer->close();
+  } catch (const RecordingError& error) {
+    status.finish();
+    err << "livemonctl record: " << error.what() << '\n';
+    exitCode = 1;
+  }
+  status.finish();
+  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  out << (exitCode == 0 ? "wrote " : "stopped after ") << writer->messageCount() << " events (" << perName.size()
+      << " event names, " << sources.size() << " sources) in " << fixed(seconds, 1) << " s to " << options.output
+      << ": " << humanBytes(writer->bytesWritten()) << ", compression "
+      << fixed(ratio(writer->uncompressedBytes(), writer->bytesWritten()), 1) << "x" << std::endl;
+  return exitCode;
+}
+
+int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
+  StatusLine status(err, options.progress);
+  std::unique_ptr<RecordingReader> reader;
+  try {
+    reader = std::make_unique<RecordingReader>(options.path, [&](uint64_t done, uint64_t total) {
+      status.show("scanning: " + fixed(100.0 * static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(total, 1)), 0) + " %");
+    });
+  } catch (const RecordingError& error) {
+    status.finish();
+    err << "livemonctl info: " << error.what() << '\n';
+    return 1;
+  }
+  const RecordingSummary& summary = reader->summary();
+  // Sources are inside the payloads, so counting them reads every chunk.
+  RecordedEventDecoder decoder(options.path);
+  std::map<SourceInfo, uint64_t> perSource;
+  uint64_t undecodable = 0;
+  std::string firstDecodeError;
+  ReceivedEvent event;
+  reader->forEachMessage(
+      0, UINT64_MAX,
+      [&](const RecordedMessage& message) {
+        std::string error;
+        if (decoder.decode(message, event, &error)) {
+          ++perSource[*event.source];
+        } else {
+          if (undecodable++ == 0) firstDecodeError = error;
+        }
+        return true;
+      },
+      [&](uint64_t done, uint64_t total) {
+        status.show("reading: chunk " + std::to_string(done) + " of " + std::to_string(total));
+      });
+  status.finish();
+
+  const double duration =
+      summary.messageCount ? static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9 : 0.0;
+  const double compression = ratio(summary.uncompressedBytes, summary.compressedBytes);
+  if (options.json) {
+    out << "{\"path\": " << jsonString(options.path) << ", \"bytes\": " << summary.fileSize
+        << ", \"indexed\": " << (reader->indexed() ? "true" : "false") << ", \"events\": " << summary.messageCount
+        << ", \"start_ns\": " << summary.startTimeNs << ", \"end_ns\": " << summary.endTimeNs
+        << ", \"duration_s\": " << doubleExact(duration) << ", \"chunks\": " << summary.chunks.size()
+        << ", \"compressed_bytes\": " << summary.compressedBytes
+        << ", \"uncompressed_bytes\": " << summary.uncompressedBytes
+        << ", \"compression_ratio\": " << doubleExact(compression) << ", \"channels\": [";
+    bool first = true;
+    for (const auto& [id, channel] : summary.channels) {
+      const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
+      out << (first ? "" : ", ") << "{\"id\": " << id << ", \"topic\": " << jsonString(channel.topic)
+          << ", \"encoding\": " << jsonString(channel.messageEncoding) << ", \"events\": " << count << "}";
+      first = false;
+    }
+    out << "], \"sources\": [";
+    first = true;
+    for (const auto& [source, count] : perSource) {
+      out << (first ? "" : ", ") << "{\"run\": " << jsonString(source.run) << ", \"host\": " << jsonString(source.host)
+          << ", \"pid\": " << source.pid << ", \"rank\": " << (source.rank ? std::to_string(*source.rank) : "null")
+          << ", \"id\": " << source.instanceId << ", \"events\": " << count << "}";
+      first = false;
+    }
+    out << "], \"undecodable\": " << undecodable << ", \"problems\": [";
+    first = true;
+    for (const auto& problem : reader->problems()) {
+      out << (first ? "" : ", ") << "{\"offset\": " << problem.offset << ", \"what\": " << jsonString(problem.what) << "}";
+      first = false;
+    }
+    out << "]}" << std::endl;
+    return 0;
+  }
+
+  out << "file         " << options.path << " (" << humanBytes(summary.fileSize) << ", "
+      << (reader->indexed() ? "closed cleanly" : "not closed cleanly: read by scanning") << ")\n";
+  if (summary.messageCount) {
+    out << "duration     " << fixed(duration, 3) << " s, " << utcText(summary.startTimeNs) << " to "
+        << utcText(summary.endTimeNs) << '\n';
+  }
+  out << "events       " << summary.messageCount << '\n';
+  out << "chunks       " << summary.chunks.size() << ", compression " << fixed(compression, 1) << "x ("
+      << humanBytes(summary.uncompressedBytes) << " in " << humanBytes(summary.compressedBytes) << ")\n";
+  out << "by name\n";
+  for (const auto& [id, channel] : summary.channels) {
+    const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
+    out << "  " << channel.topic << std::string(channel.topic.size() < 40 ? 40 - channel.topic.size() : 1, ' ')
+        << count << '\n';
+  }
+  out << "by source\n";
+  for (const auto& [source, count] : perSource) {
+    const std::string name = describe(source);
+    out << "  " << name << std::string(name.size() < 40 ? 40 - name.size() : 1, ' ') << count << '\n';
+  }
+  if (undecodable) out << "undecodable  " << undecodable << " events (first: " << firstDecodeError << ")\n";
+  if (!reader->problems().empty()) {
+    out << "problems\n";
+    for (const auto& problem : reader->problems()) out << "  byte " << problem.offset << ": " << problem.what << '\n';
+  }
+  out << std::flush;
+  return 0;
+}
+
+int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  StatusLine status(err, options.progress);
+  std::unique_ptr<RecordingReader> reader;
+  try {
+    reader = std::make_unique<RecordingReader>(options.path);
+  } catch (const RecordingError& error) {
+    err << "livemonctl export: " << error.what() << '\n';
+    return 1;
+  }
+  const uint64_t start = reader->summary().startTimeNs;
+  uint64_t from = 0;
+  uint64_t to = UINT64_MAX;
+  if (!options.from.empty()) {
+    const auto bound = parseTimeBound(options.from, start);
+    if (!bound) {
+      err << "livemonctl export: --from " << options.from
+          << " is neither seconds from the start nor a UTC time like 2026-11-22T18:00:00Z\n";
+      return 2;
+    }
+    from = *bound;
+  }
+  if (!options.to.empty()) {
+    const auto bound = parseTimeBound(options.to, start);
+    if (!bound) {
+      err << "livemonctl export: --to " << options.to
+          << " is neither seconds from the start nor a UTC time like 2026-11-22T18:00:00Z\n";
+      return 2;
+    }
+    to = *bound;
+  }
+  std::ofstream file;
+  if (!options.output.empty()) {
+    file.open(options.output, std::ios::binary | std::ios::trunc);
+    if (!file) {
+      err << "livemonctl export: cannot create " << options.output << ": " << std::strerror(errno) << '\n';
+      return 1;
+    }
+  }
+  std::ostream& sink = options.output.empty() ? out : file;
+  if (options.format == ExportFormat::Csv) sink << "time_ns,time,source,name,seq,key,type,value\n";
+
+  RecordedEventDecoder decoder(options.path);
+  ReceivedEvent event;
+  uint64_t exported = 0;
+  uint64_t undecodable = 0;
+  std::string line;
+  reader->forEachMessage(
+      from, to,
+      [&](const RecordedMessage& message) {
+        if (!decoder.decode(message, event)) {
+          ++undecodable;
+          return !stop.load(std::memory_order_relaxed);
+        }
+        if (options.format == ExportFormat::JsonLines) {
+          sink << formatEventJson(event) << '\n';
+        } else {
+          const std::string prefix = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) +
+                                     "," + csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," +
+                                     std::to_string(event.sequence) + ",";
+          std::vector<const std::pair<const std::string, DataValue>*> fields;
+          for (const auto& field : event.event.data) fields.push_back(&field);
+          std::sort(fields.begin(), fields.end(), [](auto* a, auto* b) { return a->first < b->first; });
+          for (const auto* field : fields) {
+            line = prefix + csvField(field->first) + ",";
+            const DataValue& value = field->second;
+            switch (value.index()) {
+              case 0: line += "string," + csvField(std::get<std::string>(value)); break;
+              case 1: line += "double," + doubleExact(std::get<double>(value)); break;
+              case 2: line += "int," + std::to_string(std::get<int64_t>(value)); break;
+              default: line += std::string("bool,") + (std::get<bool>(value) ? "true" : "false"); break;
+            }
+            sink << line << '\n';
+          }
+        }
+        ++exported;
+        return !stop.load(std::memory_order_relaxed);
+      },
+      [&](uint64_t done, uint64_t total) {
+        status.show("exporting: " + fixed(100.0 * static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(total, 1)), 0) +
+                    " %, " + std::to_string(exported) + " events");
+      });
+  sink.flush();
+  status.finish();
+  if (!sink) {
+    err << "livemonctl export: writing " << (options.output.empty() ? "the output" : options.output) << " failed\n";
+    return 1;
+  }
+  err << "exported " << exported << " events" << (options.output.empty() ? "" : " to " + options.output);
+  if (undecodable) err << " (" << undecodable << " undecodable skipped)";
+  err << '\n';
+  for (const auto& problem : reader->problems()) {
+    err << "livemonctl export: " << options.path << ": byte " << problem.offset << ": " << problem.what << '\n';
+  }
+  return 0;
+}
+
+namespace {
+
+// A PUB socket that republishes recorded payloads. Thread-safety: one thread.
+class ReplaySocket {
+ public:
+  ReplaySocket(const ReplayOptions& options) : context_(detail::sharedContext()) {
+    socket_ = zmq_socket(context_.get(), ZMQ_XPUB);
+    if (!socket_) detail::throwEndpointError("create a socket for", options.endpoint, zmq_errno());
+    detail::setIntOption(socket_, ZMQ_LINGER, 1000, "ZMQ_LINGER");
+    detail::setIntOption(socket_, ZMQ_SNDHWM, 100000, "ZMQ_SNDHWM");
+    const int rc = options.connect ? zmq_connect(socket_, options.endpoint.c_str())
+                                   : zmq_bind(socket_, options.endpoint.c_str());
+    if (rc != 0) {
+      const int error = zmq_errno();
+      zmq_close(socket_);
+      detail::throwEndpointError(options.connect ? "connect to" : "bind", options.endpoint, error);
+    }
+    endpoint_ = detail::lastEndpoint(socket_, options.endpoint);
+  }
+  ~ReplaySocket() { zmq_close(socket_); }
+  ReplaySocket(const ReplaySocket&) = delete;
+  ReplaySocket& operator=(const ReplaySocket&) = delete;
+
+  // Waits up to `timeout` for a subscription; true when one came.
+  bool waitForSubscriber(std::chrono::milliseconds timeout, const std::atomic<bool>& stop) {
+    const auto until = Clock::now() + timeout;
+    while (!stop.load(std::memory_order_relaxed) && Clock::now() < until) {
+      zmq_pollitem_t item{socket_, 0, ZMQ_POLLIN, 0};
+      if (zmq_poll(&item, 1, 50) > 0) {
+        char buffer[256];
+        while (zmq_recv(socket_, buffer, sizeof buffer, ZMQ_DONTWAIT) >= 0) {
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void send(std::string_view topic, std::string_view payload) {
+    detail::annotateBeforeSend();
+    zmq_send(socket_, topic.data(), topic.size(), ZMQ_SNDMORE);
+    zmq_send(socket_, payload.data(), payload.size(), 0);
+    // Subscription messages are of no use here; keep them from piling up.
+    char buffer[256];
+    while (zmq_recv(socket_, buffer, sizeof buffer, ZMQ_DONTWAIT) >= 0) {
+    }
+  }
+
+  const std::string& endpoint() const { return endpoint_; }
+
+ private:
+  std::shared_ptr<void> context_;
+  void* socket_ = nullptr;
+  std::string endpoint_;
+};
+
+}  // namespace
+
+int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  std::unique_ptr<RecordingReader> reader;
+  try {
+    reader = std::make_unique<RecordingReader>(options.path);
+  } catch (const RecordingError& error) {
+    err << "livemonctl replay: " << error.what() << '\n';
+    return 1;
+  }
+  const RecordingSummary& summary = reader->summary();
+  if (summary.messageCount == 0) {
+    err << "livemonctl replay: " << options.path << " holds no events\n";
+    return 1;
+  }
+  for (const auto& problem : reader->problems()) {
+    err << "livemonctl replay: " << options.path << ": byte " << problem.offset << ": " << problem.what << '\n';
+  }
+  ReplaySocket socket(options);
+  out << "replaying " << options.path << " (" << summary.messageCount << " events, "
+      << fixed(static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9, 1) << " s) on " << socket.endpoint()
+      << " at " << options.speed << "x" << (options.loop ? ", looping" : "") << " (Ctrl-C stops)" << std::endl;
+  if (options.waitForSubscriber.count() > 0 && !socket.waitForSubscriber(options.waitForSubscriber, stop)) {
+    err << "livemonctl replay: no subscriber after " << options.waitForSubscriber.count()
+        << " ms; replaying anyway\n";
+  }
+
+  const double recordedSeconds = static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9;
+  StatusLine status(err, options.progress);
+  RecordedEventDecoder decoder(options.path);
+  ReceivedEvent event;
+  uint64_t sent = 0;
+  for (uint64_t pass = 0; !stop.load(std::memory_order_relaxed); ++pass) {
+    struct ReplayedSource {
+      SourceInfo identity;  // as replayed in this pass
+      uint64_t heartbeats = 0;
+      uint64_t events = 0;
+    };
+    std::map<SourceInfo, ReplayedSource> sources;
+    auto replayedIdentity = [&](const SourceInfo& original) -> ReplayedSource& {
+      auto [it, inserted] = sources.try_emplace(original);
+      if (inserted) {
+        it->second.identity = original;
+        if (pass > 0) {
+          // Each pass looks like a restarted job: a new instance of the same run.
+          it->second.identity.instanceId = original.instanceId ^ (0x9E3779B97F4A7C15ULL * pass);
+          if (it->second.identity.instanceId == 0) it->second.identity.instanceId = 1;
+          it->second.identity.startTime += std::chrono::nanoseconds(static_cast<int64_t>(recordedSeconds * 1e9) * static_cast<int64_t>(pass));
+        }
+      }
+      return it->second;
+    };
+    auto sendHeartbeats = [&](MessageKind kind) {
+      for (auto& [original, state] : sources) {
+        PublisherCounters counters;
+        counters.timestamp = std::chrono::system_clock::now();
+        counters.interval = std::chrono::milliseconds(1000);
+        counters.published = state.events;
+        socket.send(kHeartbeatTopic, encodeHeartbeatPayload(kind, state.identity, state.heartbeats++, counters));
+      }
+    };
+    const auto passStart = Clock::now();
+    auto nextHeartbeat = passStart;
+    reader->forEachMessage([&](const RecordedMessage& message) {
+      const auto due = passStart + std::chrono::nanoseconds(static_cast<int64_t>(
+                                       static_cast<double>(message.logTimeNs - summary.startTimeNs) / options.speed));
+      while (!stop.load(std::memory_order_relaxed)) {
+        const auto now = Clock::now();
+        if (now >= nextHeartbeat) {
+          sendHeartbeats(MessageKind::Heartbeat);
+          nextHeartbeat = now + std::chrono::milliseconds(1000);
+        }
+        if (now >= due) break;
+        std::this_thread::sleep_until(std::min({due, nextHeartbeat, now + std::chrono::milliseconds(50)}));
+      }
+      if (stop.load(std::memory_order_relaxed)) return false;
+      if (!decoder.decode(message, event)) return true;
+      ReplayedSource& source = replayedIdentity(*event.source);
+      ++source.events;
+      if (pass == 0) {
+        socket.send(message.channel->topic, message.payload);
+      } else {
+        socket.send(message.channel->topic,
+                    encodeEventsPayload(source.identity, event.sequence, event.event.name, std::vector<Event>{event.event}));
+      }
+      ++sent;
+      const double at = static_cast<double>(message.logTimeNs - summary.startTimeNs) / 1e9;
+      status.show("replaying: " + fixed(at, 1) + " / " + fixed(recordedSeconds, 1) + " s (" +
+                  fixed(recordedSeconds > 0 ? 100.0 * at / recordedSeconds : 100.0, 0) + " %), " + std::to_string(sent) +
+                  " events" + (pass > 0 ? ", pass " + std::to_string(pass + 1) : ""));
+      return true;
+    });
+    sendHeartbeats(options.loop && !stop.load() ? MessageKind::Heartbeat : MessageKind::Goodbye);
+    if (!options.loop) break;
+  }
+  status.finish();
+  out << "replayed " << sent << " events" << std::endl;
+  return 0;
+}
+
+}  // namespace livemon::transport
