@@ -18,17 +18,15 @@ namespace livemon::ui {
 
 class StatRegistry;
 
-// The scrollable grid of Stat charts, sorted by name (livemon's own diagnostics, "livemon.*", last),
-// as many columns as fit. A chart is made
-// when its Stat's first series arrives; making one costs about a millisecond, so a burst of new
-// Stats is spread over several refreshes (a time budget per refresh) to keep the GUI responsive.
-// Charts are placed by hand rather than by a QGridLayout, whose cost grows with every widget
-// re-added when a chart is inserted in name order.
+// Thread-compatible: a widget, used on the GUI thread only.
+// The scrollable grid of Stat charts, sorted by name (livemon's own diagnostics, "livemon.*",
+// last), in as many columns as fit. A chart is made when its Stat's first series arrives; making
+// one costs about a millisecond, so a burst of new Stats is spread over several refreshes (a time
+// budget per refresh) to keep the GUI responsive. Charts are placed by hand rather than by a
+// QGridLayout, whose cost grows with every widget re-added when a chart is inserted in name order.
 //
 // It owns the x range all charts share (TimeView): zooming or panning any chart moves them all;
 // a double click, a new time range or a new x-axis mode returns them to following live data.
-//
-// Thread-compatible: a widget, used on the GUI thread only.
 class ChartGrid : public QScrollArea {
   Q_OBJECT
 

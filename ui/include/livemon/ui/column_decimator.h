@@ -9,16 +9,16 @@
 
 namespace livemon::ui {
 
-// Maps a store's x (milliseconds since the Unix epoch) to a chart's x: (x - offset) * scale.
 // Thread-safety: a plain value type.
+// Maps a store's x (milliseconds since the Unix epoch) to a chart's x: (x - offset) * scale.
 struct PlotTransform {
   double offset = 0.0;
   double scale = 1.0;
   double apply(double x) const noexcept { return (x - offset) * scale; }
 };
 
-// What a decimation saw inside the visible range: every point, not only the kept ones.
 // Thread-safety: a plain value type.
+// What a decimation saw inside the visible range: every point, not only the kept ones.
 struct DecimationSummary {
   std::size_t pointsInRange = 0;
   double yMin = std::numeric_limits<double>::infinity();
@@ -26,6 +26,7 @@ struct DecimationSummary {
   bool empty() const noexcept { return pointsInRange == 0; }
 };
 
+// Thread-compatible: one thread at a time.
 // Reduces points sorted by x to what a chart `columns` pixels wide can show: per pixel column the
 // first, the lowest, the highest and the last point, in x order. Every extreme survives, so a
 // one-sample spike is drawn however many samples share its column, and the line enters and
@@ -34,8 +35,6 @@ struct DecimationSummary {
 //
 // Optionally it also writes a band's edges: each column's lowest point to `lower`, highest to
 // `upper`.
-//
-// Thread-compatible: one thread at a time.
 class ColumnDecimator {
  public:
   // [xMin, xMax] is the visible range in store units; points are written after `transform`.

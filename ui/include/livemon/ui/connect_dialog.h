@@ -11,10 +11,9 @@ namespace livemon::ui {
 
 class IngestWorker;
 
+// Thread-compatible: a widget, used on the GUI thread only.
 // Adds and removes the endpoints the dashboard listens to, while it runs. Changes apply at once;
 // a refused endpoint (bad syntax, unknown transport) shows the reason and changes nothing.
-//
-// Thread-compatible: a widget, used on the GUI thread only.
 class ConnectDialog : public QDialog {
   Q_OBJECT
 

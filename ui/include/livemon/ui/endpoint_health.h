@@ -21,8 +21,8 @@ enum class EndpointState {
 // "connected" "stale" "dead"
 std::string_view endpointStateName(EndpointState state) noexcept;
 
-// One endpoint's line in the status bar.
 // Thread-safety: a plain value type.
+// One endpoint's line in the status bar.
 struct EndpointHealth {
   std::string endpoint;
   EndpointState state = EndpointState::Dead;
@@ -34,10 +34,10 @@ struct EndpointHealth {
   uint64_t publisherDrops = 0;    // events its publishers reported dropping (queue full, too large)
 };
 
+// Thread-compatible: one thread at a time (the GUI's status timer).
 // Summarizes every endpoint from the subscriber's status, computing events/s over the last
 // `window` of calls: Stat windows arrive in bursts (once a second, at the same moment), so a rate
 // over one second alone would flicker between 0 and twice the truth.
-// Thread-compatible: one thread at a time (the GUI's status timer).
 class EndpointHealthTracker {
  public:
   explicit EndpointHealthTracker(std::chrono::milliseconds window = std::chrono::seconds(5)) : window_(window) {}

@@ -12,6 +12,7 @@
 
 namespace livemon::ui {
 
+// Thread-compatible: one thread at a time (IngestWorker serializes it).
 // Turns received events into what the dashboard applies: a log entry for every event, and a
 // Stat sample for every numeric value of a Stat event ("livemon.Stat" or "torch.monitor.Stat").
 // Sources, event names and series are interned here, off the GUI thread, so the GUI works with
@@ -19,8 +20,6 @@ namespace livemon::ui {
 //
 // A Stat key without a dot is charted as its own Stat with aggregation "value"; string and
 // bool values of a Stat event are logged, not plotted.
-//
-// Thread-compatible: one thread at a time (IngestWorker serializes it).
 class EventConverter {
  public:
   void convert(transport::ReceivedEvent& received, IngestBatch& out);

@@ -15,6 +15,7 @@
 
 namespace livemon::ui {
 
+// Thread-compatible: a Qt model, used on the GUI thread only.
 // The event log: every event received, newest last, in a ring of the newest `capacity` events
 // (older ones are evicted, so memory stays bounded however long the run). Columns: time, source,
 // name, data. An optional filter (case-insensitive substring of source, name or data) shows only
@@ -23,8 +24,6 @@ namespace livemon::ui {
 //
 // Rows arrive in batches (append), each one rowsRemoved at the front for what the ring evicts and
 // one rowsInserted at the end.
-//
-// Thread-compatible: a Qt model, used on the GUI thread only.
 class EventLogModel : public QAbstractTableModel {
   Q_OBJECT
 

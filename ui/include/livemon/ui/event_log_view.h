@@ -13,10 +13,9 @@ namespace livemon::ui {
 
 class EventLogModel;
 
+// Thread-compatible: a widget, used on the GUI thread only.
 // The event log panel: a text filter, an auto-scroll toggle, a copy button and the table.
 // Ctrl+C (or the context menu) copies the selected rows as tab-separated text.
-//
-// Thread-compatible: a widget, used on the GUI thread only.
 class EventLogView : public QWidget {
   Q_OBJECT
 

@@ -15,6 +15,7 @@ using SourceId = uint32_t;
 using NameId = uint32_t;
 using SeriesId = uint32_t;
 
+// Thread-safety: a plain value type (as are the descriptors, samples and entries below).
 // A publisher seen for the first time.
 struct SourceDescriptor {
   SourceId id = 0;
@@ -51,9 +52,9 @@ struct LogEntry {
   std::string data;  // "key=value, ..." sorted by key
 };
 
+// Thread-safety: a plain value type, moved from the ingest thread to the GUI thread.
 // Everything decoded since the GUI last looked, in the order it must be applied: new sources,
 // names and series come before the samples and log entries that use them.
-// Thread-safety: a plain value type, moved from the ingest thread to the GUI thread.
 struct IngestBatch {
   std::vector<SourceDescriptor> sources;
   std::vector<NameDescriptor> names;

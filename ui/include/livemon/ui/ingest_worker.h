@@ -18,13 +18,12 @@
 
 namespace livemon::ui {
 
+// Thread-safe: every member may be called from any thread. errorOccurred is emitted on the ingest
+// thread, so receivers in the GUI thread get it queued.
 // Receives events off the GUI thread. It owns a transport::Subscriber and a thread that polls it,
 // converts each event (EventConverter) and leaves the results in a StagingBuffer for the GUI.
 // Failures on that thread reach the GUI as errorOccurred(text), a queued signal; nothing here
 // touches a widget.
-//
-// Thread-safe: every member may be called from any thread. errorOccurred is emitted on the ingest
-// thread, so receivers in the GUI thread get it queued.
 class IngestWorker : public QObject {
   Q_OBJECT
 

@@ -32,6 +32,8 @@ class EventLogView;
 class IngestWorker;
 class StatRegistry;
 
+// Thread-safety: a plain value type.
+// How a MainWindow starts.
 struct DashboardOptions {
   // Endpoints to subscribe to. Empty: those saved in the settings, or else
   // transport::kDefaultEndpoint; with exactEndpoints, exactly these (none: a synthetic feed
@@ -46,6 +48,7 @@ struct DashboardOptions {
   SeriesStore::Limits seriesLimits{};
 };
 
+// Thread-compatible: a widget, used on the GUI thread only.
 // The dashboard: a toolbar (time range, x axis, chart filter, pause, endpoints), the chart grid
 // beside the event log, and a status bar line per endpoint.
 //
@@ -55,8 +58,6 @@ struct DashboardOptions {
 //
 // Paused: samples still go into the stores (nothing is lost) but the charts stay as they were and
 // new log rows are held back (up to the log's capacity) until resumed.
-//
-// Thread-compatible: a widget, used on the GUI thread only.
 class MainWindow : public QMainWindow {
   Q_OBJECT
 

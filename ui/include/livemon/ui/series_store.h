@@ -13,12 +13,11 @@
 
 namespace livemon::ui {
 
+// Thread-compatible: owned and used by the GUI thread.
 // The samples of one chart series, in bounded memory: the newest samples at full resolution, older
 // ones folded into min/max buckets that keep each stretch's first, lowest, highest and last
 // sample. When the buckets run out, the older half of them is merged pairwise, so resolution
 // fades with age while the whole run stays viewable (time range "all") and no extreme is lost.
-//
-// Thread-compatible: owned and used by the GUI thread.
 class SeriesStore {
  public:
   struct Limits {

@@ -9,14 +9,13 @@
 
 namespace livemon::ui {
 
+// Thread-safe: every member may be called from any thread.
 // Where the ingest thread leaves converted events for the GUI. The ingest thread push()es a batch
 // per poll under a short lock (a vector swap or move-append); the GUI take()s everything on its
 // refresh timer, so a burst of events costs the GUI one batch, never a signal per event.
 //
 // Overflow policy (GUI stalled or gone): descriptors are always kept; log entries and samples
 // beyond the limits are discarded new-first and counted, so memory stays bounded.
-//
-// Thread-safe: every member may be called from any thread.
 class StagingBuffer {
  public:
   struct Limits {

@@ -28,8 +28,8 @@ namespace livemon::ui {
 class StatRegistry;
 struct SeriesEntry;
 
-// What every chart is asked to show on a refresh.
 // Thread-safety: a plain value type.
+// What every chart is asked to show on a refresh.
 struct ChartRenderContext {
   TimeAxisMode mode = TimeAxisMode::WallClock;
   XRange x;
@@ -38,6 +38,7 @@ struct ChartRenderContext {
   std::optional<double> cutoff;
 };
 
+// Thread-compatible: a widget, used on the GUI thread only.
 // One Stat's chart: a line per (source, aggregation), a shaded min–max band per source that has
 // both, a legend whose entries toggle their lines, a hover tooltip with the time and the values
 // under the cursor, rubber-band zoom (left drag), wheel zoom, pan (right or middle drag) and a
@@ -50,8 +51,6 @@ struct ChartRenderContext {
 // so a grid of hundreds of charts costs only what is on screen. (QXYSeries::append recomputes the
 // series geometry on every call and OpenGL acceleration does not apply to area series, so neither
 // is used.)
-//
-// Thread-compatible: a widget, used on the GUI thread only.
 class StatChartView : public QChartView {
   Q_OBJECT
 

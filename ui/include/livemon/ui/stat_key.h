@@ -5,8 +5,8 @@
 
 namespace livemon::ui {
 
-// The two halves of a Stat event key: "<stat name>.<aggregation>".
 // Thread-safety: a plain value type; the views point into the key they were split from.
+// The two halves of a Stat event key: "<stat name>.<aggregation>".
 struct StatKeyParts {
   std::string_view stat;         // may itself contain dots: "train.step_ms"
   std::string_view aggregation;  // "mean", "p99", ...

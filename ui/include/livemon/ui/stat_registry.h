@@ -15,6 +15,7 @@
 
 namespace livemon::ui {
 
+// Thread-safety: a plain value type.
 // A publisher as the dashboard shows it.
 struct SourceEntry {
   SourceId id = 0;
@@ -26,6 +27,7 @@ struct SourceEntry {
   std::optional<double> startMs;  // run start (publisher start), ms since the Unix epoch
 };
 
+// Thread-compatible: owned by the StatRegistry, on the GUI thread.
 // One line: a (source, Stat, aggregation) triple and its samples.
 struct SeriesEntry {
   SeriesId id = 0;
@@ -35,6 +37,7 @@ struct SeriesEntry {
   SeriesStore store;
 };
 
+// Thread-safety: a plain value type.
 // What applying a batch changed.
 struct RegistryChanges {
   std::vector<SeriesId> newSeries;
@@ -43,8 +46,8 @@ struct RegistryChanges {
   std::size_t samples = 0;
 };
 
-// Every source and series seen, with their samples: the data behind the charts.
 // Thread-compatible: owned and used by the GUI thread.
+// Every source and series seen, with their samples: the data behind the charts.
 class StatRegistry {
  public:
   explicit StatRegistry(SeriesStore::Limits limits = {});

@@ -24,18 +24,18 @@ std::optional<TimeRange> timeRangeFromKey(const QString& key);
 // Seconds covered by a range; std::nullopt for All.
 std::optional<double> timeRangeSeconds(TimeRange range);
 
-// A visible x range, in the units of the current TimeAxisMode.
 // Thread-safety: a plain value type.
+// A visible x range, in the units of the current TimeAxisMode.
 struct XRange {
   double min = 0.0;
   double max = 0.0;
   friend bool operator==(const XRange&, const XRange&) = default;
 };
 
+// Thread-compatible: used on the GUI thread.
 // The x range every chart shows: either following the newest data (optionally frozen while
 // paused) over the chosen TimeRange, or a fixed range the user zoomed or panned to. While the data
 // is shorter than the range, the range starts at the first sample and the data fills it.
-// Thread-compatible: used on the GUI thread.
 class TimeView {
  public:
   TimeAxisMode mode() const noexcept { return mode_; }
