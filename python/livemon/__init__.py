@@ -1,0 +1,64 @@
+"""livemon: live monitoring for training jobs, with torch.monitor's API.
+
+Switching from torch.monitor is a change of import::
+
+    import livemon as monitor          # was: import torch.monitor as monitor
+
+    loss = monitor.Stat("loss", [monitor.Aggregation.MEAN, monitor.Aggregation.P99],
+                        datetime.timedelta(seconds=1))
+    loss.add(0.5)
+
+Where livemon differs from torch.monitor 1.13 it is on purpose (see the README section "Monitor a
+PyTorch job"): windows are logged when they end, VALUE works, a bool stays a bool, a handler's
+exception is caught and counted, unregistering twice is harmless, a zero window raises ValueError,
+and Stat events are named ``livemon.Stat`` (STAT_EVENT) instead of ``torch.monitor.Stat``.
+
+Beyond torch.monitor: ``Publisher`` sends every event to the livemon dashboard,
+``TensorboardEventHandler`` writes TensorBoard files without TensorBoard installed, and
+``livemon.torch_bridge.install()`` forwards existing torch.monitor events into livemon.
+"""
+
+from typing import Union
+
+from ._livemon import (  # noqa: F401  (the public API)
+    COUNT,
+    MAX,
+    MEAN,
+    MIN,
+    P50,
+    P90,
+    P99,
+    STAT_EVENT,
+    STDDEV,
+    SUM,
+    TORCH_STAT_EVENT,
+    VALUE,
+    Aggregation,
+    Event,
+    EventHandlerHandle,
+    Publisher,
+    Stat,
+    TensorboardEventHandler,
+    TransportError,
+    WaitCounter,
+    WaitCounterGuard,
+    __version__,
+    dropped_reentrant_event_count,
+    handler_error_count,
+    last_handler_error,
+    log_event,
+    register_event_handler,
+    registered_event_handler_count,
+    unregister_event_handler,
+)
+
+# The values an Event's data may hold, as torch.monitor names them.
+data_value_t = Union[str, float, int, bool]
+
+__all__ = [
+    "Aggregation", "VALUE", "MEAN", "COUNT", "SUM", "MAX", "MIN", "STDDEV", "P50", "P90", "P99",
+    "Stat", "Event", "data_value_t", "log_event", "register_event_handler", "unregister_event_handler",
+    "EventHandlerHandle", "STAT_EVENT", "TORCH_STAT_EVENT", "WaitCounter", "WaitCounterGuard",
+    "TensorboardEventHandler", "Publisher", "TransportError", "handler_error_count", "last_handler_error",
+    "registered_event_handler_count", "dropped_reentrant_event_count",
+]

@@ -1,0 +1,233 @@
+// Aggregation, Event, Stat, WaitCounter and log_event: torch.monitor's names over livemon's core.
+#include "py_core.h"
+
+#include <pybind11/stl.h>
+
+#include <cctype>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <livemon/aggregation.h>
+#include <livemon/event.h>
+#include <livemon/event_handler.h>
+#include <livemon/stat.h>
+#include <livemon/wait_counter.h>
+
+#include "py_convert.h"
+
+namespace livemon::python {
+namespace {
+
+// The livemon::Stat inside a Python Stat object, or nullptr with a Python error set.
+Stat* statOf(PyObject* self) {
+  auto* instance = reinterpret_cast<py::detail::instance*>(self);
+  if (instance->simple_layout) {
+    if (!instance->simple_holder_constructed) {
+      PyErr_SetString(PyExc_RuntimeError, "Stat.__init__ has not been called");
+      return nullptr;
+    }
+    return static_cast<Stat*>(instance->simple_value_holder[0]);
+  }
+  try {
+    return &py::handle(self).cast<Stat&>();
+  } catch (py::error_already_set& error) {
+    error.restore();
+  } catch (const std::exception& error) {
+    PyErr_SetString(PyExc_RuntimeError, error.what());
+  }
+  return nullptr;
+}
+
+// Stat.add as a plain METH_O C function: the hot path skips pybind11's argument dispatch, which
+// costs more than the add itself.
+PyObject* statAdd(PyObject* self, PyObject* value) {
+  double number = 0;
+  if (PyFloat_CheckExact(value)) {
+    number = PyFloat_AS_DOUBLE(value);
+  } else {
+    number = PyFloat_AsDouble(value);  // int, numpy scalars, 0-d tensors (anything with __float__)
+    if (number == -1.0 && PyErr_Occurred() != nullptr) return nullptr;
+  }
+  Stat* stat = statOf(self);
+  if (stat == nullptr) return nullptr;
+  stat->add(number);
+  Py_RETURN_NONE;
+}
+
+PyMethodDef g_statAddMethod = {
+    "add", statAdd, METH_O,
+    "add($self, v, /)\n--\n\n"
+    "Adds a sample to the open window. Never blocks and never raises for a number; a value that "
+    "is not a number raises TypeError."};
+
+std::string reprOf(const py::handle& object) { return py::repr(object).cast<std::string>(); }
+
+std::string quoted(const std::string& text) { return reprOf(py::str(text)); }
+
+std::unique_ptr<Stat> makeStat(const std::string& name, const std::vector<Aggregation>& aggregations,
+                               const py::object& windowSize, int64_t maxSamples) {
+  if (name.empty()) throw py::value_error("Stat: name must not be empty");
+  const std::string where = "Stat " + quoted(name) + ": ";
+  if (aggregations.empty()) throw py::value_error(where + "aggregations must name at least one aggregation");
+  // Milliseconds, cut as torch.monitor cuts them.
+  const auto window = std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(windowSize, "window_size"));
+  if (window < std::chrono::milliseconds(1)) {
+    throw py::value_error(where + "window_size must be at least 1 ms, got " + reprOf(windowSize));
+  }
+  if (maxSamples < 1) throw py::value_error(where + "max_samples must be at least 1, got " + std::to_string(maxSamples));
+  return std::make_unique<Stat>(name, aggregations, window, maxSamples);
+}
+
+std::string statRepr(const Stat& stat) {
+  std::ostringstream out;
+  out << "livemon.Stat(name=" << quoted(stat.name()) << ", aggregations=[";
+  for (std::size_t i = 0; i < stat.aggregations().size(); ++i) {
+    std::string name(aggregationName(stat.aggregations()[i]));
+    for (char& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    out << (i ? ", " : "") << "Aggregation." << name;
+  }
+  out << "], window_size=" << reprOf(toTimedelta(stat.windowSize()));
+  if (stat.maxSamples() != std::numeric_limits<int64_t>::max()) out << ", max_samples=" << stat.maxSamples();
+  out << ")";
+  return out.str();
+}
+
+// What `WaitCounter.guard()` returns: measures one wait per `with` block.
+// Not thread-safe: one guard belongs to one thread at a time (each thread takes its own guard()).
+struct WaitCounterGuard {
+  WaitCounter counter;
+  WaitGuard guard;
+};
+
+py::dict totalsDict(const WaitCounterTotals& totals) {
+  py::dict result;
+  result["active"] = totals.active;
+  result["calls"] = totals.calls;
+  result["total_time"] = toTimedelta(totals.totalTime);
+  result["max_time"] = toTimedelta(totals.maxTime);
+  return result;
+}
+
+}  // namespace
+
+void bindCore(py::module_& m) {
+  py::enum_<Aggregation>(m, "Aggregation", R"doc(
+        What a Stat reports for each window. VALUE to MIN are torch.monitor's; STDDEV (population
+        standard deviation) and the quantiles P50, P90 and P99 (within 0.39 %) are livemon's.
+      )doc")
+      .value("VALUE", Aggregation::Value, "the last value added in the window")
+      .value("MEAN", Aggregation::Mean, "the arithmetic mean")
+      .value("COUNT", Aggregation::Count, "the number of samples")
+      .value("SUM", Aggregation::Sum, "the sum of the samples")
+      .value("MAX", Aggregation::Max, "the largest sample")
+      .value("MIN", Aggregation::Min, "the smallest sample")
+      .value("STDDEV", Aggregation::Stddev, "the population standard deviation")
+      .value("P50", Aggregation::P50, "the median")
+      .value("P90", Aggregation::P90, "the 90th percentile")
+      .value("P99", Aggregation::P99, "the 99th percentile")
+      .export_values();
+
+  m.attr("STAT_EVENT") = std::string(kStatEventName);
+  m.attr("TORCH_STAT_EVENT") = std::string(kTorchStatEventName);
+
+  py::class_<Event>(m, "Event", R"doc(
+        A structured, timestamped record: ``Event(name, timestamp, data)`` with ``data`` a dict of
+        str to str, float, int or bool. A bool stays a bool. Two events are equal when their names,
+        timestamps and data (types included: True != 1.0) are.
+      )doc")
+      .def(py::init([](const std::string& name, const py::handle& timestamp, const py::handle& data) {
+             return Event{name, fromDatetime(timestamp, "timestamp"), toData(data)};
+           }),
+           py::arg("name"), py::arg("timestamp"), py::arg("data"))
+      .def_property_readonly("name", [](const Event& event) { return event.name; })
+      .def_property_readonly("timestamp", [](const Event& event) { return toDatetime(event.timestamp); })
+      .def_property_readonly("data", [](const Event& event) { return fromData(event.data); })
+      .def("__eq__",
+           [](const Event& a, const py::object& b) -> py::object {
+             if (!py::isinstance<Event>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+             return py::bool_(a == b.cast<const Event&>());
+           })
+      .def("__repr__", [](const Event& event) {
+        return "livemon.Event(name=" + quoted(event.name) + ", timestamp=" + reprOf(toDatetime(event.timestamp)) +
+               ", data=" + reprOf(fromData(event.data)) + ")";
+      });
+  // Equal events must hash alike, and Event's data is a dict: unhashable, like the data.
+  m.attr("Event").attr("__hash__") = py::none();
+
+  m.def(
+      "log_event",
+      [](const py::handle& event) {
+        if (py::isinstance<Event>(event)) {
+          logEvent(event.cast<const Event&>());
+        } else {
+          logEvent(eventFromObject(event));  // e.g. a torch.monitor.Event
+        }
+      },
+      py::arg("event"), R"doc(
+        Hands ``event`` to every registered handler, in registration order, on this thread.
+        Never raises because of a handler.
+      )doc");
+
+  py::class_<Stat> stat(m, "Stat", R"doc(
+        A windowed statistic: ``Stat(name, aggregations, window_size, max_samples=...)``.
+
+        Windows are aligned to multiples of ``window_size`` (at least 1 ms; milliseconds count) on
+        the monotonic clock. When a window that holds samples ends, it is logged as an event
+        named ``livemon.Stat`` (STAT_EVENT) with a float per ``"<name>.<aggregation>"`` key. Unlike
+        torch.monitor, the window is logged when it ends, without waiting for the next ``add``.
+        ``max_samples`` caps a window: the add that reaches it logs the window at once, later adds
+        in that window are dropped. Deleting the Stat logs the open window.
+      )doc");
+  stat.def(py::init(&makeStat), py::arg("name"), py::arg("aggregations"), py::arg("window_size"),
+           py::arg("max_samples") = std::numeric_limits<int64_t>::max())
+      .def("get", &Stat::get, R"doc(
+        The last closed window's value of every configured aggregation (zeros before the first
+        window closes).
+      )doc")
+      .def("flush", &Stat::flush, "Closes the open window now, logging it if it holds samples.")
+      .def_property_readonly("count", &Stat::count, "Samples in the open window.")
+      .def_property_readonly("name", &Stat::name)
+      .def_property_readonly("aggregations", &Stat::aggregations)
+      .def_property_readonly("window_size", [](const Stat& s) { return toTimedelta(s.windowSize()); })
+      .def_property_readonly("max_samples", &Stat::maxSamples)
+      .def_property_readonly("dropped_count", &Stat::droppedCount,
+                             "Samples dropped because their window had already reached max_samples.")
+      .def("__repr__", &statRepr);
+  PyObject* add = PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(stat.ptr()), &g_statAddMethod);
+  if (add == nullptr) throw py::error_already_set();
+  stat.attr("add") = py::reinterpret_steal<py::object>(add);
+
+  py::class_<WaitCounterGuard>(m, "WaitCounterGuard", R"doc(
+        A context manager measuring the wait of its ``with`` block (from ``WaitCounter.guard()``).
+        One guard may be used for any number of blocks, one at a time.
+      )doc")
+      .def("__enter__",
+           [](WaitCounterGuard& self) -> WaitCounterGuard& {
+             self.guard = self.counter.start();
+             return self;
+           },
+           py::return_value_policy::reference_internal)
+      .def("__exit__", [](WaitCounterGuard& self, const py::args&) {
+        self.guard.stop();
+        return false;
+      });
+
+  py::class_<WaitCounter>(m, "WaitCounter", R"doc(
+        Counts waits (data loading, a barrier) under a key: ``with counter.guard(): ...``.
+        Totals are process-wide per key, and every wait is added, in milliseconds, to a Stat named
+        after the key (count, mean, max, p50, p99 over 1 s windows), so waits reach the dashboard.
+        LIVEMON_DISABLE_WAIT_COUNTERS=1 turns counters into no-ops.
+      )doc")
+      .def(py::init<std::string>(), py::arg("key"))
+      .def("guard", [](const WaitCounter& counter) { return WaitCounterGuard{counter, WaitGuard{}}; })
+      .def("totals", [](const WaitCounter& counter) { return totalsDict(counter.totals()); },
+           "{'active', 'calls', 'total_time', 'max_time'} for this key.")
+      .def_property_readonly("key", &WaitCounter::key)
+      .def_property_readonly("enabled", &WaitCounter::enabled);
+}
+
+}  // namespace livemon::python

@@ -1,0 +1,298 @@
+// Publisher and TensorboardEventHandler: livemon's transport for Python.
+#include <pybind11/stl.h>
+
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <livemon/transport/error.h>
+#include <livemon/transport/publisher.h>
+#include <livemon/transport/tensorboard_writer.h>
+
+#include "py_convert.h"
+#include "py_core.h"
+#include "py_handlers.h"
+
+namespace livemon::python {
+namespace {
+
+using transport::Publisher;
+using transport::PublisherOptions;
+using transport::PublisherStats;
+using transport::TensorboardWriter;
+
+// Destroys `object` with the GIL released: destruction waits for a thread (and for the network or
+// the disk) that never needs the GIL, while other Python threads should go on. While the
+// interpreter is being finalized the GIL stays: a thread may not release and retake it then.
+template <typename T>
+void destroyWithoutGil(std::unique_ptr<T>& object) {
+  std::unique_ptr<T> doomed = std::move(object);
+  if (_Py_IsFinalizing() == 0) {
+    py::gil_scoped_release release;
+    doomed.reset();
+  } else {
+    doomed.reset();
+  }
+}
+
+std::vector<std::string> endpointList(const py::object& value, const char* what) {
+  if (value.is_none()) return {};
+  if (PyUnicode_Check(value.ptr())) return {value.cast<std::string>()};
+  try {
+    return value.cast<std::vector<std::string>>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(std::string(what) + " must be a str or a list of str, got " +
+                         py::repr(value).cast<std::string>());
+  }
+}
+
+py::dict identityDict(const transport::SourceInfo& source) {
+  py::dict result;
+  result["run"] = source.run;
+  result["host"] = source.host;
+  result["pid"] = source.pid;
+  result["rank"] = source.rank ? py::object(py::int_(*source.rank)) : py::object(py::none());
+  result["instance_id"] = source.instanceId;
+  return result;
+}
+
+py::dict statsDict(const PublisherStats& stats) {
+  py::dict result;
+  result["published"] = stats.published;
+  result["dropped_queue_full"] = stats.droppedQueueFull;
+  result["dropped_too_large"] = stats.droppedTooLarge;
+  result["messages"] = stats.messages;
+  result["heartbeats"] = stats.heartbeats;
+  result["queued_bytes"] = stats.queuedBytes;
+  return result;
+}
+
+// Python's face of a transport::Publisher. Thread-safe as far as the GIL serialises its calls;
+// the Publisher itself is thread-safe.
+class PyPublisher {
+ public:
+  PyPublisher(const py::object& endpoint, const py::object& connect, const std::string& run,
+              std::optional<int64_t> rank, std::size_t queueCapacityBytes, const py::object& linger,
+              const py::object& heartbeatInterval, const std::string& statName) {
+    PublisherOptions options;
+    options.bind = endpointList(endpoint, "endpoint");
+    options.connect = endpointList(connect, "connect");
+    options.runName = run;
+    options.rank = rank;
+    options.queueCapacityBytes = queueCapacityBytes;
+    options.linger = std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(linger, "linger"));
+    options.heartbeatInterval =
+        std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(heartbeatInterval, "heartbeat_interval"));
+    options.statName = statName;
+    publisher_ = std::make_unique<Publisher>(std::move(options));
+    endpoints_ = publisher_->endpoints();
+    identity_ = publisher_->identity();
+  }
+  ~PyPublisher() { close(); }
+  PyPublisher(const PyPublisher&) = delete;
+  PyPublisher& operator=(const PyPublisher&) = delete;
+
+  void close() {
+    if (!publisher_) return;
+    final_ = publisher_->stats();
+    destroyWithoutGil(publisher_);
+  }
+
+  bool closed() const { return !publisher_; }
+  PublisherStats stats() const { return publisher_ ? publisher_->stats() : final_; }
+  const std::vector<std::string>& endpoints() const { return endpoints_; }
+  const transport::SourceInfo& identity() const { return identity_; }
+
+ private:
+  std::unique_ptr<Publisher> publisher_;
+  std::vector<std::string> endpoints_;
+  transport::SourceInfo identity_;
+  PublisherStats final_;
+};
+
+// Writers handed to register_event_handler, flushed when the process exits: a registration keeps
+// its writer alive, so nothing else would write out its last second.
+std::mutex g_registeredWritersMutex;
+std::vector<std::weak_ptr<TensorboardWriter>>* g_registeredWriters = nullptr;  // never destroyed
+
+void flushRegisteredWriters() {
+  std::lock_guard lock(g_registeredWritersMutex);
+  for (const auto& weak : *g_registeredWriters) {
+    if (auto writer = weak.lock()) {
+      try {
+        writer->flush();
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "livemon: flushing %s at exit failed: %s\n", writer->path().c_str(), error.what());
+      }
+    }
+  }
+}
+
+void rememberRegisteredWriter(const std::shared_ptr<TensorboardWriter>& writer) {
+  std::lock_guard lock(g_registeredWritersMutex);
+  if (g_registeredWriters == nullptr) {
+    g_registeredWriters = new std::vector<std::weak_ptr<TensorboardWriter>>();
+    // After Python is finalized: Stats destroyed during finalization are in the file too.
+    std::atexit(flushRegisteredWriters);
+  }
+  std::erase_if(*g_registeredWriters, [](const auto& weak) { return weak.expired(); });
+  g_registeredWriters->push_back(writer);
+}
+
+// Python's face of a TensorboardWriter. Thread-safe: the writer is.
+class PyTensorboardHandler {
+ public:
+  PyTensorboardHandler(const py::object& logDir, bool allEvents, const py::object& flushInterval) {
+    transport::TensorboardWriterOptions options;
+    // torch.monitor's handler takes a SummaryWriter: use the directory it writes to.
+    const py::object directory =
+        py::hasattr(logDir, "get_logdir") ? logDir.attr("get_logdir")() : py::object(logDir);
+    options.logDir = py::module_::import("os").attr("fspath")(directory).cast<std::string>();
+    options.allEvents = allEvents;
+    options.flushInterval =
+        std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(flushInterval, "flush_interval"));
+    if (options.flushInterval <= std::chrono::milliseconds(0)) {
+      throw py::value_error("TensorboardEventHandler: flush_interval must be at least 1 ms, got " +
+                            py::repr(flushInterval).cast<std::string>());
+    }
+    writer_ = std::make_shared<TensorboardWriter>(std::move(options));
+  }
+
+  void call(const py::handle& event) {
+    if (py::isinstance<Event>(event)) {
+      writer_->write(event.cast<const Event&>());
+    } else {
+      writer_->write(eventFromObject(event));  // a torch.monitor.Event
+    }
+  }
+
+  void flush() {
+    py::gil_scoped_release release;
+    writer_->flush();
+  }
+  void close() {
+    py::gil_scoped_release release;
+    writer_->close();
+  }
+
+  const std::shared_ptr<TensorboardWriter>& writer() const { return writer_; }
+
+ private:
+  std::shared_ptr<TensorboardWriter> writer_;
+};
+
+}  // namespace
+
+std::optional<EventHandler> nativeHandlerFor(py::handle object) {
+  if (!py::isinstance<PyTensorboardHandler>(object)) return std::nullopt;
+  std::shared_ptr<TensorboardWriter> writer = object.cast<const PyTensorboardHandler&>().writer();
+  rememberRegisteredWriter(writer);
+  // The registration keeps the writer: `register_event_handler(TensorboardEventHandler(dir))`
+  // keeps writing although the Python object is gone, as with torch.monitor.
+  return EventHandler([writer = std::move(writer)](const Event& event) { writer->write(event); });
+}
+
+void bindTransport(py::module_& m) {
+  py::register_exception<transport::TransportError>(m, "TransportError", PyExc_OSError);
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    try {
+      if (thrown) std::rethrow_exception(thrown);
+    } catch (const std::system_error& error) {
+      // OSError(errno, message) becomes the matching subclass (FileExistsError, PermissionError...).
+      PyObject* exception = PyObject_CallFunction(PyExc_OSError, "is", error.code().value(), error.what());
+      if (exception != nullptr) {
+        PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(exception)), exception);
+        Py_DECREF(exception);
+      }
+    }
+  });
+
+  using namespace std::chrono_literals;
+  const PublisherOptions defaults;
+  py::class_<PyPublisher>(m, "Publisher", R"doc(
+        Publishes every event of this process over ZeroMQ to the dashboard and ``livemonctl tail``
+        while it is open. Logging never waits for the network: events are queued and sent by a
+        thread of the publisher; when the queue is full they are dropped and counted.
+
+        Keep it referenced (or use ``with``): closing it, or losing the last reference, stops it.
+
+        ``endpoint``: where to bind (a str or a list; default ``tcp://127.0.0.1:5555``, loopback
+        only; port ``*`` picks a free one, see ``endpoints``). ``connect``: endpoints to connect to
+        instead. ``run``: the run name the dashboard shows (default: the program's name).
+        ``rank``: the process's rank (default: the RANK environment variable, as torchrun sets it).
+      )doc")
+      .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>, std::size_t,
+                    const py::object&, const py::object&, const std::string&>(),
+           py::arg("endpoint") = std::string(transport::kDefaultEndpoint), py::kw_only(),
+           py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
+           py::arg("queue_capacity_bytes") = defaults.queueCapacityBytes,
+           py::arg("linger") = toTimedelta(defaults.linger),
+           py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),
+           py::arg("stat_name") = defaults.statName)
+      .def("close", &PyPublisher::close,
+           "Sends what is queued and a goodbye (waiting at most `linger`), then stops. A second call does nothing.")
+      .def("__enter__", [](PyPublisher& self) -> PyPublisher& { return self; }, py::return_value_policy::reference)
+      .def("__exit__", [](PyPublisher& self, const py::args&) {
+        self.close();
+        return false;
+      })
+      .def_property_readonly("closed", &PyPublisher::closed)
+      .def_property_readonly("endpoints", &PyPublisher::endpoints,
+                             "The endpoints in use; a bound port * appears as the port chosen.")
+      .def_property_readonly("identity", [](const PyPublisher& self) { return identityDict(self.identity()); })
+      .def_property_readonly("published_count", [](const PyPublisher& self) { return self.stats().published; })
+      .def_property_readonly("dropped_count",
+                             [](const PyPublisher& self) {
+                               const PublisherStats stats = self.stats();
+                               return stats.droppedQueueFull + stats.droppedTooLarge;
+                             })
+      .def("stats", [](const PyPublisher& self) { return statsDict(self.stats()); })
+      .def("__repr__", [](const PyPublisher& self) {
+        std::string endpoints;
+        for (const std::string& endpoint : self.endpoints()) endpoints += (endpoints.empty() ? "" : ", ") + endpoint;
+        return "<livemon.Publisher " + self.identity().run + " on " + endpoints + (self.closed() ? " (closed)>" : ">");
+      });
+
+  py::class_<PyTensorboardHandler>(m, "TensorboardEventHandler", R"doc(
+        Writes Stat events as TensorBoard scalars into ``log_dir`` (an
+        ``events.out.tfevents.<time>.<host>`` file): each Stat key is a tag, wall_time is the
+        window's time and step counts the tag's windows from 0. Other events are ignored unless
+        ``all_events=True`` (their numbers and bools become tags ``"<name>/<key>"``).
+
+        Register it like torch.monitor's: ``register_event_handler(TensorboardEventHandler("runs/x"))``
+        (it then writes from C++, without the GIL). It also accepts torch.monitor events when
+        called, so torch.monitor can use it too. ``log_dir`` may be a SummaryWriter (its log_dir is
+        used). Records reach the file every ``flush_interval``, on ``flush()`` and ``close()``.
+      )doc")
+      .def(py::init<const py::object&, bool, const py::object&>(), py::arg("log_dir"), py::kw_only(),
+           py::arg("all_events") = false, py::arg("flush_interval") = toTimedelta(1s))
+      .def("__call__", &PyTensorboardHandler::call, py::arg("event"))
+      .def("flush", &PyTensorboardHandler::flush, "Writes everything recorded so far to the file.")
+      .def("close", &PyTensorboardHandler::close,
+           "Flushes and closes the file; later events are dropped. A second call does nothing.")
+      .def("__enter__", [](PyTensorboardHandler& self) -> PyTensorboardHandler& { return self; },
+           py::return_value_policy::reference)
+      .def("__exit__", [](PyTensorboardHandler& self, const py::args&) {
+        self.close();
+        return false;
+      })
+      .def_property_readonly("path", [](const PyTensorboardHandler& self) { return self.writer()->path().string(); })
+      .def_property_readonly("log_dir",
+                             [](const PyTensorboardHandler& self) { return self.writer()->path().parent_path().string(); })
+      .def("stats", [](const PyTensorboardHandler& self) {
+        const transport::TensorboardWriterStats stats = self.writer()->stats();
+        py::dict result;
+        result["records"] = stats.records;
+        result["scalars"] = stats.scalars;
+        result["dropped_events"] = stats.droppedEvents;
+        result["write_errors"] = stats.writeErrors;
+        result["last_error"] = stats.lastError;
+        return result;
+      });
+}
+
+}  // namespace livemon::python
