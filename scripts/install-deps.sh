@@ -7,11 +7,13 @@ LIVEMON_BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
+  python3-dev pybind11-dev
 )
 LIVEMON_RUN_PACKAGES=(xvfb xauth)
 LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-zmq python3-msgpack
+  python3-pytest python3-torch python3-protobuf
 )
 
 livemon_missing_packages() {
