@@ -1,6 +1,7 @@
 // livemonctl: headless livemon tools. This file only parses arguments; the commands live in
 // livemon::transport.
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <iostream>
@@ -11,6 +12,7 @@
 
 #include <livemon/transport/demo.h>
 #include <livemon/transport/error.h>
+#include <livemon/transport/recording_tools.h>
 #include <livemon/transport/tail.h>
 
 namespace {
@@ -28,6 +30,9 @@ void handleStopSignals() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // Past a file-size limit (ulimit -f), write(2) then fails with EFBIG and the recorder reports
+  // it, instead of the process dying from SIGXFSZ with the file half written.
+  signal(SIGXFSZ, SIG_IGN);
 }
 
 std::chrono::milliseconds secondsToMs(double seconds) {
@@ -71,6 +76,50 @@ int main(int argc, char** argv) {
   tailCommand->add_option("--count", tail.maxEvents, "Exit after printing N events (0: run until Ctrl-C)")
       ->option_text("N");
 
+  const bool terminal = isatty(STDERR_FILENO) != 0;
+
+  livemon::transport::RecordOptions record;
+  double recordDuration = 0.0;
+  CLI::App* recordCommand = app.add_subcommand("record", "Record what publishers send into an MCAP file");
+  recordCommand->add_option("endpoints", record.endpoints, "Endpoints to connect to")->capture_default_str();
+  recordCommand->add_option("-o,--output", record.output, "The recording to write (FILE.mcap)")
+      ->required()
+      ->option_text("FILE");
+  recordCommand->add_option("--filter", record.filters, "Record only events whose name starts with PREFIX (repeatable)")
+      ->option_text("PREFIX");
+  recordCommand->add_option("--duration", recordDuration, "Stop after this many seconds (0: run until Ctrl-C)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+
+  livemon::transport::InfoOptions info;
+  CLI::App* infoCommand = app.add_subcommand("info", "Summarise a recording: duration, events per name and source, compression");
+  infoCommand->add_option("file", info.path, "The recording")->required()->check(CLI::ExistingFile);
+  infoCommand->add_flag("--json", info.json, "Print one JSON object");
+
+  livemon::transport::ExportOptions exportOptions;
+  std::string exportFormat = "jsonl";
+  CLI::App* exportCommand = app.add_subcommand("export", "Write a recording's events as JSON lines or CSV");
+  exportCommand->add_option("file", exportOptions.path, "The recording")->required()->check(CLI::ExistingFile);
+  exportCommand->add_option("--format", exportFormat, "jsonl: one JSON object per event; csv: one row per field")
+      ->check(CLI::IsMember({"jsonl", "csv"}))
+      ->capture_default_str();
+  exportCommand->add_option("-o,--output", exportOptions.output, "Write to FILE instead of standard output")
+      ->option_text("FILE");
+  exportCommand->add_option("--from", exportOptions.from,
+                            "Start at T: seconds from the recording's start, or a UTC time like 2026-11-22T18:00:00Z")
+      ->option_text("T");
+  exportCommand->add_option("--to", exportOptions.to, "End at T (same forms as --from)")->option_text("T");
+
+  livemon::transport::ReplayOptions replay;
+  CLI::App* replayCommand = app.add_subcommand("replay", "Republish a recording with its original timing");
+  replayCommand->add_option("file", replay.path, "The recording")->required()->check(CLI::ExistingFile);
+  replayCommand->add_option("--publish", replay.endpoint, "Endpoint to bind and publish on")->capture_default_str();
+  replayCommand->add_option("--speed", replay.speed, "Play X times as fast as recorded")
+      ->check(CLI::Range(0.01, 10000.0))
+      ->capture_default_str()
+      ->option_text("X");
+  replayCommand->add_flag("--loop", replay.loop, "Start over at the end");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -79,7 +128,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     CLI::App* command = &app;
-    for (CLI::App* sub : {demoCommand, tailCommand}) {
+    for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand}) {
       if (sub->parsed()) command = sub;
     }
     std::string message = e.what();
@@ -89,7 +138,30 @@ int main(int argc, char** argv) {
   }
 
   handleStopSignals();
+  std::string command = "tail";
+  for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand}) {
+    if (sub->parsed()) command = sub->get_name();
+  }
   try {
+    if (recordCommand->parsed()) {
+      record.duration = secondsToMs(recordDuration);
+      record.progress = terminal;
+      return livemon::transport::runRecord(record, g_stop, std::cout, std::cerr);
+    }
+    if (infoCommand->parsed()) {
+      info.progress = terminal;
+      return livemon::transport::runInfo(info, std::cout, std::cerr);
+    }
+    if (exportCommand->parsed()) {
+      exportOptions.format =
+          exportFormat == "csv" ? livemon::transport::ExportFormat::Csv : livemon::transport::ExportFormat::JsonLines;
+      exportOptions.progress = terminal;
+      return livemon::transport::runExport(exportOptions, g_stop, std::cout, std::cerr);
+    }
+    if (replayCommand->parsed()) {
+      replay.progress = terminal;
+      return livemon::transport::runReplay(replay, g_stop, std::cout, std::cerr);
+    }
     if (demoCommand->parsed()) {
       demo.window = secondsToMs(demoWindow);
       demo.duration = secondsToMs(demoDuration);
@@ -98,7 +170,7 @@ int main(int argc, char** argv) {
     tail.staleAfter = secondsToMs(staleAfter);
     return livemon::transport::runTail(tail, g_stop, std::cout, std::cerr);
   } catch (const std::exception& e) {
-    std::cerr << "livemonctl " << (demoCommand->parsed() ? "demo" : "tail") << ": " << e.what() << '\n';
+    std::cerr << "livemonctl " << command << ": " << e.what() << '\n';
     return 1;
   }
 }

@@ -86,6 +86,7 @@ TEST_F(RecordingTest, RoundTripThroughTheSummary) {
     writer.close();
     EXPECT_EQ(writer.messageCount(), 3000u);
     EXPECT_EQ(writer.bytesWritten(), fs::file_size(path));
+    EXPECT_LT(writer.compressedBytes(), writer.uncompressedBytes());
   }
   RecordingReader reader(path);
   EXPECT_TRUE(reader.indexed());

@@ -224,7 +224,7 @@ int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::
   out << (exitCode == 0 ? "wrote " : "stopped after ") << writer->messageCount() << " events (" << perName.size()
       << " event names, " << sources.size() << " sources) in " << fixed(seconds, 1) << " s to " << options.output
       << ": " << humanBytes(writer->bytesWritten()) << ", compression "
-      << fixed(ratio(writer->uncompressedBytes(), writer->bytesWritten()), 1) << "x" << std::endl;
+      << fixed(ratio(writer->uncompressedBytes(), writer->compressedBytes()), 1) << "x" << std::endl;
   return exitCode;
 }
 

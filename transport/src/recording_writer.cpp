@@ -55,6 +55,7 @@ struct RecordingWriter::State {
   uint64_t startTime = std::numeric_limits<uint64_t>::max();
   uint64_t endTime = 0;
   uint64_t uncompressed = 0;
+  uint64_t compressedTotal = 0;
   std::vector<ChunkIndexEntry> chunkIndex;
 
   // The open chunk.
@@ -145,6 +146,7 @@ struct RecordingWriter::State {
 
     writeAll(out);
     uncompressed += records.size();
+    compressedTotal += compressed.size();
     chunkIndex.push_back(std::move(entry));
     records.clear();
     channelsInChunk.clear();
@@ -356,5 +358,6 @@ const std::string& RecordingWriter::path() const noexcept { return state_->path;
 uint64_t RecordingWriter::messageCount() const noexcept { return state_->messageCount; }
 uint64_t RecordingWriter::bytesWritten() const noexcept { return state_->written; }
 uint64_t RecordingWriter::uncompressedBytes() const noexcept { return state_->uncompressed; }
+uint64_t RecordingWriter::compressedBytes() const noexcept { return state_->compressedTotal; }
 
 }  // namespace livemon::transport

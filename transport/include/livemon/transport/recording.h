@@ -88,8 +88,9 @@ class RecordingWriter {
   uint64_t messageCount() const noexcept;
   // Bytes written to the file so far (complete chunks only).
   uint64_t bytesWritten() const noexcept;
-  // Uncompressed record bytes so far, for the compression ratio.
+  // Chunk records written so far, before and after compression: the compression ratio.
   uint64_t uncompressedBytes() const noexcept;
+  uint64_t compressedBytes() const noexcept;
 
  private:
   struct State;

@@ -1,0 +1,223 @@
+// livemonctl record, info, export and replay as separate processes, as a user runs them, including
+// a recorder killed with SIGKILL and one that runs into a file-size limit.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <random>
+#include <fstream>
+#include <sstream>
+
+#include <livemon/event_handler.h>
+#include <livemon/transport/publisher.h>
+#include <livemon/transport/recording.h>
+#include <livemon/transport/subscriber.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using test::ChildProcess;
+using ::testing::HasSubstr;
+
+int exitCode(ChildProcess& child, std::chrono::milliseconds deadline = test::kDeadline) {
+  const auto status = child.wait(deadline);
+  if (!status || !WIFEXITED(*status)) return -1;
+  return WEXITSTATUS(*status);
+}
+
+// Logs `name` events carrying their index and `padding` random letters (which do not compress),
+// until `done()`; returns how many.
+int logUntil(const std::string& name, const std::function<bool()>& done, std::size_t padding = 16) {
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> letter('a', 'z');
+  int i = 0;
+  for (; !done(); ++i) {
+    std::string pad(padding, ' ');
+    for (char& c : pad) c = static_cast<char>(letter(rng));
+    logEvent(Event{name, std::chrono::system_clock::now(), {{"i", int64_t{i}}, {"pad", std::move(pad)}}});
+  }
+  return i;
+}
+
+SubscriberCallbacks onEvent(std::function<void(ReceivedEvent&)> handle) {
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = std::move(handle);
+  return callbacks;
+}
+
+// Messages of `topic` in the complete chunks of `path` (a recording still being written).
+uint64_t recorded(const std::string& path, const std::string& topic) {
+  try {
+    RecordingReader reader(path);
+    uint64_t n = 0;
+    reader.forEachMessage([&](const RecordedMessage& m) { return n += m.channel->topic == topic, true; });
+    return n;
+  } catch (const RecordingError&) {
+    return 0;  // not created yet
+  }
+}
+
+class LivemonctlRecordingTest : public ::testing::Test {
+ protected:
+  std::string file(const std::string& name) const { return (dir_.path() / name).string(); }
+
+  // Starts `livemonctl record` on the publisher's endpoint and waits until it hears the publisher.
+  std::unique_ptr<ChildProcess> startRecorder(const std::string& output, const std::vector<std::string>& prefix = {}) {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(), {LIVEMONCTL_PATH, "record", publisher_.endpoints().front(), "-o", output});
+    auto recorder = std::make_unique<ChildProcess>(argv);
+    // The recorder says so when the first event of a source arrives; keep publishing until then.
+    EXPECT_TRUE(recorder->readStderrUntil([&](const std::string& err) {
+      logEvent(Event{"warmup", std::chrono::system_clock::now(), {}});
+      return err.find("source joined") != std::string::npos;
+    }));
+    return recorder;
+  }
+
+  test::TempDir dir_;
+  Publisher publisher_{test::testPublisherOptions()};
+};
+
+TEST_F(LivemonctlRecordingTest, RecordThenInfoAndExportSeeEveryEvent) {
+  const std::string path = file("run.mcap");
+  auto recorder = startRecorder(path);
+  for (int i = 0; i < 300; ++i) {
+    logEvent(Event{"marked", std::chrono::system_clock::now(), {{"i", int64_t{i}}, {"loss", 1.0 / (i + 1)}}});
+  }
+  // The recorder writes a chunk at least once a second; wait until all of them are in the file.
+  ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "marked") == 300; }));
+  recorder->signal(SIGINT);
+  ASSERT_EQ(exitCode(*recorder), 0) << recorder->err();
+  EXPECT_THAT(recorder->out(), HasSubstr("wrote "));
+  EXPECT_THAT(recorder->out(), HasSubstr(path));
+
+  ChildProcess info({LIVEMONCTL_PATH, "info", "--json", path});
+  ASSERT_EQ(exitCode(info), 0) << info.err();
+  EXPECT_THAT(info.out(), HasSubstr("\"topic\": \"marked\", \"encoding\": \"msgpack\", \"events\": 300}"));
+  EXPECT_THAT(info.out(), HasSubstr("\"indexed\": true"));
+  EXPECT_THAT(info.out(), HasSubstr("\"run\": \"test\""));
+
+  ChildProcess exported({LIVEMONCTL_PATH, "export", path, "--format", "jsonl"});
+  ASSERT_EQ(exitCode(exported), 0) << exported.err();
+  int marked = 0;
+  std::istringstream lines(exported.out());
+  for (std::string line; std::getline(lines, line);) marked += line.find("\"name\":\"marked\"") != std::string::npos;
+  EXPECT_EQ(marked, 300);
+}
+
+TEST_F(LivemonctlRecordingTest, KilledRecorderLeavesAReadableFile) {
+  const std::string path = file("killed.mcap");
+  auto recorder = startRecorder(path);
+  // Publish until at least two chunks have reached the file (a chunk is written at least once a
+  // second), then kill the recorder without warning.
+  logUntil("before-kill", [&] {
+    std::error_code error;
+    const auto size = std::filesystem::file_size(path, error);
+    return !error && size > 4096 && RecordingReader(path).summary().chunks.size() >= 2;
+  });
+  recorder->signal(SIGKILL);
+  recorder->wait();
+
+  ChildProcess info({LIVEMONCTL_PATH, "info", path});
+  ASSERT_EQ(exitCode(info), 0) << info.err();
+  EXPECT_THAT(info.out(), HasSubstr("not closed cleanly"));
+  EXPECT_THAT(info.out(), HasSubstr("before-kill"));
+  RecordingReader reader(path);
+  EXPECT_GE(reader.summary().chunks.size(), 2u);
+  uint64_t read = 0;
+  reader.forEachMessage([&](const RecordedMessage&) { return ++read, true; });
+  EXPECT_EQ(read, reader.summary().messageCount);
+}
+
+TEST_F(LivemonctlRecordingTest, FileSizeLimitIsAClearErrorAndTheFileStaysReadable) {
+  const std::string path = file("limited.mcap");
+  // ulimit -f counts 512-byte blocks in /bin/sh: 64 KiB.
+  ChildProcess recorder({"/bin/sh", "-c", std::string("ulimit -f 128 && exec ") + LIVEMONCTL_PATH + " record " +
+                                              publisher_.endpoints().front() + " -o " + path});
+  std::optional<int> status;
+  logUntil("filler", [&] {
+    status = recorder.wait(1ms);
+    return status.has_value();
+  }, 512);
+  ASSERT_TRUE(WIFEXITED(*status)) << "the recorder died from a signal instead of reporting the limit";
+  EXPECT_EQ(WEXITSTATUS(*status), 1);
+  EXPECT_THAT(recorder.err(), HasSubstr("limited.mcap"));
+  EXPECT_THAT(recorder.err(), HasSubstr("File too large"));
+
+  RecordingReader reader(path);
+  EXPECT_FALSE(reader.indexed());
+  EXPECT_GT(reader.summary().messageCount, 0u);
+  EXPECT_LE(std::filesystem::file_size(path), 64u * 1024);
+}
+
+TEST_F(LivemonctlRecordingTest, ReplayRepublishesWithTheOriginalSources) {
+  const std::string path = file("replay.mcap");
+  {
+    auto recorder = startRecorder(path);
+    for (int i = 0; i < 50; ++i) logEvent(Event{"replayed", std::chrono::system_clock::now(), {{"i", int64_t{i}}}});
+    ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "replayed") == 50; }));
+    recorder->signal(SIGINT);
+    ASSERT_EQ(exitCode(*recorder), 0);
+  }
+  const std::string endpoint = "ipc://" + file("replay.sock");
+  Subscriber subscriber(test::connectTo({endpoint}, 100000, {"replayed"}));
+  ChildProcess replay({LIVEMONCTL_PATH, "replay", path, "--publish", endpoint, "--speed", "20"});
+  std::vector<int64_t> indexes;
+  ASSERT_TRUE(test::pollUntil(
+      subscriber, onEvent([&](ReceivedEvent& e) {
+        EXPECT_EQ(*e.source, publisher_.identity());
+        indexes.push_back(std::get<int64_t>(e.event.data.at("i")));
+      }),
+      [&] { return indexes.size() >= 50; }));
+  EXPECT_EQ(exitCode(replay), 0) << replay.err();
+  ASSERT_EQ(indexes.size(), 50u);
+  for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(indexes[static_cast<std::size_t>(i)], i);
+  EXPECT_THAT(replay.out(), HasSubstr("replayed"));
+}
+
+TEST(LivemonctlRecordingCli, BadArgumentsExitTwoWithUsage) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"record"},                                              // no -o
+      {"record", "-o"},                                        // -o without a file
+      {"record", "-o", "x.mcap", "--duration", "-1"},
+      {"info"},
+      {"info", "/no/such/file.mcap"},
+      {"export", "/no/such/file.mcap"},
+      {"export", "/dev/null", "--format", "xml"},
+      {"replay", "/dev/null", "--speed", "0"},
+  };
+  for (const auto& args : cases) {
+    std::vector<std::string> argv{LIVEMONCTL_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ChildProcess child(argv);
+    EXPECT_EQ(exitCode(child), 2) << testing::PrintToString(args);
+    EXPECT_THAT(child.err(), HasSubstr("Usage:")) << testing::PrintToString(args);
+  }
+}
+
+TEST(LivemonctlRecordingCli, HelpOnEveryCommand) {
+  for (const char* command : {"record", "info", "export", "replay"}) {
+    ChildProcess child({LIVEMONCTL_PATH, command, "--help"});
+    EXPECT_EQ(exitCode(child), 0) << command;
+    EXPECT_THAT(child.out(), HasSubstr("Usage:")) << command;
+  }
+}
+
+TEST(LivemonctlRecordingCli, NotARecordingIsRefusedNamingTheFile) {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "notes.mcap").string();
+  std::ofstream(path) << "these are notes, not a recording";
+  for (const char* command : {"info", "export", "replay"}) {
+    ChildProcess child({LIVEMONCTL_PATH, command, path});
+    EXPECT_EQ(exitCode(child), 1) << command;
+    EXPECT_THAT(child.err(), HasSubstr("notes.mcap: byte 0: not an MCAP recording")) << command;
+  }
+}
+
+}  // namespace
+}  // namespace livemon::transport
