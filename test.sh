@@ -4,6 +4,7 @@
 #   2. the non-GUI tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the non-GUI tests again under ThreadSanitizer;
 #   4. a consumer project built against the installed CMake package.
+# It also installs the npm packages of tests/interop (the official MCAP reader) into .cache/npm.
 # Environment: LIVEMON_JOBS (default: number of cores), LIVEMON_SKIP_SANITIZERS=1 to skip 2 and 3.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -11,6 +12,15 @@ root=$(pwd)
 
 source scripts/install-deps.sh
 livemon_install_packages "${LIVEMON_BUILD_PACKAGES[@]}" "${LIVEMON_TEST_PACKAGES[@]}"
+
+# The MCAP interoperability test reads recordings with the official reader, @mcap/core, run by
+# node. Debian's nodejs and npm only when the machine has no node of its own.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  livemon_install_packages nodejs npm
+fi
+mkdir -p .cache/npm
+cp tests/interop/package.json .cache/npm/package.json
+(cd .cache/npm && npm install --no-audit --no-fund --no-package-lock --loglevel=error)
 
 jobs=${LIVEMON_JOBS:-$(nproc)}
 launcher=()

@@ -58,6 +58,13 @@ std::string utcText(uint64_t ns) {
   return text;
 }
 
+// 16 lower-case hex digits, as instance ids are shown elsewhere (JSON numbers lose 64-bit ids).
+std::string hex16(uint64_t value) {
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
 double ratio(uint64_t uncompressed, uint64_t compressed) {
   return compressed == 0 ? 0.0 : static_cast<double>(uncompressed) / static_cast<double>(compressed);
 }
@@ -286,7 +293,7 @@ int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
     for (const auto& [source, count] : perSource) {
       out << (first ? "" : ", ") << "{\"run\": " << jsonString(source.run) << ", \"host\": " << jsonString(source.host)
           << ", \"pid\": " << source.pid << ", \"rank\": " << (source.rank ? std::to_string(*source.rank) : "null")
-          << ", \"id\": " << source.instanceId << ", \"events\": " << count << "}";
+          << ", \"id\": \"" << hex16(source.instanceId) << "\", \"events\": " << count << "}";
       first = false;
     }
     out << "], \"undecodable\": " << undecodable << ", \"problems\": [";

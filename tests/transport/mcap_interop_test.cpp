@@ -1,0 +1,80 @@
+// A livemon recording read by the official MCAP reader (@mcap/core, run with node): channels,
+// message counts, time range and sources must match `livemonctl info --json`, every payload must
+// decode with MessagePack, and every CRC must check out. test.sh installs the npm packages.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <livemon/transport/recording_tools.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using test::ChildProcess;
+
+int exitCode(ChildProcess& child) {
+  const auto status = child.wait(std::chrono::seconds(60));
+  return status && WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+}
+
+// Three sources, four event names, every value type, spread over many chunks.
+void writeRecording(const std::string& path) {
+  RecordingWriterOptions options;
+  options.chunkBytes = 8 * 1024;
+  RecordingWriter writer(path, options);
+  const auto t0 = std::chrono::system_clock::time_point(std::chrono::seconds(1'763'830'800));
+  std::vector<std::shared_ptr<const SourceInfo>> sources;
+  for (int s = 0; s < 3; ++s) {
+    SourceInfo info{"run-" + std::to_string(s), "host-" + std::to_string(s % 2), 1000 + s,
+                    s == 2 ? std::optional<int64_t>() : std::optional<int64_t>(s),
+                    0xFEDCBA9876543210ULL - static_cast<uint64_t>(s), t0 - 1h};
+    sources.push_back(std::make_shared<const SourceInfo>(info));
+  }
+  const char* names[] = {"livemon.Stat", "torch.monitor.Stat", "eval", "train.step"};
+  for (int i = 0; i < 3000; ++i) {
+    ReceivedEvent event;
+    event.source = sources[static_cast<std::size_t>(i % 3)];
+    event.sequence = static_cast<uint64_t>(i / 3);
+    event.event.name = names[i % 4];
+    event.event.timestamp = t0 + std::chrono::milliseconds(10 * i);
+    event.event.data = {{"loss.mean", 1.0 / (i + 1)}, {"step", int64_t{i}}, {"ok", i % 2 == 0},
+                        {"phase", std::string(i % 5 ? "train" : "Δ eval")}};
+    event.receivedAt = event.event.timestamp + 2ms;
+    recordEvent(writer, event);
+  }
+}
+
+TEST(McapInterop, OfficialReaderAgreesWithLivemonctlInfo) {
+  const fs::path npmDir = LIVEMON_NPM_DIR;
+  if (!fs::exists(npmDir / "node_modules" / "@mcap" / "core")) {
+    FAIL() << "@mcap/core is not installed in " << npmDir
+           << "; ./test.sh installs it (npm install --prefix " << npmDir << " with tests/interop/package.json)";
+  }
+  // ES modules resolve packages from the script's own folder, so the script runs from there.
+  const fs::path script = npmDir / "mcap_interop.mjs";
+  fs::copy_file(fs::path(LIVEMON_SOURCE_DIR) / "tests" / "interop" / "mcap_interop.mjs", script,
+                fs::copy_options::overwrite_existing);
+
+  test::TempDir dir;
+  const std::string recording = (dir.path() / "interop.mcap").string();
+  writeRecording(recording);
+
+  ChildProcess info({LIVEMONCTL_PATH, "info", "--json", recording});
+  ASSERT_EQ(exitCode(info), 0) << info.err();
+  const std::string infoPath = (dir.path() / "info.json").string();
+  std::ofstream(infoPath) << info.out();
+
+  ChildProcess node({LIVEMON_NODE, script.string(), recording, infoPath});
+  EXPECT_EQ(exitCode(node), 0) << node.err() << node.out();
+  EXPECT_NE(node.out().find("matching livemonctl info"), std::string::npos) << node.out();
+}
+
+}  // namespace
+}  // namespace livemon::transport
