@@ -11,7 +11,9 @@
 
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QDateTime>
 #include <QtCharts/QAreaSeries>
+#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
@@ -265,6 +267,32 @@ TEST_F(ChartTest, SeveralSourcesGetAColourEachAndAreNamedInTheLegend) {
   EXPECT_EQ(mean1->at(0).x(), 0.0);
   const QString tooltip = chart.tooltipAt(chart.plotRect().topLeft() + QPoint(3, 3));
   EXPECT_TRUE(tooltip.contains(QStringLiteral("train r1"))) << tooltip.toStdString();
+}
+
+TEST_F(ChartTest, WallClockTicksFallOnRoundLocalTimes) {
+  std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1.0}});
+  for (int i = 1; i < 120; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", 1.0}});
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.setTimeAxisMode(TimeAxisMode::WallClock);
+  ChartRenderContext wall;
+  wall.mode = TimeAxisMode::WallClock;
+  wall.x = XRange{kStart + 7'300.0, kStart + 67'300.0};  // a minute, starting at an odd time
+  chart.render(wall);
+  const QList<QAbstractAxis*> axes = chart.chart()->axes(Qt::Horizontal);
+  ASSERT_EQ(axes.size(), 1);
+  auto* axis = qobject_cast<QCategoryAxis*>(axes.front());
+  ASSERT_NE(axis, nullptr);
+  const QStringList labels = axis->categoriesLabels();
+  ASSERT_GE(labels.size(), 3);
+  ASSERT_LE(labels.size(), 12);
+  for (const QString& label : labels) {
+    const QDateTime at = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(axis->endValue(label)));
+    EXPECT_EQ(at.time().msec(), 0) << label.toStdString();
+    EXPECT_EQ(at.time().second() % 5, 0) << label.toStdString();
+    EXPECT_EQ(at.toString(QStringLiteral("HH:mm:ss")), label);
+    EXPECT_GT(axis->endValue(label), wall.x.min);
+    EXPECT_LE(axis->endValue(label), wall.x.max);
+  }
 }
 
 TEST(SourceLabels, AreShortAndUniqueAddingThePidOnlyWhenNeeded) {

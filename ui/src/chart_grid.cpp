@@ -13,7 +13,7 @@
 namespace livemon::ui {
 
 namespace {
-constexpr int kChartMinimumWidth = 440;
+constexpr int kChartMinimumWidth = 400;
 constexpr int kChartHeight = 270;
 constexpr int kMaxColumns = 4;
 constexpr int kMargin = 6;

@@ -16,7 +16,7 @@
 namespace livemon::ui {
 
 ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent) : QDialog(parent), ingest_(ingest) {
-  setWindowTitle(tr("Endpoints"));
+  setWindowTitle(tr("Connect to publishers"));
   setMinimumWidth(460);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(new QLabel(tr("The dashboard subscribes to these publishers:"), this));

@@ -154,7 +154,7 @@ void MainWindow::buildToolbar() {
   bar->setMovable(false);
   bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
 
-  QAction* connectAction = bar->addAction(tr("Endpoints…"));
+  QAction* connectAction = bar->addAction(tr("Connect…"));
   connectAction->setToolTip(tr("Add or remove the publishers this dashboard listens to"));
   connect(connectAction, &QAction::triggered, this, &MainWindow::openConnectDialog);
   bar->addSeparator();
@@ -338,7 +338,7 @@ void MainWindow::updateStatus() {
     label->setToolTip(tr("%n publisher(s) last heard here", nullptr, static_cast<int>(health_[i].sources)));
   }
   if (health_.empty()) {
-    statusBar()->showMessage(tr("No endpoints: add one with Endpoints…"));
+    statusBar()->showMessage(tr("Not connected: add an endpoint with Connect…"));
   } else {
     statusBar()->clearMessage();
   }

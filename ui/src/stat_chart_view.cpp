@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include <QDateTime>
@@ -13,7 +14,7 @@
 #include <QWheelEvent>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
-#include <QtCharts/QDateTimeAxis>
+#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
@@ -42,6 +43,34 @@ QString labelFormatFor(double step, double largest) {
   if (largest >= 1e6 || step < 1e-4) return QStringLiteral("%.3g");
   const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
   return QStringLiteral("%.%1f").arg(decimals);
+}
+
+// Wall-clock ticks at round local times: the smallest step from a second to a week that leaves
+// room for the labels, and a label format that shows what changes between ticks.
+struct WallClockTicks {
+  double stepMs;
+  QString format;
+};
+
+WallClockTicks wallClockTicks(double spanMs, double widthPixels) {
+  static constexpr double kStepsMs[] = {1e3,    2e3,    5e3,    10e3,    15e3,    30e3,    60e3,
+                                        120e3,  300e3,  600e3,  900e3,   1800e3,  3600e3,  7200e3,
+                                        10800e3, 21600e3, 43200e3, 86400e3, 172800e3, 604800e3};
+  const double labels = std::max(2.0, widthPixels / 90.0);
+  double step = kStepsMs[std::size(kStepsMs) - 1];
+  for (double candidate : kStepsMs) {
+    if (spanMs / candidate <= labels) {
+      step = candidate;
+      break;
+    }
+  }
+  QString format = step < 60e3 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm");
+  if (step >= 86400e3) {
+    format = QStringLiteral("MM-dd");
+  } else if (spanMs > 20 * 3600e3) {
+    format = QStringLiteral("MM-dd HH:mm");  // "HH:mm" alone would repeat across days
+  }
+  return WallClockTicks{step, format};
 }
 
 XRange paddedY(double low, double high) {
@@ -278,8 +307,10 @@ void StatChartView::installXAxis(TimeAxisMode mode) {
     delete xAxis_;
   }
   if (mode == TimeAxisMode::WallClock) {
-    auto* axis = new QDateTimeAxis();
-    axis->setFormat(QStringLiteral("HH:mm:ss"));
+    // A category axis rather than QDateTimeAxis, which can only split its range evenly: its ticks
+    // would fall on odd times (19:03:35, 19:04:18) that move as the range follows the data.
+    auto* axis = new QCategoryAxis();
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     xAxis_ = axis;
   } else {
     auto* axis = new QValueAxis();
@@ -395,14 +426,18 @@ void StatChartView::updateAxes(const ChartRenderContext& context, XRange y) {
   const double height = plot.height() > 0 ? plot.height() : 160.0;
   shownX_ = context.x;
   shownY_ = y;
-  if (auto* wall = qobject_cast<QDateTimeAxis*>(xAxis_)) {
-    const double span = context.x.max - context.x.min;
-    wall->setFormat(span > 2 * 86'400'000.0 ? QStringLiteral("MM-dd HH:mm")
-                    : span > 600'000.0      ? QStringLiteral("HH:mm")
-                                            : QStringLiteral("HH:mm:ss"));
-    wall->setTickCount(std::clamp(static_cast<int>(width / 110.0) + 1, 3, 9));
-    wall->setRange(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::floor(context.x.min))),
-                   QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::ceil(context.x.max))));
+  if (auto* wall = qobject_cast<QCategoryAxis*>(xAxis_)) {
+    const WallClockTicks ticks = wallClockTicks(context.x.max - context.x.min, width);
+    for (const QString& label : wall->categoriesLabels()) wall->remove(label);
+    wall->setStartValue(context.x.min);
+    // Round in local time: a minute tick falls on :00 of the local clock.
+    const double offsetMs =
+        1000.0 * QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(context.x.min)).offsetFromUtc();
+    for (double t = (std::floor((context.x.min + offsetMs) / ticks.stepMs) + 1) * ticks.stepMs - offsetMs;
+         t <= context.x.max; t += ticks.stepMs) {
+      wall->append(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(t)).toString(ticks.format), t);
+    }
+    wall->setRange(context.x.min, context.x.max);
   } else if (auto* run = qobject_cast<QValueAxis*>(xAxis_)) {
     const double step = niceStep((context.x.max - context.x.min) / std::max(2.0, width / 110.0));
     run->setTickInterval(step);
