@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include <livemon/transport/error.h>
 #include <livemon/transport/tail.h>
@@ -347,23 +348,15 @@ int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::
   const uint64_t start = reader->summary().startTimeNs;
   uint64_t from = 0;
   uint64_t to = UINT64_MAX;
-  if (!options.from.empty()) {
-    const auto bound = parseTimeBound(options.from, start);
-    if (!bound) {
-      err << "livemonctl export: --from " << options.from
+  for (auto [flag, text, bound] : {std::tuple{"--from", &options.from, &from}, std::tuple{"--to", &options.to, &to}}) {
+    if (text->empty()) continue;
+    const auto parsed = parseTimeBound(*text, start);
+    if (!parsed) {
+      err << "livemonctl export: " << flag << ' ' << *text
           << " is neither seconds from the start nor a UTC time like 2026-11-22T18:00:00Z\n";
       return 2;
     }
-    from = *bound;
-  }
-  if (!options.to.empty()) {
-    const auto bound = parseTimeBound(options.to, start);
-    if (!bound) {
-      err << "livemonctl export: --to " << options.to
-          << " is neither seconds from the start nor a UTC time like 2026-11-22T18:00:00Z\n";
-      return 2;
-    }
-    to = *bound;
+    *bound = *parsed;
   }
   std::ofstream file;
   if (!options.output.empty()) {
