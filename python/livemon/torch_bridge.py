@@ -12,9 +12,12 @@ files and dashboard unchanged after one call::
 Events keep their names, timestamps and data. torch.monitor turns bools into floats before any
 handler sees them, so a forwarded bool arrives as 1.0 or 0.0. torch.monitor calls its handlers under
 a lock of its own, so torch.monitor's deadlock with several logging threads remains; livemon's
-own Stats and log_event do not have it.
+own Stats and log_event do not have it. The bridge removes itself when the interpreter exits
+(torch.monitor would hang at exit otherwise), so torch.monitor Stats still open then are not
+forwarded.
 """
 
+import atexit
 import threading
 import warnings
 
@@ -22,6 +25,7 @@ from . import _livemon
 
 _lock = threading.Lock()
 _handle = None
+_exit_hook_registered = False
 _forwarded = 0
 _errors = 0
 
@@ -45,12 +49,17 @@ def install():
 
     Calling it again while installed does nothing. Returns the torch.monitor handle.
     """
-    global _handle
+    global _handle, _exit_hook_registered
     import torch.monitor  # imported here: `import livemon` must not need torch
 
     with _lock:
         if _handle is None:
             _handle = torch.monitor.register_event_handler(_forward)
+        if not _exit_hook_registered:
+            # torch.monitor 1.13 destroys its handler list after the interpreter is gone, and
+            # hangs there releasing a Python handler: remove ours while Python still runs.
+            atexit.register(uninstall)
+            _exit_hook_registered = True
         return _handle
 
 

@@ -1,0 +1,80 @@
+"""Shared helpers of the Python tests. ctest runs them with /usr/bin/python3 and PYTHONPATH set to
+the built package (<build>/python); LIVEMON_SOURCE_DIR and LIVEMON_BUILD_DIR name the trees."""
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+import livemon
+
+# Generous: a loaded 2-core machine is slow, and a condition that holds returns at once anyway.
+DEADLINE = 30.0
+
+SOURCE_DIR = os.environ.get("LIVEMON_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+BUILD_DIR = os.environ.get("LIVEMON_BUILD_DIR", "")
+
+
+class Collector:
+    """A livemon event handler that keeps what it gets and lets a test wait for it."""
+
+    def __init__(self, name_prefix=""):
+        self.prefix = name_prefix
+        self.events = []
+        self._condition = threading.Condition()
+
+    def __call__(self, event):
+        if not event.name.startswith(self.prefix):
+            return
+        with self._condition:
+            self.events.append(event)
+            self._condition.notify_all()
+
+    def wait_for(self, predicate, timeout=DEADLINE):
+        """Waits until predicate(events) holds; returns whether it does."""
+        with self._condition:
+            return self._condition.wait_for(lambda: predicate(self.events), timeout)
+
+    def wait_count(self, count, timeout=DEADLINE):
+        return self.wait_for(lambda events: len(events) >= count, timeout)
+
+    def named(self, name):
+        with self._condition:
+            return [e for e in self.events if e.name == name]
+
+
+@pytest.fixture
+def collect():
+    """collect(prefix="") registers a Collector for the test's duration."""
+    registered = []
+
+    def make(prefix=""):
+        collector = Collector(prefix)
+        registered.append(livemon.register_event_handler(collector))
+        return collector
+
+    yield make
+    for handle in registered:
+        livemon.unregister_event_handler(handle)
+
+
+def run_python(code, timeout=60, env=None, check=True):
+    """Runs `code` in a fresh /usr/bin/python3 (this interpreter) with the same PYTHONPATH; fails
+    the test if it does not finish within `timeout` seconds (a deadlock or a hung exit)."""
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    started = time.monotonic()
+    try:
+        result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True,
+                                timeout=timeout, env=full_env)
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"the child did not finish within {timeout} s (deadlock or hung exit)\n"
+                    f"stdout: {expired.stdout}\nstderr: {expired.stderr}")
+    result.elapsed = time.monotonic() - started
+    if check and result.returncode != 0:
+        pytest.fail(f"the child exited with {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}")
+    return result

@@ -1,0 +1,82 @@
+"""examples/pytorch_train.py trains for real for a few seconds and publishes what the README says,
+in both modes; a subscriber (pyzmq + msgpack) and the TensorBoard reader check what comes out."""
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import SOURCE_DIR
+from tfevents_reader import scalars
+
+zmq = pytest.importorskip("zmq")
+msgpack = pytest.importorskip("msgpack")
+pytest.importorskip("torch")
+
+EXAMPLE = os.path.join(SOURCE_DIR, "examples", "pytorch_train.py")
+
+
+def run_example(tmp_path, *extra):
+    """Runs the example on an ipc endpoint for a few seconds; returns {topic: [data, ...]} of
+    everything a subscriber received, and the example's output."""
+    endpoint = f"ipc://{tmp_path}/train.sock"
+    context = zmq.Context()
+    socket = context.socket(zmq.SUB)
+    socket.subscribe(b"")
+    socket.connect(endpoint)  # ZeroMQ connects once the example binds
+    received = {}
+    try:
+        process = subprocess.Popen(
+            [sys.executable, EXAMPLE, "--endpoint", endpoint, "--duration", "4", "--window", "0.25",
+             "--steps-per-epoch", "40", "--batch-size", "32", "--run", "example-test", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if socket.poll(50):
+                topic, payload = socket.recv_multipart()
+                message = msgpack.unpackb(payload)
+                for _, data in message.get("events", []):
+                    received.setdefault(topic.decode(), []).append(data)
+                if topic == b"livemon.heartbeat" and message.get("kind") == "goodbye":
+                    break
+            elif process.poll() is not None:
+                break
+        output = process.communicate(timeout=60)[0]
+        assert process.returncode == 0, output
+    finally:
+        socket.close(linger=0)
+        context.term()
+    return received, output
+
+
+def keys_of(received, topic):
+    return {key for data in received.get(topic, []) for key in data}
+
+
+def test_livemon_mode_publishes_every_instrument(tmp_path):
+    received, output = run_example(tmp_path, "--tensorboard", str(tmp_path / "tb"))
+    assert "epoch   1" in output
+    keys = keys_of(received, "livemon.Stat")
+    for key in ["train.loss.mean", "train.loss.min", "train.loss.max", "train.samples_per_s.mean",
+                "train.step_time_ms.mean", "train.step_time_ms.p50", "train.step_time_ms.p90",
+                "train.step_time_ms.p99", "train.grad_norm.mean", "train.grad_norm.max", "train.lr.value",
+                "train.data_loading.count", "train.data_loading.p99"]:
+        assert key in keys, f"{key} not among {sorted(keys)}"
+    epochs = received["epoch"]
+    assert [e["epoch"] for e in epochs] == list(range(1, len(epochs) + 1))
+    assert 0.0 <= epochs[-1]["val_accuracy"] <= 1.0
+    loss_means = [d["train.loss.mean"] for d in received["livemon.Stat"] if "train.loss.mean" in d]
+    assert all(0 < v < 10 for v in loss_means)
+    (tb_file,) = (tmp_path / "tb").iterdir()
+    assert "train.step_time_ms.p99" in scalars(tb_file)
+
+
+def test_torch_monitor_mode_reaches_the_subscriber_through_the_bridge(tmp_path):
+    received, output = run_example(tmp_path, "--api", "torch-monitor")
+    assert "torch.monitor through livemon.torch_bridge" in output
+    keys = keys_of(received, "torch.monitor.Stat")
+    for key in ["train.loss.mean", "train.step_time_ms.max", "train.samples_per_s.mean", "train.grad_norm.max"]:
+        assert key in keys, f"{key} not among {sorted(keys)}"
+    assert received["epoch"][0]["epoch"] == 1

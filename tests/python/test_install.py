@@ -1,0 +1,42 @@
+"""`cmake --install` puts a working package where /usr/bin/python3 looks for one."""
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from conftest import BUILD_DIR
+
+
+@pytest.mark.skipif(not BUILD_DIR or shutil.which("cmake") is None, reason="needs the build tree and cmake")
+def test_the_installed_package_imports_and_works(tmp_path):
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", BUILD_DIR, "--prefix", str(prefix), "--component", "python"],
+                   check=True, capture_output=True, text=True)
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = prefix / "lib" / version / "dist-packages"
+    assert sorted(p.name for p in (site / "livemon").iterdir() if not p.name.startswith("__pycache__")) == sorted(
+        ["__init__.py", "torch_bridge.py", os.path.basename(_built_extension())])
+    # For the prefixes /usr/local and /usr this directory is on Debian's sys.path already:
+    assert sysconfig.get_path("platlib", vars={"platbase": "/usr/local", "base": "/usr/local"}).endswith(
+        f"{version}/dist-packages")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    result = subprocess.run(
+        [sys.executable, "-c",
+         "import datetime, livemon, livemon.torch_bridge\n"
+         "seen = []\n"
+         "livemon.register_event_handler(seen.append)\n"
+         "s = livemon.Stat('i', [livemon.SUM], datetime.timedelta(hours=1)); s.add(2.0); s.flush()\n"
+         "print(livemon.__file__); print(seen[0].data)"],
+        check=True, capture_output=True, text=True, env=env, timeout=60)
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(str(site))
+    assert lines[1] == "{'i.sum': 2.0}"
+
+
+def _built_extension():
+    import livemon._livemon
+    return livemon._livemon.__file__
