@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""What livemon costs a real PyTorch training job: examples/pytorch_train.py's loop with no
+instrumentation, with livemon's instrumentation (Stats, a WaitCounter, epoch events), and with
+that plus a Publisher, in one process. The variants take turns run by run, in alternating order
+(ABC CBA ...), so drift and machine noise hit them alike.
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/python/train_overhead.py [--rounds 10]
+
+Reported per variant, as medians over its runs: the time per step of whole runs (everything
+included: data, forward, backward, optimizer, instrumentation, epoch evaluation), the CPU time
+of the training thread per step (less sensitive to other processes on a shared machine), and
+the CPU time of the whole process per step (which adds livemon's window thread and the
+publisher's I/O thread). Then, measured apart and far more precisely, what the instrumentation
+calls of one step cost (5 Stat.add and one WaitCounter guard) against the step time.
+Results: docs/benchmarks.md, section "Python".
+"""
+
+import argparse
+import importlib.util
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE = os.path.join(HERE, "..", "..", "examples", "pytorch_train.py")
+
+
+def load_example():
+    spec = importlib.util.spec_from_file_location("pytorch_train", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=10, help="runs of each variant (default %(default)s)")
+    parser.add_argument("--epochs", type=int, default=2, help="epochs per run (default %(default)s)")
+    parser.add_argument("--steps-per-epoch", type=int, default=200)
+    parser.add_argument("--threads", type=int, default=1, help="torch threads (default %(default)s)")
+    args = parser.parse_args()
+
+    example = load_example()
+    endpoint = f"ipc://{tempfile.mkdtemp()}/bench.sock"
+    train_args = example.parse_args(["--epochs", str(args.epochs), "--duration", "0", "--steps-per-epoch",
+                                     str(args.steps_per_epoch), "--threads", str(args.threads),
+                                     "--endpoint", endpoint, "--quiet"])
+    variants = {
+        "without livemon": lambda: example.NoMonitor(train_args),
+        "livemon instrumentation": lambda: example.LivemonMonitor(train_args, publish=False),
+        "livemon instrumentation + Publisher": lambda: example.LivemonMonitor(train_args),
+    }
+    measures = ("run ms/step", "thread CPU ms/step", "process CPU ms/step")
+    results = {name: {m: [] for m in measures} for name in variants}
+    example.train(train_args, example.NoMonitor(train_args), log=None)  # warm up
+    for round_index in range(args.rounds):
+        order = list(variants.items())
+        if round_index % 2:
+            order.reverse()
+        for name, make in order:
+            monitor = make()
+            try:
+                wall, thread, process = time.perf_counter_ns(), time.thread_time_ns(), time.process_time_ns()
+                steps = len(example.train(train_args, monitor, log=None))
+                wall, thread, process = (time.perf_counter_ns() - wall, time.thread_time_ns() - thread,
+                                         time.process_time_ns() - process)
+            finally:
+                monitor.close()
+            for measure, ns in zip(measures, (wall, thread, process)):
+                results[name][measure].append(ns / 1e6 / steps)
+
+    import torch
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s); {args.rounds} runs of "
+          f"{args.epochs} x {args.steps_per_epoch} steps per variant, in alternating order; medians")
+    base = {m: statistics.median(results["without livemon"][m]) for m in measures}
+    print(f"{'variant':38s}" + "".join(f"{m:>24s}" for m in measures))
+    for name in variants:
+        cells = []
+        for m in measures:
+            value = statistics.median(results[name][m])
+            cells.append(f"{value:.3f}" + ("" if name == "without livemon" else f" ({100 * (value - base[m]) / base[m]:+.1f} %)"))
+        print(f"{name:38s}" + "".join(f"{c:>24s}" for c in cells))
+
+    # The instrumentation of one step on its own, many times over.
+    monitor = example.LivemonMonitor(train_args, publish=False)
+    calls = 200_000
+    start = time.perf_counter_ns()
+    for _ in range(calls):
+        with monitor.loading():
+            pass
+        monitor.step(1.25, 64, 8.0, 3.5, 0.01)
+    per_step_us = (time.perf_counter_ns() - start) / calls / 1000
+    monitor.close()
+    step_ms = base["run ms/step"]
+    print(f"instrumentation calls per step: {per_step_us:.2f} us = {100 * per_step_us / 1000 / step_ms:.3f} % "
+          f"of a {step_ms:.2f} ms step (goal: overhead under 1 %)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
