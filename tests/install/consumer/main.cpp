@@ -1,8 +1,12 @@
-// Uses the installed headers and library; exits non-zero if a Stat window does not arrive.
+// Uses the installed headers and libraries; exits non-zero if something does not work.
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
 
 #include <cstdio>
+
+#if LIVEMON_CONSUMER_TRANSPORT
+#include <livemon/transport/wire_format.h>
+#endif
 
 int main() {
   using namespace std::chrono_literals;
@@ -17,5 +21,18 @@ int main() {
   }
   livemon::unregisterEventHandler(handle);
   std::printf("consumer: %d Stat event(s) from the installed livemon::core\n", events);
-  return events == 1 ? 0 : 1;
+  if (events != 1) return 1;
+#if LIVEMON_CONSUMER_TRANSPORT
+  livemon::transport::SourceInfo source;
+  source.run = "consumer";
+  source.instanceId = 1;
+  const std::string payload = livemon::transport::encodeEventsPayload(
+      source, 0, "consumer", {livemon::Event{"consumer", std::chrono::system_clock::now(), {{"x", 1.0}}}});
+  livemon::transport::WireMessage message;
+  if (livemon::transport::decodeMessage("consumer", payload, {}, message) != livemon::transport::DecodeStatus::Ok) {
+    return 1;
+  }
+  std::printf("consumer: a wire payload round trip through the installed livemon::transport\n");
+#endif
+  return 0;
 }
