@@ -11,11 +11,13 @@ included: data, forward, backward, optimizer, instrumentation, epoch evaluation)
 of the training thread per step (less sensitive to other processes on a shared machine), and
 the CPU time of the whole process per step (which adds livemon's window thread and the
 publisher's I/O thread). Then, measured apart and far more precisely, what the instrumentation
-calls of one step cost (5 Stat.add and one WaitCounter guard) against the step time.
+calls of one step cost (5 Stat.add and one WaitCounter guard) against the step time, and the CPU
+time livemon's own threads take while the job sleeps.
 Results: docs/benchmarks.md, section "Python".
 """
 
 import argparse
+import datetime
 import importlib.util
 import os
 import statistics
@@ -96,6 +98,26 @@ def main():
     step_ms = base["run ms/step"]
     print(f"instrumentation calls per step: {per_step_us:.2f} us = {100 * per_step_us / 1000 / step_ms:.3f} % "
           f"of a {step_ms:.2f} ms step (goal: overhead under 1 %)")
+
+    # The threads livemon adds, while the job does nothing: CPU time per second of wall time.
+    import livemon
+    for name, make in (("no livemon object", lambda: None),
+                       ("an idle Publisher", lambda: livemon.Publisher(endpoint)),
+                       ("a Publisher and 6 Stats with 1 s windows, 1 sample every 8 ms",
+                        lambda: livemon.Publisher(endpoint))):
+        holder = make()
+        stats = [livemon.Stat(f"bench.idle{i}", [livemon.MEAN, livemon.P99], datetime.timedelta(seconds=1))
+                 for i in range(6)] if "Stats" in name else []
+        cpu, wall = time.process_time_ns(), time.perf_counter_ns()
+        while time.perf_counter_ns() - wall < 3e9:
+            for stat in stats:
+                stat.add(1.0)
+            time.sleep(0.008)
+        cpu, wall = time.process_time_ns() - cpu, time.perf_counter_ns() - wall
+        print(f"process CPU with {name}: {1000 * cpu / wall:.2f} ms per s")
+        del stats
+        if holder is not None:
+            holder.close()
     return 0
 
 
