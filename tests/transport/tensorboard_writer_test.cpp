@@ -405,11 +405,12 @@ TEST(TensorboardWriter, AForkedChildLeavesTheFileToTheParent) {
   const pid_t child = fork();
   ASSERT_GE(child, 0);
   if (child == 0) {
-    // A DataLoader worker: it logs, flushes and destroys its copy, then exits normally.
+    // A DataLoader worker: it logs, flushes and destroys its copy (which must neither hang nor
+    // touch the parent's file), then exits as workers do, without the parent's exit handlers.
     writer->write(makeEvent("livemon.Stat", {{"child.value", 2.0}}, kTime));
     writer->flush();
     writer.reset();
-    std::exit(0);
+    _exit(0);
   }
   int status = 0;
   ASSERT_EQ(waitpid(child, &status, 0), child);
