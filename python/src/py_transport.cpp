@@ -28,10 +28,18 @@ using transport::TensorboardWriter;
 // Destroys `object` with the GIL released: destruction waits for a thread (and for the network or
 // the disk) that never needs the GIL, while other Python threads should go on. While the
 // interpreter is being finalized the GIL stays: a thread may not release and retake it then.
+bool interpreterFinalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
 template <typename T>
 void destroyWithoutGil(std::unique_ptr<T>& object) {
   std::unique_ptr<T> doomed = std::move(object);
-  if (_Py_IsFinalizing() == 0) {
+  if (!interpreterFinalizing()) {
     py::gil_scoped_release release;
     doomed.reset();
   } else {
