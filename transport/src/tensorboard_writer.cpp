@@ -310,8 +310,9 @@ TensorboardWriter::TensorboardWriter(Options options) {
 TensorboardWriter::~TensorboardWriter() {
   if (detail::forkGeneration() != state_->forkGeneration) {
     // Inherited through fork(): the writer thread does not exist here and the file belongs to
-    // the parent. Touch none of it; the process's exit reclaims the memory.
-    new std::shared_ptr<State>(std::move(state_));
+    // the parent. Touch none of it: the state stays, reachable, until the process exits.
+    static auto* inherited = new std::vector<std::shared_ptr<State>>;
+    inherited->push_back(std::move(state_));
     return;
   }
   try {
