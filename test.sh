@@ -30,12 +30,17 @@ fi
 
 step() { printf '\n==== %s\n' "$*"; }
 
+passed=0
 configure_build_test() {
   local dir=$1
   shift
   cmake -S "$root" -B "$dir" -G Ninja "${launcher[@]}" -DLIVEMON_WERROR=ON "$@"
   cmake --build "$dir" -j "$jobs"
   (cd "$dir" && ctest --output-on-failure -j "$jobs" --timeout 300)
+  # ctest failed the script above if any test failed; count what ran.
+  local count
+  count=$(cd "$dir" && ctest -N | sed -n 's/^Total Tests: \([0-9]*\)$/\1/p')
+  passed=$((passed + ${count:-0}))
 }
 
 step "Release build and tests"
@@ -62,3 +67,4 @@ cmake --build build/consumer
 ./build/consumer/livemon_consumer
 
 step "All tests passed"
+echo "livemon: ${passed} passed, 0 failed"
