@@ -279,11 +279,11 @@ void Profiler::transit(ProfilerAction previous, std::optional<ProfilerAction> ne
   std::optional<Trace> collected;
   if (stopTrace) {
     detail::setTraceBuffering(false);
-    collected = detail::collectBufferedRanges(recordingSinceNs_);
+    collected = detail::collectBufferedRanges(recordingSince_);
     collected->step = next ? stepNum_ - 1 : stepNum_;  // the step that just ended
   }
   if (prepare) detail::setTraceBuffering(true);
-  if (startTrace) recordingSinceNs_ = detail::discardBufferedRanges();
+  if (startTrace) recordingSince_ = detail::discardBufferedRanges();
   if (ready && collected && options_.onTraceReady) options_.onTraceReady(*collected);
 }
 

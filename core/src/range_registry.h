@@ -17,12 +17,13 @@ void setTraceBuffering(bool on) noexcept;
 // Turns range stats on or off on behalf of the running Profiler.
 void setProfilerRangeStats(bool on) noexcept;
 
-// Drops every buffered range and returns the steady_clock time (ns) from which ranges count.
+// Drops every buffered range and returns the time from which ranges count, in range ticks
+// (an opaque unit: pass it to collectBufferedRanges).
 int64_t discardBufferedRanges() noexcept;
 
-// Moves every buffered range that started at or after `sinceNs` into a trace, with the names of
-// their threads. Ranges the buffers could not hold are counted in droppedRanges.
-Trace collectBufferedRanges(int64_t sinceNs);
+// Moves every buffered range that started at or after `since` into a trace (times in
+// steady_clock nanoseconds), with the names of their threads. Ranges the buffers could not hold are counted in droppedRanges.
+Trace collectBufferedRanges(int64_t since);
 
 int64_t steadyNowNs() noexcept;
 

@@ -4,7 +4,13 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
 #include <algorithm>
+#include <cstdlib>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -23,7 +29,78 @@ std::atomic<uint32_t> g_rangeMode{0};
 
 namespace {
 
-// One closed range, as its thread wrote it.
+// Ranges are timed in ticks: the x86 time-stamp counter where it runs at a constant rate (two
+// reads cost less than half of two steady_clock reads), else steady_clock nanoseconds. Ticks
+// become steady_clock nanoseconds through a calibration, refined at each collection.
+// LIVEMON_RANGE_CLOCK=steady chooses steady_clock. The hot path reads only the two atomics; the
+// registry sets them (once, in its constructor) before it first turns ranges on.
+std::atomic<bool> g_useTsc{false};
+std::atomic<double> g_nsPerTick{1.0};
+
+int64_t ticksNow() noexcept {
+#if defined(__x86_64__)
+  if (g_useTsc.load(std::memory_order_relaxed)) return static_cast<int64_t>(__rdtsc());
+#endif
+  return steadyNowNs();
+}
+
+double nsPerTick() noexcept { return g_nsPerTick.load(std::memory_order_relaxed); }
+
+// The calibration; used by the registry under its mutex.
+class TickCalibration {
+ public:
+  TickCalibration() noexcept {
+    const char* choice = std::getenv("LIVEMON_RANGE_CLOCK");
+    if (!invariantTsc() || (choice != nullptr && std::string_view(choice) == "steady")) return;
+    g_useTsc.store(true, std::memory_order_relaxed);
+    useTsc_ = true;
+    baseTicks_ = ticksNow();
+    baseNs_ = steadyNowNs();
+    // A first rate over 2 ms, for the ranges timed before the first collection refines it.
+    int64_t ticks = 0;
+    int64_t ns = 0;
+    do {
+      ticks = ticksNow();
+      ns = steadyNowNs();
+    } while (ns - baseNs_ < 2'000'000);
+    g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
+                      std::memory_order_relaxed);
+  }
+
+  int64_t toSteadyNs(int64_t ticks) const noexcept {
+    if (!useTsc_) return ticks;
+    return baseNs_ + static_cast<int64_t>(static_cast<double>(ticks - baseTicks_) * nsPerTick());
+  }
+
+  // Recomputes the rate over the whole time since the calibration started.
+  void refine() noexcept {
+    if (!useTsc_) return;
+    const int64_t ticks = ticksNow();
+    const int64_t ns = steadyNowNs();
+    if (ns - baseNs_ > 100'000'000 && ticks > baseTicks_) {
+      g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
+                        std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  static bool invariantTsc() noexcept {
+#if defined(__x86_64__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
+    if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
+    return (edx & (1u << 8)) != 0;
+#else
+    return false;
+#endif
+  }
+
+  bool useTsc_ = false;
+  int64_t baseTicks_ = 0;
+  int64_t baseNs_ = 0;
+};
+
+// One closed range, as its thread wrote it (times in ticks).
 struct RangeRecord {
   int64_t startNs;
   int64_t endNs;
@@ -185,18 +262,22 @@ void setThreadName(std::string name) {
   int64_t discard() noexcept {
     std::lock_guard lock(mutex_);
     drainLocked([](const ThreadBuffer&, const RangeRecord&) {});
-    return steadyNowNs();
+    tickClock_.refine();
+    return ticksNow();
   }
 
-  Trace collect(int64_t sinceNs) {
+  // `since` in ticks.
+  Trace collect(int64_t since) {
     Trace trace;
-    trace.startNs = sinceNs;
     trace.pid = static_cast<int64_t>(getpid());
     std::lock_guard lock(mutex_);
+    tickClock_.refine();
+    trace.startNs = tickClock_.toSteadyNs(since);
     std::vector<uint64_t> threadsSeen;
     drainLocked([&](const ThreadBuffer& buffer, const RangeRecord& record) {
-      if (record.startNs < sinceNs) return;
-      trace.ranges.push_back(TraceRange{entryOf(record.nameId).name, buffer.threadId, record.startNs, record.endNs,
+      if (record.startNs < since) return;
+      trace.ranges.push_back(TraceRange{entryOf(record.nameId).name, buffer.threadId,
+                                        tickClock_.toSteadyNs(record.startNs), tickClock_.toSteadyNs(record.endNs),
                                         record.depth});
       if (threadsSeen.empty() || threadsSeen.back() != buffer.threadId) {
         threadsSeen.push_back(buffer.threadId);
@@ -298,6 +379,7 @@ void setThreadName(std::string name) {
   bool profilerStats_ = false;                                                  // guarded by mutex_
   bool trace_ = false;                                                          // guarded by mutex_
   const void* profiler_ = nullptr;                                              // guarded by mutex_
+  TickCalibration tickClock_;
 };
 
 // Marks the thread's buffer for the collector when the thread exits.
@@ -371,11 +453,11 @@ uint32_t internRangeName(std::string_view name) noexcept { return RangeRegistry:
 
 int64_t beginRange() noexcept {
   ++t_depth;
-  return steadyNowNs();
+  return ticksNow();
 }
 
 void endRange(uint32_t nameId, uint32_t mode, int64_t startNs) noexcept {
-  const int64_t endNs = steadyNowNs();
+  const int64_t endNs = ticksNow();
   const int32_t depth = --t_depth;
   if ((mode & kModeTrace) != 0) write(RangeRecord{startNs, endNs, nameId, depth});
   if ((mode & kModeStats) != 0) {
@@ -384,7 +466,7 @@ void endRange(uint32_t nameId, uint32_t mode, int64_t startNs) noexcept {
       stat = RangeRegistry::instance().createStat(nameId);
       if (stat == nullptr) return;
     }
-    stat->add(static_cast<double>(endNs - startNs) * 1e-6);
+    stat->add(static_cast<double>(endNs - startNs) * nsPerTick() * 1e-6);
   }
 }
 

@@ -152,7 +152,7 @@ class Profiler {
   bool running_ = false;
   int64_t stepNum_ = 0;
   ProfilerAction action_ = ProfilerAction::None;
-  int64_t recordingSinceNs_ = 0;  // steady_clock ns from which buffered ranges count
+  int64_t recordingSince_ = 0;  // when recording started, in the buffers' time unit
   uint32_t stepRangeMode_ = 0;
   uint32_t stepRangeName_ = 0;
   int64_t stepRangeStart_ = 0;

@@ -23,8 +23,8 @@ uint32_t internRangeName(std::string_view name) noexcept;
 inline constexpr uint32_t kOverflowNameId = 1;
 
 // The out-of-line halves of RecordFunction, taken only while a profiler or range stats are on.
-int64_t beginRange() noexcept;
-void endRange(uint32_t nameId, uint32_t mode, int64_t startNs) noexcept;
+int64_t beginRange() noexcept;  // returns the start in range ticks
+void endRange(uint32_t nameId, uint32_t mode, int64_t start) noexcept;
 
 }  // namespace detail
 
@@ -69,7 +69,7 @@ class RecordFunction {
       : mode_(detail::g_rangeMode.load(std::memory_order_relaxed)) {
     if (mode_ != 0) [[unlikely]] {
       nameId_ = name.id();
-      startNs_ = detail::beginRange();
+      start_ = detail::beginRange();
     }
   }
   // A name known only at run time (Python uses this): looked up in the name table under a lock,
@@ -78,11 +78,11 @@ class RecordFunction {
       : mode_(detail::g_rangeMode.load(std::memory_order_relaxed)) {
     if (mode_ != 0) [[unlikely]] {
       nameId_ = detail::internRangeName(name);
-      startNs_ = detail::beginRange();
+      start_ = detail::beginRange();
     }
   }
   ~RecordFunction() {
-    if (mode_ != 0) [[unlikely]] detail::endRange(nameId_, mode_, startNs_);
+    if (mode_ != 0) [[unlikely]] detail::endRange(nameId_, mode_, start_);
   }
 
   RecordFunction(const RecordFunction&) = delete;
@@ -94,7 +94,7 @@ class RecordFunction {
  private:
   uint32_t mode_;
   uint32_t nameId_ = 0;
-  int64_t startNs_ = 0;
+  int64_t start_ = 0;
 };
 
 // Range stats: every range's duration, in milliseconds, goes to a Stat named "range/<name>" with
