@@ -263,6 +263,7 @@ TEST(Profiler, CollectsWhileThreadsKeepRecording) {
       }
     });
   }
+  while (recorded.load() < 1000) std::this_thread::yield();  // the threads are recording
   for (int i = 0; i < 200; ++i) profiler.step();
   done = true;
   for (std::thread& thread : threads) thread.join();
