@@ -608,7 +608,9 @@ void MainWindow::updateStatus() {
     label->setText(describeHealth(health_[i]));
     label->setToolTip(tr("%n publisher(s) last heard here", nullptr, static_cast<int>(health_[i].sources)));
   }
-  if (health_.empty()) {
+  if (health_.empty() && replay_) {
+    statusBar()->showMessage(tr("Replaying %1").arg(replay_->info().path));
+  } else if (health_.empty()) {
     statusBar()->showMessage(tr("Not connected: add an endpoint with Connect…"));
   } else {
     statusBar()->clearMessage();

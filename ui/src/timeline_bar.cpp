@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QSignalBlocker>
 #include <QSlider>
-#include <QStyle>
 #include <QToolButton>
 
 #include <livemon/ui/replay_session.h>
@@ -23,9 +22,10 @@ namespace {
 constexpr int64_t kNsPerMs = 1'000'000;
 constexpr double kSpeeds[] = {0.25, 0.5, 1, 2, 4, 8, 16, 32, 64};
 
-QToolButton* makeButton(QWidget* parent, QStyle::StandardPixmap icon, const QString& tip) {
+// Text, not the style's media icons: those are missing where no icon theme is installed.
+QToolButton* makeButton(QWidget* parent, const QString& text, const QString& tip) {
   auto* button = new QToolButton(parent);
-  button->setIcon(parent->style()->standardIcon(icon));
+  button->setText(text);
   button->setToolTip(tip);
   button->setAutoRaise(true);
   return button;
@@ -38,9 +38,10 @@ TimelineBar::TimelineBar(QWidget* parent) : QWidget(parent) {
   layout->setContentsMargins(6, 2, 6, 2);
   name_ = new QLabel(this);
   name_->setStyleSheet(QStringLiteral("color: #8b929e;"));
-  stepBack_ = makeButton(this, QStyle::SP_MediaSeekBackward, tr("Step back one second"));
-  play_ = makeButton(this, QStyle::SP_MediaPlay, tr("Play"));
-  stepForward_ = makeButton(this, QStyle::SP_MediaSeekForward, tr("Step forward one second"));
+  stepBack_ = makeButton(this, tr("− 1 s"), tr("Step back one second"));
+  play_ = makeButton(this, tr("Play"), tr("Play from the playhead"));
+  play_->setMinimumWidth(56);
+  stepForward_ = makeButton(this, tr("+ 1 s"), tr("Step forward one second"));
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setMinimumWidth(300);
   slider_->setToolTip(tr("Seek: drag the playhead, or click"));
@@ -50,7 +51,7 @@ TimelineBar::TimelineBar(QWidget* parent) : QWidget(parent) {
   for (double speed : kSpeeds) speed_->addItem(QStringLiteral("%1×").arg(speed), speed);
   speed_->setCurrentIndex(speed_->findData(1.0));
   speed_->setToolTip(tr("Playback speed"));
-  close_ = makeButton(this, QStyle::SP_DialogCloseButton, tr("Close the recording"));
+  close_ = makeButton(this, tr("Close"), tr("Close the recording"));
   layout->addWidget(name_);
   layout->addWidget(stepBack_);
   layout->addWidget(play_);
@@ -154,8 +155,7 @@ void TimelineBar::updatePosition() {
 }
 
 void TimelineBar::updatePlaying(bool playing) {
-  play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-  play_->setToolTip(playing ? tr("Pause") : tr("Play"));
+  play_->setText(playing ? tr("Pause") : tr("Play"));
 }
 
 }  // namespace livemon::ui
