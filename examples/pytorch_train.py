@@ -20,6 +20,7 @@ tree, or `cmake --install`).
 """
 
 import argparse
+import contextlib
 import datetime
 import math
 import sys
@@ -50,6 +51,9 @@ def parse_args(argv=None):
     parser.add_argument("--lr", type=float, default=0.05, help="peak learning rate (default %(default)s)")
     parser.add_argument("--window", type=float, default=1.0, help="Stat window in seconds (default %(default)s)")
     parser.add_argument("--tensorboard", metavar="DIR", help="also write TensorBoard files into DIR")
+    parser.add_argument("--trace-dir", metavar="DIR",
+                        help="profile steps on a schedule (wait 10, warmup 2, active 5, 3 cycles) and write "
+                             "Chrome traces of the data/forward/backward/optimizer ranges into DIR")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -235,6 +239,7 @@ def evaluate(model, data):
 
 def train(args, monitor, log=print):
     """Trains until --duration or --epochs; returns every step's time in milliseconds."""
+    from livemon import profiler
     torch.manual_seed(args.seed)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
@@ -252,44 +257,72 @@ def train(args, monitor, log=print):
     step = 0
     epoch = 0
     done = False
-    while not done:
-        epoch += 1
-        epoch_start = time.monotonic()
-        epoch_loss = 0.0
-        batches = iter(loader)
-        for _ in range(steps_per_epoch):
-            t0 = time.perf_counter_ns()
-            with monitor.loading():
-                images, labels = next(batches)
-            progress = step / planned if planned else (time.monotonic() - started) / args.duration
-            lr = args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
-            for group in optimizer.param_groups:
-                group["lr"] = lr
-            optimizer.zero_grad(set_to_none=True)
+    # The ranges below are timed live as range/<name> Stats (livemon mode) and, with --trace-dir,
+    # written as Chrome traces for some steps.
+    if args.api == "livemon":
+        profiler.set_range_stats_enabled(True, datetime.timedelta(seconds=args.window))
+    tracing = (profiler.profile(schedule=profiler.schedule(wait=10, warmup=2, active=5, repeat=3),
+                                on_trace_ready=profiler.chrome_trace_handler(args.trace_dir))
+               if args.trace_dir else contextlib.nullcontext())
+    with tracing as prof:
+        while not done:
+            done, step, epoch, lr = train_epoch(args, monitor, log, prof, loader, model, optimizer, val_data,
+                                                step, epoch, planned, started, deadline, step_times)
+    if args.api == "livemon":
+        profiler.set_range_stats_enabled(False)
+        profiler.flush_range_stats()
+    return step_times
+
+
+def train_epoch(args, monitor, log, prof, loader, model, optimizer, val_data, step, epoch, planned, started,
+                deadline, step_times):
+    """One epoch; returns (done, step, epoch, lr)."""
+    from livemon import profiler
+    done = False
+    steps_per_epoch = len(loader)
+    lr = args.lr
+    epoch += 1
+    epoch_start = time.monotonic()
+    epoch_loss = 0.0
+    batches = iter(loader)
+    for _ in range(steps_per_epoch):
+        t0 = time.perf_counter_ns()
+        with profiler.record_function("data"), monitor.loading():
+            images, labels = next(batches)
+        progress = step / planned if planned else (time.monotonic() - started) / args.duration
+        lr = args.lr * 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+        for group in optimizer.param_groups:
+            group["lr"] = lr
+        optimizer.zero_grad(set_to_none=True)
+        with profiler.record_function("forward"):
             loss = nn.functional.cross_entropy(model(images), labels)
+        with profiler.record_function("backward"):
             loss.backward()
+        with profiler.record_function("optimizer"):
             grad_norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=10.0).item()
             optimizer.step()
-            loss_value = loss.item()
-            step_ms = (time.perf_counter_ns() - t0) / 1e6
-            step_times.append(step_ms)
-            monitor.step(loss_value, len(labels), step_ms, grad_norm, lr)
-            epoch_loss += loss_value
-            step += 1
-            if time.monotonic() >= deadline:
-                done = True
-                break
-        val_loss, val_accuracy = evaluate(model, val_data)
-        steps_done = step - (epoch - 1) * steps_per_epoch
-        monitor.epoch({"epoch": epoch, "step": step, "train_loss": epoch_loss / max(1, steps_done),
-                       "val_loss": val_loss, "val_accuracy": val_accuracy,
-                       "seconds": time.monotonic() - epoch_start})
-        if log:
-            log(f"epoch {epoch:3d}  step {step:6d}  train loss {epoch_loss / max(1, steps_done):.3f}  "
-                f"val loss {val_loss:.3f}  val accuracy {val_accuracy:.3f}  lr {lr:.4f}")
-        if args.epochs > 0 and epoch >= args.epochs:
+        loss_value = loss.item()
+        step_ms = (time.perf_counter_ns() - t0) / 1e6
+        step_times.append(step_ms)
+        monitor.step(loss_value, len(labels), step_ms, grad_norm, lr)
+        epoch_loss += loss_value
+        step += 1
+        if prof is not None:
+            prof.step()
+        if time.monotonic() >= deadline:
             done = True
-    return step_times
+            break
+    val_loss, val_accuracy = evaluate(model, val_data)
+    steps_done = step - (epoch - 1) * steps_per_epoch
+    monitor.epoch({"epoch": epoch, "step": step, "train_loss": epoch_loss / max(1, steps_done),
+                   "val_loss": val_loss, "val_accuracy": val_accuracy,
+                   "seconds": time.monotonic() - epoch_start})
+    if log:
+        log(f"epoch {epoch:3d}  step {step:6d}  train loss {epoch_loss / max(1, steps_done):.3f}  "
+            f"val loss {val_loss:.3f}  val accuracy {val_accuracy:.3f}  lr {lr:.4f}")
+    if args.epochs > 0 and epoch >= args.epochs:
+        done = True
+    return done, step, epoch, lr
 
 
 def main(argv=None):
