@@ -41,7 +41,11 @@ Parsed parseArguments(const QStringList& arguments) {
   parser.addOption(help);
   parser.addOption(version);
   parser.addOption(logCapacity);
+  const QCommandLineOption view(QStringLiteral("view"),
+                                QStringLiteral("Show VIEW first: charts or ranges (default: as the last session ended)."),
+                                QStringLiteral("VIEW"));
   parser.addOption(settings);
+  parser.addOption(view);
   parser.addPositionalArgument(QStringLiteral("ENDPOINT"),
                                QStringLiteral("A publisher to subscribe to, e.g. tcp://127.0.0.1:5555."),
                                QStringLiteral("[ENDPOINT...]"));
@@ -76,6 +80,16 @@ Parsed parseArguments(const QStringList& arguments) {
     parsed.options.logCapacity = static_cast<std::size_t>(capacity);
   }
   parsed.options.settingsFile = parser.value(settings);
+  if (parser.isSet(view)) {
+    const QString name = parser.value(view).toLower();
+    if (name == QLatin1String("charts")) {
+      parsed.options.view = livemon::ui::DashboardView::Charts;
+    } else if (name == QLatin1String("ranges")) {
+      parsed.options.view = livemon::ui::DashboardView::Ranges;
+    } else {
+      return usageError(QStringLiteral("--view must be charts or ranges, not '%1'").arg(parser.value(view)));
+    }
+  }
   for (const QString& endpoint : parser.positionalArguments()) {
     if (!endpoint.contains(QStringLiteral("://"))) {
       return usageError(QStringLiteral("'%1' is not an endpoint (expected transport://address, e.g. tcp://127.0.0.1:5555)")
