@@ -176,6 +176,25 @@ TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCel
   EXPECT_EQ(value(0, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);  // no count in that window
 }
 
+TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
+  const std::vector<std::string> names{"a", "b", "c"};
+  for (int i = 0; i < 2; ++i) {
+    EventData data;
+    for (const std::string& name : names) addRange(data, name, {10, 1.0 + i, 1.0 + i, 2.0 + i, 3.0 + i});
+    deliver(train_, 1000.0 * (i + 1), data);
+    if (i == 0) refresh();
+  }
+  QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+  QSignalSpy reset(&model_, &QAbstractItemModel::modelReset);
+  refresh();
+  ASSERT_EQ(changed.count(), 1);
+  // The count stays 10: the span starts at the total.
+  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(0, RangesModel::TotalColumn));
+  EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(2, RangesModel::MaxColumn));
+  EXPECT_EQ(reset.count(), 0);
+  for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 2.0);
+}
+
 TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
   EventData first;
   addRange(first, "forward", {10, 4.0, 3.9, 7.5, 8.0});

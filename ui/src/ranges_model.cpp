@@ -118,20 +118,33 @@ void RangesModel::apply(const IngestBatch& batch) {
 
 void RangesModel::publish() {
   static const QList<int> kRoles{Qt::DisplayRole, Qt::EditRole, SortRole, Qt::ToolTipRole};
+  // One dataChanged per run of adjacent changed rows (spanning their changed columns): every
+  // range's window lands at once, and a sorting proxy does its work per signal.
+  int runFirst = -1;
+  int firstColumn = ColumnCount;
+  int lastColumn = -1;
+  const auto endRun = [&](int end) {
+    if (runFirst >= 0) emit dataChanged(index(runFirst, firstColumn), index(end - 1, lastColumn), kRoles);
+    runFirst = -1;
+    firstColumn = ColumnCount;
+    lastColumn = -1;
+  };
   for (int r = 0; r < publishedRows_; ++r) {
     Row& row = rows_[static_cast<std::size_t>(r)];
-    if (same(row.current, row.shown)) continue;
-    int first = ColumnCount;
-    int last = -1;
+    if (same(row.current, row.shown)) {
+      endRun(r);
+      continue;
+    }
     for (int column = CountColumn; column < ColumnCount; ++column) {
       if (!same(cell(row.current, column), cell(row.shown, column))) {
-        first = std::min(first, column);
-        last = column;
+        firstColumn = std::min(firstColumn, column);
+        lastColumn = std::max(lastColumn, column);
       }
     }
     row.shown = row.current;
-    if (last >= 0) emit dataChanged(index(r, first), index(r, last), kRoles);
+    if (runFirst < 0) runFirst = r;
   }
+  endRun(publishedRows_);
   if (publishedRows_ < static_cast<int>(rows_.size())) {
     beginInsertRows(QModelIndex(), publishedRows_, static_cast<int>(rows_.size()) - 1);
     for (std::size_t r = static_cast<std::size_t>(publishedRows_); r < rows_.size(); ++r) {

@@ -36,7 +36,8 @@ QString formatDurationMs(double ms);
 //
 // apply() takes each batch after the StatRegistry has applied it and records what changed;
 // publish() shows it: new rows are inserted at the end (rows are never removed or moved, sorting
-// is a proxy's job) and changed cells get one dataChanged per row. Between the two the model
+// is a proxy's job) and changed cells are reported with one dataChanged per run of adjacent
+// changed rows, never with a reset. Between the two the model
 // reports what it last published, so a paused dashboard keeps a table that does not move while
 // counting every window.
 //
