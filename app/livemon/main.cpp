@@ -28,7 +28,8 @@ Parsed parseArguments(const QStringList& arguments) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("Live charts of every Stat, and the event log, of the training jobs publishing on ENDPOINTs.\n"
-                     "With no ENDPOINT: the endpoints of the last session, or %1.")
+                     "With no ENDPOINT: the endpoints of the last session, or %1.\n"
+                     "A FILE.mcap argument (a livemon recording) is replayed on a timeline; alone, without endpoints.")
           .arg(QString::fromUtf8(livemon::transport::kDefaultEndpoint.data())));
   const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
   const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the version."));
@@ -38,7 +39,18 @@ Parsed parseArguments(const QStringList& arguments) {
   const QCommandLineOption settings(QStringLiteral("settings"),
                                     QStringLiteral("Read and save settings in FILE instead of the user's."),
                                     QStringLiteral("FILE"));
+  const QCommandLineOption baseline(QStringLiteral("baseline"),
+                                    QStringLiteral("Show the recorded runs of FILE beside the others, to compare with "
+                                                   "(repeatable)."),
+                                    QStringLiteral("FILE"));
+  const QCommandLineOption seek(QStringLiteral("seek"),
+                                QStringLiteral("Start the replay S seconds into the recording (default: at its end)."),
+                                QStringLiteral("S"));
+  const QCommandLineOption play(QStringLiteral("play"), QStringLiteral("Start playing the replay at once."));
   parser.addOption(help);
+  parser.addOption(baseline);
+  parser.addOption(seek);
+  parser.addOption(play);
   parser.addOption(version);
   parser.addOption(logCapacity);
   const QCommandLineOption view(QStringLiteral("view"),
@@ -49,6 +61,8 @@ Parsed parseArguments(const QStringList& arguments) {
   parser.addPositionalArgument(QStringLiteral("ENDPOINT"),
                                QStringLiteral("A publisher to subscribe to, e.g. tcp://127.0.0.1:5555."),
                                QStringLiteral("[ENDPOINT...]"));
+  parser.addPositionalArgument(QStringLiteral("FILE.mcap"), QStringLiteral("A recording to replay."),
+                               QStringLiteral("[FILE.mcap]"));
 
   // Without an application object (none exists yet) Qt cannot name the program.
   const QString helpText = parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("livemon"));
@@ -91,11 +105,35 @@ Parsed parseArguments(const QStringList& arguments) {
     }
   }
   for (const QString& endpoint : parser.positionalArguments()) {
+    if (endpoint.endsWith(QStringLiteral(".mcap"), Qt::CaseInsensitive) && !endpoint.contains(QStringLiteral("://"))) {
+      if (!parsed.options.replay.isEmpty()) {
+        return usageError(QStringLiteral("only one recording can be replayed at a time; open the others with --baseline"));
+      }
+      parsed.options.replay = endpoint;
+      continue;
+    }
     if (!endpoint.contains(QStringLiteral("://"))) {
       return usageError(QStringLiteral("'%1' is not an endpoint (expected transport://address, e.g. tcp://127.0.0.1:5555)")
                             .arg(endpoint));
     }
     parsed.options.endpoints.push_back(endpoint.toStdString());
+  }
+  parsed.options.baselines = parser.values(baseline);
+  if (parser.isSet(seek)) {
+    bool ok = false;
+    const double seconds = parser.value(seek).toDouble(&ok);
+    if (!ok || !(seconds >= 0)) {
+      return usageError(QStringLiteral("--seek must be a number of seconds, 0 or more, not '%1'").arg(parser.value(seek)));
+    }
+    parsed.options.replaySeekSeconds = seconds;
+  }
+  parsed.options.replayPlay = parser.isSet(play);
+  if ((parser.isSet(seek) || parsed.options.replayPlay) && parsed.options.replay.isEmpty()) {
+    return usageError(QStringLiteral("--seek and --play need a recording to replay (FILE.mcap)"));
+  }
+  // A recording alone is looked at by itself; with endpoints, beside them.
+  if (parsed.options.endpoints.empty() && (!parsed.options.replay.isEmpty() || !parsed.options.baselines.isEmpty())) {
+    parsed.options.exactEndpoints = !parsed.options.replay.isEmpty();
   }
   return parsed;
 }

@@ -216,6 +216,27 @@ TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
   EXPECT_EQ(value(model_.rowOf(0, QStringLiteral("forward")), RangesModel::MeanColumn, Qt::EditRole).toDouble(), 5.0);
 }
 
+TEST_F(RangesModelTest, ClearedSourcesKeepTheirRowsWithoutValues) {
+  const auto replayed = makeSource("recorded", 300);
+  EventData data;
+  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  deliver(train_, 1000.0, data);
+  deliver(replayed, 1000.0, data);
+  refresh();
+  model_.clearValues([](SourceId id) { return id == 1; });
+  model_.publish();
+  ASSERT_EQ(model_.rowCount(), 2);
+  const int live = model_.rowOf(0, QStringLiteral("forward"));
+  const int gone = model_.rowOf(1, QStringLiteral("forward"));
+  EXPECT_EQ(value(live, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+  EXPECT_FALSE(value(gone, RangesModel::TotalColumn, Qt::EditRole).isValid());
+  EXPECT_FALSE(value(gone, RangesModel::MeanColumn, Qt::EditRole).isValid());
+  // The next window starts the total again.
+  deliver(replayed, 2000.0, data);
+  refresh();
+  EXPECT_EQ(value(gone, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+}
+
 TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {
   // As text, "10" < "100" < "9"; each column gets its values in a different row order so a
   // column sorted by another's values would fail.

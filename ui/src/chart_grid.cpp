@@ -107,7 +107,11 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
 ChartRenderContext ChartGrid::renderContext() const {
   ChartRenderContext context;
   context.mode = view_.mode();
-  context.x = view_.visible(registry_.extent(view_.mode()));
+  std::optional<XRange> extent = registry_.extent(view_.mode());
+  if (playheadMs_ && view_.mode() == TimeAxisMode::WallClock) {
+    extent = XRange{extent ? std::min(extent->min, *playheadMs_) : *playheadMs_, *playheadMs_};
+  }
+  context.x = view_.visible(extent);
   context.frozen = view_.paused();
   context.cutoff = view_.pausedEdge();
   return context;

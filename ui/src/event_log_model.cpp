@@ -138,6 +138,28 @@ void EventLogModel::clear() {
   endResetModel();
 }
 
+std::size_t EventLogModel::removeIf(const std::function<bool(const LogEntry&)>& which) {
+  std::vector<LogEntry> kept;
+  std::size_t removed = 0;
+  for (uint64_t seq = firstSeq_; seq < endSeq_; ++seq) {
+    LogEntry& entry = slot(static_cast<std::size_t>(seq % capacity_));
+    if (which(entry)) {
+      ++removed;
+    } else {
+      kept.push_back(std::move(entry));
+    }
+  }
+  beginResetModel();
+  // Back in the ring from slot 0, as if received in this order.
+  firstSeq_ = 0;
+  endSeq_ = kept.size();
+  for (std::size_t i = 0; i < kept.size(); ++i) slot(i) = std::move(kept[i]);
+  received_ -= removed;
+  rebuildMatches();
+  endResetModel();
+  return removed;
+}
+
 void EventLogModel::rebuildMatches() {
   matches_.clear();
   sourceMatches_.assign(sourceLabels_.size(), 0);

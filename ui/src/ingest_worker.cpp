@@ -3,6 +3,8 @@
 #include <exception>
 #include <utility>
 
+#include <livemon/transport/recording_tools.h>
+
 namespace livemon::ui {
 
 namespace {
@@ -50,15 +52,109 @@ std::vector<transport::SourceStatus> IngestWorker::sources() const { return subs
 transport::SubscriberStats IngestWorker::stats() const { return subscriber_->stats(); }
 
 void IngestWorker::deliver(std::vector<transport::ReceivedEvent>& events) {
+  for (const transport::ReceivedEvent& event : events) record(event);
   std::lock_guard lock(converterMutex_);
   for (transport::ReceivedEvent& event : events) converter_.convert(event, converted_);
   staging_.push(std::move(converted_));
   converted_.clear();
 }
 
+IngestBatch IngestWorker::convertDetached(std::vector<transport::ReceivedEvent>& events) {
+  IngestBatch result;
+  std::lock_guard lock(converterMutex_);
+  // What the polling thread converted so far holds older descriptors: they go first.
+  if (!converted_.empty()) {
+    staging_.push(std::move(converted_));
+    converted_.clear();
+  }
+  for (transport::ReceivedEvent& event : events) converter_.convert(event, result);
+  if (!result.sources.empty() || !result.names.empty() || !result.series.empty()) {
+    IngestBatch descriptors;
+    descriptors.sources = std::move(result.sources);
+    descriptors.names = std::move(result.names);
+    descriptors.series = std::move(result.series);
+    result.sources.clear();
+    result.names.clear();
+    result.series.clear();
+    staging_.push(std::move(descriptors));
+  }
+  return result;
+}
+
+void IngestWorker::startRecording(const std::string& path, transport::RecordingWriterOptions options) {
+  // Created here, on the caller's thread, so a path that cannot be written fails at once.
+  auto writer = std::make_unique<transport::RecordingWriter>(path, std::move(options));
+  std::unique_ptr<transport::RecordingWriter> previous;
+  {
+    std::lock_guard lock(recorderMutex_);
+    previous = std::move(recorder_);
+    recorder_ = std::move(writer);
+    recorderStatus_ = RecordingStatus{true, path, 0, recorder_->bytesWritten()};
+  }
+  if (previous) {
+    try {
+      previous->close();
+    } catch (const transport::RecordingError& error) {
+      emit recordingFailed(QString::fromStdString(error.what()));
+    }
+  }
+}
+
+IngestWorker::RecordingStatus IngestWorker::stopRecording() {
+  std::unique_ptr<transport::RecordingWriter> writer;
+  RecordingStatus status;
+  {
+    std::lock_guard lock(recorderMutex_);
+    writer = std::move(recorder_);
+    recorderStatus_.active = false;
+    status = recorderStatus_;
+  }
+  if (writer) {
+    writer->close();
+    status.events = writer->messageCount();
+    status.bytes = writer->bytesWritten();
+    std::lock_guard lock(recorderMutex_);
+    if (!recorder_) recorderStatus_ = status;
+  }
+  return status;
+}
+
+IngestWorker::RecordingStatus IngestWorker::recordingStatus() const {
+  std::lock_guard lock(recorderMutex_);
+  return recorderStatus_;
+}
+
+void IngestWorker::record(const transport::ReceivedEvent& event) {
+  std::lock_guard lock(recorderMutex_);
+  if (!recorder_) return;
+  try {
+    transport::recordEvent(*recorder_, event);
+    recorderStatus_.events = recorder_->messageCount();
+    recorderStatus_.bytes = recorder_->bytesWritten();
+  } catch (const std::exception& error) {
+    recorder_.reset();  // the file stays readable up to its last complete chunk
+    recorderStatus_.active = false;
+    emit recordingFailed(QString::fromStdString(error.what()));
+  }
+}
+
+void IngestWorker::flushRecordingIfDue() {
+  std::lock_guard lock(recorderMutex_);
+  if (!recorder_) return;
+  try {
+    recorder_->flushIfDue();
+    recorderStatus_.bytes = recorder_->bytesWritten();
+  } catch (const std::exception& error) {
+    recorder_.reset();
+    recorderStatus_.active = false;
+    emit recordingFailed(QString::fromStdString(error.what()));
+  }
+}
+
 void IngestWorker::run() {
   transport::SubscriberCallbacks callbacks;
   callbacks.onEvent = [this](transport::ReceivedEvent& event) {
+    record(event);  // first: converting may move the event's data
     std::lock_guard lock(converterMutex_);
     converter_.convert(event, converted_);
   };
@@ -72,6 +168,7 @@ void IngestWorker::run() {
       stopSignal_.wait_for(lock, std::chrono::milliseconds(500),
                            [this] { return stopRequested_.load(std::memory_order_relaxed); });
     }
+    flushRecordingIfDue();
     std::lock_guard lock(converterMutex_);
     if (!converted_.empty()) {
       staging_.push(std::move(converted_));

@@ -8,6 +8,17 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QStandardPaths>
+#include <QUrl>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -21,14 +32,17 @@
 #include <QToolBar>
 #include <QWidget>
 
+#include <livemon/transport/recording.h>
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/connect_dialog.h>
 #include <livemon/ui/dashboard_style.h>
 #include <livemon/ui/event_log_view.h>
 #include <livemon/ui/ingest_worker.h>
+#include <livemon/ui/ranges_model.h>
 #include <livemon/ui/ranges_view.h>
 #include <livemon/ui/stat_registry.h>
+#include <livemon/ui/timeline_bar.h>
 
 namespace livemon::ui {
 
@@ -107,6 +121,18 @@ QString describeHealth(const EndpointHealth& health) {
   return text;
 }
 
+// The recordings among dropped URLs.
+QStringList droppedRecordings(const QMimeData* mime) {
+  QStringList paths;
+  if (mime == nullptr || !mime->hasUrls()) return paths;
+  for (const QUrl& url : mime->urls()) {
+    if (url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".mcap"), Qt::CaseInsensitive)) {
+      paths << url.toLocalFile();
+    }
+  }
+  return paths;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
@@ -134,11 +160,19 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   splitter_->setChildrenCollapsible(false);
   setCentralWidget(splitter_);
 
+  buildFileMenu();
   buildToolbar();
+  buildTimeline();
   buildStatusBar();
   restoreSettings();
+  setAcceptDrops(true);
 
   connect(ingest_.get(), &IngestWorker::errorOccurred, this, &MainWindow::showError);
+  connect(ingest_.get(), &IngestWorker::recordingFailed, this, [this](const QString& message) {
+    recordAction_->setChecked(false);
+    updateRecordingLabel();
+    reportError(tr("Recording stopped"), message);
+  });
   refreshTimer_ = new QTimer(this);
   refreshTimer_->setTimerType(Qt::PreciseTimer);
   refreshTimer_->setInterval(static_cast<int>(options_.refreshInterval.count()));
@@ -151,12 +185,60 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   refreshTimer_->start();
   statusTimer_->start();
   endpointsChanged();
+
+  if (!options_.replay.isEmpty()) {
+    ReplaySession* session = openRecording(options_.replay);
+    connect(session, &ReplaySession::opened, this, [this, session] {
+      if (options_.replaySeekSeconds) {
+        session->seek(session->info().startNs + static_cast<int64_t>(*options_.replaySeekSeconds * 1e9));
+      }
+      if (options_.replayPlay) session->setPlaying(true);
+    });
+  }
+  for (const QString& baseline : options_.baselines) openRecording(baseline, ReplayMode::Baseline);
 }
 
 MainWindow::~MainWindow() {
   refreshTimer_->stop();
   statusTimer_->stop();
+  // The replay sessions convert with the ingest worker: they go first.
+  replay_.reset();
+  baselines_.clear();
   ingest_->stop();
+}
+
+void MainWindow::buildFileMenu() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open recording…"));
+  open->setShortcut(QKeySequence::Open);
+  open->setToolTip(tr("Replay an MCAP recording on a timeline"));
+  connect(open, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Replay); });
+  QAction* baseline = file->addAction(tr("Open as &baseline…"));
+  baseline->setToolTip(tr("Show a recorded run beside the live ones, to compare with"));
+  connect(baseline, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Baseline); });
+  QAction* close = file->addAction(tr("&Close recording"));
+  connect(close, &QAction::triggered, this, &MainWindow::closeReplay);
+  file->addSeparator();
+  recordAction_ = file->addAction(tr("&Record"));
+  recordAction_->setCheckable(true);
+  recordAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  recordAction_->setToolTip(tr("Record every event this dashboard receives into an MCAP file"));
+  connect(recordAction_, &QAction::triggered, this, &MainWindow::toggleRecording);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+}
+
+void MainWindow::buildTimeline() {
+  timeline_ = new TimelineBar(this);
+  timelineBar_ = new QToolBar(tr("Timeline"), this);
+  timelineBar_->setObjectName(QStringLiteral("timelineToolBar"));
+  timelineBar_->setMovable(false);
+  timelineBar_->addWidget(timeline_);
+  addToolBar(Qt::BottomToolBarArea, timelineBar_);
+  timelineBar_->hide();
+  connect(timeline_, &TimelineBar::closeRequested, this, &MainWindow::closeReplay);
 }
 
 void MainWindow::buildToolbar() {
@@ -180,6 +262,7 @@ void MainWindow::buildToolbar() {
   bar->addWidget(rangeBox_);
   connect(rangeBox_, &QComboBox::currentIndexChanged, this, [this] {
     if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) grid_->setTimeRange(*range);
+    setReplayWindow();
   });
 
   bar->addWidget(new QLabel(tr("  X axis "), bar));
@@ -209,6 +292,12 @@ void MainWindow::buildToolbar() {
   QAction* resetAction = bar->addAction(tr("Follow live"));
   resetAction->setToolTip(tr("Undo zoom and pan on every chart (or double-click a chart)"));
   connect(resetAction, &QAction::triggered, grid_, &ChartGrid::followLive);
+  bar->addSeparator();
+
+  bar->addAction(recordAction_);
+  recordingLabel_ = new QLabel(bar);
+  recordingLabel_->setTextFormat(Qt::RichText);
+  bar->addWidget(recordingLabel_);
 }
 
 void MainWindow::buildStatusBar() {
@@ -230,6 +319,7 @@ void MainWindow::restoreSettings() {
     resize(std::min(1600, available.width() * 9 / 10), std::min(1000, available.height() * 9 / 10));
   }
   restoreState(settings_->value(keys::kState).toByteArray());
+  timelineBar_->setVisible(replay_ != nullptr);
   if (const QByteArray sizes = settings_->value(keys::kSplitter).toByteArray(); !sizes.isEmpty()) {
     splitter_->restoreState(sizes);
   } else {
@@ -314,7 +404,31 @@ DashboardView MainWindow::view() const {
 
 void MainWindow::refreshNow() {
   const auto start = std::chrono::steady_clock::now();
+  // Replayed batches are taken before the staging buffer: the staging buffer then holds the
+  // sources, names and series they use.
+  std::vector<IngestBatch> replayed;
+  bool clearReplay = false;
+  if (replay_) {
+    replay_->tick();
+    replayed = replay_->takeBatches();
+    clearReplay = replay_->generation() != replayGeneration_;
+    replayGeneration_ = replay_->generation();
+  }
+  for (const auto& baseline : baselines_) {
+    for (IngestBatch& batch : baseline->takeBatches()) replayed.push_back(std::move(batch));
+  }
   IngestBatch batch = ingest_->staging().take();
+  applyBatch(batch);
+  if (clearReplay) clearReplayed(replay_->endpointLabel());
+  for (IngestBatch& replayBatch : replayed) applyBatch(replayBatch);
+  grid_->setPlayhead(replay_ && replay_->isOpen() ? std::optional<double>(static_cast<double>(replay_->playheadNs()) / 1e6)
+                                                  : std::nullopt);
+  grid_->refresh();
+  ranges_->refresh(grid_->renderContext());
+  emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+void MainWindow::applyBatch(IngestBatch& batch) {
   if (!batch.empty()) {
     const RegistryChanges changes = registry_->apply(batch);
     for (SourceId id : changes.newSources) {
@@ -334,18 +448,177 @@ void MainWindow::refreshNow() {
       }
     }
   }
-  grid_->refresh();
-  ranges_->refresh(grid_->renderContext());
-  emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+void MainWindow::clearReplayed(const QString& endpoint) {
+  std::vector<char> replayedSource(registry_->sourceCount(), 0);
+  for (std::size_t id = 0; id < replayedSource.size(); ++id) {
+    const SourceEntry* source = registry_->source(static_cast<SourceId>(id));
+    replayedSource[id] = source != nullptr && source->endpoint == endpoint ? 1 : 0;
+  }
+  const auto replayed = [&](const LogEntry& entry) {
+    return entry.source < replayedSource.size() && replayedSource[entry.source] != 0;
+  };
+  registry_->clearSamples([&](const SourceEntry& source) { return replayedSource[source.id] != 0; });
+  ranges_->model().clearValues([&](SourceId id) { return id < replayedSource.size() && replayedSource[id] != 0; });
+  if (logModel_->removeIf(replayed) > 0) logView_->rowsAppended();
+  std::erase_if(heldLog_, replayed);
+}
+
+ReplaySession* MainWindow::openRecording(const QString& path, ReplayMode mode) {
+  auto session = std::make_unique<ReplaySession>(*ingest_, options_.clock);
+  ReplaySession* raw = session.get();
+  const QString name = QFileInfo(path).fileName();
+  connect(raw, &ReplaySession::openFailed, this,
+          [this](const QString& message) { reportError(tr("Cannot open the recording"), message); });
+  connect(raw, &ReplaySession::problemFound, this, &MainWindow::showError);
+  connect(raw, &ReplaySession::progress, this, [this, name](const QString& what, qint64 done, qint64 total) {
+    if (total > 0) statusBar()->showMessage(tr("%1 %2… %3 %").arg(what, name).arg(100 * done / total), 2000);
+  });
+  // A window read in full is shown at once, not on the next tick.
+  connect(raw, &ReplaySession::loaded, this, &MainWindow::refreshNow);
+  connect(raw, &ReplaySession::opened, this, [this, raw, name] {
+    statusBar()->showMessage(tr("Opened %1: %2 events").arg(name, QLocale().toString(static_cast<qulonglong>(raw->info().events))), 5000);
+    for (const QString& problem : raw->info().problems) showError(QStringLiteral("%1: %2").arg(name, problem));
+  });
+  if (mode == ReplayMode::Replay) {
+    if (replay_) closeReplay();
+    replay_ = std::move(session);
+    setReplayWindow();
+    timeline_->setSession(raw);
+    timelineBar_->show();
+    setWindowTitle(QStringLiteral("livemon — %1").arg(name));
+  } else {
+    baselines_.push_back(std::move(session));
+  }
+  raw->open(path, mode);
+  return raw;
+}
+
+void MainWindow::closeReplay() {
+  if (!replay_) return;
+  timeline_->setSession(nullptr);
+  timelineBar_->hide();
+  clearReplayed(replay_->endpointLabel());
+  replay_.reset();
+  replayGeneration_ = 0;
+  grid_->setPlayhead(std::nullopt);
+  endpointsChanged();
+}
+
+void MainWindow::setReplayWindow() {
+  if (!replay_) return;
+  const std::optional<TimeRange> range = timeRangeFromKey(rangeBox_->currentData().toString());
+  const std::optional<double> seconds = range ? timeRangeSeconds(*range) : std::nullopt;
+  replay_->setWindow(seconds ? std::optional<std::chrono::nanoseconds>(std::chrono::nanoseconds(
+                                   static_cast<int64_t>(*seconds * 1e9)))
+                             : std::nullopt);
+}
+
+void MainWindow::chooseRecording(ReplayMode mode) {
+  const QString path = QFileDialog::getOpenFileName(
+      this, mode == ReplayMode::Replay ? tr("Open recording") : tr("Open recording as baseline"),
+      QFileInfo(defaultRecordingPath()).absolutePath(), tr("MCAP recordings (*.mcap);;All files (*)"));
+  if (!path.isEmpty()) openRecording(path, mode);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!droppedRecordings(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QStringList paths = droppedRecordings(event->mimeData());
+  if (paths.isEmpty()) return;
+  event->acceptProposedAction();
+  openRecording(paths.front());
+  for (qsizetype i = 1; i < paths.size(); ++i) openRecording(paths[i], ReplayMode::Baseline);
+}
+
+QString MainWindow::defaultRecordingPath() {
+  QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (directory.isEmpty() || !QFileInfo(directory).isDir()) directory = QDir::homePath();
+  return QDir(directory).filePath(
+      QStringLiteral("livemon-%1.mcap").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+}
+
+void MainWindow::toggleRecording(bool on) {
+  if (!on) {
+    stopRecording();
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Record to"), defaultRecordingPath(),
+                                                    tr("MCAP recordings (*.mcap)"));
+  if (path.isEmpty() || !startRecording(path)) recordAction_->setChecked(false);
+}
+
+bool MainWindow::startRecording(const QString& path) {
+  try {
+    ingest_->startRecording(path.toStdString());
+  } catch (const std::exception& error) {
+    recordAction_->setChecked(false);
+    reportError(tr("Cannot record"), QString::fromStdString(error.what()));
+    return false;
+  }
+  recordAction_->setChecked(true);
+  recordAction_->setText(tr("Stop recording"));
+  updateRecordingLabel();
+  return true;
+}
+
+void MainWindow::stopRecording() {
+  try {
+    const IngestWorker::RecordingStatus status = ingest_->stopRecording();
+    if (!status.path.empty()) {
+      statusBar()->showMessage(tr("Recorded %1 events into %2")
+                                   .arg(QLocale().toString(static_cast<qulonglong>(status.events)),
+                                        QString::fromStdString(status.path)),
+                               10'000);
+    }
+  } catch (const std::exception& error) {
+    reportError(tr("Recording incomplete"), QString::fromStdString(error.what()));
+  }
+  recordAction_->setChecked(false);
+  updateRecordingLabel();
+}
+
+bool MainWindow::isRecording() const { return ingest_->recordingStatus().active; }
+
+QString MainWindow::recordingText() const { return recordingLabel_->text(); }
+
+void MainWindow::updateRecordingLabel() {
+  const IngestWorker::RecordingStatus status = ingest_->recordingStatus();
+  recordAction_->setText(status.active ? tr("Stop recording") : tr("Record"));
+  if (!status.active) {
+    recordingLabel_->clear();
+    recordingLabel_->setToolTip(QString());
+    return;
+  }
+  const QLocale locale;
+  recordingLabel_->setText(QStringLiteral("<span style='color:%1'>&#9679;</span> %2 · %3 · %4 events")
+                               .arg(QColor(colours::kBad).name(),
+                                    QFileInfo(QString::fromStdString(status.path)).fileName().toHtmlEscaped(),
+                                    locale.formattedDataSize(static_cast<qint64>(status.bytes)),
+                                    locale.toString(static_cast<qulonglong>(status.events))));
+  recordingLabel_->setToolTip(QString::fromStdString(status.path));
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+  lastError_ = message;
+  showError(message);
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // not exec(): the dashboard keeps refreshing behind it
 }
 
 void MainWindow::endpointsChanged() {
+  if (replay_) return;  // the title names the recording
   const QStringList current = endpoints();
   setWindowTitle(current.isEmpty() ? QStringLiteral("livemon") : QStringLiteral("livemon — %1").arg(current.join(QStringLiteral(", "))));
   updateStatus();
 }
 
 void MainWindow::updateStatus() {
+  updateRecordingLabel();
   health_ = healthTracker_.update(ingest_->endpoints(), ingest_->sources(), std::chrono::steady_clock::now());
   // One label per endpoint, reused while the list stays the same length.
   while (endpointLabels_->count() > static_cast<int>(health_.size())) {
@@ -363,7 +636,9 @@ void MainWindow::updateStatus() {
     label->setText(describeHealth(health_[i]));
     label->setToolTip(tr("%n publisher(s) last heard here", nullptr, static_cast<int>(health_[i].sources)));
   }
-  if (health_.empty()) {
+  if (health_.empty() && replay_) {
+    statusBar()->showMessage(tr("Replaying %1").arg(replay_->info().path));
+  } else if (health_.empty()) {
     statusBar()->showMessage(tr("Not connected: add an endpoint with Connect…"));
   } else {
     statusBar()->clearMessage();

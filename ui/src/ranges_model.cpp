@@ -158,6 +158,12 @@ void RangesModel::publish() {
   }
 }
 
+void RangesModel::clearValues(const std::function<bool(SourceId)>& which) {
+  for (Row& row : rows_) {
+    if (which(row.source)) row.current = Values{};
+  }
+}
+
 void RangesModel::sourceLabelsChanged() {
   if (publishedRows_ == 0) return;
   emit dataChanged(index(0, SourceColumn), index(publishedRows_ - 1, SourceColumn));

@@ -38,6 +38,12 @@ void SeriesStore::append(double x, double y) {
   if (recent_.size() >= limits_.recentCapacity + limits_.samplesPerBucket) foldOldestIntoBucket();
 }
 
+void SeriesStore::clear() noexcept {
+  recent_.clear();
+  buckets_.clear();
+  ++version_;
+}
+
 void SeriesStore::foldOldestIntoBucket() {
   const std::size_t n = std::min(limits_.samplesPerBucket, recent_.size());
   Bucket bucket{};

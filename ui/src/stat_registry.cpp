@@ -54,6 +54,23 @@ std::size_t StatRegistry::storedBytes() const {
   return bytes;
 }
 
+void StatRegistry::clearSamples(const std::function<bool(const SourceEntry&)>& which) {
+  wallExtent_.reset();
+  runExtent_.reset();
+  for (const auto& series : series_) {
+    const SourceEntry* owner = source(series->source);
+    if (owner != nullptr && which(*owner)) series->store.clear();
+    const std::optional<double> first = series->store.firstX();
+    const std::optional<double> last = series->store.lastX();
+    if (!first || !last) continue;
+    widen(wallExtent_, *first);
+    widen(wallExtent_, *last);
+    const double start = owner != nullptr && owner->startMs ? *owner->startMs : *first;
+    widen(runExtent_, (*first - start) / 1000.0);
+    widen(runExtent_, (*last - start) / 1000.0);
+  }
+}
+
 // Short labels name the run, then the rank; where two sources would still look alike the pid is
 // added, and then a counter (a publisher restarted with the same pid).
 void StatRegistry::relabel(RegistryChanges& changes) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -57,6 +58,10 @@ class ChartGrid : public QScrollArea {
   void setPaused(bool paused);
   void showRange(XRange range);
   void followLive();
+  // Replaying a recording: with the wall-clock axis the live edge is the playhead (ms since the
+  // Unix epoch), not the newest sample or the clock. std::nullopt returns to live data.
+  void setPlayhead(std::optional<double> wallMs) { playheadMs_ = wallMs; }
+  std::optional<double> playhead() const noexcept { return playheadMs_; }
   const TimeView& timeView() const noexcept { return view_; }
   ChartRenderContext renderContext() const;
 
@@ -96,6 +101,7 @@ class ChartGrid : public QScrollArea {
   std::chrono::milliseconds creationBudget_{6};
   std::chrono::milliseconds renderBudget_{5};
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
+  std::optional<double> playheadMs_;
 };
 
 }  // namespace livemon::ui

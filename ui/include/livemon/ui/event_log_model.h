@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -42,6 +43,9 @@ class EventLogModel : public QAbstractTableModel {
   // Appends entries (oldest first), evicting the oldest stored ones beyond the capacity.
   void append(std::vector<LogEntry>&& entries);
   void clear();
+  // Removes the stored entries `which` selects, keeping the order of the others (a replayed
+  // recording that seeks). Resets the model; returns how many were removed.
+  std::size_t removeIf(const std::function<bool(const LogEntry&)>& which);
 
   // Shows only rows whose source, name or data contain `text` (ignoring case); empty shows all.
   void setFilterText(const QString& text);

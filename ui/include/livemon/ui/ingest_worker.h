@@ -12,6 +12,7 @@
 #include <QObject>
 #include <QString>
 
+#include <livemon/transport/recording.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/ui/event_converter.h>
 #include <livemon/ui/staging_buffer.h>
@@ -24,6 +25,11 @@ namespace livemon::ui {
 // converts each event (EventConverter) and leaves the results in a StagingBuffer for the GUI.
 // Failures on that thread reach the GUI as errorOccurred(text), a queued signal; nothing here
 // touches a widget.
+//
+// Recording: between startRecording() and stopRecording() every event received (or delivered) is
+// also appended to an MCAP recording by the thread that receives it. A write that fails (disk
+// full) ends the recording and is reported as recordingFailed(text); what was written up to then
+// stays readable.
 class IngestWorker : public QObject {
   Q_OBJECT
 
@@ -54,11 +60,36 @@ class IngestWorker : public QObject {
   transport::SubscriberStats stats() const;
 
   // Converts events into the staging buffer as if they had been received: the ingest path for
-  // synthetic feeds (benchmarks, tests). The events may be moved from.
+  // synthetic feeds (benchmarks, tests). They are recorded too while recording. The events may
+  // be moved from.
   void deliver(std::vector<transport::ReceivedEvent>& events);
+
+  // Converts events (from a recording being replayed) with the same converter as live ones, so
+  // their sources, names and series share its ids. The descriptors of anything new go into the
+  // staging buffer, behind everything converted before; the samples and log entries are
+  // returned, for the caller to apply once the staging buffer's descriptors are applied (or to
+  // drop). Not recorded. The events may be moved from.
+  IngestBatch convertDetached(std::vector<transport::ReceivedEvent>& events);
+
+  // Thread-safety: a plain value type.
+  struct RecordingStatus {
+    bool active = false;
+    std::string path;
+    uint64_t events = 0;  // recorded so far
+    uint64_t bytes = 0;   // in the file so far (complete chunks)
+  };
+  // Starts recording into `path` (created or truncated), ending any recording in progress.
+  // Throws transport::RecordingError naming the file when it cannot be created.
+  void startRecording(const std::string& path, transport::RecordingWriterOptions options = {});
+  // Writes the rest and closes the file. Returns the final status (inactive when nothing was
+  // being recorded). Throws transport::RecordingError when the file cannot be completed.
+  RecordingStatus stopRecording();
+  RecordingStatus recordingStatus() const;
 
  signals:
   void errorOccurred(const QString& message);
+  // Recording ended because the file could not be written; the text names the file and why.
+  void recordingFailed(const QString& message);
 
  private:
   void run();
@@ -71,6 +102,14 @@ class IngestWorker : public QObject {
   std::mutex converterMutex_;
   EventConverter converter_;  // guarded by converterMutex_
   IngestBatch converted_;     // guarded by converterMutex_
+  // Appends to the recording, if any; on failure ends it and emits recordingFailed.
+  void record(const transport::ReceivedEvent& event);
+  void flushRecordingIfDue();
+
+  mutable std::mutex recorderMutex_;
+  std::unique_ptr<transport::RecordingWriter> recorder_;  // guarded by recorderMutex_
+  RecordingStatus recorderStatus_;                        // guarded by recorderMutex_
+
   std::atomic<bool> stopRequested_{false};
   std::mutex stopMutex_;
   std::condition_variable stopSignal_;

@@ -12,8 +12,11 @@
 #include <QString>
 #include <QStringList>
 
+#include <livemon/clock.h>
 #include <livemon/ui/endpoint_health.h>
 #include <livemon/ui/event_log_model.h>
+#include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/replay_session.h>
 #include <livemon/ui/series_store.h>
 #include <livemon/ui/time_view.h>
 
@@ -26,6 +29,7 @@ class QSettings;
 class QSplitter;
 class QTabWidget;
 class QTimer;
+class QToolBar;
 
 namespace livemon::ui {
 
@@ -34,6 +38,7 @@ class EventLogView;
 class IngestWorker;
 class RangesView;
 class StatRegistry;
+class TimelineBar;
 
 // The views beside the event log, on tabs.
 enum class DashboardView { Charts, Ranges };
@@ -54,6 +59,15 @@ struct DashboardOptions {
   SeriesStore::Limits seriesLimits{};
   // The view shown first. None: the one shown when the last session ended.
   std::optional<DashboardView> view;
+  // Recordings to open at start: the first on the timeline, the baselines beside it.
+  QString replay;
+  QStringList baselines;
+  // Where the replay starts (seconds from the recording's start; default: its end), and whether
+  // it plays at once.
+  std::optional<double> replaySeekSeconds;
+  bool replayPlay = false;
+  // Drives replay playback; nullptr: the system clock. Must outlive the window.
+  Clock* clock = nullptr;
 };
 
 // Thread-compatible: a widget, used on the GUI thread only.
@@ -104,12 +118,35 @@ class MainWindow : public QMainWindow {
   void saveSettings();
   void openConnectDialog();
 
+  // Opens a recording (asynchronously: the session's opened() or openFailed() follows). Replay:
+  // on the timeline, replacing one replayed before; Baseline: its runs join as "baseline: RUN"
+  // sources. Returns the session.
+  ReplaySession* openRecording(const QString& path, ReplayMode mode = ReplayMode::Replay);
+  // The recording on the timeline, if any.
+  ReplaySession* replay() const noexcept { return replay_.get(); }
+  // Stops replaying: the recording's data leaves the charts and the log.
+  void closeReplay();
+  TimelineBar& timeline() noexcept { return *timeline_; }
+  // Records every event received from now on into `path`. False, with the error shown, when the
+  // file cannot be created.
+  bool startRecording(const QString& path);
+  void stopRecording();
+  bool isRecording() const;
+  // The toolbar's recording line: file, size and events.
+  QString recordingText() const;
+  // The last error shown (a recording that cannot be opened or written).
+  const QString& lastError() const noexcept { return lastError_; }
+  // A file name for a new recording, in the user's documents directory.
+  static QString defaultRecordingPath();
+
  signals:
   // After every refresh, with how long it took.
   void refreshed(qint64 nanoseconds);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
 
  private:
   void buildToolbar();
@@ -117,6 +154,15 @@ class MainWindow : public QMainWindow {
   void restoreSettings();
   void showError(const QString& message);
   void endpointsChanged();
+  void buildFileMenu();
+  void buildTimeline();
+  void applyBatch(IngestBatch& batch);
+  void clearReplayed(const QString& endpoint);
+  void reportError(const QString& title, const QString& message);
+  void updateRecordingLabel();
+  void setReplayWindow();
+  void chooseRecording(ReplayMode mode);
+  void toggleRecording(bool on);
 
   DashboardOptions options_;
   std::unique_ptr<QSettings> settings_;
@@ -142,6 +188,16 @@ class MainWindow : public QMainWindow {
   std::deque<LogEntry> heldLog_;  // log rows received while paused
   EndpointHealthTracker healthTracker_;
   std::vector<EndpointHealth> health_;
+
+  // Record and replay.
+  std::unique_ptr<ReplaySession> replay_;
+  std::vector<std::unique_ptr<ReplaySession>> baselines_;
+  uint64_t replayGeneration_ = 0;  // of replay_, as last applied
+  TimelineBar* timeline_ = nullptr;
+  QToolBar* timelineBar_ = nullptr;
+  QAction* recordAction_ = nullptr;
+  QLabel* recordingLabel_ = nullptr;
+  QString lastError_;
 };
 
 }  // namespace livemon::ui

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -12,15 +13,15 @@
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <livemon/record_function.h>
 #include <livemon/ui/ingest_batch.h>
 
 namespace livemon::ui {
 
 class StatRegistry;
 
-// The Stat name prefix of timed ranges: a range "forward" is timed by the Stat "range/forward",
-// whose count, mean, p50, p99 and max (in milliseconds) arrive once per window.
-inline constexpr std::string_view kRangeStatPrefix = "range/";
+// Ranges (<livemon/record_function.h>) are timed by Stats named kRangeStatPrefix + name
+// ("range/forward"), whose count, mean, p50, p99 and max (in milliseconds) arrive once per window.
 
 // The range name of a Stat name ("range/aten::mm" -> "aten::mm"); std::nullopt for a Stat that
 // is not a range, or a bare "range/".
@@ -69,6 +70,10 @@ class RangesModel : public QAbstractTableModel {
   void publish();
   // Source labels changed (RegistryChanges::labelsChanged): re-reads them.
   void sourceLabelsChanged();
+  // Forgets the values and totals of the rows of the sources `which` selects (a replayed
+  // recording that seeks, as StatRegistry::clearSamples); the rows stay, empty until their next
+  // window. Shown by the next publish().
+  void clearValues(const std::function<bool(SourceId)>& which);
 
   // The row of a range of a source, or -1.
   int rowOf(SourceId source, const QString& rangeName) const;

@@ -34,6 +34,8 @@ class SeriesStore {
   // put in place if it is newer than the oldest full-resolution sample and dropped (counted)
   // otherwise. Non-finite values are not plotted and are counted.
   void append(double x, double y);
+  // Forgets every sample (a replay seeking elsewhere); version() still changes.
+  void clear() noexcept;
 
   // Writes the points to draw for [xMin, xMax] (store units) on a chart `columns` pixels wide
   // (see ColumnDecimator), ignoring samples after `cutoff` (a paused view). `line` is cleared

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -64,6 +65,10 @@ class StatRegistry {
   PlotTransform transform(const SeriesEntry& series, TimeAxisMode mode) const;
   // The span of all samples in a mode's units; std::nullopt before the first sample.
   std::optional<XRange> extent(TimeAxisMode mode) const;
+
+  // Forgets the samples of every series whose source `which` selects (a replayed recording that
+  // seeks); sources and series stay. The extents are recomputed from what remains.
+  void clearSamples(const std::function<bool(const SourceEntry&)>& which);
 
   // Bytes held by all series stores.
   std::size_t storedBytes() const;

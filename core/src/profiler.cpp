@@ -1,0 +1,308 @@
+// The Profiler's schedule and state machine (torch.profiler's semantics) and Chrome trace output.
+#include <livemon/profiler.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+
+#include "range_registry.h"
+
+namespace livemon {
+
+std::string_view profilerActionName(ProfilerAction action) noexcept {
+  switch (action) {
+    case ProfilerAction::None: return "NONE";
+    case ProfilerAction::Warmup: return "WARMUP";
+    case ProfilerAction::Record: return "RECORD";
+    case ProfilerAction::RecordAndSave: return "RECORD_AND_SAVE";
+  }
+  return "UNKNOWN";
+}
+
+namespace {
+
+int64_t checkedNonNegative(int64_t value, const char* argument) {
+  if (value < 0) {
+    throw std::invalid_argument(std::string("Schedule: ") + argument + " must not be negative, got " +
+                                std::to_string(value));
+  }
+  return value;
+}
+
+}  // namespace
+
+Schedule::Schedule(int64_t wait, int64_t warmup, int64_t active, int64_t repeat, int64_t skipFirst)
+    : wait_(checkedNonNegative(wait, "wait")),
+      warmup_(checkedNonNegative(warmup, "warmup")),
+      active_(active),
+      repeat_(checkedNonNegative(repeat, "repeat")),
+      skipFirst_(checkedNonNegative(skipFirst, "skip_first")) {
+  if (active < 1) throw std::invalid_argument("Schedule: active must be at least 1, got " + std::to_string(active));
+  constexpr int64_t kLimit = int64_t{1} << 60;  // keeps wait + warmup + active and repeat * cycle exact
+  if (wait > kLimit || warmup > kLimit || active > kLimit) {
+    throw std::invalid_argument("Schedule: wait, warmup and active must each be at most 2^60");
+  }
+}
+
+ProfilerAction Schedule::operator()(int64_t step) const noexcept {
+  if (step < skipFirst_) return ProfilerAction::None;
+  const int64_t sinceSkip = step - skipFirst_;
+  const int64_t cycle = wait_ + warmup_ + active_;
+  if (repeat_ > 0 && sinceSkip / cycle >= repeat_) return ProfilerAction::None;
+  const int64_t inCycle = sinceSkip % cycle;
+  if (inCycle < wait_) return ProfilerAction::None;
+  if (inCycle < wait_ + warmup_) return ProfilerAction::Warmup;
+  return inCycle < cycle - 1 ? ProfilerAction::Record : ProfilerAction::RecordAndSave;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Chrome trace output
+
+namespace {
+
+void appendMicroseconds(std::string& out, int64_t ns) {
+  if (ns < 0) {
+    out += '-';
+    ns = -ns;
+  }
+  char digits[32];
+  const int n = std::snprintf(digits, sizeof digits, "%lld.%03lld", static_cast<long long>(ns / 1000),
+                              static_cast<long long>(ns % 1000));
+  out.append(digits, static_cast<std::size_t>(n));
+}
+
+void appendJsonString(std::string& out, std::string_view text) {
+  out += '"';
+  for (const char c : text) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char escaped[8];
+          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+          out += escaped;
+        } else {
+          out += c;
+        }
+    }
+  }
+  out += '"';
+}
+
+std::string hostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
+
+}  // namespace
+
+std::string chromeTraceJson(const Trace& trace) {
+  std::string out;
+  out.reserve(128 + trace.ranges.size() * 110 + trace.threads.size() * 100);
+  const std::string pid = std::to_string(trace.pid);
+  out += "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"livemon\",\"step\":";
+  out += std::to_string(trace.step);
+  out += ",\"dropped_ranges\":";
+  out += std::to_string(trace.droppedRanges);
+  out += "},\"traceEvents\":[\n";
+  out += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"name\":\"livemon\"}}";
+  for (const TraceThread& thread : trace.threads) {
+    out += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid + ",\"tid\":" + std::to_string(thread.id) +
+           ",\"args\":{\"name\":";
+    appendJsonString(out, thread.name.empty() ? "thread " + std::to_string(thread.id) : thread.name);
+    out += "}}";
+  }
+  for (const TraceRange& range : trace.ranges) {
+    out += ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":";
+    appendJsonString(out, range.name);
+    out += ",\"pid\":" + pid + ",\"tid\":" + std::to_string(range.threadId) + ",\"ts\":";
+    appendMicroseconds(out, range.startNs);
+    out += ",\"dur\":";
+    appendMicroseconds(out, range.endNs - range.startNs);
+    out += ",\"args\":{\"depth\":" + std::to_string(range.depth) + "}}";
+  }
+  out += "\n]}\n";
+  return out;
+}
+
+void writeChromeTrace(const Trace& trace, const std::filesystem::path& path) {
+  const std::string json = chromeTraceJson(trace);
+  std::filesystem::path temporary = path;
+  temporary += ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    if (!file) throw std::runtime_error("cannot create trace file " + temporary.string());
+    file.write(json.data(), static_cast<std::streamsize>(json.size()));
+    file.close();
+    if (!file) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw std::runtime_error("cannot write trace file " + temporary.string());
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw std::runtime_error("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
+  }
+}
+
+std::filesystem::path writeChromeTraceToDir(const Trace& trace, const std::filesystem::path& dir,
+                                            std::string workerName) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir)) {
+    throw std::runtime_error("cannot create trace directory " + dir.string() +
+                             (error ? ": " + error.message() : std::string(": not a directory")));
+  }
+  if (workerName.empty()) workerName = hostName() + "_" + std::to_string(getpid());
+  const auto wallMs = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  const std::filesystem::path path =
+      dir / (workerName + "." + std::to_string(trace.step) + "." + std::to_string(wallMs) + ".pt.trace.json");
+  writeChromeTrace(trace, path);
+  return path;
+}
+
+TraceHandler chromeTraceHandler(std::filesystem::path dir, std::string workerName) {
+  return [dir = std::move(dir), workerName = std::move(workerName)](const Trace& trace) {
+    writeChromeTraceToDir(trace, dir, workerName);
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Profiler
+
+Profiler::Profiler(ProfilerOptions options) : options_(std::move(options)) { action_ = actionFor(0); }
+
+Profiler::~Profiler() {
+  try {
+    stop();
+  } catch (...) {
+    // onTraceReady failed; a destructor has nowhere to report it.
+  }
+  if (running_) {
+    running_ = false;
+    detail::setTraceBuffering(false);
+    detail::setProfilerRangeStats(false);
+    detail::releaseProfilerSlot(this);
+  }
+}
+
+ProfilerAction Profiler::actionFor(int64_t step) const noexcept {
+  return options_.schedule ? (*options_.schedule)(step) : ProfilerAction::Record;
+}
+
+void Profiler::start() {
+  if (running_) return;
+  if (!detail::claimProfilerSlot(this)) throw std::logic_error("Profiler: another Profiler is already running");
+  running_ = true;
+  if (options_.rangeStats) detail::setProfilerRangeStats(true);
+  transit(ProfilerAction::None, action_);
+  openStepRange();
+}
+
+void Profiler::step() {
+  if (!running_) return;
+  closeStepRange();
+  const ProfilerAction previous = action_;
+  ++stepNum_;
+  action_ = actionFor(stepNum_);
+  // The step range opens before the handler runs, so a throwing handler leaves a consistent state.
+  struct OpenOnExit {
+    Profiler& self;
+    ~OpenOnExit() { self.openStepRange(); }
+  } open{*this};
+  transit(previous, action_);
+}
+
+void Profiler::stop() {
+  if (!running_) return;
+  closeStepRange();
+  running_ = false;
+  struct ReleaseOnExit {
+    Profiler& self;
+    ~ReleaseOnExit() {
+      detail::setTraceBuffering(false);
+      detail::setProfilerRangeStats(false);
+      detail::releaseProfilerSlot(&self);
+    }
+  } release{*this};
+  transit(action_, std::nullopt);
+}
+
+// torch.profiler.profile's table of transitions: which of prepare (start buffering), start
+// (count ranges from now), stop (collect) and trace-ready each (previous, next) pair runs.
+void Profiler::transit(ProfilerAction previous, std::optional<ProfilerAction> next) {
+  using A = ProfilerAction;
+  bool prepare = false, startTrace = false, stopTrace = false, ready = false;
+  if (!next) {  // stop()
+    switch (previous) {
+      case A::None: break;
+      case A::Warmup: startTrace = stopTrace = true; break;
+      case A::Record:
+      case A::RecordAndSave: stopTrace = ready = true; break;
+    }
+  } else {
+    const A to = *next;
+    switch (previous) {
+      case A::None:
+        prepare = to != A::None;
+        startTrace = to == A::Record || to == A::RecordAndSave;
+        break;
+      case A::Warmup:
+        startTrace = to != A::Warmup;
+        stopTrace = to == A::None;
+        break;
+      case A::Record:
+        stopTrace = to == A::None || to == A::Warmup;  // an odd schedule: torch drops the recording
+        break;
+      case A::RecordAndSave:
+        stopTrace = ready = true;
+        prepare = to != A::None;
+        startTrace = to == A::Record || to == A::RecordAndSave;
+        break;
+    }
+  }
+  std::optional<Trace> collected;
+  if (stopTrace) {
+    detail::setTraceBuffering(false);
+    collected = detail::collectBufferedRanges(recordingSince_);
+    collected->step = next ? stepNum_ - 1 : stepNum_;  // the step that just ended
+  }
+  if (prepare) detail::setTraceBuffering(true);
+  if (startTrace) recordingSince_ = detail::discardBufferedRanges();
+  if (ready && collected && options_.onTraceReady) options_.onTraceReady(*collected);
+}
+
+void Profiler::openStepRange() noexcept {
+  stepRangeMode_ = 0;
+  if (!running_ || !options_.schedule || !options_.recordSteps) return;
+  if ((detail::g_rangeMode.load(std::memory_order_relaxed) & detail::kModeTrace) == 0) return;
+  try {
+    stepRangeName_ = detail::internRangeName("ProfilerStep#" + std::to_string(stepNum_));
+  } catch (const std::bad_alloc&) {
+    return;
+  }
+  stepRangeMode_ = detail::kModeTrace;
+  stepRangeStart_ = detail::beginRange();
+}
+
+void Profiler::closeStepRange() noexcept {
+  if (stepRangeMode_ != 0) detail::endRange(stepRangeName_, stepRangeMode_, stepRangeStart_);
+  stepRangeMode_ = 0;
+}
+
+}  // namespace livemon

@@ -1,0 +1,499 @@
+// Ranges: the name table, the per-thread buffers they are written to, and range stats.
+#include <livemon/record_function.h>
+
+#include <pthread.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <livemon/stat.h>
+
+#include "range_registry.h"
+
+namespace livemon {
+namespace detail {
+
+std::atomic<uint32_t> g_rangeMode{0};
+
+namespace {
+
+// Ranges are timed in ticks: the x86 time-stamp counter where it runs at a constant rate (two
+// reads cost less than half of two steady_clock reads), else steady_clock nanoseconds. Ticks
+// become steady_clock nanoseconds through a calibration, refined at each collection.
+// LIVEMON_RANGE_CLOCK=steady chooses steady_clock. The hot path reads only the two atomics; the
+// registry sets them (once, in its constructor) before it first turns ranges on.
+std::atomic<bool> g_useTsc{false};
+std::atomic<double> g_nsPerTick{1.0};
+
+int64_t ticksNow() noexcept {
+#if defined(__x86_64__)
+  if (g_useTsc.load(std::memory_order_relaxed)) return static_cast<int64_t>(__rdtsc());
+#endif
+  return steadyNowNs();
+}
+
+double nsPerTick() noexcept { return g_nsPerTick.load(std::memory_order_relaxed); }
+
+// The calibration; used by the registry under its mutex.
+class TickCalibration {
+ public:
+  TickCalibration() noexcept {
+    const char* choice = std::getenv("LIVEMON_RANGE_CLOCK");
+    if (!invariantTsc() || (choice != nullptr && std::string_view(choice) == "steady")) return;
+    g_useTsc.store(true, std::memory_order_relaxed);
+    useTsc_ = true;
+    baseTicks_ = ticksNow();
+    baseNs_ = steadyNowNs();
+    // A first rate over 2 ms, for the ranges timed before the first collection refines it.
+    int64_t ticks = 0;
+    int64_t ns = 0;
+    do {
+      ticks = ticksNow();
+      ns = steadyNowNs();
+    } while (ns - baseNs_ < 2'000'000);
+    g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
+                      std::memory_order_relaxed);
+  }
+
+  int64_t toSteadyNs(int64_t ticks) const noexcept {
+    if (!useTsc_) return ticks;
+    return baseNs_ + static_cast<int64_t>(static_cast<double>(ticks - baseTicks_) * nsPerTick());
+  }
+
+  // Recomputes the rate over the whole time since the calibration started.
+  void refine() noexcept {
+    if (!useTsc_) return;
+    const int64_t ticks = ticksNow();
+    const int64_t ns = steadyNowNs();
+    if (ns - baseNs_ > 100'000'000 && ticks > baseTicks_) {
+      g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
+                        std::memory_order_relaxed);
+    }
+  }
+
+ private:
+  static bool invariantTsc() noexcept {
+#if defined(__x86_64__)
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
+    if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
+    return (edx & (1u << 8)) != 0;
+#else
+    return false;
+#endif
+  }
+
+  bool useTsc_ = false;
+  int64_t baseTicks_ = 0;
+  int64_t baseNs_ = 0;
+};
+
+// One closed range, as its thread wrote it (times in ticks).
+struct RangeRecord {
+  int64_t startNs;
+  int64_t endNs;
+  uint32_t nameId;
+  int32_t depth;
+};
+
+// A block of records with one writer (its thread) and one reader (the collector). The writer
+// publishes each record by a release store of `count`, and a successor chunk by a release store
+// of `next`, after which it never touches this chunk again; the reader frees it then.
+struct Chunk {
+  static constexpr uint32_t kCapacity = 4096;
+  std::atomic<uint32_t> count{0};
+  std::atomic<Chunk*> next{nullptr};
+  RangeRecord records[kCapacity];
+};
+
+// The ranges of one thread. Fields marked "writer" belong to the thread; "reader" fields to
+// the collector, which holds the registry mutex. A buffer outlives its thread until the
+// collector has read it.
+struct ThreadBuffer {
+  explicit ThreadBuffer(Chunk* first) : writeChunk(first), readChunk(first) {}
+
+  uint64_t threadId = 0;
+  std::string name;                 // guarded by the registry mutex
+  Chunk* writeChunk;                // writer
+  uint32_t writeCount = 0;          // writer: records in writeChunk
+  Chunk* readChunk;                 // reader
+  uint32_t readCount = 0;           // reader: records of readChunk already read
+  std::atomic<uint64_t> dropped{0};
+  std::atomic<bool> exited{false};  // set by the thread's exit, after its last write
+};
+
+// A name and, once a range of that name was timed with stats on, its Stat.
+struct NameEntry {
+  std::string name;
+  std::atomic<Stat*> stat{nullptr};
+};
+
+constexpr uint32_t kSegmentBits = 10;
+constexpr uint32_t kSegmentSize = 1u << kSegmentBits;
+constexpr uint32_t kSegments = 256;
+constexpr uint32_t kMaxNames = kSegmentSize * kSegments;
+constexpr uint32_t kFirstNameId = kOverflowNameId + 1;
+
+// Segments of the name table, read without a lock: an id is handed out only after its entry
+// is complete, and the segment pointer is published with a release store.
+std::atomic<NameEntry*> g_nameSegments[kSegments] = {};
+
+NameEntry& entryOf(uint32_t id) noexcept {
+  return g_nameSegments[id >> kSegmentBits].load(std::memory_order_acquire)[id & (kSegmentSize - 1)];
+}
+
+thread_local ThreadBuffer* t_buffer = nullptr;
+thread_local int32_t t_depth = 0;
+
+struct StringHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+};
+
+// Names, thread buffers and the mode flags. Never destroyed: threads that exit during static
+// destruction, and fork hooks, still find it.
+class RangeRegistry {
+ public:
+  static RangeRegistry& instance() {
+    static RangeRegistry* registry = new RangeRegistry;
+    return *registry;
+  }
+
+  uint32_t intern(std::string_view name) noexcept {
+    std::lock_guard lock(mutex_);
+    try {
+      if (auto found = ids_.find(name); found != ids_.end()) return found->second;
+      if (nextId_ >= kMaxNames) return kOverflowNameId;
+      const uint32_t id = nextId_;
+      addEntryLocked(id, std::string(name));
+      ids_.emplace(std::string(name), id);
+      ++nextId_;
+      return id;
+    } catch (const std::bad_alloc&) {
+      return kOverflowNameId;
+    }
+  }
+
+  Stat* createStat(uint32_t id) noexcept {
+    std::lock_guard lock(mutex_);
+    NameEntry& entry = entryOf(id);
+    if (Stat* existing = entry.stat.load(std::memory_order_acquire)) return existing;
+    try {
+      // Owned by the table for the life of the process, like the names.
+      auto* stat = new Stat(std::string(kRangeStatPrefix) + entry.name,
+                            {Aggregation::Count, Aggregation::Mean, Aggregation::P50, Aggregation::P99,
+                             Aggregation::Max},
+                            statWindow_);
+      entry.stat.store(stat, std::memory_order_release);
+      return stat;
+    } catch (const std::exception&) {
+      return nullptr;  // out of memory: this range goes untimed
+    }
+  }
+
+  std::vector<Stat*> stats() {
+    std::vector<Stat*> all;
+    std::lock_guard lock(mutex_);
+    for (uint32_t id = kOverflowNameId; id < nextId_; ++id) {
+      if (Stat* stat = entryOf(id).stat.load(std::memory_order_acquire)) all.push_back(stat);
+    }
+    return all;
+  }
+
+  ThreadBuffer* registerThread() noexcept;
+  void threadExited(ThreadBuffer* buffer) noexcept { buffer->exited.store(true, std::memory_order_release); }
+
+  void flushRangeStats() {
+  // Outside the registry's lock: a handler of the flushed events may record ranges.
+  for (Stat* stat : detail::RangeRegistry::instance().stats()) stat->flush();
+}
+
+void setThreadName(std::string name) {
+    ThreadBuffer* buffer = t_buffer != nullptr ? t_buffer : registerThread();
+    if (buffer == nullptr) return;
+    std::lock_guard lock(mutex_);
+    buffer->name = std::move(name);
+  }
+
+  void setExplicitStats(bool on, std::chrono::milliseconds window) {
+    std::lock_guard lock(mutex_);
+    explicitStats_ = on;
+    if (on) statWindow_ = window;
+    publishModeLocked();
+  }
+  bool statsOn() noexcept {
+    std::lock_guard lock(mutex_);
+    return explicitStats_ || profilerStats_;
+  }
+  void setProfilerStats(bool on) noexcept {
+    std::lock_guard lock(mutex_);
+    profilerStats_ = on;
+    publishModeLocked();
+  }
+  void setTrace(bool on) noexcept {
+    std::lock_guard lock(mutex_);
+    trace_ = on;
+    publishModeLocked();
+  }
+
+  bool claim(const void* profiler) {
+    std::lock_guard lock(mutex_);
+    if (profiler_ != nullptr && profiler_ != profiler) return false;
+    profiler_ = profiler;
+    return true;
+  }
+  void release(const void* profiler) noexcept {
+    std::lock_guard lock(mutex_);
+    if (profiler_ == profiler) profiler_ = nullptr;
+  }
+
+  int64_t discard() noexcept {
+    std::lock_guard lock(mutex_);
+    drainLocked([](const ThreadBuffer&, const RangeRecord&) {});
+    tickClock_.refine();
+    return ticksNow();
+  }
+
+  // `since` in ticks.
+  Trace collect(int64_t since) {
+    Trace trace;
+    trace.pid = static_cast<int64_t>(getpid());
+    std::lock_guard lock(mutex_);
+    tickClock_.refine();
+    trace.startNs = tickClock_.toSteadyNs(since);
+    std::vector<uint64_t> threadsSeen;
+    drainLocked([&](const ThreadBuffer& buffer, const RangeRecord& record) {
+      if (record.startNs < since) return;
+      trace.ranges.push_back(TraceRange{entryOf(record.nameId).name, buffer.threadId,
+                                        tickClock_.toSteadyNs(record.startNs), tickClock_.toSteadyNs(record.endNs),
+                                        record.depth});
+      if (threadsSeen.empty() || threadsSeen.back() != buffer.threadId) {
+        threadsSeen.push_back(buffer.threadId);
+        trace.threads.push_back(TraceThread{buffer.threadId, buffer.name});
+      }
+    }, &trace.droppedRanges);
+    trace.endNs = steadyNowNs();
+    std::stable_sort(trace.ranges.begin(), trace.ranges.end(), [](const TraceRange& a, const TraceRange& b) {
+      if (a.threadId != b.threadId) return a.threadId < b.threadId;
+      if (a.startNs != b.startNs) return a.startNs < b.startNs;
+      if (a.endNs != b.endNs) return a.endNs > b.endNs;
+      return a.depth < b.depth;
+    });
+    // A thread id the system reused for a later thread shows once, with the later name.
+    std::sort(trace.threads.begin(), trace.threads.end(),
+              [](const TraceThread& a, const TraceThread& b) { return a.id < b.id; });
+    trace.threads.erase(std::unique(trace.threads.begin(), trace.threads.end(),
+                                    [](const TraceThread& a, const TraceThread& b) { return a.id == b.id; }),
+                        trace.threads.end());
+    return trace;
+  }
+
+  void beforeFork() noexcept { mutex_.lock(); }
+  void afterForkInParent() noexcept { mutex_.unlock(); }
+  void afterForkInChild() noexcept {
+    // Only the forking thread lives on in the child; the other buffers are read and freed by the
+    // next collection. The parent's Profiler is not the child's: the child records nothing
+    // until it starts a Profiler of its own.
+    for (ThreadBuffer* buffer : buffers_) {
+      if (buffer != t_buffer) buffer->exited.store(true, std::memory_order_relaxed);
+    }
+    trace_ = false;
+    profilerStats_ = false;
+    profiler_ = nullptr;
+    publishModeLocked();
+    mutex_.unlock();
+  }
+
+ private:
+  RangeRegistry() {
+    addEntryLocked(kOverflowNameId, "livemon.too_many_range_names");
+    pthread_atfork([] { instance().beforeFork(); }, [] { instance().afterForkInParent(); },
+                   [] { instance().afterForkInChild(); });
+  }
+
+  void addEntryLocked(uint32_t id, std::string name) {
+    const uint32_t segment = id >> kSegmentBits;
+    NameEntry* entries = g_nameSegments[segment].load(std::memory_order_relaxed);
+    if (entries == nullptr) {
+      entries = new NameEntry[kSegmentSize];
+      g_nameSegments[segment].store(entries, std::memory_order_release);
+    }
+    entries[id & (kSegmentSize - 1)].name = std::move(name);
+  }
+
+  void publishModeLocked() noexcept {
+    g_rangeMode.store((trace_ ? kModeTrace : 0u) | (explicitStats_ || profilerStats_ ? kModeStats : 0u),
+                      std::memory_order_relaxed);
+  }
+
+  // Reads every buffer to its end, handing each record to `visit`, and frees the buffers of
+  // threads that have exited.
+  template <typename Visit>
+  void drainLocked(Visit&& visit, uint64_t* dropped = nullptr) {
+    for (auto it = buffers_.begin(); it != buffers_.end();) {
+      ThreadBuffer* buffer = *it;
+      // Read before draining: a thread that had exited by now has published all its records.
+      const bool exited = buffer->exited.load(std::memory_order_acquire);
+      while (true) {
+        Chunk* chunk = buffer->readChunk;
+        const uint32_t count = chunk->count.load(std::memory_order_acquire);
+        for (uint32_t i = buffer->readCount; i < count; ++i) visit(*buffer, chunk->records[i]);
+        buffer->readCount = count;
+        if (count < Chunk::kCapacity) break;
+        Chunk* next = chunk->next.load(std::memory_order_acquire);
+        if (next == nullptr) break;
+        delete chunk;
+        buffer->readChunk = next;
+        buffer->readCount = 0;
+      }
+      const uint64_t lost = buffer->dropped.exchange(0, std::memory_order_relaxed);
+      if (dropped != nullptr) *dropped += lost;
+      if (exited) {
+        delete buffer->readChunk;
+        delete buffer;
+        it = buffers_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+
+  std::mutex mutex_;
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> ids_;  // guarded by mutex_
+  uint32_t nextId_ = kFirstNameId;                                              // guarded by mutex_
+  std::vector<ThreadBuffer*> buffers_;                                          // guarded by mutex_
+  std::chrono::milliseconds statWindow_{1000};                                  // guarded by mutex_
+  bool explicitStats_ = false;                                                  // guarded by mutex_
+  bool profilerStats_ = false;                                                  // guarded by mutex_
+  bool trace_ = false;                                                          // guarded by mutex_
+  const void* profiler_ = nullptr;                                              // guarded by mutex_
+  TickCalibration tickClock_;
+};
+
+// Marks the thread's buffer for the collector when the thread exits.
+struct ThreadExitNotice {
+  ~ThreadExitNotice() {
+    if (t_buffer != nullptr) RangeRegistry::instance().threadExited(t_buffer);
+    t_buffer = nullptr;
+  }
+};
+thread_local ThreadExitNotice t_exitNotice;
+
+ThreadBuffer* RangeRegistry::registerThread() noexcept {
+  auto* first = new (std::nothrow) Chunk;
+  if (first == nullptr) return nullptr;
+  auto* buffer = new (std::nothrow) ThreadBuffer(first);
+  if (buffer == nullptr) {
+    delete first;
+    return nullptr;
+  }
+  buffer->threadId = static_cast<uint64_t>(gettid());
+  char osName[16] = {};
+  if (pthread_getname_np(pthread_self(), osName, sizeof osName) == 0 && osName[0] != '\0') {
+    try {
+      buffer->name = osName;
+    } catch (const std::bad_alloc&) {
+    }
+  }
+  {
+    std::lock_guard lock(mutex_);
+    try {
+      buffers_.push_back(buffer);
+    } catch (const std::bad_alloc&) {
+      delete first;
+      delete buffer;
+      return nullptr;
+    }
+  }
+  (void)&t_exitNotice;  // constructs the thread's exit notice
+  t_buffer = buffer;
+  return buffer;
+}
+
+void write(const RangeRecord& record) noexcept {
+  ThreadBuffer* buffer = t_buffer;
+  if (buffer == nullptr) [[unlikely]] {
+    buffer = RangeRegistry::instance().registerThread();
+    if (buffer == nullptr) return;
+  }
+  if (buffer->writeCount == Chunk::kCapacity) [[unlikely]] {
+    auto* fresh = new (std::nothrow) Chunk;
+    if (fresh == nullptr) {
+      buffer->dropped.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    buffer->writeChunk->next.store(fresh, std::memory_order_release);
+    buffer->writeChunk = fresh;
+    buffer->writeCount = 0;
+  }
+  buffer->writeChunk->records[buffer->writeCount] = record;
+  buffer->writeChunk->count.store(++buffer->writeCount, std::memory_order_release);
+}
+
+}  // namespace
+
+int64_t steadyNowNs() noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+uint32_t internRangeName(std::string_view name) noexcept { return RangeRegistry::instance().intern(name); }
+
+int64_t beginRange() noexcept {
+  ++t_depth;
+  return ticksNow();
+}
+
+void endRange(uint32_t nameId, uint32_t mode, int64_t startNs) noexcept {
+  const int64_t endNs = ticksNow();
+  const int32_t depth = --t_depth;
+  if ((mode & kModeTrace) != 0) write(RangeRecord{startNs, endNs, nameId, depth});
+  if ((mode & kModeStats) != 0) {
+    Stat* stat = entryOf(nameId).stat.load(std::memory_order_acquire);
+    if (stat == nullptr) [[unlikely]] {
+      stat = RangeRegistry::instance().createStat(nameId);
+      if (stat == nullptr) return;
+    }
+    stat->add(static_cast<double>(endNs - startNs) * nsPerTick() * 1e-6);
+  }
+}
+
+bool claimProfilerSlot(const void* profiler) { return RangeRegistry::instance().claim(profiler); }
+void releaseProfilerSlot(const void* profiler) noexcept { RangeRegistry::instance().release(profiler); }
+void setTraceBuffering(bool on) noexcept { RangeRegistry::instance().setTrace(on); }
+void setProfilerRangeStats(bool on) noexcept { RangeRegistry::instance().setProfilerStats(on); }
+int64_t discardBufferedRanges() noexcept { return RangeRegistry::instance().discard(); }
+Trace collectBufferedRanges(int64_t sinceNs) { return RangeRegistry::instance().collect(sinceNs); }
+
+}  // namespace detail
+
+void setRangeStatsEnabled(bool enabled, std::chrono::milliseconds window) {
+  if (window < std::chrono::milliseconds(1)) {
+    throw std::invalid_argument("setRangeStatsEnabled: window must be at least 1 ms, got " +
+                                std::to_string(window.count()) + " ms");
+  }
+  detail::RangeRegistry::instance().setExplicitStats(enabled, window);
+}
+
+bool rangeStatsEnabled() noexcept { return detail::RangeRegistry::instance().statsOn(); }
+
+void flushRangeStats() {
+  // Outside the registry's lock: a handler of the flushed events may record ranges.
+  for (Stat* stat : detail::RangeRegistry::instance().stats()) stat->flush();
+}
+
+void setThreadName(std::string name) { detail::RangeRegistry::instance().setThreadName(std::move(name)); }
+
+}  // namespace livemon

@@ -1,0 +1,151 @@
+// RecordFunction and range stats: live range timings reach the event handlers as "range/<name>" Stats.
+#include <livemon/record_function.h>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <map>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <livemon/event_handler.h>
+#include <livemon/profiler.h>
+
+namespace livemon {
+namespace {
+
+// The values of every "range/..." key of the Stat events logged while it lives.
+class RangeStatEvents {
+ public:
+  RangeStatEvents()
+      : handle_(registerEventHandler([this](const Event& event) {
+          if (event.name != kStatEventName) return;
+          std::lock_guard lock(mutex_);
+          for (const auto& [key, value] : event.data) {
+            if (key.starts_with(kRangeStatPrefix)) values_[key].push_back(std::get<double>(value));
+          }
+        })) {}
+  ~RangeStatEvents() { unregisterEventHandler(handle_); }
+
+  std::map<std::string, std::vector<double>> values() {
+    std::lock_guard lock(mutex_);
+    return values_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, std::vector<double>> values_;
+  EventHandlerHandle handle_;
+};
+
+double total(const std::vector<double>& values) {
+  double sum = 0;
+  for (double v : values) sum += v;
+  return sum;
+}
+
+TEST(RecordFunction, IsInactiveWhenNothingRecords) {
+  ASSERT_FALSE(rangeStatsEnabled());
+  RecordFunction range("idle");
+  EXPECT_FALSE(range.active());
+}
+
+TEST(RangeStats, TimeEveryRangeIntoItsStatInMilliseconds) {
+  RangeStatEvents events;
+  setRangeStatsEnabled(true);
+  EXPECT_TRUE(rangeStatsEnabled());
+  for (int i = 0; i < 3; ++i) {
+    LIVEMON_RECORD_FUNCTION("forward");
+    RecordFunction backward(std::string("backward"));
+    EXPECT_TRUE(backward.active());
+  }
+  {
+    LIVEMON_RECORD_FUNCTION("sleep");
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // what is measured
+  }
+  setRangeStatsEnabled(false);
+  { LIVEMON_RECORD_FUNCTION("forward"); }  // off again: not counted
+  flushRangeStats();
+  auto values = events.values();
+  EXPECT_EQ(total(values["range/forward.count"]), 3);
+  EXPECT_EQ(total(values["range/backward.count"]), 3);
+  for (const char* key : {"range/forward.mean", "range/forward.p50", "range/forward.p99", "range/forward.max"}) {
+    EXPECT_FALSE(values[key].empty()) << key;
+  }
+  ASSERT_EQ(values["range/sleep.max"].size(), 1u);
+  EXPECT_GE(values["range/sleep.max"][0], 10.0);
+  EXPECT_LT(values["range/sleep.max"][0], 10'000.0) << "milliseconds, not nanoseconds";
+}
+
+TEST(RangeStats, AreOnWhileAProfilerRunsUnlessItSaysOtherwise) {
+  Profiler withStats;
+  withStats.start();
+  EXPECT_TRUE(rangeStatsEnabled());
+  withStats.stop();
+  EXPECT_FALSE(rangeStatsEnabled());
+
+  ProfilerOptions options;
+  options.rangeStats = false;
+  Profiler withoutStats(options);
+  withoutStats.start();
+  EXPECT_FALSE(rangeStatsEnabled());
+}
+
+TEST(RangeStats, CountRangesOfConcurrentThreads) {
+  RangeStatEvents events;
+  setRangeStatsEnabled(true);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([] {
+      for (int i = 0; i < 1000; ++i) {
+        LIVEMON_RECORD_FUNCTION("concurrent");
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  setRangeStatsEnabled(false);
+  flushRangeStats();
+  EXPECT_EQ(total(events.values()["range/concurrent.count"]), 4000);
+}
+
+TEST(RangeStats, RejectAWindowBelowOneMillisecond) {
+  EXPECT_THROW(setRangeStatsEnabled(true, std::chrono::milliseconds(0)), std::invalid_argument);
+  EXPECT_FALSE(rangeStatsEnabled());
+}
+
+TEST(RecordFunction, AForkedChildRecordsWithoutTheParentsProfiler) {
+  Profiler profiler;
+  profiler.start();
+  // Keep the registry busy on another thread while forking.
+  std::atomic<bool> done{false};
+  std::thread busy([&] {
+    while (!done.load()) {
+      LIVEMON_RECORD_FUNCTION("busy");
+    }
+  });
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    { LIVEMON_RECORD_FUNCTION("child"); }
+    std::vector<Trace> traces;
+    ProfilerOptions options;
+    options.onTraceReady = [&](const Trace& trace) { traces.push_back(trace); };
+    Profiler own(options);
+    own.start();  // the parent's profiler is not running here
+    { LIVEMON_RECORD_FUNCTION("child"); }
+    own.stop();
+    const bool ok = traces.size() == 1 && traces[0].ranges.size() == 1 && traces[0].ranges[0].name == "child";
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  done = true;
+  busy.join();
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+}
+
+}  // namespace
+}  // namespace livemon

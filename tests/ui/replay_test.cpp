@@ -1,0 +1,359 @@
+// Record and replay in the dashboard: a recording written here is opened on the timeline, seeked,
+// stepped and played with a manual clock; damaged files, drops, recording from the dashboard and
+// its failures.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <QDir>
+#include <QMimeData>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUrl>
+#include <QtCharts/QLineSeries>
+#include <QDropEvent>
+
+#include <livemon/clock.h>
+#include <livemon/transport/recording.h>
+#include <livemon/transport/recording_tools.h>
+#include <livemon/ui/chart_grid.h>
+#include <livemon/ui/event_log_model.h>
+#include <livemon/ui/ingest_worker.h>
+#include <livemon/ui/main_window.h>
+#include <livemon/ui/replay_session.h>
+#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/stat_registry.h>
+#include <livemon/ui/timeline_bar.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using namespace std::chrono_literals;
+using test::lastY;
+using test::waitFor;
+
+constexpr double kT0Ms = 1'700'000'000'000.0;
+constexpr int kEvents = 361;          // one every 500 ms: 180 s
+constexpr int64_t kSpacingNs = 500'000'000;
+constexpr int64_t kT0Ns = static_cast<int64_t>(kT0Ms) * 1'000'000;
+
+int64_t eventNs(int i) { return kT0Ns + i * kSpacingNs; }
+
+// A Stat event per 500 ms from "train" with loss.mean = i, received when it happened, in small
+// chunks so the index has many entries.
+void writeRecording(const std::string& path, int events = kEvents) {
+  transport::RecordingWriterOptions options;
+  options.chunkBytes = 2048;
+  transport::RecordingWriter writer(path, options);
+  const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
+  for (int i = 0; i < events; ++i) {
+    transport::ReceivedEvent event = test::received(source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i),
+                                                                  {{"loss.mean", static_cast<double>(i)}}});
+    event.sequence = static_cast<uint64_t>(i);
+    event.receivedAt = event.event.timestamp;
+    transport::recordEvent(writer, event);
+  }
+  writer.close();
+}
+
+class ReplayTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.isValid());
+    recording_ = dir_.filePath(QStringLiteral("run.mcap"));
+    writeRecording(recording_.toStdString());
+  }
+
+  DashboardOptions options() {
+    DashboardOptions result;
+    result.exactEndpoints = true;  // no publishers: only what the test feeds
+    result.settingsFile = dir_.filePath(QStringLiteral("livemon.ini"));
+    result.clock = &clock_;
+    return result;
+  }
+
+  // Opens the test's recording on the timeline and waits until its first window is shown.
+  ReplaySession* openReplay(MainWindow& window, const QString& path) {
+    ReplaySession* session = window.openRecording(path);
+    QSignalSpy opened(session, &ReplaySession::opened);
+    EXPECT_TRUE(opened.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
+    settle(window, *session);
+    return session;
+  }
+
+  static void settle(MainWindow& window, ReplaySession& session) {
+    ASSERT_TRUE(waitFor([&] { return !session.busy(); }));
+    window.refreshNow();
+  }
+
+  static const SeriesEntry* lossSeries(const MainWindow& window) {
+    for (std::size_t i = 0; i < window.registry().seriesCount(); ++i) {
+      const SeriesEntry* series = window.registry().series(static_cast<SeriesId>(i));
+      if (series->stat == QLatin1String("loss")) return series;
+    }
+    return nullptr;
+  }
+
+  // The log and the loss series show exactly events first..last (by index).
+  static void expectShows(MainWindow& window, int first, int last) {
+    EXPECT_EQ(window.eventLog().rowCount(), last - first + 1);
+    const SeriesEntry* loss = lossSeries(window);
+    ASSERT_NE(loss, nullptr);
+    EXPECT_EQ(loss->store.firstX(), kT0Ms + 500.0 * first);
+    EXPECT_EQ(loss->store.lastX(), kT0Ms + 500.0 * last);
+    EXPECT_EQ(loss->store.lastY(), static_cast<double>(last));
+  }
+
+  QTemporaryDir dir_;
+  QString recording_;
+  ManualClock clock_;
+};
+
+TEST_F(ReplayTest, OpensAtTheEndAndSeeksBothWaysShowingExactlyTheEventsUpToThePlayhead) {
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  window.resize(1400, 900);
+  window.show();
+  ReplaySession* session = openReplay(window, recording_);
+  EXPECT_EQ(session->info().events, static_cast<uint64_t>(kEvents));
+  EXPECT_EQ(session->info().startNs, eventNs(0));
+  EXPECT_EQ(session->info().endNs, eventNs(kEvents - 1));
+  EXPECT_EQ(session->playheadNs(), eventNs(kEvents - 1));
+  expectShows(window, 0, kEvents - 1);
+
+  session->seek(eventNs(100) + 250'000'000);  // between two events
+  settle(window, *session);
+  expectShows(window, 0, 100);
+
+  session->seek(eventNs(250));  // exactly on one: it is shown
+  settle(window, *session);
+  expectShows(window, 0, 250);
+
+  // The chart draws the same: its last point is event 250's.
+  StatChartView* chart = nullptr;
+  ASSERT_TRUE(waitFor([&] {
+    chart = window.chartGrid().chart(QStringLiteral("loss"));
+    return chart != nullptr && lastY(chart->line(QStringLiteral("mean"), lossSeries(window)->source)) == 250.0;
+  }));
+  // With the wall-clock axis the charts' right edge is the playhead.
+  EXPECT_DOUBLE_EQ(window.chartGrid().renderContext().x.max, static_cast<double>(eventNs(250)) / 1e6);
+  EXPECT_TRUE(window.timeline().positionText().startsWith(QStringLiteral("2:05.0 / 3:00.0")))
+      << window.timeline().positionText().toStdString();
+
+  session->seek(eventNs(0) - 5'000'000'000);  // clamped to the start
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(0));
+  expectShows(window, 0, 0);
+}
+
+TEST_F(ReplayTest, StepMovesBySecondsAndSpeedIsClamped) {
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  ReplaySession* session = openReplay(window, recording_);
+  session->seek(eventNs(10));
+  settle(window, *session);
+  session->step(2);  // 2 s forward: four more events
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(14));
+  expectShows(window, 0, 14);
+  session->step(-3);
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(8));
+  expectShows(window, 0, 8);
+
+  session->setSpeed(1000.0);
+  EXPECT_EQ(session->speed(), ReplaySession::kMaxSpeed);
+  session->setSpeed(0.01);
+  EXPECT_EQ(session->speed(), ReplaySession::kMinSpeed);
+  session->setSpeed(4.0);
+  EXPECT_EQ(session->speed(), 4.0);
+}
+
+TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  ReplaySession* session = openReplay(window, recording_);
+  QSignalSpy playing(session, &ReplaySession::playingChanged);
+  session->setPlaying(true);  // at the end: starts over
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(0));
+  expectShows(window, 0, 0);
+
+  session->setSpeed(2.0);
+  clock_.advance(5s);  // 10 s of recording: 20 events more
+  window.refreshNow();
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(20));
+  expectShows(window, 0, 20);
+
+  session->setSpeed(64.0);
+  clock_.advance(10s);  // 640 s: past the end
+  window.refreshNow();
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(kEvents - 1));
+  EXPECT_FALSE(session->isPlaying());
+  expectShows(window, 0, kEvents - 1);
+  ASSERT_GE(playing.count(), 2);
+  EXPECT_EQ(playing.last().at(0).toBool(), false);
+}
+
+TEST_F(ReplayTest, SeekingBackReadsOnlyTheChunksOfTheVisibleWindow) {
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::LastMinute);
+  ReplaySession* session = openReplay(window, recording_);
+  const uint64_t chunks = session->info().chunks;
+  ASSERT_GE(chunks, 20U);  // the test means something only with many chunks
+  // At the end: the last minute, both ends included: events 240..360.
+  expectShows(window, 240, kEvents - 1);
+
+  const uint64_t chunksBefore = session->chunksRead();
+  const uint64_t messagesBefore = session->messagesRead();
+  session->seek(eventNs(150));
+  settle(window, *session);
+  expectShows(window, 30, 150);  // 60 s before the playhead
+  EXPECT_EQ(session->messagesRead() - messagesBefore, 121U);
+  EXPECT_LT(session->chunksRead() - chunksBefore, chunks / 2);
+}
+
+TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingTheOffset) {
+  const std::filesystem::path original = recording_.toStdString();
+  const auto size = std::filesystem::file_size(original);
+  const QString truncated = dir_.filePath(QStringLiteral("truncated.mcap"));
+  std::filesystem::copy_file(original, truncated.toStdString());
+  std::filesystem::resize_file(truncated.toStdString(), size / 2);
+
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  ReplaySession* session = openReplay(window, truncated);
+  EXPECT_FALSE(session->info().indexed);
+  EXPECT_GT(session->info().events, 0U);
+  EXPECT_LT(session->info().events, static_cast<uint64_t>(kEvents));
+  ASSERT_FALSE(session->info().problems.isEmpty());
+  EXPECT_TRUE(session->info().problems.front().startsWith(QStringLiteral("byte ")));
+  EXPECT_EQ(window.eventLog().rowCount(), static_cast<int>(session->info().events));
+
+  const QString garbled = dir_.filePath(QStringLiteral("garbled.mcap"));
+  {
+    std::ofstream out(garbled.toStdString(), std::ios::binary);
+    out << "\x89MCAP0\r\n" << std::string(64, '\x5a');
+  }
+  ReplaySession* bad = window.openRecording(garbled);
+  QSignalSpy failed(bad, &ReplaySession::openFailed);
+  ASSERT_TRUE(failed.wait(30'000));
+  const QString message = failed.front().at(0).toString();
+  EXPECT_TRUE(message.contains(QStringLiteral("garbled.mcap"))) << message.toStdString();
+  EXPECT_TRUE(message.contains(QStringLiteral("byte 8"))) << message.toStdString();
+  EXPECT_EQ(window.lastError(), message);
+  EXPECT_FALSE(bad->isOpen());
+}
+
+TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
+  MainWindow window(options());
+  window.show();
+  QMimeData mime;
+  mime.setUrls({QUrl::fromLocalFile(recording_)});
+  QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(&window, &enter);
+  EXPECT_TRUE(enter.isAccepted());
+  QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+  QCoreApplication::sendEvent(&window, &drop);
+  ASSERT_NE(window.replay(), nullptr);
+  ASSERT_TRUE(waitFor([&] { return window.replay()->isOpen(); }));
+  EXPECT_EQ(window.replay()->info().path, recording_);
+
+  QMimeData text;
+  text.setUrls({QUrl::fromLocalFile(dir_.filePath(QStringLiteral("notes.txt")))});
+  QDragEnterEvent other(QPoint(10, 10), Qt::CopyAction, &text, Qt::LeftButton, Qt::NoModifier);
+  other.setAccepted(false);
+  QCoreApplication::sendEvent(&window, &other);
+  EXPECT_FALSE(other.isAccepted());
+}
+
+TEST_F(ReplayTest, ABaselineJoinsAsItsOwnLabelledSource) {
+  MainWindow window(options());
+  ReplaySession* baseline = window.openRecording(recording_, ReplayMode::Baseline);
+  ASSERT_TRUE(waitFor([&] { return baseline->isOpen() && !baseline->busy(); }));
+  window.refreshNow();
+  EXPECT_EQ(window.replay(), nullptr);
+  ASSERT_EQ(window.registry().sourceCount(), 1U);
+  EXPECT_EQ(window.registry().source(0)->label, QStringLiteral("baseline: train"));
+  EXPECT_EQ(window.eventLog().rowCount(), kEvents);
+}
+
+TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
+  MainWindow window(options());
+  const QString path = dir_.filePath(QStringLiteral("recorded.mcap"));
+  ASSERT_TRUE(window.startRecording(path));
+  EXPECT_TRUE(window.isRecording());
+  const auto source = test::makeSource("live", 77);
+  constexpr int kRecorded = 3000;
+  for (int i = 0; i < kRecorded; i += 100) {
+    std::vector<transport::ReceivedEvent> events;
+    for (int j = i; j < i + 100; ++j) {
+      events.push_back(test::received(source, Event{"step", test::atMs(kT0Ms + j), {{"i", int64_t{j}}}}));
+    }
+    window.ingest().deliver(events);
+  }
+  window.updateStatus();
+  EXPECT_TRUE(window.recordingText().contains(QStringLiteral("recorded.mcap"))) << window.recordingText().toStdString();
+  EXPECT_TRUE(window.recordingText().contains(QStringLiteral("3,000 events")) ||
+              window.recordingText().contains(QStringLiteral("3000 events")))
+      << window.recordingText().toStdString();
+  window.stopRecording();
+  EXPECT_FALSE(window.isRecording());
+  EXPECT_TRUE(window.recordingText().isEmpty());
+
+  transport::RecordingReader reader(path.toStdString());
+  EXPECT_TRUE(reader.indexed());
+  EXPECT_EQ(reader.summary().messageCount, static_cast<uint64_t>(kRecorded));
+  EXPECT_GT(reader.summary().fileSize, 0U);
+}
+
+TEST_F(ReplayTest, TheSizeLabelGrowsWithTheFile) {
+  MainWindow window(options());
+  const QString path = dir_.filePath(QStringLiteral("growing.mcap"));
+  ASSERT_TRUE(window.startRecording(path));
+  window.updateStatus();
+  const QString before = window.recordingText();
+  EXPECT_TRUE(before.contains(QStringLiteral("0 events"))) << before.toStdString();
+  const auto source = test::makeSource("live", 78);
+  std::vector<transport::ReceivedEvent> events;
+  // More than one 1 MiB chunk of records, so bytes reach the file while recording.
+  for (int j = 0; j < 40'000; ++j) {
+    events.push_back(test::received(source, Event{"step", test::atMs(kT0Ms + j), {{"text", std::string(40, 'x')}}}));
+  }
+  window.ingest().deliver(events);
+  window.updateStatus();
+  EXPECT_NE(window.recordingText(), before);
+  EXPECT_GT(window.ingest().recordingStatus().bytes, 0U);
+  EXPECT_TRUE(window.recordingText().contains(QLocale().formattedDataSize(
+      static_cast<qint64>(window.ingest().recordingStatus().bytes))))
+      << window.recordingText().toStdString();
+  window.stopRecording();
+}
+
+TEST_F(ReplayTest, RecordingIntoADirectoryOrAnUnwritablePlaceFailsWithAClearError) {
+  MainWindow window(options());
+  EXPECT_FALSE(window.startRecording(dir_.path()));
+  EXPECT_FALSE(window.isRecording());
+  EXPECT_TRUE(window.lastError().contains(dir_.path())) << window.lastError().toStdString();
+  const QString missing = dir_.filePath(QStringLiteral("no/such/dir/run.mcap"));
+  EXPECT_FALSE(window.startRecording(missing));
+  EXPECT_TRUE(window.lastError().contains(missing)) << window.lastError().toStdString();
+  EXPECT_TRUE(window.recordingText().isEmpty());
+}
+
+TEST(TimelineBarTest, FormatsDurations) {
+  EXPECT_EQ(TimelineBar::formatDuration(0), QStringLiteral("0:00.0"));
+  EXPECT_EQ(TimelineBar::formatDuration(62'500'000'000), QStringLiteral("1:02.5"));
+  EXPECT_EQ(TimelineBar::formatDuration(3'600'000'000'000), QStringLiteral("1:00:00.0"));
+}
+
+}  // namespace
+}  // namespace livemon::ui

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <cstdint>
+
+#include <QWidget>
+
+class QComboBox;
+class QLabel;
+class QSlider;
+class QToolButton;
+
+namespace livemon::ui {
+
+class ReplaySession;
+
+// Thread-compatible: a widget, used on the GUI thread only.
+// The replay timeline under the charts: step back, play/pause, step forward, a slider over the
+// whole recording with the playhead's time (from the start, and as wall-clock time) and the
+// recording's length, and the speed (0.25× to 64×). Dragging the slider seeks when it is let go;
+// clicking or the keyboard seeks at once.
+class TimelineBar : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit TimelineBar(QWidget* parent = nullptr);
+
+  // Follows `session` (nullptr: none; the bar is then disabled). The session must outlive the
+  // bar or be replaced first.
+  void setSession(ReplaySession* session);
+  ReplaySession* session() const noexcept { return session_; }
+
+  QSlider* slider() const noexcept { return slider_; }
+  QToolButton* playButton() const noexcept { return play_; }
+  QComboBox* speedBox() const noexcept { return speed_; }
+  QString positionText() const;
+
+  // "1:02.5" for 62.5 s; hours when needed: "1:00:00.0".
+  static QString formatDuration(int64_t ns);
+
+ signals:
+  // The close button: the dashboard should stop replaying.
+  void closeRequested();
+
+ private:
+  void updatePosition();
+  void updatePlaying(bool playing);
+
+  ReplaySession* session_ = nullptr;
+  QToolButton* stepBack_ = nullptr;
+  QToolButton* play_ = nullptr;
+  QToolButton* stepForward_ = nullptr;
+  QSlider* slider_ = nullptr;
+  QLabel* position_ = nullptr;
+  QLabel* name_ = nullptr;
+  QComboBox* speed_ = nullptr;
+  QToolButton* close_ = nullptr;
+};
+
+}  // namespace livemon::ui
