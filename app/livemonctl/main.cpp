@@ -62,6 +62,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   demoCommand->add_option("--run", demo.runName, "Run name the demo publishes under")->capture_default_str();
   demoCommand->add_option("--seed", demo.seed, "Random seed (0: random)")->capture_default_str();
+  demoCommand->add_option("--trace-dir", demo.traceDir,
+                          "Run a profiler and write Chrome traces of the demo's ranges into this directory");
+  std::vector<int64_t> traceSchedule{demo.traceWait, demo.traceWarmup, demo.traceActive, demo.traceRepeat};
+  demoCommand->add_option("--trace-schedule", traceSchedule, "The profiler's WAIT WARMUP ACTIVE REPEAT steps")
+      ->expected(4)
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
+      ->capture_default_str();
 
   livemon::transport::TailOptions tail;
   double staleAfter = 3.0;
@@ -165,6 +172,10 @@ int main(int argc, char** argv) {
     if (demoCommand->parsed()) {
       demo.window = secondsToMs(demoWindow);
       demo.duration = secondsToMs(demoDuration);
+      demo.traceWait = traceSchedule[0];
+      demo.traceWarmup = traceSchedule[1];
+      demo.traceActive = traceSchedule[2];
+      demo.traceRepeat = traceSchedule[3];
       return livemon::transport::runDemo(demo, g_stop, std::cout);
     }
     tail.staleAfter = secondsToMs(staleAfter);

@@ -201,8 +201,8 @@ Profiler::~Profiler() {
   }
 }
 
-ProfilerAction Profiler::actionFor(int64_t step) const noexcept {
-  return options_.schedule ? (*options_.schedule)(step) : ProfilerAction::Record;
+ProfilerAction Profiler::actionFor(int64_t step) const {
+  return options_.schedule ? options_.schedule(step) : ProfilerAction::Record;
 }
 
 void Profiler::start() {
@@ -216,10 +216,11 @@ void Profiler::start() {
 
 void Profiler::step() {
   if (!running_) return;
+  const ProfilerAction next = actionFor(stepNum_ + 1);  // a throwing schedule changes nothing
   closeStepRange();
   const ProfilerAction previous = action_;
   ++stepNum_;
-  action_ = actionFor(stepNum_);
+  action_ = next;
   // The step range opens before the handler runs, so a throwing handler leaves a consistent state.
   struct OpenOnExit {
     Profiler& self;

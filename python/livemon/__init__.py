@@ -15,7 +15,9 @@ and Stat events are named ``livemon.Stat`` (STAT_EVENT) instead of ``torch.monit
 
 Beyond torch.monitor: ``Publisher`` sends every event to the livemon dashboard,
 ``TensorboardEventHandler`` writes TensorBoard files without TensorBoard installed, and
-``livemon.torch_bridge.install()`` forwards existing torch.monitor events into livemon.
+``livemon.torch_bridge.install()`` forwards existing torch.monitor events into livemon, and
+``livemon.profiler`` gives torch.profiler's record_function, schedule and profile for labelled CPU
+ranges, live as ``range/<name>`` Stats and as Chrome traces.
 """
 
 from typing import Union
@@ -52,6 +54,8 @@ from ._livemon import (  # noqa: F401  (the public API)
     unregister_event_handler,
 )
 
+from . import profiler  # noqa: E402,F401  (livemon.profiler: ranges and the scheduled profiler)
+
 # The values an Event's data may hold, as torch.monitor names them.
 data_value_t = Union[str, float, int, bool]
 
@@ -60,5 +64,5 @@ __all__ = [
     "Stat", "Event", "data_value_t", "log_event", "register_event_handler", "unregister_event_handler",
     "EventHandlerHandle", "STAT_EVENT", "TORCH_STAT_EVENT", "WaitCounter", "WaitCounterGuard",
     "TensorboardEventHandler", "Publisher", "TransportError", "handler_error_count", "last_handler_error",
-    "registered_event_handler_count", "dropped_reentrant_event_count",
+    "registered_event_handler_count", "dropped_reentrant_event_count", "profiler",
 ]

@@ -4,6 +4,7 @@
 #include "py_convert.h"
 #include "py_core.h"
 #include "py_handlers.h"
+#include "py_profiler.h"
 
 PYBIND11_MODULE(_livemon, m) {
   m.doc() = "livemon: live monitoring for training jobs, with torch.monitor's API.";
@@ -12,4 +13,5 @@ PYBIND11_MODULE(_livemon, m) {
   livemon::python::bindCore(m);
   livemon::python::bindHandlers(m);
   livemon::python::bindTransport(m);
+  livemon::python::bindProfiler(m);
 }

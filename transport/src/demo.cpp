@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <optional>
 #include <ostream>
 #include <stdexcept>
 #include <thread>
 
 #include <livemon/event_handler.h>
+#include <livemon/profiler.h>
+#include <livemon/record_function.h>
 #include <livemon/stat.h>
 #include <livemon/wait_counter.h>
 #include <livemon/transport/publisher.h>
@@ -106,6 +110,18 @@ int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostr
   Stat memory("system.memory_gb", {Aggregation::Value, Aggregation::Max}, window);
   WaitCounter dataLoading("train.data_loading");
 
+  setThreadName("train");
+  setRangeStatsEnabled(true, window);
+  std::optional<Profiler> profiler;
+  if (!options.traceDir.empty()) {
+    ProfilerOptions profilerOptions;
+    profilerOptions.schedule = Schedule(options.traceWait, options.traceWarmup, options.traceActive, options.traceRepeat);
+    profilerOptions.onTraceReady = [&out, dir = std::filesystem::path(options.traceDir)](const Trace& trace) {
+      out << "trace of step " << trace.step << ": " << writeChromeTraceToDir(trace, dir, "demo").string() << std::endl;
+    };
+    profiler.emplace(std::move(profilerOptions));
+  }
+
   out << "livemonctl demo: run \"" << publisher.identity().run << "\" publishing on";
   for (const std::string& endpoint : publisher.endpoints()) out << ' ' << endpoint;
   out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows, "
@@ -120,15 +136,39 @@ int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostr
   const auto start = std::chrono::steady_clock::now();
   const auto end = options.duration.count() > 0 ? start + options.duration : std::chrono::steady_clock::time_point::max();
   const auto period = std::chrono::duration<double, std::milli>(periodMs);
+  auto after = [](std::chrono::steady_clock::time_point t, double ms) {
+    return t + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double, std::milli>(ms));
+  };
+  if (profiler) profiler->start();
   int64_t steps = 0;
   while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
     const auto stepStart = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period * static_cast<double>(steps));
     const TrainingStep s = job.next();
     {
-      WaitGuard wait = dataLoading.start();
-      sleepUntil(stepStart + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                 std::chrono::duration<double, std::milli>(s.dataWaitMs)),
-                 stop);
+      // The step's time split as a training step's: data, forward, backward (its last fifth an
+      // allreduce), optimizer.
+      LIVEMON_RECORD_FUNCTION("train_step");
+      {
+        LIVEMON_RECORD_FUNCTION("data");
+        WaitGuard wait = dataLoading.start();
+        sleepUntil(after(stepStart, s.dataWaitMs), stop);
+      }
+      const double computeMs = s.stepTimeMs - s.dataWaitMs;
+      auto t = after(stepStart, s.dataWaitMs);
+      {
+        LIVEMON_RECORD_FUNCTION("forward");
+        sleepUntil(t = after(t, 0.3 * computeMs), stop);
+      }
+      {
+        LIVEMON_RECORD_FUNCTION("backward");
+        sleepUntil(t = after(t, 0.48 * computeMs), stop);
+        LIVEMON_RECORD_FUNCTION("allreduce");
+        sleepUntil(t = after(t, 0.12 * computeMs), stop);
+      }
+      {
+        LIVEMON_RECORD_FUNCTION("optimizer");
+        sleepUntil(t = after(t, 0.1 * computeMs), stop);
+      }
     }
     loss.add(s.loss);
     learningRate.add(s.learningRate);
@@ -144,10 +184,14 @@ int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostr
           << eval->loss << std::endl;
     }
     ++steps;
+    if (profiler) profiler->step();
     sleepUntil(std::min(end, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                           period * static_cast<double>(steps))),
                stop);
   }
+  if (profiler) profiler->stop();
+  setRangeStatsEnabled(false);
+  flushRangeStats();  // the last range windows go out before the publisher closes
   out << "livemonctl demo: stopped after " << steps << " steps; published " << publisher.publishedCount()
       << " events, dropped " << publisher.droppedCount() << std::endl;
   return 0;

@@ -100,10 +100,14 @@ std::filesystem::path writeChromeTraceToDir(const Trace& trace, const std::files
 // An onTraceReady handler that calls writeChromeTraceToDir for each trace.
 TraceHandler chromeTraceHandler(std::filesystem::path dir, std::string workerName = {});
 
+// The action for a step number: a Schedule, or any function (as torch.profiler accepts).
+using ScheduleFunction = std::function<ProfilerAction(int64_t step)>;
+
 struct ProfilerOptions {
   // Without a schedule every step records and the trace is handed over at stop(), as
-  // torch.profiler.profile without a schedule.
-  std::optional<Schedule> schedule;
+  // torch.profiler.profile without a schedule. An exception thrown by the schedule leaves the
+  // constructor, start() or step().
+  ScheduleFunction schedule;
   // Called on the thread that calls step() or stop(), when a RecordAndSave step ends and when
   // stop() ends a recording. An exception it throws leaves step() or stop() (the profiler's
   // state has advanced by then), except from the destructor, which swallows it.
@@ -143,7 +147,7 @@ class Profiler {
   const ProfilerOptions& options() const noexcept { return options_; }
 
  private:
-  ProfilerAction actionFor(int64_t step) const noexcept;
+  ProfilerAction actionFor(int64_t step) const;
   void transit(ProfilerAction previous, std::optional<ProfilerAction> next);
   void openStepRange() noexcept;
   void closeStepRange() noexcept;

@@ -60,11 +60,17 @@ struct DemoOptions {
   int64_t stepsPerEpoch = 100;
   std::string runName = "demo";
   uint64_t seed = 0;  // 0: a random seed
+  // When set, a Profiler with the schedule (wait, warmup, active, repeat) writes Chrome traces
+  // of the demo's ranges into this directory.
+  std::string traceDir;
+  int64_t traceWait = 10, traceWarmup = 2, traceActive = 5, traceRepeat = 0;
 };
 
 // Runs the demo until `stop` becomes true or `duration` passes: publishes Stats (train.loss,
 // train.lr, train.samples_per_s, train.step_time_ms with p50/p90/p99, train.grad_norm,
-// system.memory_gb), an "eval" event each epoch, and a WaitCounter "train.data_loading". Prints
+// system.memory_gb), an "eval" event each epoch, a WaitCounter "train.data_loading", and nested
+// ranges (train_step around data, forward, backward with allreduce inside, optimizer) timed live
+// as range/<name> Stats with the Stat window. Prints
 // where it publishes, and each eval, to `out`. Returns the process exit code (0).
 // Throws std::invalid_argument naming a bad option and TransportError if the endpoint cannot be
 // bound.

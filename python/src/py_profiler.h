@@ -1,0 +1,12 @@
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace livemon::python {
+
+namespace py = pybind11;
+
+// ProfilerAction, Trace, the schedule, the profiler and ranges, for livemon.profiler.
+void bindProfiler(py::module_& m);
+
+}  // namespace livemon::python
