@@ -53,7 +53,11 @@ Parsed parseArguments(const QStringList& arguments) {
   parser.addOption(play);
   parser.addOption(version);
   parser.addOption(logCapacity);
+  const QCommandLineOption view(QStringLiteral("view"),
+                                QStringLiteral("Show VIEW first: charts or ranges (default: as the last session ended)."),
+                                QStringLiteral("VIEW"));
   parser.addOption(settings);
+  parser.addOption(view);
   parser.addPositionalArgument(QStringLiteral("ENDPOINT"),
                                QStringLiteral("A publisher to subscribe to, e.g. tcp://127.0.0.1:5555."),
                                QStringLiteral("[ENDPOINT...]"));
@@ -90,6 +94,16 @@ Parsed parseArguments(const QStringList& arguments) {
     parsed.options.logCapacity = static_cast<std::size_t>(capacity);
   }
   parsed.options.settingsFile = parser.value(settings);
+  if (parser.isSet(view)) {
+    const QString name = parser.value(view).toLower();
+    if (name == QLatin1String("charts")) {
+      parsed.options.view = livemon::ui::DashboardView::Charts;
+    } else if (name == QLatin1String("ranges")) {
+      parsed.options.view = livemon::ui::DashboardView::Ranges;
+    } else {
+      return usageError(QStringLiteral("--view must be charts or ranges, not '%1'").arg(parser.value(view)));
+    }
+  }
   for (const QString& endpoint : parser.positionalArguments()) {
     if (endpoint.endsWith(QStringLiteral(".mcap"), Qt::CaseInsensitive) && !endpoint.contains(QStringLiteral("://"))) {
       if (!parsed.options.replay.isEmpty()) {

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <QString>
+#include <QStringList>
 #include <QtCharts/QLineSeries>
 #include <QtTest/QTest>
 
@@ -56,5 +58,32 @@ inline std::optional<double> lastY(const QLineSeries* series) {
   if (series == nullptr || series->count() == 0) return std::nullopt;
   return series->at(series->count() - 1).y();
 }
+
+// Collects what QAbstractItemModelTester reports in FailureReportingMode::Warning (warnings in
+// category qt.modeltest), for the duration of its life.
+class ModelTesterMessages {
+ public:
+  ModelTesterMessages() {
+    messages().clear();
+    previous_ = qInstallMessageHandler(&ModelTesterMessages::handle);
+  }
+  ~ModelTesterMessages() { qInstallMessageHandler(previous_); }
+  ModelTesterMessages(const ModelTesterMessages&) = delete;
+  ModelTesterMessages& operator=(const ModelTesterMessages&) = delete;
+
+  static QStringList& messages() {
+    static QStringList collected;
+    return collected;
+  }
+  static std::string text() { return messages().join(QLatin1Char('\n')).toStdString(); }
+
+ private:
+  static void handle(QtMsgType, const QMessageLogContext& context, const QString& message) {
+    if (context.category != nullptr && QString::fromLatin1(context.category) == QLatin1String("qt.modeltest")) {
+      messages() << message;
+    }
+  }
+  QtMessageHandler previous_ = nullptr;
+};
 
 }  // namespace livemon::ui::test

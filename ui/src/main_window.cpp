@@ -27,6 +27,7 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
 #include <QWidget>
@@ -38,6 +39,8 @@
 #include <livemon/ui/dashboard_style.h>
 #include <livemon/ui/event_log_view.h>
 #include <livemon/ui/ingest_worker.h>
+#include <livemon/ui/ranges_model.h>
+#include <livemon/ui/ranges_view.h>
 #include <livemon/ui/stat_registry.h>
 #include <livemon/ui/timeline_bar.h>
 
@@ -53,6 +56,7 @@ const QString kSplitter = QStringLiteral("window/splitter");
 const QString kTimeRange = QStringLiteral("view/timeRange");
 const QString kTimeAxis = QStringLiteral("view/xAxis");
 const QString kAutoScroll = QStringLiteral("log/autoScroll");
+const QString kView = QStringLiteral("view/tab");
 }  // namespace keys
 
 std::unique_ptr<QSettings> openSettings(const QString& file) {
@@ -139,9 +143,17 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
 
   setWindowTitle(QStringLiteral("livemon"));
   splitter_ = new QSplitter(Qt::Horizontal, this);
-  grid_ = new ChartGrid(*registry_, splitter_);
+  views_ = new QTabWidget(splitter_);
+  views_->setDocumentMode(true);
+  grid_ = new ChartGrid(*registry_, views_);
+  ranges_ = new RangesView(*registry_, views_);
+  views_->addTab(grid_, tr("Charts"));
+  views_->addTab(ranges_, tr("Ranges"));
+  // The Ranges chart follows the grid's time range, zoom and pause.
+  connect(ranges_, &RangesView::rangeRequested, grid_, [this](double min, double max) { grid_->showRange(XRange{min, max}); });
+  connect(ranges_, &RangesView::resetRequested, grid_, &ChartGrid::followLive);
   logView_ = new EventLogView(*logModel_, splitter_);
-  splitter_->addWidget(grid_);
+  splitter_->addWidget(views_);
   splitter_->addWidget(logView_);
   splitter_->setStretchFactor(0, 3);
   splitter_->setStretchFactor(1, 2);
@@ -320,6 +332,9 @@ void MainWindow::restoreSettings() {
   if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) grid_->setTimeRange(*key);
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings_->value(keys::kAutoScroll, true).toBool());
+  setView(options_.view.value_or(settings_->value(keys::kView).toString() == QLatin1String("ranges")
+                                     ? DashboardView::Ranges
+                                     : DashboardView::Charts));
 }
 
 void MainWindow::saveSettings() {
@@ -330,6 +345,7 @@ void MainWindow::saveSettings() {
   settings_->setValue(keys::kTimeRange, rangeBox_->currentData().toString());
   settings_->setValue(keys::kTimeAxis, axisBox_->currentData().toString());
   settings_->setValue(keys::kAutoScroll, logView_->autoScroll());
+  settings_->setValue(keys::kView, view() == DashboardView::Ranges ? QStringLiteral("ranges") : QStringLiteral("charts"));
   settings_->sync();
 }
 
@@ -350,6 +366,7 @@ void MainWindow::setPaused(bool paused) {
   if (paused == paused_) return;
   paused_ = paused;
   grid_->setPaused(paused);
+  ranges_->setPaused(paused);
   if (pauseAction_->isChecked() != paused) pauseAction_->setChecked(paused);
   pauseAction_->setText(paused ? tr("Resume") : tr("Pause"));
   if (!paused && !heldLog_.empty()) {
@@ -377,6 +394,14 @@ void MainWindow::setChartFilter(const QString& filter) {
   grid_->setNameFilter(filter);
 }
 
+void MainWindow::setView(DashboardView view) {
+  views_->setCurrentWidget(view == DashboardView::Ranges ? static_cast<QWidget*>(ranges_) : grid_);
+}
+
+DashboardView MainWindow::view() const {
+  return views_->currentWidget() == ranges_ ? DashboardView::Ranges : DashboardView::Charts;
+}
+
 void MainWindow::refreshNow() {
   const auto start = std::chrono::steady_clock::now();
   // Replayed batches are taken before the staging buffer: the staging buffer then holds the
@@ -399,6 +424,7 @@ void MainWindow::refreshNow() {
   grid_->setPlayhead(replay_ && replay_->isOpen() ? std::optional<double>(static_cast<double>(replay_->playheadNs()) / 1e6)
                                                   : std::nullopt);
   grid_->refresh();
+  ranges_->refresh(grid_->renderContext());
   emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
@@ -410,6 +436,7 @@ void MainWindow::applyBatch(IngestBatch& batch) {
     }
     for (const NameDescriptor& name : batch.names) logModel_->setEventName(name.id, QString::fromStdString(name.name));
     grid_->addSeries(changes.newSeries);
+    ranges_->apply(batch, changes);
     if (changes.labelsChanged) grid_->refreshSeriesNames();
     if (!batch.log.empty()) {
       if (paused_) {
@@ -433,6 +460,7 @@ void MainWindow::clearReplayed(const QString& endpoint) {
     return entry.source < replayedSource.size() && replayedSource[entry.source] != 0;
   };
   registry_->clearSamples([&](const SourceEntry& source) { return replayedSource[source.id] != 0; });
+  ranges_->model().clearValues([&](SourceId id) { return id < replayedSource.size() && replayedSource[id] != 0; });
   if (logModel_->removeIf(replayed) > 0) logView_->rowsAppended();
   std::erase_if(heldLog_, replayed);
 }

@@ -27,6 +27,7 @@ class QLabel;
 class QLineEdit;
 class QSettings;
 class QSplitter;
+class QTabWidget;
 class QTimer;
 class QToolBar;
 
@@ -35,8 +36,12 @@ namespace livemon::ui {
 class ChartGrid;
 class EventLogView;
 class IngestWorker;
+class RangesView;
 class StatRegistry;
 class TimelineBar;
+
+// The views beside the event log, on tabs.
+enum class DashboardView { Charts, Ranges };
 
 // Thread-safety: a plain value type.
 // How a MainWindow starts.
@@ -52,6 +57,8 @@ struct DashboardOptions {
   std::chrono::milliseconds refreshInterval{33};
   std::chrono::milliseconds staleAfter{3000};
   SeriesStore::Limits seriesLimits{};
+  // The view shown first. None: the one shown when the last session ended.
+  std::optional<DashboardView> view;
   // Recordings to open at start: the first on the timeline, the baselines beside it.
   QString replay;
   QStringList baselines;
@@ -65,11 +72,16 @@ struct DashboardOptions {
 
 // Thread-compatible: a widget, used on the GUI thread only.
 // The dashboard: a toolbar (time range, x axis, chart filter, pause, endpoints), the chart grid
-// beside the event log, and a status bar line per endpoint.
+// and the Ranges view on tabs beside the event log, and a status bar line per endpoint.
 //
 // Data flow: an IngestWorker thread receives and converts events into its StagingBuffer; a GUI
-// timer (about 30 Hz) takes everything staged in one batch, applies it to the StatRegistry and the
-// EventLogModel, and lets the ChartGrid redraw what is on screen and changed.
+// timer (about 30 Hz) takes everything staged in one batch, applies it to the StatRegistry, the
+// EventLogModel and the RangesView, and lets the ChartGrid and the RangesView redraw what is on
+// screen and changed.
+//
+// Range Stats ("range/<name>") are charted in the grid too, like every Stat: a user filtering the
+// grid for "range/" finds them, and the grid stays "a chart per Stat" whatever a publisher names
+// them. The Ranges view is where they are compared.
 //
 // Paused: samples still go into the stores (nothing is lost) but the charts stay as they were and
 // new log rows are held back (up to the log's capacity) until resumed.
@@ -86,12 +98,15 @@ class MainWindow : public QMainWindow {
   ChartGrid& chartGrid() noexcept { return *grid_; }
   EventLogModel& eventLog() noexcept { return *logModel_; }
   EventLogView& eventLogView() noexcept { return *logView_; }
+  RangesView& rangesView() noexcept { return *ranges_; }
 
   bool isPaused() const noexcept { return paused_; }
   void setPaused(bool paused);
   void setTimeRange(TimeRange range);
   void setTimeAxisMode(TimeAxisMode mode);
   void setChartFilter(const QString& filter);
+  void setView(DashboardView view);
+  DashboardView view() const;
   QStringList endpoints() const;
   // The per-endpoint health shown in the status bar, as of the last status update.
   const std::vector<EndpointHealth>& endpointHealth() const noexcept { return health_; }
@@ -156,6 +171,8 @@ class MainWindow : public QMainWindow {
   EventLogModel* logModel_ = nullptr;
   ChartGrid* grid_ = nullptr;
   EventLogView* logView_ = nullptr;
+  RangesView* ranges_ = nullptr;
+  QTabWidget* views_ = nullptr;
   QSplitter* splitter_ = nullptr;
 
   QComboBox* rangeBox_ = nullptr;

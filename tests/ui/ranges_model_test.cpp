@@ -1,0 +1,408 @@
+// The Ranges table model: which Stats make rows, how rows and values follow the windows, how it
+// sorts behind a proxy, sources, odd range names and keys, and QAbstractItemModelTester
+// throughout.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+
+#include <livemon/ui/event_converter.h>
+#include <livemon/ui/ranges_model.h>
+#include <livemon/ui/stat_registry.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using test::atMs;
+using test::makeSource;
+using test::ModelTesterMessages;
+
+using EventData = decltype(Event::data);
+
+struct Timings {
+  double count = 0;
+  double mean = 0;
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+};
+
+// Adds the keys a profiler's range Stat logs for one window.
+void addRange(EventData& data, const std::string& name, const Timings& t) {
+  const std::string stat = "range/" + name;
+  data[stat + ".count"] = t.count;
+  data[stat + ".mean"] = t.mean;
+  data[stat + ".p50"] = t.p50;
+  data[stat + ".p99"] = t.p99;
+  data[stat + ".max"] = t.max;
+}
+
+// The dashboard's path from received events to the model, without threads: the converter, the
+// registry, then the model.
+class RangesModelTest : public ::testing::Test {
+ protected:
+  RangesModelTest() : model_(registry_), tester_(&model_, QAbstractItemModelTester::FailureReportingMode::Warning) {}
+
+  ~RangesModelTest() override { EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::text(); }
+
+  void deliver(const std::shared_ptr<const transport::SourceInfo>& source, double ms, EventData data,
+               std::string eventName = std::string(kStatEventName)) {
+    auto received = test::received(source, Event{std::move(eventName), atMs(ms), std::move(data)});
+    converter_.convert(received, batch_);
+  }
+
+  // One GUI refresh: apply what was delivered, then publish.
+  void refresh(bool publish = true) {
+    const RegistryChanges changes = registry_.apply(batch_);
+    model_.apply(batch_);
+    if (changes.labelsChanged) model_.sourceLabelsChanged();
+    batch_.clear();
+    if (publish) model_.publish();
+  }
+
+  QVariant value(int row, int column, int role = Qt::DisplayRole) const { return model_.index(row, column).data(role); }
+
+  std::vector<QString> rangeNames() const {
+    std::vector<QString> names;
+    for (int row = 0; row < model_.rowCount(); ++row) names.push_back(value(row, RangesModel::RangeColumn).toString());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  ModelTesterMessages messages_;  // before the tester, which reports from its constructor on
+  EventConverter converter_;
+  StatRegistry registry_;
+  RangesModel model_;
+  QAbstractItemModelTester tester_;
+  IngestBatch batch_;
+  std::shared_ptr<const transport::SourceInfo> train_ = makeSource("train", 100);
+};
+
+TEST_F(RangesModelTest, RowsAppearForRangeStatsOnly) {
+  EventData data;
+  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  addRange(data, "backward", {10, 8.0, 7.7, 15.0, 16.0});
+  data["loss.mean"] = 0.5;
+  data["train.step_ms.p99"] = 20.0;
+  data["ranges/forward.mean"] = 1.0;  // another prefix
+  data["xrange/forward.mean"] = 1.0;
+  deliver(train_, 1000.0, data);
+  // A range Stat in an event that is not a Stat event is only logged.
+  EventData notAStat;
+  addRange(notAStat, "eval", {1, 1.0, 1.0, 1.0, 1.0});
+  deliver(train_, 1000.0, notAStat, "checkpoint");
+  refresh();
+
+  EXPECT_EQ(rangeNames(), (std::vector<QString>{QStringLiteral("backward"), QStringLiteral("forward")}));
+  EXPECT_EQ(model_.columnCount(), RangesModel::ColumnCount);
+  EXPECT_EQ(model_.headerData(RangesModel::P99Column, Qt::Horizontal).toString(), QStringLiteral("p99"));
+  const int forward = model_.rowOf(0, QStringLiteral("forward"));
+  ASSERT_GE(forward, 0);
+  EXPECT_EQ(model_.statName(forward), QStringLiteral("range/forward"));
+  EXPECT_EQ(value(forward, RangesModel::SourceColumn).toString(), QStringLiteral("train"));
+}
+
+TEST_F(RangesModelTest, TorchMonitorStatEventsAreRecognisedToo) {
+  EventData data;
+  addRange(data, "forward", {3, 1.0, 1.0, 1.0, 1.0});
+  deliver(train_, 1000.0, data, std::string(kTorchStatEventName));
+  refresh();
+  EXPECT_EQ(model_.rowCount(), 1);
+}
+
+TEST_F(RangesModelTest, ShowsTheLatestWindowAndTheTotalCount) {
+  std::vector<Timings> windows{{10, 4.25, 4.0, 7.5, 9.0}, {12, 5.5, 5.0, 9.75, 11.0}, {7, 0.4, 0.35, 0.9, 1.2}};
+  double total = 0;
+  for (std::size_t i = 0; i < windows.size(); ++i) {
+    EventData data;
+    addRange(data, "forward", windows[i]);
+    deliver(train_, 1000.0 * static_cast<double>(i + 1), data);
+    QSignalSpy inserted(&model_, &QAbstractItemModel::rowsInserted);
+    QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+    refresh();
+    total += windows[i].count;
+
+    ASSERT_EQ(model_.rowCount(), 1);
+    // The row is inserted once, then its cells change.
+    EXPECT_EQ(inserted.count(), i == 0 ? 1 : 0);
+    EXPECT_EQ(changed.count(), i == 0 ? 0 : 1);
+    const Timings& t = windows[i];
+    EXPECT_EQ(value(0, RangesModel::CountColumn, Qt::EditRole).toDouble(), t.count);
+    EXPECT_EQ(value(0, RangesModel::TotalColumn, Qt::EditRole).toDouble(), total);
+    EXPECT_EQ(value(0, RangesModel::MeanColumn, Qt::EditRole).toDouble(), t.mean);
+    EXPECT_EQ(value(0, RangesModel::P50Column, Qt::EditRole).toDouble(), t.p50);
+    EXPECT_EQ(value(0, RangesModel::P99Column, Qt::EditRole).toDouble(), t.p99);
+    EXPECT_EQ(value(0, RangesModel::MaxColumn, RangesModel::SortRole).toDouble(), t.max);
+    EXPECT_EQ(value(0, RangesModel::MeanColumn).toString(), formatDurationMs(t.mean));
+    EXPECT_EQ(value(0, RangesModel::CountColumn).toString(), QString::number(static_cast<int>(t.count)));
+  }
+  // The last window's durations are under a millisecond: shown in microseconds.
+  EXPECT_EQ(value(0, RangesModel::MeanColumn).toString(), QStringLiteral("400 µs"));
+  EXPECT_EQ(value(0, RangesModel::MaxColumn).toString(), QStringLiteral("1.20 ms"));
+  EXPECT_EQ(value(0, RangesModel::MeanColumn, Qt::TextAlignmentRole).value<Qt::Alignment>() & Qt::AlignRight,
+            Qt::AlignRight);
+}
+
+TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCellsAreReported) {
+  EventData data;
+  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  deliver(train_, 1000.0, data);
+  refresh();
+  QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+  refresh();  // nothing new
+  EXPECT_EQ(changed.count(), 0);
+
+  // A window with only a p99: one dataChanged, for that cell alone.
+  EventData next;
+  next["range/forward.p99"] = 9.5;
+  deliver(train_, 2000.0, next);
+  refresh();
+  ASSERT_EQ(changed.count(), 1);
+  const auto topLeft = changed[0][0].value<QModelIndex>();
+  const auto bottomRight = changed[0][1].value<QModelIndex>();
+  EXPECT_EQ(topLeft.column(), RangesModel::P99Column);
+  EXPECT_EQ(bottomRight.column(), RangesModel::P99Column);
+  EXPECT_EQ(value(0, RangesModel::P99Column, Qt::EditRole).toDouble(), 9.5);
+  EXPECT_EQ(value(0, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);  // no count in that window
+}
+
+TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
+  const std::vector<std::string> names{"a", "b", "c"};
+  for (int i = 0; i < 2; ++i) {
+    EventData data;
+    for (const std::string& name : names) addRange(data, name, {10, 1.0 + i, 1.0 + i, 2.0 + i, 3.0 + i});
+    deliver(train_, 1000.0 * (i + 1), data);
+    if (i == 0) refresh();
+  }
+  QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+  QSignalSpy reset(&model_, &QAbstractItemModel::modelReset);
+  refresh();
+  ASSERT_EQ(changed.count(), 1);
+  // The count stays 10: the span starts at the total.
+  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(0, RangesModel::TotalColumn));
+  EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(2, RangesModel::MaxColumn));
+  EXPECT_EQ(reset.count(), 0);
+  for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 2.0);
+}
+
+TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
+  EventData first;
+  addRange(first, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  deliver(train_, 1000.0, first);
+  refresh();
+  EventData second;
+  addRange(second, "forward", {20, 5.0, 4.5, 9.0, 9.5});
+  addRange(second, "backward", {20, 9.0, 8.5, 18.0, 19.0});
+  deliver(train_, 2000.0, second);
+  refresh(false);  // a paused dashboard
+
+  EXPECT_EQ(model_.rowCount(), 1);
+  EXPECT_EQ(value(0, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 4.0);
+  EXPECT_EQ(model_.rowOf(0, QStringLiteral("backward")), -1);
+
+  model_.publish();
+  EXPECT_EQ(model_.rowCount(), 2);
+  EXPECT_EQ(value(model_.rowOf(0, QStringLiteral("forward")), RangesModel::TotalColumn, Qt::EditRole).toDouble(), 30.0);
+  EXPECT_EQ(value(model_.rowOf(0, QStringLiteral("forward")), RangesModel::MeanColumn, Qt::EditRole).toDouble(), 5.0);
+}
+
+TEST_F(RangesModelTest, ClearedSourcesKeepTheirRowsWithoutValues) {
+  const auto replayed = makeSource("recorded", 300);
+  EventData data;
+  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  deliver(train_, 1000.0, data);
+  deliver(replayed, 1000.0, data);
+  refresh();
+  model_.clearValues([](SourceId id) { return id == 1; });
+  model_.publish();
+  ASSERT_EQ(model_.rowCount(), 2);
+  const int live = model_.rowOf(0, QStringLiteral("forward"));
+  const int gone = model_.rowOf(1, QStringLiteral("forward"));
+  EXPECT_EQ(value(live, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+  EXPECT_FALSE(value(gone, RangesModel::TotalColumn, Qt::EditRole).isValid());
+  EXPECT_FALSE(value(gone, RangesModel::MeanColumn, Qt::EditRole).isValid());
+  // The next window starts the total again.
+  deliver(replayed, 2000.0, data);
+  refresh();
+  EXPECT_EQ(value(gone, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+}
+
+TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {
+  // As text, "10" < "100" < "9"; each column gets its values in a different row order so a
+  // column sorted by another's values would fail.
+  const std::vector<double> values{9.0, 100.0, 10.0, 0.5, 2000.0};
+  EventData data;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const auto at = [&](std::size_t shift) { return values[(i + shift) % values.size()]; };
+    std::string name = "r";
+    name += std::to_string(i);  // (GCC 12 warns falsely about "r" + std::to_string(i))
+    addRange(data, name, {at(0), at(1), at(2), at(3), at(4)});
+  }
+  deliver(train_, 1000.0, data);
+  refresh();
+  ASSERT_EQ(model_.rowCount(), static_cast<int>(values.size()));
+
+  QSortFilterProxyModel proxy;
+  proxy.setSourceModel(&model_);
+  proxy.setSortRole(RangesModel::SortRole);
+  QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::Warning);
+  for (int column : {RangesModel::CountColumn, RangesModel::TotalColumn, RangesModel::MeanColumn,
+                     RangesModel::P50Column, RangesModel::P99Column, RangesModel::MaxColumn}) {
+    for (Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
+      proxy.sort(column, order);
+      std::vector<double> shown;
+      for (int row = 0; row < proxy.rowCount(); ++row) shown.push_back(proxy.index(row, column).data(Qt::EditRole).toDouble());
+      std::vector<double> expected = values;
+      std::sort(expected.begin(), expected.end());
+      if (order == Qt::DescendingOrder) std::reverse(expected.begin(), expected.end());
+      EXPECT_EQ(shown, expected) << "column " << column;
+    }
+  }
+  proxy.sort(RangesModel::RangeColumn, Qt::DescendingOrder);
+  EXPECT_EQ(proxy.index(0, RangesModel::RangeColumn).data().toString(), QStringLiteral("r4"));
+}
+
+TEST_F(RangesModelTest, MissingAndNaNValuesSortLast) {
+  EventData data;
+  addRange(data, "a", {1, 2.0, 2.0, 2.0, 2.0});
+  addRange(data, "b", {1, std::numeric_limits<double>::quiet_NaN(), 1.0, 1.0, 1.0});
+  data["range/c.max"] = 3.0;  // no mean
+  addRange(data, "d", {1, 1.0, 1.0, 1.0, 1.0});
+  deliver(train_, 1000.0, data);
+  refresh();
+  const int b = model_.rowOf(0, QStringLiteral("b"));
+  const int c = model_.rowOf(0, QStringLiteral("c"));
+  EXPECT_EQ(value(b, RangesModel::MeanColumn).toString(), QStringLiteral("NaN"));
+  EXPECT_FALSE(value(b, RangesModel::MeanColumn, RangesModel::SortRole).isValid());
+  EXPECT_EQ(value(c, RangesModel::MeanColumn).toString(), QStringLiteral("—"));
+  EXPECT_FALSE(value(c, RangesModel::TotalColumn, Qt::EditRole).isValid());
+
+  QSortFilterProxyModel proxy;
+  proxy.setSourceModel(&model_);
+  proxy.setSortRole(RangesModel::SortRole);
+  proxy.sort(RangesModel::MeanColumn, Qt::AscendingOrder);
+  EXPECT_EQ(proxy.index(0, RangesModel::RangeColumn).data().toString(), QStringLiteral("d"));
+  EXPECT_EQ(proxy.index(1, RangesModel::RangeColumn).data().toString(), QStringLiteral("a"));
+
+  // A NaN that stays NaN is not a change.
+  deliver(train_, 2000.0, EventData{{"range/b.mean", std::numeric_limits<double>::quiet_NaN()}});
+  QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+  refresh();
+  EXPECT_EQ(changed.count(), 0);
+}
+
+TEST_F(RangesModelTest, SeveralSourcesAreToldApart) {
+  const auto rank0 = makeSource("train", 200, 0);
+  const auto rank1 = makeSource("train", 201, 1);
+  EventData fast;
+  addRange(fast, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  EventData slow;
+  addRange(slow, "forward", {10, 6.0, 5.5, 12.0, 13.0});
+  deliver(rank0, 1000.0, fast);
+  deliver(rank1, 1000.0, slow);
+  refresh();
+
+  ASSERT_EQ(model_.rowCount(), 2);
+  EXPECT_EQ(model_.sourceCount(), 2);
+  const int r0 = model_.rowOf(0, QStringLiteral("forward"));
+  const int r1 = model_.rowOf(1, QStringLiteral("forward"));
+  ASSERT_GE(r0, 0);
+  ASSERT_GE(r1, 0);
+  EXPECT_NE(r0, r1);
+  EXPECT_EQ(value(r0, RangesModel::SourceColumn).toString(), QStringLiteral("train r0"));
+  EXPECT_EQ(value(r1, RangesModel::SourceColumn).toString(), QStringLiteral("train r1"));
+  EXPECT_EQ(value(r0, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 4.0);
+  EXPECT_EQ(value(r1, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 6.0);
+  // The tooltip names the publisher in full.
+  EXPECT_TRUE(value(r1, RangesModel::RangeColumn, Qt::ToolTipRole).toString().contains(QStringLiteral("host:201")))
+      << value(r1, RangesModel::RangeColumn, Qt::ToolTipRole).toString().toStdString();
+  // Each row's chart series are its own source's.
+  for (SeriesId id : model_.durationSeries(r1)) EXPECT_EQ(registry_.series(id)->source, 1U);
+  EXPECT_EQ(model_.durationSeries(r1).size(), 4U);  // mean, p50, p99, max: no count
+
+  // A third publisher of the same run and rank relabels the sources: the column follows.
+  const auto rank1Again = makeSource("train", 301, 1);
+  deliver(rank1Again, 1000.0, slow);
+  QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+  refresh();
+  EXPECT_GE(changed.count(), 1);
+  EXPECT_EQ(value(r1, RangesModel::SourceColumn).toString(), QStringLiteral("train r1 :201"));
+}
+
+TEST_F(RangesModelTest, RangeNamesMayHoldDotsColonsAndSlashes) {
+  EventData data;
+  addRange(data, "aten::mm", {100, 0.25, 0.2, 0.9, 1.1});
+  addRange(data, "step.data", {10, 30.0, 29.0, 45.0, 50.0});
+  addRange(data, "model/layer.3/attn", {40, 1.5, 1.4, 2.5, 3.0});
+  deliver(train_, 1000.0, data);
+  refresh();
+  EXPECT_EQ(rangeNames(), (std::vector<QString>{QStringLiteral("aten::mm"), QStringLiteral("model/layer.3/attn"),
+                                                QStringLiteral("step.data")}));
+  const int step = model_.rowOf(0, QStringLiteral("step.data"));
+  ASSERT_GE(step, 0);
+  EXPECT_EQ(value(step, RangesModel::P99Column, Qt::EditRole).toDouble(), 45.0);
+  EXPECT_EQ(model_.statName(step), QStringLiteral("range/step.data"));
+}
+
+TEST_F(RangesModelTest, MalformedKeysAreIgnored) {
+  EventData data;
+  data["range/forward"] = 1.0;        // no aggregation at all
+  data["range/forward."] = 1.0;       // an empty one
+  data["range/step.data"] = 2.0;      // a dotted name without its aggregation: "data" is none of ours
+  data["range/.mean"] = 3.0;          // no name
+  data["range/"] = 4.0;
+  data["range/x.mean"] = std::string("slow");  // not a number
+  data["range/y.mean"] = true;
+  deliver(train_, 1000.0, data);
+  refresh();
+  EXPECT_EQ(model_.rowCount(), 0);
+
+  // Good keys next to bad ones still count.
+  EventData mixed;
+  mixed["range/forward"] = 1.0;
+  mixed["range/forward.p50"] = 2.5;
+  mixed["range/forward.p90"] = 3.5;  // not a column
+  deliver(train_, 2000.0, mixed);
+  refresh();
+  ASSERT_EQ(model_.rowCount(), 1);
+  EXPECT_EQ(value(0, RangesModel::RangeColumn).toString(), QStringLiteral("forward"));
+  EXPECT_EQ(value(0, RangesModel::P50Column, Qt::EditRole).toDouble(), 2.5);
+  EXPECT_FALSE(value(0, RangesModel::MeanColumn, Qt::EditRole).isValid());
+  EXPECT_EQ(model_.durationSeries(0).size(), 1U);
+}
+
+TEST(RangeNames, AreTheStatNameAfterThePrefix) {
+  EXPECT_EQ(rangeNameOfStat(QStringLiteral("range/forward")), QStringLiteral("forward"));
+  EXPECT_EQ(rangeNameOfStat(QStringLiteral("range/a/b")), QStringLiteral("a/b"));
+  EXPECT_EQ(rangeNameOfStat(QStringLiteral("range/")), std::nullopt);
+  EXPECT_EQ(rangeNameOfStat(QStringLiteral("Range/forward")), std::nullopt);
+  EXPECT_EQ(rangeNameOfStat(QStringLiteral("loss")), std::nullopt);
+}
+
+TEST(FormatDuration, PicksAUnitAndThreeSignificantDigits) {
+  EXPECT_EQ(formatDurationMs(0.00085), QStringLiteral("850 ns"));
+  EXPECT_EQ(formatDurationMs(0.0124), QStringLiteral("12.4 µs"));
+  EXPECT_EQ(formatDurationMs(0.5), QStringLiteral("500 µs"));
+  EXPECT_EQ(formatDurationMs(3.0712), QStringLiteral("3.07 ms"));
+  EXPECT_EQ(formatDurationMs(99.96), QStringLiteral("100 ms"));
+  EXPECT_EQ(formatDurationMs(0.99996), QStringLiteral("1.00 ms"));  // rounds into the next unit
+  EXPECT_EQ(formatDurationMs(1250.0), QStringLiteral("1.25 s"));
+  EXPECT_EQ(formatDurationMs(5'000'000.0), QStringLiteral("5000 s"));
+  EXPECT_EQ(formatDurationMs(0.0), QStringLiteral("0 ms"));
+  EXPECT_EQ(formatDurationMs(-2.5), QStringLiteral("-2.50 ms"));
+  EXPECT_EQ(formatDurationMs(std::numeric_limits<double>::quiet_NaN()), QStringLiteral("NaN"));
+  EXPECT_EQ(formatDurationMs(std::numeric_limits<double>::infinity()), QStringLiteral("∞"));
+}
+
+}  // namespace
+}  // namespace livemon::ui

@@ -1,0 +1,251 @@
+// The Ranges view in the main window: fed through the ingest path as received events would be,
+// its table, sorting, filter, selection, the chart of the selected range, pause and the tab.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QAbstractItemModelTester>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
+
+#include <livemon/ui/chart_grid.h>
+#include <livemon/ui/ingest_worker.h>
+#include <livemon/ui/main_window.h>
+#include <livemon/ui/ranges_model.h>
+#include <livemon/ui/ranges_view.h>
+#include <livemon/ui/stat_chart_view.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using test::lastY;
+using test::makeSource;
+using test::ModelTesterMessages;
+
+using EventData = decltype(Event::data);
+
+struct Timings {
+  double count = 0;
+  double mean = 0;
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+};
+
+// A training step's ranges in window `i`: data, forward, backward, optimizer, each with its own
+// durations that drift from window to window.
+EventData stepWindow(int i) {
+  EventData data;
+  const auto add = [&data](const std::string& name, const Timings& t) {
+    data["range/" + name + ".count"] = t.count;
+    data["range/" + name + ".mean"] = t.mean;
+    data["range/" + name + ".p50"] = t.p50;
+    data["range/" + name + ".p99"] = t.p99;
+    data["range/" + name + ".max"] = t.max;
+  };
+  add("data", {10, 2.0 + i, 1.9 + i, 4.0 + i, 5.0 + i});
+  add("forward", {10, 30.0 + i, 29.0 + i, 41.0 + i, 44.0 + i});
+  add("backward", {10, 60.0 + i, 58.0 + i, 90.0 + i, 95.0 + i});
+  add("optimizer", {10, 0.5 + i, 0.45 + i, 0.8 + i, 0.9 + i});
+  data["train.loss.mean"] = 1.0 / (i + 1);
+  return data;
+}
+
+class RangesViewTest : public ::testing::Test {
+ protected:
+  RangesViewTest() {
+    DashboardOptions options;
+    options.exactEndpoints = true;  // no endpoints: only what the test delivers
+    options.settingsFile = settingsDir_.filePath(QStringLiteral("livemon.ini"));
+    window_ = std::make_unique<MainWindow>(options);
+    window_->resize(1400, 900);
+    window_->setView(DashboardView::Ranges);
+    window_->show();
+  }
+
+  void deliver(const std::shared_ptr<const transport::SourceInfo>& source, double ms, EventData data) {
+    std::vector<transport::ReceivedEvent> events;
+    events.push_back(test::received(source, Event{std::string(kStatEventName), test::atMs(ms), std::move(data)}));
+    window_->ingest().deliver(events);
+  }
+
+  RangesView& view() { return window_->rangesView(); }
+  RangesModel& model() { return view().model(); }
+  QSortFilterProxyModel& proxy() { return view().proxy(); }
+  // Refreshes (and lets Qt lay out and show new widgets) until `condition` holds.
+  bool refreshUntil(const std::function<bool()>& condition) {
+    return test::waitFor([&] {
+      window_->refreshNow();
+      return condition();
+    });
+  }
+  static bool hasPoints(const StatChartView* chart, const QString& aggregation, SourceId source, int count) {
+    const QLineSeries* line = chart != nullptr ? chart->line(aggregation, source) : nullptr;
+    return line != nullptr && line->count() == count;
+  }
+
+  QString shownName(int proxyRow) { return proxy().index(proxyRow, RangesModel::RangeColumn).data().toString(); }
+
+  static constexpr double kT0 = 1'700'000'000'000.0;
+  ModelTesterMessages messages_;
+  QTemporaryDir settingsDir_;
+  std::unique_ptr<MainWindow> window_;
+  std::shared_ptr<const transport::SourceInfo> train_ = makeSource("train", 100);
+};
+
+TEST_F(RangesViewTest, ShowsTheRangesLiveAndChartsTheSelectedOne) {
+  QAbstractItemModelTester tester(&proxy(), QAbstractItemModelTester::FailureReportingMode::Warning);
+  constexpr int kWindows = 5;
+  for (int i = 0; i < kWindows; ++i) deliver(train_, kT0 + 1000.0 * i, stepWindow(i));
+  window_->refreshNow();
+
+  ASSERT_EQ(model().rowCount(), 4);  // train.loss is not a range
+  // Sorted by mean, slowest first, with the latest window's values.
+  EXPECT_EQ(shownName(0), QStringLiteral("backward"));
+  EXPECT_EQ(shownName(3), QStringLiteral("optimizer"));
+  EXPECT_EQ(proxy().index(0, RangesModel::MeanColumn).data(Qt::EditRole).toDouble(), 60.0 + kWindows - 1);
+  EXPECT_EQ(proxy().index(0, RangesModel::TotalColumn).data(Qt::EditRole).toDouble(), 10.0 * kWindows);
+  EXPECT_TRUE(view().table()->isColumnHidden(RangesModel::SourceColumn));  // one source
+
+  // The top row is selected from the start, and its chart has a line per duration aggregation.
+  ASSERT_EQ(view().selectedRow(), model().rowOf(0, QStringLiteral("backward")));
+  StatChartView* chart = view().chart();
+  ASSERT_NE(chart, nullptr);
+  EXPECT_EQ(chart->statName(), QStringLiteral("range/backward"));
+  ASSERT_TRUE(refreshUntil([&] { return hasPoints(chart, QStringLiteral("mean"), 0, kWindows); }));
+  EXPECT_EQ(lastY(chart->line(QStringLiteral("p99"), 0)), 90.0 + kWindows - 1);
+  EXPECT_NE(chart->line(QStringLiteral("p50"), 0), nullptr);
+  EXPECT_NE(chart->line(QStringLiteral("max"), 0), nullptr);
+  EXPECT_EQ(chart->line(QStringLiteral("count"), 0), nullptr);  // not a duration
+
+  // Selecting another row charts that range.
+  ASSERT_TRUE(view().selectRow(model().rowOf(0, QStringLiteral("optimizer"))));
+  chart = view().chart();
+  ASSERT_NE(chart, nullptr);
+  EXPECT_EQ(chart->statName(), QStringLiteral("range/optimizer"));
+  ASSERT_TRUE(refreshUntil([&] { return hasPoints(chart, QStringLiteral("mean"), 0, kWindows); }));
+  EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 0.5 + kWindows - 1);
+
+  // A new window updates the table and the chart; the selection stays on its range.
+  deliver(train_, kT0 + 1000.0 * kWindows, stepWindow(kWindows));
+  window_->refreshNow();
+  EXPECT_EQ(model().index(model().rowOf(0, QStringLiteral("optimizer")), RangesModel::MeanColumn).data(Qt::EditRole).toDouble(),
+            0.5 + kWindows);
+  EXPECT_EQ(view().chart(), chart);
+  EXPECT_TRUE(refreshUntil([&] { return hasPoints(chart, QStringLiteral("mean"), 0, kWindows + 1); }));
+
+  // Range Stats are charted in the grid too.
+  window_->setView(DashboardView::Charts);
+  ASSERT_TRUE(refreshUntil([&] { return window_->chartGrid().chart(QStringLiteral("range/forward")) != nullptr; }));
+  EXPECT_NE(window_->chartGrid().chart(QStringLiteral("train.loss")), nullptr);
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::text();
+}
+
+TEST_F(RangesViewTest, ClickingAHeaderSortsByThatColumnAsNumbers) {
+  // p99 as text would put "100" before "9": one range gets each.
+  const std::vector<std::pair<std::string, double>> p99s{{"a", 9.0}, {"b", 100.0}, {"c", 10.0}, {"d", 2.5}};
+  EventData data;
+  for (const auto& [name, p99] : p99s) {
+    data["range/" + name + ".p99"] = p99;
+    data["range/" + name + ".mean"] = 1.0;
+  }
+  deliver(train_, kT0, data);
+  window_->refreshNow();
+  ASSERT_EQ(proxy().rowCount(), 4);
+
+  QHeaderView* header = view().table()->horizontalHeader();
+  const int x = header->sectionViewportPosition(RangesModel::P99Column) + header->sectionSize(RangesModel::P99Column) / 2;
+  QTest::mouseClick(header->viewport(), Qt::LeftButton, {}, QPoint(x, header->height() / 2));
+  EXPECT_EQ(header->sortIndicatorSection(), RangesModel::P99Column);
+  std::vector<double> shown;
+  for (int row = 0; row < proxy().rowCount(); ++row) {
+    shown.push_back(proxy().index(row, RangesModel::P99Column).data(Qt::EditRole).toDouble());
+  }
+  std::vector<double> sorted = shown;
+  std::sort(sorted.begin(), sorted.end());
+  if (header->sortIndicatorOrder() == Qt::DescendingOrder) std::reverse(sorted.begin(), sorted.end());
+  EXPECT_EQ(shown, sorted);
+}
+
+TEST_F(RangesViewTest, TheFilterMatchesRangeNames) {
+  deliver(train_, kT0, stepWindow(0));
+  window_->refreshNow();
+  view().setFilterText(QStringLiteral("WARD"));
+  ASSERT_EQ(proxy().rowCount(), 2);
+  for (int row = 0; row < proxy().rowCount(); ++row) EXPECT_TRUE(shownName(row).endsWith(QStringLiteral("ward")));
+  view().setFilterText(QStringLiteral("*a?a"));
+  ASSERT_EQ(proxy().rowCount(), 1);
+  EXPECT_EQ(shownName(0), QStringLiteral("data"));
+  EXPECT_EQ(view().filterEdit()->text(), QStringLiteral("*a?a"));
+  view().setFilterText(QString());
+  EXPECT_EQ(proxy().rowCount(), 4);
+}
+
+TEST_F(RangesViewTest, SeveralSourcesGetASourceColumnAndTheChartShowsTheSelectedRowsSource) {
+  const auto rank0 = makeSource("train", 200, 0);
+  const auto rank1 = makeSource("train", 201, 1);
+  for (int i = 0; i < 3; ++i) {
+    deliver(rank0, kT0 + 1000.0 * i, stepWindow(i));
+    deliver(rank1, kT0 + 1000.0 * i, stepWindow(i + 10));
+  }
+  window_->refreshNow();
+  ASSERT_EQ(model().rowCount(), 8);
+  EXPECT_FALSE(view().table()->isColumnHidden(RangesModel::SourceColumn));
+
+  const int forward1 = model().rowOf(1, QStringLiteral("forward"));
+  ASSERT_TRUE(view().selectRow(forward1));
+  StatChartView* chart = view().chart();
+  ASSERT_NE(chart, nullptr);
+  ASSERT_TRUE(refreshUntil([&] { return hasPoints(chart, QStringLiteral("mean"), 1, 3); }));
+  EXPECT_EQ(chart->line(QStringLiteral("mean"), 0), nullptr);  // rank 0 is another row
+  EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 1)), 30.0 + 12);
+  EXPECT_TRUE(chart->chart()->title().contains(QStringLiteral("train r1")));
+}
+
+TEST_F(RangesViewTest, PauseHoldsTheTableAndResumeCatchesUp) {
+  deliver(train_, kT0, stepWindow(0));
+  window_->refreshNow();
+  const int forward = model().rowOf(0, QStringLiteral("forward"));
+  const QModelIndex mean = model().index(forward, RangesModel::MeanColumn);
+  ASSERT_EQ(mean.data(Qt::EditRole).toDouble(), 30.0);
+
+  window_->setPaused(true);
+  deliver(train_, kT0 + 1000.0, stepWindow(1));
+  window_->refreshNow();
+  EXPECT_EQ(mean.data(Qt::EditRole).toDouble(), 30.0);
+  window_->setPaused(false);
+  window_->refreshNow();
+  EXPECT_EQ(mean.data(Qt::EditRole).toDouble(), 31.0);
+  EXPECT_EQ(model().index(forward, RangesModel::TotalColumn).data(Qt::EditRole).toDouble(), 20.0);
+}
+
+TEST_F(RangesViewTest, TheChosenViewIsSavedAndAnOptionOverridesIt) {
+  EXPECT_EQ(window_->view(), DashboardView::Ranges);
+  window_->close();  // saves
+  window_.reset();
+
+  DashboardOptions options;
+  options.exactEndpoints = true;
+  options.settingsFile = settingsDir_.filePath(QStringLiteral("livemon.ini"));
+  {
+    MainWindow restored(options);
+    EXPECT_EQ(restored.view(), DashboardView::Ranges);
+  }
+  options.view = DashboardView::Charts;
+  MainWindow chosen(options);
+  EXPECT_EQ(chosen.view(), DashboardView::Charts);
+}
+
+}  // namespace
+}  // namespace livemon::ui
