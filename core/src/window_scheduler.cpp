@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -15,22 +16,24 @@ namespace livemon::detail {
 namespace {
 
 // The background scheduler of the system clock, for the fork and exit hooks. It is never
-// destroyed, so the hooks may always use it.
-WindowScheduler* backgroundScheduler = nullptr;
+// destroyed, so the hooks may always use it. Atomic because the thread that first uses the system
+// clock sets it, and any other thread may fork or exit later.
+std::atomic<WindowScheduler*> backgroundScheduler{nullptr};
 
 }  // namespace
 
 WindowScheduler::WindowScheduler(const Clock& clock, bool backgroundThread)
     : clock_(clock), background_(backgroundThread) {
   if (background_) {
-    backgroundScheduler = this;
+    backgroundScheduler.store(this, std::memory_order_release);
     // Fork hooks run "prepare" in reverse order of registration. Making the handler registry
     // register its hooks first means ours runs first: the window thread finishes its close
     // (which logs through the registry) before the registry's locks are taken.
     (void)registeredEventHandlerCount();
-    pthread_atfork([] { backgroundScheduler->beforeFork(); }, [] { backgroundScheduler->afterForkInParent(); },
-                   [] { backgroundScheduler->afterForkInChild(); });
-    std::atexit([] { backgroundScheduler->shutdown(); });
+    pthread_atfork([] { backgroundScheduler.load(std::memory_order_acquire)->beforeFork(); },
+                   [] { backgroundScheduler.load(std::memory_order_acquire)->afterForkInParent(); },
+                   [] { backgroundScheduler.load(std::memory_order_acquire)->afterForkInChild(); });
+    std::atexit([] { backgroundScheduler.load(std::memory_order_acquire)->shutdown(); });
   }
 }
 

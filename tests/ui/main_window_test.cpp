@@ -13,6 +13,8 @@
 
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
+#include <livemon/transport/recording.h>
+#include <livemon/transport/recording_tools.h>
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/connect_dialog.h>
 #include <livemon/ui/event_log_model.h>
@@ -214,6 +216,44 @@ TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
 TEST_F(MainWindowTest, WithoutEndpointsOrSettingsItListensOnTheDefault) {
   MainWindow window(options({}));
   EXPECT_EQ(window.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5555")});
+}
+
+TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {
+  transport::Publisher publisher(publisherOptions());
+  MainWindow window(options({publisher.endpoints().front()}));
+  ASSERT_TRUE(waitForPublisher(window, publisher));
+  const QString path = settingsDir_.filePath(QStringLiteral("live.mcap"));
+  ASSERT_TRUE(window.startRecording(path)) << window.lastError().toStdString();
+
+  const double t0 = std::floor(std::chrono::duration<double, std::milli>(
+                                   std::chrono::system_clock::now().time_since_epoch()).count());
+  constexpr int kEvents = 500;
+  for (int i = 0; i < kEvents; ++i) {
+    logEvent(Event{"step", test::atMs(t0 + i), {{"i", int64_t{i}}, {"tag", std::string("s") + std::to_string(i)}}});
+  }
+  EventLogModel& log = window.eventLog();
+  ASSERT_TRUE(waitFor([&] { return log.rowCount() == kEvents; })) << log.rowCount();
+  window.stopRecording();
+  EXPECT_FALSE(window.isRecording());
+
+  // Every event shown is in the file, in order, with its data and its publisher.
+  transport::RecordingReader reader(path.toStdString());
+  EXPECT_TRUE(reader.indexed());
+  EXPECT_TRUE(reader.problems().empty());
+  transport::RecordedEventDecoder decoder(path.toStdString());
+  int next = 0;
+  reader.forEachMessage([&](const transport::RecordedMessage& message) {
+    transport::ReceivedEvent received;
+    std::string error;
+    EXPECT_TRUE(decoder.decode(message, received, &error)) << error;
+    if (received.event.name != "step") return true;
+    EXPECT_EQ(std::get<int64_t>(received.event.data.at("i")), next);
+    EXPECT_EQ(std::get<std::string>(received.event.data.at("tag")), "s" + std::to_string(next));
+    EXPECT_EQ(received.source->run, "e2e");
+    ++next;
+    return true;
+  });
+  EXPECT_EQ(next, kEvents);
 }
 
 TEST_F(MainWindowTest, AnUnusableEndpointIsRefusedWithItsName) {
