@@ -118,6 +118,11 @@ struct Chunk {
   RangeRecord records[kCapacity];
 };
 
+// The most chunks a thread holds between two collections: 256 × 4096 ranges (24 MiB). A thread
+// that records more in one profiling cycle drops its newest ranges and counts them, rather than
+// growing without bound when a schedule's active steps are long or nothing collects.
+constexpr uint32_t kMaxChunksPerThread = 256;
+
 // The ranges of one thread. Fields marked "writer" belong to the thread; "reader" fields to
 // the collector, which holds the registry mutex. A buffer outlives its thread until the
 // collector has read it.
@@ -131,6 +136,7 @@ struct ThreadBuffer {
   Chunk* readChunk;                 // reader
   uint32_t readCount = 0;           // reader: records of readChunk already read
   std::atomic<uint64_t> dropped{0};
+  std::atomic<uint32_t> chunks{1};  // held; the writer adds, the reader subtracts what it frees
   std::atomic<bool> exited{false};  // set by the thread's exit, after its last write
 };
 
@@ -215,12 +221,7 @@ class RangeRegistry {
   ThreadBuffer* registerThread() noexcept;
   void threadExited(ThreadBuffer* buffer) noexcept { buffer->exited.store(true, std::memory_order_release); }
 
-  void flushRangeStats() {
-  // Outside the registry's lock: a handler of the flushed events may record ranges.
-  for (Stat* stat : detail::RangeRegistry::instance().stats()) stat->flush();
-}
-
-void setThreadName(std::string name) {
+  void setThreadName(std::string name) {
     ThreadBuffer* buffer = t_buffer != nullptr ? t_buffer : registerThread();
     if (buffer == nullptr) return;
     std::lock_guard lock(mutex_);
@@ -355,6 +356,7 @@ void setThreadName(std::string name) {
         Chunk* next = chunk->next.load(std::memory_order_acquire);
         if (next == nullptr) break;
         delete chunk;
+        buffer->chunks.fetch_sub(1, std::memory_order_relaxed);
         buffer->readChunk = next;
         buffer->readCount = 0;
       }
@@ -429,11 +431,16 @@ void write(const RangeRecord& record) noexcept {
     if (buffer == nullptr) return;
   }
   if (buffer->writeCount == Chunk::kCapacity) [[unlikely]] {
+    if (buffer->chunks.load(std::memory_order_relaxed) >= kMaxChunksPerThread) {
+      buffer->dropped.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
     auto* fresh = new (std::nothrow) Chunk;
     if (fresh == nullptr) {
       buffer->dropped.fetch_add(1, std::memory_order_relaxed);
       return;
     }
+    buffer->chunks.fetch_add(1, std::memory_order_relaxed);
     buffer->writeChunk->next.store(fresh, std::memory_order_release);
     buffer->writeChunk = fresh;
     buffer->writeCount = 0;

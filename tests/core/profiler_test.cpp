@@ -243,6 +243,36 @@ TEST(Profiler, CollectsEveryRangeOfConcurrentThreadsIncludingExitedOnes) {
   for (const TraceRange& range : trace.ranges) EXPECT_EQ(range.depth, range.name == "outer" ? 0 : 1);
 }
 
+TEST(Profiler, AThreadBeyondItsBufferCapDropsAndCountsInsteadOfGrowing) {
+  // 256 chunks of 4096 ranges is the cap of one thread between two collections.
+  constexpr uint64_t kCap = 256u * 4096u;
+  constexpr uint64_t kExtra = 1000;
+  std::vector<Trace> traces;
+  ProfilerOptions options;
+  options.rangeStats = false;
+  options.onTraceReady = [&](const Trace& trace) { traces.push_back(trace); };
+  Profiler profiler(options);
+  profiler.start();
+  for (uint64_t i = 0; i < kCap + kExtra; ++i) {
+    LIVEMON_RECORD_FUNCTION("flood");
+  }
+  profiler.stop();
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(traces[0].ranges.size(), kCap);
+  EXPECT_EQ(traces[0].droppedRanges, kExtra);
+  EXPECT_NE(chromeTraceJson(traces[0]).find("\"dropped_ranges\":1000"), std::string::npos);
+
+  // The collection freed the buffer: the next recording keeps everything again.
+  profiler.start();
+  for (int i = 0; i < 10; ++i) {
+    LIVEMON_RECORD_FUNCTION("after");
+  }
+  profiler.stop();
+  ASSERT_EQ(traces.size(), 2u);
+  EXPECT_EQ(traces[1].ranges.size(), 10u);
+  EXPECT_EQ(traces[1].droppedRanges, 0u);
+}
+
 TEST(Profiler, CollectsWhileThreadsKeepRecording) {
   std::atomic<bool> done{false};
   std::atomic<int64_t> recorded{0};
