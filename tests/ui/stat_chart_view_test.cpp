@@ -269,6 +269,48 @@ TEST_F(ChartTest, SeveralSourcesGetAColourEachAndAreNamedInTheLegend) {
   EXPECT_TRUE(tooltip.contains(QStringLiteral("train r1"))) << tooltip.toStdString();
 }
 
+// Qt's warnings while a test runs ("Can not remove series..." and the like).
+class QtWarnings {
+ public:
+  QtWarnings() {
+    messages().clear();
+    previous_ = qInstallMessageHandler(&QtWarnings::handle);
+  }
+  ~QtWarnings() { qInstallMessageHandler(previous_); }
+  QtWarnings(const QtWarnings&) = delete;
+  QtWarnings& operator=(const QtWarnings&) = delete;
+  static QStringList& messages() {
+    static QStringList collected;
+    return collected;
+  }
+
+ private:
+  static void handle(QtMsgType type, const QMessageLogContext&, const QString& message) {
+    if (type != QtDebugMsg && type != QtInfoMsg) messages() << message;
+  }
+  QtMessageHandler previous_ = nullptr;
+};
+
+TEST_F(ChartTest, AMaxWithoutAMinGetsNoBandAndASecondSourceJoinsWithoutComplaint) {
+  // Range Stats have a max but no min: no band, and rebuilding the chart for a second source
+  // must not try to take a band that never existed off the chart.
+  QtWarnings warnings;
+  const auto first = makeSource("train", 100, 0, kStart);
+  const auto second = makeSource("train", 101, 1, kStart);
+  StatChartView& chart = showChart(QStringLiteral("range/forward"),
+                                   feed(first, kStart, {{"range/forward.mean", 1.0}, {"range/forward.max", 2.0}}));
+  chart.render(context(0.0, 60.0));
+  for (SeriesId id : feed(second, kStart + 1000.0, {{"range/forward.mean", 3.0}, {"range/forward.max", 4.0}})) {
+    chart.addSeries(id);
+  }
+  chart.render(context(0.0, 60.0));
+  EXPECT_EQ(chart.band(0), nullptr);
+  EXPECT_EQ(chart.band(1), nullptr);
+  ASSERT_NE(chart.line(QStringLiteral("max"), 1), nullptr);
+  EXPECT_EQ(chart.line(QStringLiteral("max"), 1)->count(), 1);
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join(QLatin1Char('\n')).toStdString();
+}
+
 TEST_F(ChartTest, WallClockTicksFallOnRoundLocalTimes) {
   std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1.0}});
   for (int i = 1; i < 120; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", 1.0}});

@@ -179,7 +179,9 @@ QString StatChartView::lineName(const Line& line) const {
 void StatChartView::rebuildSeries() {
   QChart* chart = this->chart();
   for (const auto& line : lines_) chart->removeSeries(line->series);
-  for (const Band& band : bands_) chart->removeSeries(band.area);
+  for (const Band& band : bands_) {
+    if (band.area != nullptr) chart->removeSeries(band.area);  // a max without a min has no area
+  }
 
   for (SeriesId id : pendingSeries_) {
     const SeriesEntry* entry = registry_.series(id);
