@@ -127,6 +127,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   chart->legend()->setFont(smallFont(8));
   chart->legend()->setLabelColor(QColor(colours::kText));
   chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
+  chart->legend()->setShowToolTips(true);  // the full label of an entry cut short
   setChart(chart);
   setRenderHint(QPainter::Antialiasing);
   setRubberBand(QChartView::NoRubberBand);
@@ -239,6 +240,9 @@ void StatChartView::rebuildSeries() {
 
 void StatChartView::styleLines() {
   const bool several = multiSource();
+  // Below the plot the entries share one row; with several sources ("mean · train r1", ...) their
+  // labels no longer fit and Qt cuts them to nothing. On the right each entry has a row of its own.
+  chart()->legend()->setAlignment(several ? Qt::AlignRight : Qt::AlignBottom);
   for (const auto& line : lines_) {
     const QString& aggregation = line->entry->aggregation;
     const SourceEntry* source = registry_.source(line->entry->source);
