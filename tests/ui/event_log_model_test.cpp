@@ -11,30 +11,12 @@
 
 #include <livemon/ui/event_log_model.h>
 
+#include "ui_test_support.h"
+
 namespace livemon::ui {
 namespace {
 
-// Collects what QAbstractItemModelTester reports (as warnings in category qt.modeltest).
-class ModelTesterMessages {
- public:
-  ModelTesterMessages() {
-    messages().clear();
-    previous_ = qInstallMessageHandler(&ModelTesterMessages::handle);
-  }
-  ~ModelTesterMessages() { qInstallMessageHandler(previous_); }
-  static QStringList& messages() {
-    static QStringList collected;
-    return collected;
-  }
-
- private:
-  static void handle(QtMsgType, const QMessageLogContext& context, const QString& message) {
-    if (context.category != nullptr && QString::fromLatin1(context.category) == QLatin1String("qt.modeltest")) {
-      messages() << message;
-    }
-  }
-  QtMessageHandler previous_ = nullptr;
-};
+using test::ModelTesterMessages;
 
 // Events numbered from `first`: source i % 3, name "tick" or "eval", data "n=<i>".
 std::vector<LogEntry> entries(int first, int count) {

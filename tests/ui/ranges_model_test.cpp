@@ -29,23 +29,7 @@ using test::ModelTesterMessages;
 
 using EventData = decltype(Event::data);
 
-struct Timings {
-  double count = 0;
-  double mean = 0;
-  double p50 = 0;
-  double p99 = 0;
-  double max = 0;
-};
-
-// Adds the keys a profiler's range Stat logs for one window.
-void addRange(EventData& data, const std::string& name, const Timings& t) {
-  const std::string stat = "range/" + name;
-  data[stat + ".count"] = t.count;
-  data[stat + ".mean"] = t.mean;
-  data[stat + ".p50"] = t.p50;
-  data[stat + ".p99"] = t.p99;
-  data[stat + ".max"] = t.max;
-}
+using Timings = test::RangeTimings;
 
 // The dashboard's path from received events to the model, without threads: the converter, the
 // registry, then the model.
@@ -90,8 +74,8 @@ class RangesModelTest : public ::testing::Test {
 
 TEST_F(RangesModelTest, RowsAppearForRangeStatsOnly) {
   EventData data;
-  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
-  addRange(data, "backward", {10, 8.0, 7.7, 15.0, 16.0});
+  test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  test::addRangeWindow(data, "backward", {10, 8.0, 7.7, 15.0, 16.0});
   data["loss.mean"] = 0.5;
   data["train.step_ms.p99"] = 20.0;
   data["ranges/forward.mean"] = 1.0;  // another prefix
@@ -99,7 +83,7 @@ TEST_F(RangesModelTest, RowsAppearForRangeStatsOnly) {
   deliver(train_, 1000.0, data);
   // A range Stat in an event that is not a Stat event is only logged.
   EventData notAStat;
-  addRange(notAStat, "eval", {1, 1.0, 1.0, 1.0, 1.0});
+  test::addRangeWindow(notAStat, "eval", {1, 1.0, 1.0, 1.0, 1.0});
   deliver(train_, 1000.0, notAStat, "checkpoint");
   refresh();
 
@@ -114,7 +98,7 @@ TEST_F(RangesModelTest, RowsAppearForRangeStatsOnly) {
 
 TEST_F(RangesModelTest, TorchMonitorStatEventsAreRecognisedToo) {
   EventData data;
-  addRange(data, "forward", {3, 1.0, 1.0, 1.0, 1.0});
+  test::addRangeWindow(data, "forward", {3, 1.0, 1.0, 1.0, 1.0});
   deliver(train_, 1000.0, data, std::string(kTorchStatEventName));
   refresh();
   EXPECT_EQ(model_.rowCount(), 1);
@@ -125,7 +109,7 @@ TEST_F(RangesModelTest, ShowsTheLatestWindowAndTheTotalCount) {
   double total = 0;
   for (std::size_t i = 0; i < windows.size(); ++i) {
     EventData data;
-    addRange(data, "forward", windows[i]);
+    test::addRangeWindow(data, "forward", windows[i]);
     deliver(train_, 1000.0 * static_cast<double>(i + 1), data);
     QSignalSpy inserted(&model_, &QAbstractItemModel::rowsInserted);
     QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
@@ -155,7 +139,7 @@ TEST_F(RangesModelTest, ShowsTheLatestWindowAndTheTotalCount) {
 
 TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCellsAreReported) {
   EventData data;
-  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
   deliver(train_, 1000.0, data);
   refresh();
   QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
@@ -180,7 +164,7 @@ TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
   const std::vector<std::string> names{"a", "b", "c"};
   for (int i = 0; i < 2; ++i) {
     EventData data;
-    for (const std::string& name : names) addRange(data, name, {10, 1.0 + i, 1.0 + i, 2.0 + i, 3.0 + i});
+    for (const std::string& name : names) test::addRangeWindow(data, name, {10, 1.0 + i, 1.0 + i, 2.0 + i, 3.0 + i});
     deliver(train_, 1000.0 * (i + 1), data);
     if (i == 0) refresh();
   }
@@ -197,12 +181,12 @@ TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
 
 TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
   EventData first;
-  addRange(first, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  test::addRangeWindow(first, "forward", {10, 4.0, 3.9, 7.5, 8.0});
   deliver(train_, 1000.0, first);
   refresh();
   EventData second;
-  addRange(second, "forward", {20, 5.0, 4.5, 9.0, 9.5});
-  addRange(second, "backward", {20, 9.0, 8.5, 18.0, 19.0});
+  test::addRangeWindow(second, "forward", {20, 5.0, 4.5, 9.0, 9.5});
+  test::addRangeWindow(second, "backward", {20, 9.0, 8.5, 18.0, 19.0});
   deliver(train_, 2000.0, second);
   refresh(false);  // a paused dashboard
 
@@ -219,7 +203,7 @@ TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
 TEST_F(RangesModelTest, ClearedSourcesKeepTheirRowsWithoutValues) {
   const auto replayed = makeSource("recorded", 300);
   EventData data;
-  addRange(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
   deliver(train_, 1000.0, data);
   deliver(replayed, 1000.0, data);
   refresh();
@@ -246,7 +230,7 @@ TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {
     const auto at = [&](std::size_t shift) { return values[(i + shift) % values.size()]; };
     std::string name = "r";
     name += std::to_string(i);  // (GCC 12 warns falsely about "r" + std::to_string(i))
-    addRange(data, name, {at(0), at(1), at(2), at(3), at(4)});
+    test::addRangeWindow(data, name, {at(0), at(1), at(2), at(3), at(4)});
   }
   deliver(train_, 1000.0, data);
   refresh();
@@ -274,10 +258,10 @@ TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {
 
 TEST_F(RangesModelTest, MissingAndNaNValuesSortLast) {
   EventData data;
-  addRange(data, "a", {1, 2.0, 2.0, 2.0, 2.0});
-  addRange(data, "b", {1, std::numeric_limits<double>::quiet_NaN(), 1.0, 1.0, 1.0});
+  test::addRangeWindow(data, "a", {1, 2.0, 2.0, 2.0, 2.0});
+  test::addRangeWindow(data, "b", {1, std::numeric_limits<double>::quiet_NaN(), 1.0, 1.0, 1.0});
   data["range/c.max"] = 3.0;  // no mean
-  addRange(data, "d", {1, 1.0, 1.0, 1.0, 1.0});
+  test::addRangeWindow(data, "d", {1, 1.0, 1.0, 1.0, 1.0});
   deliver(train_, 1000.0, data);
   refresh();
   const int b = model_.rowOf(0, QStringLiteral("b"));
@@ -305,9 +289,9 @@ TEST_F(RangesModelTest, SeveralSourcesAreToldApart) {
   const auto rank0 = makeSource("train", 200, 0);
   const auto rank1 = makeSource("train", 201, 1);
   EventData fast;
-  addRange(fast, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  test::addRangeWindow(fast, "forward", {10, 4.0, 3.9, 7.5, 8.0});
   EventData slow;
-  addRange(slow, "forward", {10, 6.0, 5.5, 12.0, 13.0});
+  test::addRangeWindow(slow, "forward", {10, 6.0, 5.5, 12.0, 13.0});
   deliver(rank0, 1000.0, fast);
   deliver(rank1, 1000.0, slow);
   refresh();
@@ -341,9 +325,9 @@ TEST_F(RangesModelTest, SeveralSourcesAreToldApart) {
 
 TEST_F(RangesModelTest, RangeNamesMayHoldDotsColonsAndSlashes) {
   EventData data;
-  addRange(data, "aten::mm", {100, 0.25, 0.2, 0.9, 1.1});
-  addRange(data, "step.data", {10, 30.0, 29.0, 45.0, 50.0});
-  addRange(data, "model/layer.3/attn", {40, 1.5, 1.4, 2.5, 3.0});
+  test::addRangeWindow(data, "aten::mm", {100, 0.25, 0.2, 0.9, 1.1});
+  test::addRangeWindow(data, "step.data", {10, 30.0, 29.0, 45.0, 50.0});
+  test::addRangeWindow(data, "model/layer.3/attn", {40, 1.5, 1.4, 2.5, 3.0});
   deliver(train_, 1000.0, data);
   refresh();
   EXPECT_EQ(rangeNames(), (std::vector<QString>{QStringLiteral("aten::mm"), QStringLiteral("model/layer.3/attn"),

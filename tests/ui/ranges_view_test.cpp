@@ -35,25 +35,13 @@ using test::ModelTesterMessages;
 
 using EventData = decltype(Event::data);
 
-struct Timings {
-  double count = 0;
-  double mean = 0;
-  double p50 = 0;
-  double p99 = 0;
-  double max = 0;
-};
+using Timings = test::RangeTimings;
 
 // A training step's ranges in window `i`: data, forward, backward, optimizer, each with its own
 // durations that drift from window to window.
 EventData stepWindow(int i) {
   EventData data;
-  const auto add = [&data](const std::string& name, const Timings& t) {
-    data["range/" + name + ".count"] = t.count;
-    data["range/" + name + ".mean"] = t.mean;
-    data["range/" + name + ".p50"] = t.p50;
-    data["range/" + name + ".p99"] = t.p99;
-    data["range/" + name + ".max"] = t.max;
-  };
+  const auto add = [&data](const std::string& name, const Timings& t) { test::addRangeWindow(data, name, t); };
   add("data", {10, 2.0 + i, 1.9 + i, 4.0 + i, 5.0 + i});
   add("forward", {10, 30.0 + i, 29.0 + i, 41.0 + i, 44.0 + i});
   add("backward", {10, 60.0 + i, 58.0 + i, 90.0 + i, 95.0 + i});

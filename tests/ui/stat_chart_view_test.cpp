@@ -269,32 +269,10 @@ TEST_F(ChartTest, SeveralSourcesGetAColourEachAndAreNamedInTheLegend) {
   EXPECT_TRUE(tooltip.contains(QStringLiteral("train r1"))) << tooltip.toStdString();
 }
 
-// Qt's warnings while a test runs ("Can not remove series..." and the like).
-class QtWarnings {
- public:
-  QtWarnings() {
-    messages().clear();
-    previous_ = qInstallMessageHandler(&QtWarnings::handle);
-  }
-  ~QtWarnings() { qInstallMessageHandler(previous_); }
-  QtWarnings(const QtWarnings&) = delete;
-  QtWarnings& operator=(const QtWarnings&) = delete;
-  static QStringList& messages() {
-    static QStringList collected;
-    return collected;
-  }
-
- private:
-  static void handle(QtMsgType type, const QMessageLogContext&, const QString& message) {
-    if (type != QtDebugMsg && type != QtInfoMsg) messages() << message;
-  }
-  QtMessageHandler previous_ = nullptr;
-};
-
 TEST_F(ChartTest, AMaxWithoutAMinGetsNoBandAndASecondSourceJoinsWithoutComplaint) {
   // Range Stats have a max but no min: no band, and rebuilding the chart for a second source
   // must not try to take a band that never existed off the chart.
-  QtWarnings warnings;
+  test::QtWarnings warnings;
   const auto first = makeSource("train", 100, 0, kStart);
   const auto second = makeSource("train", 101, 1, kStart);
   StatChartView& chart = showChart(QStringLiteral("range/forward"),
@@ -308,7 +286,7 @@ TEST_F(ChartTest, AMaxWithoutAMinGetsNoBandAndASecondSourceJoinsWithoutComplaint
   EXPECT_EQ(chart.band(1), nullptr);
   ASSERT_NE(chart.line(QStringLiteral("max"), 1), nullptr);
   EXPECT_EQ(chart.line(QStringLiteral("max"), 1)->count(), 1);
-  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.messages().join(QLatin1Char('\n')).toStdString();
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
 }
 
 TEST_F(ChartTest, WallClockTicksFallOnRoundLocalTimes) {

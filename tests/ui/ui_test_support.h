@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <QString>
@@ -59,17 +61,38 @@ inline std::optional<double> lastY(const QLineSeries* series) {
   return series->at(series->count() - 1).y();
 }
 
-// Collects what QAbstractItemModelTester reports in FailureReportingMode::Warning (warnings in
-// category qt.modeltest), for the duration of its life.
-class ModelTesterMessages {
+// The durations, in milliseconds, of one window of a range Stat.
+struct RangeTimings {
+  double count = 0;
+  double mean = 0;
+  double p50 = 0;
+  double p99 = 0;
+  double max = 0;
+};
+
+// Adds the keys a profiler's range Stat "range/<name>" logs for one window.
+inline void addRangeWindow(std::unordered_map<std::string, DataValue>& data, const std::string& name,
+                           const RangeTimings& t) {
+  const std::string stat = "range/" + name;
+  data[stat + ".count"] = t.count;
+  data[stat + ".mean"] = t.mean;
+  data[stat + ".p50"] = t.p50;
+  data[stat + ".p99"] = t.p99;
+  data[stat + ".max"] = t.max;
+}
+
+// Collects Qt's warnings (and worse) for the duration of its life: every one, or only those of one
+// logging category. One collector at a time.
+class QtWarnings {
  public:
-  ModelTesterMessages() {
+  explicit QtWarnings(const char* category = nullptr) {
     messages().clear();
-    previous_ = qInstallMessageHandler(&ModelTesterMessages::handle);
+    wantedCategory() = category;
+    previous_ = qInstallMessageHandler(&QtWarnings::handle);
   }
-  ~ModelTesterMessages() { qInstallMessageHandler(previous_); }
-  ModelTesterMessages(const ModelTesterMessages&) = delete;
-  ModelTesterMessages& operator=(const ModelTesterMessages&) = delete;
+  ~QtWarnings() { qInstallMessageHandler(previous_); }
+  QtWarnings(const QtWarnings&) = delete;
+  QtWarnings& operator=(const QtWarnings&) = delete;
 
   static QStringList& messages() {
     static QStringList collected;
@@ -78,12 +101,24 @@ class ModelTesterMessages {
   static std::string text() { return messages().join(QLatin1Char('\n')).toStdString(); }
 
  private:
-  static void handle(QtMsgType, const QMessageLogContext& context, const QString& message) {
-    if (context.category != nullptr && QString::fromLatin1(context.category) == QLatin1String("qt.modeltest")) {
-      messages() << message;
-    }
+  static const char*& wantedCategory() {
+    static const char* category = nullptr;
+    return category;
+  }
+  static void handle(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type == QtDebugMsg || type == QtInfoMsg) return;
+    const char* wanted = wantedCategory();
+    if (wanted != nullptr && (context.category == nullptr || std::strcmp(context.category, wanted) != 0)) return;
+    messages() << message;
   }
   QtMessageHandler previous_ = nullptr;
+};
+
+// What QAbstractItemModelTester reports in FailureReportingMode::Warning: warnings in category
+// qt.modeltest.
+class ModelTesterMessages : public QtWarnings {
+ public:
+  ModelTesterMessages() : QtWarnings("qt.modeltest") {}
 };
 
 }  // namespace livemon::ui::test
