@@ -14,8 +14,8 @@
 namespace {
 
 // Recorded ranges stay in their buffers until the profiler collects them: collect (outside the
-// timing) every kCollectEvery ranges, so a long run does not fill the memory.
-constexpr int64_t kCollectEvery = 1 << 20;
+// timing) every kCollectEvery ranges, well below a thread's cap of 2^20, so none is dropped.
+constexpr int64_t kCollectEvery = 1 << 19;
 
 void BM_Reference_SteadyClockPair(benchmark::State& state) {
   for (auto _ : state) {
@@ -44,9 +44,10 @@ void BM_Range_Idle_RuntimeName(benchmark::State& state) {
 }
 BENCHMARK(BM_Range_Idle_RuntimeName);
 
-// A Profiler without a schedule records from start() on; `rangeStats` also times each range
-// into its "range/recording" Stat.
-void recording(benchmark::State& state, bool rangeStats) {
+// A Profiler collecting at every step() records from start() on; `rangeStats` also times each
+// range into its Stat. `openRange` opens and closes one range.
+template <typename OpenRange>
+void recording(benchmark::State& state, bool rangeStats, OpenRange openRange) {
   livemon::ProfilerOptions options;
   options.rangeStats = rangeStats;
   options.schedule = livemon::Schedule(0, 0, 1);  // every step() collects
@@ -54,7 +55,7 @@ void recording(benchmark::State& state, bool rangeStats) {
   profiler.start();
   int64_t sinceCollect = 0;
   for (auto _ : state) {
-    { LIVEMON_RECORD_FUNCTION("recording"); }
+    openRange();
     if (++sinceCollect == kCollectEvery) [[unlikely]] {
       state.PauseTiming();
       profiler.step();
@@ -63,6 +64,10 @@ void recording(benchmark::State& state, bool rangeStats) {
     }
   }
   profiler.stop();
+}
+
+void recording(benchmark::State& state, bool rangeStats) {
+  recording(state, rangeStats, [] { LIVEMON_RECORD_FUNCTION("recording"); });
 }
 
 void BM_Range_Recording(benchmark::State& state) { recording(state, false); }
@@ -83,23 +88,8 @@ BENCHMARK(BM_Range_RangeStatsOnly);
 
 // Python's record_function hands a name known only at run time: one lookup per range.
 void BM_Range_Recording_RuntimeName(benchmark::State& state) {
-  livemon::ProfilerOptions options;
-  options.rangeStats = false;
-  options.schedule = livemon::Schedule(0, 0, 1);
-  livemon::Profiler profiler(options);
-  profiler.start();
   const std::string name = "recording_runtime_name";
-  int64_t sinceCollect = 0;
-  for (auto _ : state) {
-    { livemon::RecordFunction range(name); }
-    if (++sinceCollect == kCollectEvery) [[unlikely]] {
-      state.PauseTiming();
-      profiler.step();
-      sinceCollect = 0;
-      state.ResumeTiming();
-    }
-  }
-  profiler.stop();
+  recording(state, false, [&name] { livemon::RecordFunction range(name); });
 }
 BENCHMARK(BM_Range_Recording_RuntimeName);
 
