@@ -118,7 +118,7 @@ struct Chunk {
   RangeRecord records[kCapacity];
 };
 
-// The most chunks a thread holds between two collections: 256 × 4096 ranges (24 MiB). A thread
+// The most chunks a thread holds between two collections: 256 of 4096 ranges (24 MiB). A thread
 // that records more in one profiling cycle drops its newest ranges and counts them, rather than
 // growing without bound when a schedule's active steps are long or nothing collects.
 constexpr uint32_t kMaxChunksPerThread = 256;
@@ -285,7 +285,8 @@ class RangeRegistry {
         trace.threads.push_back(TraceThread{buffer.threadId, buffer.name});
       }
     }, &trace.droppedRanges);
-    trace.endNs = steadyNowNs();
+    // On the ranges' own clock, so every range collected ends before the trace does.
+    trace.endNs = tickClock_.toSteadyNs(ticksNow());
     std::stable_sort(trace.ranges.begin(), trace.ranges.end(), [](const TraceRange& a, const TraceRange& b) {
       if (a.threadId != b.threadId) return a.threadId < b.threadId;
       if (a.startNs != b.startNs) return a.startNs < b.startNs;

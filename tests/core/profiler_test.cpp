@@ -244,23 +244,27 @@ TEST(Profiler, CollectsEveryRangeOfConcurrentThreadsIncludingExitedOnes) {
 }
 
 TEST(Profiler, AThreadBeyondItsBufferCapDropsAndCountsInsteadOfGrowing) {
-  // 256 chunks of 4096 ranges is the cap of one thread between two collections.
+  // A thread holds 256 blocks of 4096 ranges between two collections. The block it was writing at
+  // the last collection may already be partly used, so the cap is that minus under one block.
   constexpr uint64_t kCap = 256u * 4096u;
-  constexpr uint64_t kExtra = 1000;
+  constexpr uint64_t kRecorded = kCap + 1000;
   std::vector<Trace> traces;
   ProfilerOptions options;
   options.rangeStats = false;
   options.onTraceReady = [&](const Trace& trace) { traces.push_back(trace); };
   Profiler profiler(options);
   profiler.start();
-  for (uint64_t i = 0; i < kCap + kExtra; ++i) {
+  for (uint64_t i = 0; i < kRecorded; ++i) {
     LIVEMON_RECORD_FUNCTION("flood");
   }
   profiler.stop();
   ASSERT_EQ(traces.size(), 1u);
-  EXPECT_EQ(traces[0].ranges.size(), kCap);
-  EXPECT_EQ(traces[0].droppedRanges, kExtra);
-  EXPECT_NE(chromeTraceJson(traces[0]).find("\"dropped_ranges\":1000"), std::string::npos);
+  const uint64_t kept = traces[0].ranges.size();
+  EXPECT_LE(kept, kCap);
+  EXPECT_GT(kept, kCap - 4096);
+  EXPECT_EQ(kept + traces[0].droppedRanges, kRecorded);  // every range kept or counted
+  EXPECT_NE(chromeTraceJson(traces[0]).find("\"dropped_ranges\":" + std::to_string(traces[0].droppedRanges)),
+            std::string::npos);
 
   // The collection freed the buffer: the next recording keeps everything again.
   profiler.start();

@@ -76,7 +76,7 @@ struct Trace {
   int64_t pid = 0;
   std::vector<TraceRange> ranges;    // by thread, then start time, enclosing ranges first
   std::vector<TraceThread> threads;  // every thread with a range in `ranges`
-  uint64_t droppedRanges = 0;        // ranges lost: a thread held over 1,048,576 (its cap) or memory ran out
+  uint64_t droppedRanges = 0;        // ranges lost: a thread filled its 256 blocks of 4096, or memory ran out
 };
 
 // Chrome trace-event JSON (the format of chrome://tracing and ui.perfetto.dev): one "X" complete
