@@ -84,6 +84,38 @@ TEST(EventConverter, SeriesAreInternedPerSourceAndKey) {
   EXPECT_EQ(converter.sourceCount(), 2U);
 }
 
+TEST(EventConverter, AForgottenSourceSeenAgainIsANewSourceWithNewSeries) {
+  EventConverter converter;
+  const auto replayed = makeSource("train", 1);
+  const auto live = makeSource("live", 2);
+  IngestBatch first;
+  auto e1 = received(replayed, Event{"livemon.Stat", atMs(1), {{"loss.mean", 1.0}}});
+  auto e2 = received(live, Event{"livemon.Stat", atMs(1), {{"loss.mean", 2.0}}});
+  converter.convert(e1, first);
+  converter.convert(e2, first);
+  ASSERT_EQ(first.sources.size(), 2U);
+
+  converter.forgetSources({0});
+  EXPECT_EQ(converter.sourceCount(), 1U);
+  // The same recording opened again: an equal source, and the very same one, both get id 2.
+  IngestBatch second;
+  auto e3 = received(std::make_shared<const transport::SourceInfo>(*replayed), Event{"livemon.Stat", atMs(2), {{"loss.mean", 3.0}}});
+  auto e4 = received(replayed, Event{"livemon.Stat", atMs(3), {{"loss.mean", 4.0}}});
+  auto e5 = received(live, Event{"livemon.Stat", atMs(3), {{"loss.mean", 5.0}}});
+  converter.convert(e3, second);
+  converter.convert(e4, second);
+  converter.convert(e5, second);
+  ASSERT_EQ(second.sources.size(), 1U);
+  EXPECT_EQ(second.sources[0].id, 2U);
+  ASSERT_EQ(second.series.size(), 1U);
+  EXPECT_EQ(second.series[0].source, 2U);
+  EXPECT_EQ(second.series[0].id, 2U);
+  ASSERT_EQ(second.samples.size(), 3U);
+  EXPECT_EQ(second.samples[0].series, 2U);
+  EXPECT_EQ(second.samples[1].series, 2U);
+  EXPECT_EQ(second.samples[2].series, first.series[1].id);  // the live source is untouched
+}
+
 TEST(EventConverter, OtherEventsAreOnlyLoggedAndNonNumericStatValuesAreNotPlotted) {
   EventConverter converter;
   IngestBatch batch;

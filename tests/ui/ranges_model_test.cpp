@@ -1,6 +1,6 @@
 // The Ranges table model: which Stats make rows, how rows and values follow the windows, how it
-// sorts behind a proxy, sources, odd range names and keys, and QAbstractItemModelTester
-// throughout.
+// sorts behind a proxy, sources and their removal, odd range names and keys, and
+// QAbstractItemModelTester throughout.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -219,6 +219,51 @@ TEST_F(RangesModelTest, ClearedSourcesKeepTheirRowsWithoutValues) {
   deliver(replayed, 2000.0, data);
   refresh();
   EXPECT_EQ(value(gone, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+}
+
+TEST_F(RangesModelTest, RemovedSourcesLoseTheirRowsAndTheOthersKeepTheirsAndTheirValues) {
+  const auto replayed = makeSource("recorded", 300);
+  EventData forward;
+  test::addRangeWindow(forward, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  EventData backward;
+  test::addRangeWindow(backward, "backward", {10, 6.0, 5.9, 9.5, 9.0});
+  // Rows: train forward, recorded forward, train backward, recorded backward (not yet published).
+  deliver(train_, 1000.0, forward);
+  refresh();
+  deliver(replayed, 1000.0, forward);
+  refresh();
+  deliver(train_, 1000.0, backward);
+  refresh();
+  deliver(replayed, 1000.0, backward);
+  refresh(false);
+  ASSERT_EQ(model_.rowCount(), 3);
+  ASSERT_EQ(model_.sourceCount(), 2);
+  QSignalSpy removed(&model_, &QAbstractItemModel::rowsRemoved);
+
+  const RegistryRemoval removal = registry_.removeSources([](const SourceEntry& source) { return source.id == 1; });
+  model_.removeSources(removal.sources);
+  ASSERT_EQ(removed.count(), 1);
+  EXPECT_EQ(removed.front().at(1).toInt(), 1);
+  EXPECT_EQ(removed.front().at(2).toInt(), 1);
+  ASSERT_EQ(model_.rowCount(), 2);
+  EXPECT_EQ(model_.sourceCount(), 1);
+  EXPECT_EQ(model_.rowOf(1, QStringLiteral("forward")), -1);
+  const int forwardRow = model_.rowOf(0, QStringLiteral("forward"));
+  const int backwardRow = model_.rowOf(0, QStringLiteral("backward"));
+  EXPECT_EQ(forwardRow, 0);
+  EXPECT_EQ(backwardRow, 1);
+  EXPECT_EQ(value(backwardRow, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 6.0);
+  EXPECT_EQ(value(backwardRow, RangesModel::SourceColumn).toString(), QStringLiteral("train"));
+  for (SeriesId id : model_.durationSeries(backwardRow)) EXPECT_EQ(registry_.series(id)->source, 0U);
+
+  // The unpublished row of the removed source never shows; the moved row still gets its windows.
+  test::addRangeWindow(backward, "backward", {20, 7.0, 6.9, 9.5, 9.0});
+  deliver(train_, 2000.0, backward);
+  refresh();
+  ASSERT_EQ(model_.rowCount(), 2);
+  EXPECT_EQ(value(backwardRow, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 7.0);
+  EXPECT_EQ(value(backwardRow, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 30.0);
+  EXPECT_EQ(value(forwardRow, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
 }
 
 TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {

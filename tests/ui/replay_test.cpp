@@ -1,6 +1,6 @@
 // Record and replay in the dashboard: a recording written here is opened on the timeline, seeked,
-// stepped and played with a manual clock; damaged files, drops, recording from the dashboard and
-// its failures.
+// stepped and played with a manual clock, closed and replaced beside a live source; damaged files,
+// drops, recording from the dashboard and its failures.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -8,12 +8,17 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include <QDir>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUrl>
+#include <QTableView>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
 #include <QtCharts/QLineSeries>
 #include <QDropEvent>
 
@@ -24,6 +29,8 @@
 #include <livemon/ui/event_log_model.h>
 #include <livemon/ui/ingest_worker.h>
 #include <livemon/ui/main_window.h>
+#include <livemon/ui/ranges_model.h>
+#include <livemon/ui/ranges_view.h>
 #include <livemon/ui/replay_session.h>
 #include <livemon/ui/stat_chart_view.h>
 #include <livemon/ui/stat_registry.h>
@@ -62,6 +69,32 @@ void writeRecording(const std::string& path, int events = kEvents) {
   writer.close();
 }
 
+// Twenty Stat windows, 500 ms apart, from "train" (pid `pid`): loss, as the live run sends it too,
+// accuracy, which only this recording has, and the range "forward", slower than the live run's.
+void writeRecordingWithRanges(const std::string& path, int64_t pid = 4242) {
+  transport::RecordingWriter writer(path);
+  const auto source = test::makeSource("train", pid, std::nullopt, kT0Ms);
+  for (int i = 0; i < 20; ++i) {
+    std::unordered_map<std::string, DataValue> data{{"loss.mean", static_cast<double>(i)}, {"accuracy.mean", 0.5}};
+    test::addRangeWindow(data, "forward", {10, 40.0, 39.0, 75.0, 80.0});
+    transport::ReceivedEvent event =
+        test::received(source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), std::move(data)});
+    event.sequence = static_cast<uint64_t>(i);
+    event.receivedAt = event.event.timestamp;
+    transport::recordEvent(writer, event);
+  }
+  writer.close();
+}
+
+// One Stat window from a live publisher "live": loss and the range "forward".
+void deliverLiveWindow(MainWindow& window) {
+  std::unordered_map<std::string, DataValue> data{{"loss.mean", 7.0}};
+  test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  std::vector<transport::ReceivedEvent> events{test::received(
+      test::makeSource("live", 77, std::nullopt, kT0Ms), Event{std::string(kStatEventName), test::atMs(kT0Ms), std::move(data)})};
+  window.ingest().deliver(events);
+}
+
 class ReplayTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -93,9 +126,9 @@ class ReplayTest : public ::testing::Test {
   }
 
   static const SeriesEntry* lossSeries(const MainWindow& window) {
-    for (std::size_t i = 0; i < window.registry().seriesCount(); ++i) {
-      const SeriesEntry* series = window.registry().series(static_cast<SeriesId>(i));
-      if (series->stat == QLatin1String("loss")) return series;
+    for (SeriesId id = 0; id < window.registry().seriesIdEnd(); ++id) {
+      const SeriesEntry* series = window.registry().series(id);
+      if (series != nullptr && series->stat == QLatin1String("loss")) return series;
     }
     return nullptr;
   }
@@ -219,6 +252,114 @@ TEST_F(ReplayTest, SeekingBackReadsOnlyTheChunksOfTheVisibleWindow) {
   expectShows(window, 30, 150);  // 60 s before the playhead
   EXPECT_EQ(session->messagesRead() - messagesBefore, 121U);
   EXPECT_LT(session->chunksRead() - chunksBefore, chunks / 2);
+}
+
+TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
+  const QString path = dir_.filePath(QStringLiteral("ranges.mcap"));
+  writeRecordingWithRanges(path.toStdString());
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  window.resize(1400, 900);
+  window.show();
+  test::QtWarnings warnings;
+  deliverLiveWindow(window);
+  window.refreshNow();
+  ASSERT_EQ(window.registry().sourceCount(), 1U);
+  const SourceId live = 0;
+  openReplay(window, path);
+  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
+  window.refreshNow();
+  ASSERT_EQ(window.registry().sourceCount(), 2U);
+  ASSERT_NE(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
+  StatChartView* loss = window.chartGrid().chart(QStringLiteral("loss"));
+  ASSERT_NE(loss, nullptr);
+  loss->render(window.chartGrid().renderContext(), true);
+  ASSERT_EQ(loss->seriesIds().size(), 2U);
+  ASSERT_EQ(loss->chart()->legend()->alignment(), Qt::AlignRight);
+  RangesView& ranges = window.rangesView();
+  ASSERT_EQ(ranges.model().rowCount(), 2);
+  ASSERT_FALSE(ranges.table()->isColumnHidden(RangesModel::SourceColumn));
+  // The recording's range is the one looked at when it closes.
+  ASSERT_TRUE(ranges.selectRow(ranges.model().rowOf(1, QStringLiteral("forward"))));
+  window.refreshNow();
+  ASSERT_NE(ranges.chart(), nullptr);
+
+  window.closeReplay();
+  window.refreshNow();
+
+  EXPECT_EQ(window.registry().sourceCount(), 1U);
+  EXPECT_EQ(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
+  EXPECT_EQ(window.chartGrid().charts().size(), 2U);  // loss and range/forward, the live run's
+  for (StatChartView* chart : window.chartGrid().charts()) {
+    chart->render(window.chartGrid().renderContext(), true);
+    for (SeriesId id : chart->seriesIds()) EXPECT_EQ(window.registry().series(id)->source, live);
+  }
+  loss = window.chartGrid().chart(QStringLiteral("loss"));
+  ASSERT_NE(loss, nullptr);
+  ASSERT_EQ(loss->seriesIds().size(), 1U);
+  ASSERT_NE(loss->line(QStringLiteral("mean"), live), nullptr);
+  EXPECT_EQ(loss->line(QStringLiteral("mean"), live)->name(), QStringLiteral("mean"));
+  EXPECT_EQ(lastY(loss->line(QStringLiteral("mean"), live)), 7.0);
+  EXPECT_EQ(loss->chart()->legend()->alignment(), Qt::AlignBottom);
+
+  ASSERT_EQ(ranges.model().rowCount(), 1);
+  EXPECT_EQ(ranges.model().source(0), live);
+  EXPECT_TRUE(ranges.table()->isColumnHidden(RangesModel::SourceColumn));
+  EXPECT_EQ(ranges.selectedRow(), 0);
+  ASSERT_NE(ranges.chart(), nullptr);
+  for (SeriesId id : ranges.chart()->seriesIds()) EXPECT_EQ(window.registry().series(id)->source, live);
+  EXPECT_EQ(window.eventLog().rowCount(), 1);
+  // The offscreen platform remarks on every size-hint change of a shown window (the timeline bar
+  // hides): not the dashboard's doing.
+  warnings.messages().removeIf([](const QString& message) { return message.contains(QLatin1String("propagateSizeHints")); });
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
+}
+
+TEST_F(ReplayTest, OpeningAnotherRecordingReplacesTheFirstsSources) {
+  const QString other = dir_.filePath(QStringLiteral("other.mcap"));
+  writeRecordingWithRanges(other.toStdString(), 4343);
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  test::QtWarnings warnings;
+  openReplay(window, recording_);
+  ASSERT_EQ(window.registry().sourceCount(), 1U);
+  ASSERT_NE(window.registry().source(0), nullptr);
+
+  openReplay(window, other);
+  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
+  EXPECT_EQ(window.registry().source(0), nullptr);
+  ASSERT_EQ(window.registry().sourceCount(), 1U);
+  const SourceEntry* source = window.registry().source(1);
+  ASSERT_NE(source, nullptr);
+  EXPECT_EQ(source->endpoint, other);
+  EXPECT_EQ(source->label, QStringLiteral("train"));  // not "train :4343": nothing left to tell it from
+  StatChartView* loss = window.chartGrid().chart(QStringLiteral("loss"));
+  ASSERT_NE(loss, nullptr);
+  EXPECT_EQ(loss->seriesIds().size(), 1U);
+  EXPECT_NE(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
+  EXPECT_EQ(window.rangesView().model().rowCount(), 1);
+  EXPECT_EQ(window.eventLog().rowCount(), 20);
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
+}
+
+TEST_F(ReplayTest, ARecordingOpenedAgainAfterClosingComesBackAsNewSources) {
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  openReplay(window, recording_);
+  const SourceId first = lossSeries(window)->source;
+  window.closeReplay();
+  window.refreshNow();
+  EXPECT_EQ(window.registry().sourceCount(), 0U);
+  EXPECT_EQ(window.chartGrid().charts().size(), 0U);
+  EXPECT_EQ(window.eventLog().rowCount(), 0);
+
+  openReplay(window, recording_);
+  ASSERT_NE(lossSeries(window), nullptr);
+  EXPECT_NE(lossSeries(window)->source, first);
+  EXPECT_EQ(window.registry().sourceCount(), 1U);
+  expectShows(window, 0, kEvents - 1);
+  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
+  EXPECT_NE(window.chartGrid().chart(QStringLiteral("loss")), nullptr);
 }
 
 TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingTheOffset) {

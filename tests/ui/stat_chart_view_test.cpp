@@ -1,6 +1,6 @@
 // One Stat's chart and the grid of them: lines and bands from the stores, y fitted to what is
-// visible, legend toggles, tooltip, zoom, pan and reset, several sources, and the grid skipping
-// charts that are off screen or unchanged.
+// visible, legend toggles, tooltip, zoom, pan and reset, several sources and their removal, and
+// the grid skipping charts that are off screen or unchanged.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -289,6 +289,39 @@ TEST_F(ChartTest, AMaxWithoutAMinGetsNoBandAndASecondSourceJoinsWithoutComplaint
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
 }
 
+TEST_F(ChartTest, RemovingASourceTakesItsLinesAndBandAndLeavesASingleSourceLegend) {
+  test::QtWarnings warnings;
+  const auto rank0 = makeSource("train", 100, 0, kStart);
+  const auto rank1 = makeSource("train", 101, 1, kStart);
+  std::vector<SeriesId> ids = feed(rank0, kStart, {{"loss.mean", 1.0}, {"loss.min", 0.0}, {"loss.max", 2.0}});
+  auto more = feed(rank1, kStart, {{"loss.mean", 30.0}, {"loss.min", 20.0}, {"loss.max", 40.0}});
+  ids.insert(ids.end(), more.begin(), more.end());
+  StatChartView& chart = showChart(QStringLiteral("loss"), ids);
+  chart.render(context(0.0, 60.0));
+  ASSERT_NE(chart.band(1), nullptr);
+  ASSERT_EQ(chart.chart()->legend()->alignment(), Qt::AlignRight);
+
+  const RegistryRemoval removal = registry_.removeSources([](const SourceEntry& source) { return source.id == 1; });
+  ASSERT_EQ(removal.series.size(), 3U);
+  chart.removeSeries(removal.series);
+  chart.render(context(0.0, 60.0));
+
+  EXPECT_EQ(chart.seriesIds().size(), 3U);
+  EXPECT_EQ(chart.line(QStringLiteral("mean"), 1), nullptr);
+  EXPECT_EQ(chart.band(1), nullptr);
+  ASSERT_NE(chart.band(0), nullptr);
+  EXPECT_EQ(chart.band(0)->upperSeries()->count(), 1);
+  // One source again: named by aggregation alone, legend below the plot, in aggregation colours.
+  ASSERT_NE(chart.line(QStringLiteral("mean"), 0), nullptr);
+  EXPECT_EQ(chart.line(QStringLiteral("mean"), 0)->name(), QStringLiteral("mean"));
+  EXPECT_EQ(chart.chart()->legend()->alignment(), Qt::AlignBottom);
+  EXPECT_EQ(chart.chart()->series().size(), 4);  // three lines and one band
+  EXPECT_EQ(shownLegend(chart), (QStringList{QStringLiteral("mean"), QStringLiteral("min"), QStringLiteral("max")}));
+  // The y axis fits what is left (0..2), not the removed source's 20..40.
+  EXPECT_LT(chart.yRange().max, 10.0);
+  EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
+}
+
 TEST_F(ChartTest, WallClockTicksFallOnRoundLocalTimes) {
   std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 1.0}});
   for (int i = 1; i < 120; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", 1.0}});
@@ -329,6 +362,45 @@ TEST(SourceLabels, AreShortAndUniqueAddingThePidOnlyWhenNeeded) {
   EXPECT_EQ(registry.source(1)->label, QStringLiteral("train :2"));
   EXPECT_EQ(registry.source(2)->label, QStringLiteral("eval r0"));
   EXPECT_EQ(registry.source(0)->description, QString::fromStdString(transport::describe(*makeSource("train", 1))));
+}
+
+TEST(StatRegistry, RemovedSourcesAndTheirSeriesAreGoneForGoodAndTheOthersRelabelled) {
+  StatRegistry registry;
+  EventConverter converter;
+  IngestBatch batch;
+  const auto first = makeSource("train", 1, std::nullopt, 1000.0);
+  const auto second = makeSource("train", 2, std::nullopt, 1000.0);
+  auto early = received(first, Event{"livemon.Stat", atMs(1000.0), {{"loss.mean", 1.0}}});
+  auto late = received(second, Event{"livemon.Stat", atMs(9000.0), {{"loss.mean", 2.0}, {"acc.mean", 0.5}}});
+  converter.convert(early, batch);
+  converter.convert(late, batch);
+  registry.apply(batch);
+  ASSERT_EQ(registry.source(0)->label, QStringLiteral("train :1"));
+  ASSERT_EQ(registry.extent(TimeAxisMode::WallClock)->max, 9000.0);
+
+  const RegistryRemoval removal = registry.removeSources([](const SourceEntry& source) { return source.info->pid == 2; });
+  EXPECT_EQ(removal.sources, (std::vector<SourceId>{1}));
+  EXPECT_EQ(removal.series, (std::vector<SeriesId>{1, 2}));
+  EXPECT_TRUE(removal.labelsChanged);
+  EXPECT_EQ(registry.source(1), nullptr);
+  EXPECT_EQ(registry.series(1), nullptr);
+  EXPECT_EQ(registry.series(2), nullptr);
+  EXPECT_EQ(registry.sourceCount(), 1U);
+  EXPECT_EQ(registry.seriesCount(), 1U);
+  EXPECT_EQ(registry.sourceIdEnd(), 2U);
+  EXPECT_EQ(registry.source(0)->label, QStringLiteral("train"));  // no longer told apart from pid 2
+  EXPECT_EQ(registry.extent(TimeAxisMode::WallClock)->max, 1000.0);
+
+  // Samples still on their way for a removed series are dropped; a new source gets a new id.
+  IngestBatch after;
+  after.samples.push_back(StatSample{2, 9500.0, 0.7});
+  auto third = received(makeSource("eval", 3), Event{"livemon.Stat", atMs(2000.0), {{"acc.mean", 0.9}}});
+  converter.convert(third, after);
+  const RegistryChanges changes = registry.apply(after);
+  EXPECT_EQ(changes.newSources, (std::vector<SourceId>{2}));
+  EXPECT_EQ(registry.series(2), nullptr);
+  EXPECT_EQ(registry.extent(TimeAxisMode::WallClock)->max, 2000.0);
+  EXPECT_TRUE(registry.removeSources([](const SourceEntry&) { return false; }).empty());
 }
 
 class ChartGridTest : public ChartTest {};
@@ -450,6 +522,37 @@ TEST_F(ChartGridTest, AZoomOnOneChartMovesThemAllUntilReset) {
   grid.refresh();
   EXPECT_TRUE(grid.timeView().followsLive());
   EXPECT_EQ(grid.chart(QStringLiteral("a"))->xRange(), (XRange{0.0, 99.0}));
+}
+
+TEST_F(ChartGridTest, AChartLeftWithoutSeriesLeavesTheGridAndSoDoesOneStillToBeMade) {
+  const auto live = makeSource("live", 100, std::nullopt, kStart);
+  const auto replayed = makeSource("replayed", 200, std::nullopt, kStart);
+  std::vector<SeriesId> ids = feed(replayed, kStart, {{"a_only.mean", 1.0}, {"c_only.mean", 3.0}, {"b_shared.mean", 2.0}});
+  auto more = feed(live, kStart, {{"b_shared.mean", 4.0}});
+  ids.insert(ids.end(), more.begin(), more.end());
+  ChartGrid grid(registry_);
+  grid.setCreationBudget(std::chrono::milliseconds(0));  // one chart per refresh
+  grid.resize(1000, 700);
+  grid.show();
+  grid.addSeries(ids);
+  grid.refresh();
+  grid.refresh();
+  ASSERT_EQ(grid.charts().size(), 2U);  // a_only and b_shared; c_only is still to be made
+  ASSERT_EQ(grid.pendingChartCount(), 1);
+  QSignalSpy counted(&grid, &ChartGrid::chartCountChanged);
+
+  const RegistryRemoval removal = registry_.removeSources([](const SourceEntry& source) { return source.id == 0; });
+  grid.removeSeries(removal.series);
+  EXPECT_EQ(grid.chart(QStringLiteral("a_only")), nullptr);
+  EXPECT_EQ(grid.pendingChartCount(), 0);
+  ASSERT_EQ(grid.charts().size(), 1U);
+  StatChartView* shared = grid.chart(QStringLiteral("b_shared"));
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(shared->seriesIds(), more);
+  ASSERT_EQ(counted.count(), 1);
+  EXPECT_EQ(counted.front().at(0).toInt(), 1);
+  for (int i = 0; i < 3; ++i) grid.refresh();
+  EXPECT_EQ(grid.charts().size(), 1U) << "nothing removed comes back";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <livemon/ui/chart_grid.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include <QLabel>
 #include <QRegularExpression>
@@ -55,6 +56,27 @@ void ChartGrid::addSeries(const std::vector<SeriesId>& ids) {
       pendingStats_[entry->stat].push_back(id);
     }
   }
+}
+
+void ChartGrid::removeSeries(const std::vector<SeriesId>& ids) {
+  if (ids.empty()) return;
+  const auto removed = [&ids](SeriesId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  for (auto pending = pendingStats_.begin(); pending != pendingStats_.end();) {
+    std::erase_if(pending->second, removed);
+    pending = pending->second.empty() ? pendingStats_.erase(pending) : std::next(pending);
+  }
+  const std::size_t before = charts_.size();
+  std::erase_if(charts_, [&](const auto& entry) {
+    StatChartView* chart = entry.second;
+    chart->removeSeries(ids);
+    if (!chart->seriesIds().empty()) return false;
+    deferred_.erase(chart);
+    delete chart;
+    return true;
+  });
+  if (charts_.size() == before) return;
+  relayout();
+  emit chartCountChanged(static_cast<int>(charts_.size()));
 }
 
 void ChartGrid::refreshSeriesNames() {

@@ -71,7 +71,7 @@ SourceId EventConverter::sourceId(const std::shared_ptr<const transport::SourceI
   if (const auto found = sourceByValue_.find(*info); found != sourceByValue_.end()) {
     id = found->second;
   } else {
-    id = static_cast<SourceId>(sources_.size());
+    id = static_cast<SourceId>(seriesBySource_.size());
     sourceByValue_.emplace(*info, id);
     seriesBySource_.emplace_back();
     out.sources.push_back(SourceDescriptor{id, info, endpoint != nullptr ? *endpoint : std::string()});
@@ -79,6 +79,17 @@ SourceId EventConverter::sourceId(const std::shared_ptr<const transport::SourceI
   sources_.push_back(info);  // keeps the address valid while it is a key
   sourceByAddress_.emplace(info.get(), id);
   return id;
+}
+
+void EventConverter::forgetSources(const std::vector<SourceId>& ids) {
+  const auto forgotten = [&ids](SourceId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  std::erase_if(sourceByValue_, [&forgotten](const auto& entry) { return forgotten(entry.second); });
+  std::erase_if(sourceByAddress_, [&forgotten](const auto& entry) { return forgotten(entry.second); });
+  // The infos were kept only to keep their addresses valid as keys.
+  std::erase_if(sources_, [this](const auto& info) { return !sourceByAddress_.contains(info.get()); });
+  for (SourceId id : ids) {
+    if (id < seriesBySource_.size()) seriesBySource_[id] = {};
+  }
 }
 
 NameId EventConverter::nameId(const std::string& name, IngestBatch& out) {

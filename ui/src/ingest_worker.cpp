@@ -81,6 +81,11 @@ IngestBatch IngestWorker::convertDetached(std::vector<transport::ReceivedEvent>&
   return result;
 }
 
+void IngestWorker::forgetSources(const std::vector<SourceId>& ids) {
+  std::lock_guard lock(converterMutex_);
+  converter_.forgetSources(ids);
+}
+
 void IngestWorker::startRecording(const std::string& path, transport::RecordingWriterOptions options) {
   // Created here, on the caller's thread, so a path that cannot be written fails at once.
   auto writer = std::make_unique<transport::RecordingWriter>(path, std::move(options));

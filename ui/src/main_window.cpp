@@ -450,19 +450,39 @@ void MainWindow::applyBatch(IngestBatch& batch) {
   }
 }
 
+// A seek: the recording's samples, range values and log rows go, but its sources and series stay,
+// as the window read after the seek brings them straight back.
 void MainWindow::clearReplayed(const QString& endpoint) {
-  std::vector<char> replayedSource(registry_->sourceCount(), 0);
+  std::vector<char> replayedSource(registry_->sourceIdEnd(), 0);
   for (std::size_t id = 0; id < replayedSource.size(); ++id) {
     const SourceEntry* source = registry_->source(static_cast<SourceId>(id));
     replayedSource[id] = source != nullptr && source->endpoint == endpoint ? 1 : 0;
   }
-  const auto replayed = [&](const LogEntry& entry) {
-    return entry.source < replayedSource.size() && replayedSource[entry.source] != 0;
-  };
   registry_->clearSamples([&](const SourceEntry& source) { return replayedSource[source.id] != 0; });
   ranges_->model().clearValues([&](SourceId id) { return id < replayedSource.size() && replayedSource[id] != 0; });
-  if (logModel_->removeIf(replayed) > 0) logView_->rowsAppended();
-  std::erase_if(heldLog_, replayed);
+  removeLogRows(replayedSource);
+}
+
+// The recording was closed: its sources go, with every line, chart, range row and log row of theirs.
+void MainWindow::removeReplayed(const QString& endpoint) {
+  const RegistryRemoval removal =
+      registry_->removeSources([&endpoint](const SourceEntry& source) { return source.endpoint == endpoint; });
+  if (removal.empty()) return;
+  grid_->removeSeries(removal.series);
+  if (removal.labelsChanged) grid_->refreshSeriesNames();
+  ranges_->remove(removal);
+  std::vector<char> removedSource(registry_->sourceIdEnd(), 0);
+  for (SourceId id : removal.sources) removedSource[id] = 1;
+  removeLogRows(removedSource);
+  ingest_->forgetSources(removal.sources);
+}
+
+void MainWindow::removeLogRows(const std::vector<char>& ofSource) {
+  const auto of = [&ofSource](const LogEntry& entry) {
+    return entry.source < ofSource.size() && ofSource[entry.source] != 0;
+  };
+  if (logModel_->removeIf(of) > 0) logView_->rowsAppended();
+  std::erase_if(heldLog_, of);
 }
 
 ReplaySession* MainWindow::openRecording(const QString& path, ReplayMode mode) {
@@ -499,8 +519,14 @@ void MainWindow::closeReplay() {
   if (!replay_) return;
   timeline_->setSession(nullptr);
   timelineBar_->hide();
-  clearReplayed(replay_->endpointLabel());
+  const QString endpoint = replay_->endpointLabel();
+  // Destroying the session first joins its worker, so nothing converts the recording's events any
+  // more; descriptors it staged that no refresh has applied yet are applied now, so that their
+  // sources are removed with the rest instead of turning up after.
   replay_.reset();
+  IngestBatch staged = ingest_->staging().take();
+  applyBatch(staged);
+  removeReplayed(endpoint);
   replayGeneration_ = 0;
   grid_->setPlayhead(std::nullopt);
   endpointsChanged();

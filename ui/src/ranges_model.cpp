@@ -164,6 +164,49 @@ void RangesModel::clearValues(const std::function<bool(SourceId)>& which) {
   }
 }
 
+void RangesModel::removeSources(const std::vector<SourceId>& sources) {
+  const auto removed = [&sources](const Row& row) {
+    return std::find(sources.begin(), sources.end(), row.source) != sources.end();
+  };
+  // Rows not yet published go unannounced.
+  rows_.erase(std::remove_if(rows_.begin() + publishedRows_, rows_.end(), removed), rows_.end());
+  // Published rows go a run of adjacent rows at a time, from the bottom, so the rows of each run
+  // keep the numbers the views know them by until it is removed.
+  for (int last = publishedRows_ - 1; last >= 0;) {
+    if (!removed(rows_[static_cast<std::size_t>(last)])) {
+      --last;
+      continue;
+    }
+    int first = last;
+    while (first > 0 && removed(rows_[static_cast<std::size_t>(first - 1)])) --first;
+    beginRemoveRows(QModelIndex(), first, last);
+    rows_.erase(rows_.begin() + first, rows_.begin() + last + 1);
+    publishedRows_ -= last - first + 1;
+    reindex();  // before endRemoveRows: the views' handlers may already ask for rows
+    endRemoveRows();
+    last = first - 1;
+  }
+  reindex();
+}
+
+void RangesModel::reindex() {
+  rowIndex_.clear();
+  for (Target& target : targets_) target = Target{};
+  publishedSources_.clear();
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const Row& row = rows_[r];
+    rowIndex_.emplace(std::pair{row.source, row.name}, static_cast<int>(r));
+    for (std::size_t value = 0; value < row.series.size(); ++value) {
+      if (row.series[value] == kNoSeries) continue;
+      targets_[row.series[value]] = Target{static_cast<int>(r), static_cast<int>(value)};
+    }
+    const bool published = static_cast<int>(r) < publishedRows_;
+    if (published && std::find(publishedSources_.begin(), publishedSources_.end(), row.source) == publishedSources_.end()) {
+      publishedSources_.push_back(row.source);
+    }
+  }
+}
+
 void RangesModel::sourceLabelsChanged() {
   if (publishedRows_ == 0) return;
   emit dataChanged(index(0, SourceColumn), index(publishedRows_ - 1, SourceColumn));

@@ -102,7 +102,32 @@ void RangesView::apply(const IngestBatch& batch, const RegistryChanges& changes)
   if (changes.labelsChanged) {
     model_->sourceLabelsChanged();
     if (chart_ != nullptr) chart_->refreshSeriesNames();
+    updateChartTitle();
   }
+}
+
+void RangesView::remove(const RegistryRemoval& removal) {
+  if (removal.empty()) return;
+  const SourceId selectedSource = model_->source(selected_);
+  const QString selectedName = model_->rangeName(selected_);
+  removingRows_ = true;
+  model_->removeSources(removal.sources);
+  removingRows_ = false;
+  const int stillThere = selected_ >= 0 ? model_->rowOf(selectedSource, selectedName) : -1;
+  if (stillThere >= 0) {
+    selected_ = stillThere;  // the chart shows a remaining source's series: it stays
+  } else if (selected_ >= 0) {
+    showChart(-1);
+    // Clearing the current index too, so that selecting the top row on the next refresh is a change.
+    table_->selectionModel()->clear();
+  }
+  if (removal.labelsChanged) {
+    model_->sourceLabelsChanged();
+    if (chart_ != nullptr) chart_->refreshSeriesNames();
+  }
+  table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+  updateChartTitle();
+  updateSummary();
 }
 
 void RangesView::refresh(const ChartRenderContext& context) {
@@ -111,6 +136,7 @@ void RangesView::refresh(const ChartRenderContext& context) {
     model_->publish();
     if (model_->rowCount() != before) {
       table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+      updateChartTitle();
       updateSummary();
     }
   }
@@ -146,6 +172,7 @@ bool RangesView::selectRow(int modelRow) {
 }
 
 void RangesView::currentChanged(const QModelIndex& current) {
+  if (removingRows_) return;
   const int row = current.isValid() ? proxy_->mapToSource(current).row() : -1;
   if (row != selected_) showChart(row);
 }
@@ -165,16 +192,20 @@ void RangesView::showChart(int modelRow) {
   chartPlaceholder_->hide();
   // The mode is the grid's: render() switches the axis if the context says otherwise.
   chart_ = new StatChartView(model_->statName(modelRow), registry_, TimeAxisMode::WallClock, chartHolder_);
-  QString title = tr("%1 · duration (ms)").arg(model_->rangeName(modelRow));
-  if (model_->sourceCount() > 1) {
-    if (const SourceEntry* source = registry_.source(model_->source(modelRow))) title += QStringLiteral(" · ") + source->label;
-  }
-  chart_->chart()->setTitle(title);
+  updateChartTitle();
   for (SeriesId id : model_->durationSeries(modelRow)) chart_->addSeries(id);
   connect(chart_, &StatChartView::rangeRequested, this, &RangesView::rangeRequested);
   connect(chart_, &StatChartView::resetRequested, this, &RangesView::resetRequested);
   chartLayout_->addWidget(chart_);
   chart_->show();  // now, not when the layout gets to it: the next refresh draws it
+}
+
+void RangesView::updateChartTitle() {
+  if (chart_ == nullptr) return;
+  QString title = tr("%1 · duration (ms)").arg(model_->rangeName(selected_));
+  const SourceEntry* source = model_->sourceCount() > 1 ? registry_.source(model_->source(selected_)) : nullptr;
+  if (source != nullptr) title += QStringLiteral(" · ") + source->label;
+  chart_->chart()->setTitle(title);
 }
 
 void RangesView::updateSummary() {

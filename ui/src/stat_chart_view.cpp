@@ -163,6 +163,41 @@ void StatChartView::addSeries(SeriesId id) {
   if (std::find(pendingSeries_.begin(), pendingSeries_.end(), id) == pendingSeries_.end()) pendingSeries_.push_back(id);
 }
 
+void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
+  const auto removed = [&ids](SeriesId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  std::erase_if(pendingSeries_, removed);
+  const auto goes = [&removed](const Line* line) { return line != nullptr && removed(line->id); };
+  if (std::none_of(lines_.begin(), lines_.end(), [&goes](const auto& line) { return goes(line.get()); })) return;
+  hideHover();  // its text may name a line that goes
+  QChart* chart = this->chart();
+  // A band loses its area with either edge; one left with no edge at all goes too.
+  for (Band& band : bands_) {
+    if (!goes(band.min) && !goes(band.max)) continue;
+    if (band.area != nullptr) {
+      chart->removeSeries(band.area);
+      delete band.area;  // before its edge series, which it refers to
+      delete band.lower;
+      delete band.upper;
+      band.area = nullptr;
+      band.lower = nullptr;
+      band.upper = nullptr;
+    }
+    if (goes(band.min)) band.min = nullptr;
+    if (goes(band.max)) band.max = nullptr;
+  }
+  std::erase_if(bands_, [](const Band& band) { return band.min == nullptr && band.max == nullptr; });
+  std::erase_if(lines_, [&](const std::unique_ptr<Line>& line) {
+    if (!removed(line->id)) return false;
+    chart->removeSeries(line->series);
+    delete line->series;
+    return true;
+  });
+  // Fewer sources may mean one: the legend returns below the plot, in aggregation colours.
+  styleLines();
+  connectLegend();
+  ++layoutVersion_;
+}
+
 bool StatChartView::multiSource() const {
   for (const auto& line : lines_) {
     if (line->entry->source != lines_.front()->entry->source) return true;

@@ -54,17 +54,52 @@ std::size_t StatRegistry::storedBytes() const {
   return bytes;
 }
 
+std::size_t StatRegistry::sourceCount() const noexcept {
+  return sources_.size() - static_cast<std::size_t>(std::count(sources_.begin(), sources_.end(), nullptr));
+}
+
+std::size_t StatRegistry::seriesCount() const noexcept {
+  return series_.size() - static_cast<std::size_t>(std::count(series_.begin(), series_.end(), nullptr));
+}
+
 void StatRegistry::clearSamples(const std::function<bool(const SourceEntry&)>& which) {
+  for (const auto& series : series_) {
+    if (series == nullptr) continue;
+    const SourceEntry* owner = source(series->source);
+    if (owner != nullptr && which(*owner)) series->store.clear();
+  }
+  recomputeExtents();
+}
+
+RegistryRemoval StatRegistry::removeSources(const std::function<bool(const SourceEntry&)>& which) {
+  RegistryRemoval removal;
+  for (auto& source : sources_) {
+    if (source == nullptr || !which(*source)) continue;
+    removal.sources.push_back(source->id);
+    source.reset();
+  }
+  if (removal.empty()) return removal;
+  for (auto& series : series_) {
+    if (series == nullptr || source(series->source) != nullptr) continue;
+    removal.series.push_back(series->id);
+    series.reset();
+  }
+  removal.labelsChanged = relabel();
+  recomputeExtents();
+  return removal;
+}
+
+void StatRegistry::recomputeExtents() {
   wallExtent_.reset();
   runExtent_.reset();
   for (const auto& series : series_) {
-    const SourceEntry* owner = source(series->source);
-    if (owner != nullptr && which(*owner)) series->store.clear();
+    if (series == nullptr) continue;
     const std::optional<double> first = series->store.firstX();
     const std::optional<double> last = series->store.lastX();
     if (!first || !last) continue;
     widen(wallExtent_, *first);
     widen(wallExtent_, *last);
+    const SourceEntry* owner = source(series->source);
     const double start = owner != nullptr && owner->startMs ? *owner->startMs : *first;
     widen(runExtent_, (*first - start) / 1000.0);
     widen(runExtent_, (*last - start) / 1000.0);
@@ -73,27 +108,33 @@ void StatRegistry::clearSamples(const std::function<bool(const SourceEntry&)>& w
 
 // Short labels name the run, then the rank; where two sources would still look alike the pid is
 // added, and then a counter (a publisher restarted with the same pid).
-void StatRegistry::relabel(RegistryChanges& changes) {
+bool StatRegistry::relabel() {
+  std::vector<SourceEntry*> present;
+  for (const auto& source : sources_) {
+    if (source != nullptr) present.push_back(source.get());
+  }
   std::map<QString, int> baseCount;
-  for (const auto& source : sources_) ++baseCount[baseLabel(*source->info)];
+  for (const SourceEntry* source : present) ++baseCount[baseLabel(*source->info)];
   std::map<QString, int> withPidCount;
   std::vector<QString> labels;
-  labels.reserve(sources_.size());
-  for (const auto& source : sources_) {
+  labels.reserve(present.size());
+  for (const SourceEntry* source : present) {
     QString label = baseLabel(*source->info);
     if (baseCount[label] > 1) label += QStringLiteral(" :%1").arg(source->info->pid);
     labels.push_back(label);
     ++withPidCount[label];
   }
+  bool changed = false;
   std::map<QString, int> seen;
-  for (std::size_t i = 0; i < sources_.size(); ++i) {
+  for (std::size_t i = 0; i < present.size(); ++i) {
     QString label = labels[i];
     if (withPidCount[label] > 1) label += QStringLiteral(" #%1").arg(++seen[labels[i]]);
-    if (sources_[i]->label != label) {
-      if (!sources_[i]->label.isEmpty()) changes.labelsChanged = true;
-      sources_[i]->label = label;
+    if (present[i]->label != label) {
+      if (!present[i]->label.isEmpty()) changed = true;
+      present[i]->label = label;
     }
   }
+  return changed;
 }
 
 RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
@@ -113,10 +154,15 @@ RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
     sources_.push_back(std::move(entry));
     changes.newSources.push_back(descriptor.id);
   }
-  if (!changes.newSources.empty()) relabel(changes);
+  if (!changes.newSources.empty()) changes.labelsChanged = relabel();
 
   for (const SeriesDescriptor& descriptor : batch.series) {
     if (descriptor.id != series_.size()) continue;
+    // A removed source's series, converted before it was removed: its id stays taken.
+    if (descriptor.source < sources_.size() && sources_[descriptor.source] == nullptr) {
+      series_.push_back(nullptr);
+      continue;
+    }
     auto entry = std::make_unique<SeriesEntry>();
     entry->id = descriptor.id;
     entry->source = descriptor.source;
@@ -128,7 +174,7 @@ RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
   }
 
   for (const StatSample& sample : batch.samples) {
-    if (sample.series >= series_.size()) continue;
+    if (sample.series >= series_.size() || series_[sample.series] == nullptr) continue;
     SeriesEntry& series = *series_[sample.series];
     SourceEntry* owner = series.source < sources_.size() ? sources_[series.source].get() : nullptr;
     // A source that did not say when it started counts from its first sample.

@@ -36,6 +36,9 @@ class ChartGrid : public QScrollArea {
 
   // New series from the registry: their charts are made (or extended) over the next refreshes.
   void addSeries(const std::vector<SeriesId>& ids);
+  // Series whose source was removed (StatRegistry::removeSources): their lines leave the charts,
+  // and a chart (or a chart still to be made) left with no series leaves the grid.
+  void removeSeries(const std::vector<SeriesId>& ids);
   // Source labels changed: renames legend entries.
   void refreshSeriesNames();
 

@@ -27,6 +27,12 @@ class EventConverter {
   // Renders event data as the log shows it: "key=value, ..." sorted by key; strings quoted.
   static std::string renderData(const Event& event);
 
+  // Forgets sources the dashboard removed (a replayed recording that was closed): an equal source
+  // seen again (the recording reopened) gets a new id, as the old ones are never shown again.
+  // Their ids are not handed out again either.
+  void forgetSources(const std::vector<SourceId>& ids);
+
+  // Sources known (not forgotten).
   std::size_t sourceCount() const noexcept { return sourceByValue_.size(); }
   std::size_t seriesCount() const noexcept { return seriesCount_; }
 
@@ -40,6 +46,7 @@ class EventConverter {
   std::unordered_map<const transport::SourceInfo*, SourceId> sourceByAddress_;
   std::map<transport::SourceInfo, SourceId> sourceByValue_;
   std::unordered_map<std::string, NameId> names_;
+  // Indexed by SourceId, one per id ever handed out (forgotten ones too): the next id is its size.
   std::vector<std::unordered_map<std::string, SeriesId>> seriesBySource_;
   SeriesId seriesCount_ = 0;
 };

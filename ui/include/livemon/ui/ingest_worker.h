@@ -70,6 +70,10 @@ class IngestWorker : public QObject {
   // returned, for the caller to apply once the staging buffer's descriptors are applied (or to
   // drop). Not recorded. The events may be moved from.
   IngestBatch convertDetached(std::vector<transport::ReceivedEvent>& events);
+  // The converter forgets sources the dashboard removed (EventConverter::forgetSources), so a
+  // recording opened again comes back as new sources. Call it once nothing converts their events
+  // any more (their ReplaySession is gone).
+  void forgetSources(const std::vector<SourceId>& ids);
 
   // Thread-safety: a plain value type.
   struct RecordingStatus {

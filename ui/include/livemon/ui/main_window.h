@@ -124,7 +124,8 @@ class MainWindow : public QMainWindow {
   ReplaySession* openRecording(const QString& path, ReplayMode mode = ReplayMode::Replay);
   // The recording on the timeline, if any.
   ReplaySession* replay() const noexcept { return replay_.get(); }
-  // Stops replaying: the recording's data leaves the charts and the log.
+  // Stops replaying: the recording's sources leave the dashboard with all their data (lines,
+  // charts only they had, range rows, log rows); opened again, they return as new sources.
   void closeReplay();
   TimelineBar& timeline() noexcept { return *timeline_; }
   // Records every event received from now on into `path`. False, with the error shown, when the
@@ -158,6 +159,9 @@ class MainWindow : public QMainWindow {
   void buildTimeline();
   void applyBatch(IngestBatch& batch);
   void clearReplayed(const QString& endpoint);
+  void removeReplayed(const QString& endpoint);
+  // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
+  void removeLogRows(const std::vector<char>& ofSource);
   void reportError(const QString& title, const QString& message);
   void updateRecordingLabel();
   void setReplayWindow();

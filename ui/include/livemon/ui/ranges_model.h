@@ -36,9 +36,9 @@ QString formatDurationMs(double ms);
 // count, mean, p50, p99 and max) and the total count since the dashboard first saw it.
 //
 // apply() takes each batch after the StatRegistry has applied it and records what changed;
-// publish() shows it: new rows are inserted at the end (rows are never removed or moved, sorting
-// is a proxy's job) and changed cells are reported with one dataChanged per run of adjacent
-// changed rows, never with a reset. Between the two the model
+// publish() shows it: new rows are inserted at the end (rows are never moved, sorting is a
+// proxy's job, and only removeSources() removes any) and changed cells are reported with one
+// dataChanged per run of adjacent changed rows, never with a reset. Between the two the model
 // reports what it last published, so a paused dashboard keeps a table that does not move while
 // counting every window.
 //
@@ -74,6 +74,9 @@ class RangesModel : public QAbstractTableModel {
   // recording that seeks, as StatRegistry::clearSamples); the rows stay, empty until their next
   // window. Shown by the next publish().
   void clearValues(const std::function<bool(SourceId)>& which);
+  // Removes the rows of sources the StatRegistry removed (a replayed recording that is closed),
+  // at once, paused or not: their source can no longer be looked up. Rows below move up.
+  void removeSources(const std::vector<SourceId>& sources);
 
   // The row of a range of a source, or -1.
   int rowOf(SourceId source, const QString& rangeName) const;
@@ -119,6 +122,8 @@ class RangesModel : public QAbstractTableModel {
   static bool same(std::optional<double> a, std::optional<double> b);
   static bool same(const Values& a, const Values& b);
   QString sourceLabel(SourceId id) const;
+  // Rebuilds what refers to rows by index after rows were removed.
+  void reindex();
 
   const StatRegistry& registry_;
   std::vector<Row> rows_;

@@ -19,6 +19,7 @@ namespace livemon::ui {
 class RangesModel;
 class StatRegistry;
 struct RegistryChanges;
+struct RegistryRemoval;
 
 // Thread-compatible: a widget, used on the GUI thread only.
 // The Ranges view: a table with a row per timed range (RangesModel) behind a sort and filter
@@ -46,6 +47,9 @@ class RangesView : public QWidget {
 
   // Records a batch, after StatRegistry::apply gave `changes`.
   void apply(const IngestBatch& batch, const RegistryChanges& changes);
+  // Drops the rows of removed sources (StatRegistry::removeSources). A selected range of a
+  // removed source is unselected, and the next refresh selects the top row.
+  void remove(const RegistryRemoval& removal);
   // One GUI tick: shows what was applied (unless paused), selects the top row when nothing is
   // selected yet, and redraws the chart if it is on screen and changed.
   void refresh(const ChartRenderContext& context);
@@ -67,6 +71,8 @@ class RangesView : public QWidget {
  private:
   void currentChanged(const QModelIndex& current);
   void showChart(int modelRow);
+  // Names the source in the chart's title only while the table shows several.
+  void updateChartTitle();
   void updateSummary();
 
   const StatRegistry& registry_;
@@ -81,6 +87,7 @@ class RangesView : public QWidget {
   StatChartView* chart_ = nullptr;
   int selected_ = -1;
   bool paused_ = false;
+  bool removingRows_ = false;  // the selection moves with the rows; remove() settles it after
 };
 
 }  // namespace livemon::ui

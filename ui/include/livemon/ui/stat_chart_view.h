@@ -62,6 +62,10 @@ class StatChartView : public QChartView {
 
   // Adds a series of this Stat; it is drawn from the next render().
   void addSeries(SeriesId id);
+  // Takes series off the chart, with any band they edge (their source's data is gone: see
+  // StatRegistry::removeSources). Ids it does not show are ignored. Their registry entries may
+  // already be freed: only the ids are used.
+  void removeSeries(const std::vector<SeriesId>& ids);
   void setTimeAxisMode(TimeAxisMode mode);
   // Source labels changed: renames the legend entries.
   void refreshSeriesNames();
