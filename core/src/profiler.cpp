@@ -1,6 +1,8 @@
 // The Profiler's schedule and state machine (torch.profiler's semantics) and Chrome trace output.
 #include <livemon/profiler.h>
 
+#include <livemon/json_text.h>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -73,28 +75,6 @@ void appendMicroseconds(std::string& out, int64_t ns) {
   const int n = std::snprintf(digits, sizeof digits, "%lld.%03lld", static_cast<long long>(ns / 1000),
                               static_cast<long long>(ns % 1000));
   out.append(digits, static_cast<std::size_t>(n));
-}
-
-void appendJsonString(std::string& out, std::string_view text) {
-  out += '"';
-  for (const char c : text) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '\r': out += "\\r"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char escaped[8];
-          std::snprintf(escaped, sizeof escaped, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
-          out += escaped;
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
 }
 
 std::string hostName() {

@@ -339,6 +339,8 @@ TEST(ChromeTrace, HandlerWritesFilesThatParseAndNestPerThread) {
         LIVEMON_RECORD_FUNCTION("backward");
         LIVEMON_RECORD_FUNCTION("grad \"sync\"");
       }
+      // A name that is not valid UTF-8 (a truncated "é"): the file must still be valid JSON.
+      { LIVEMON_RECORD_FUNCTION("optimizer \xc3"); }
     }
     helper.join();
     profiler.step();
@@ -352,7 +354,7 @@ TEST(ChromeTrace, HandlerWritesFilesThatParseAndNestPerThread) {
     EXPECT_TRUE(file.ends_with(".pt.trace.json")) << file;
   }
   EXPECT_EQ(runChecker("--min-files 2 --min-threads 2 "
-                       "--expect-names 'train_step,forward,backward,grad \"sync\",helper,helper\\inner' " +
+                       "--expect-names 'train_step,forward,backward,grad \"sync\",helper,helper\\inner,optimizer \xef\xbf\xbd' " +
                        dir.string()),
             0);
   fs::remove_all(dir.parent_path().parent_path());

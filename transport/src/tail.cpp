@@ -104,56 +104,6 @@ std::string_view changeName(const SourceChange& change) {
 
 }  // namespace
 
-std::string jsonString(std::string_view text) {
-  std::string json = "\"";
-  json.reserve(text.size() + 2);
-  std::size_t i = 0;
-  while (i < text.size()) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c < 0x80) {
-      switch (c) {
-        case '"': json += "\\\""; break;
-        case '\\': json += "\\\\"; break;
-        case '\n': json += "\\n"; break;
-        case '\r': json += "\\r"; break;
-        case '\t': json += "\\t"; break;
-        default:
-          if (c < 0x20 || c == 0x7f) {
-            char escape[8];
-            std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-            json += escape;
-          } else {
-            json += static_cast<char>(c);
-          }
-      }
-      ++i;
-      continue;
-    }
-    // A multi-byte UTF-8 sequence: copy it if it is valid, else write U+FFFD for its first byte.
-    const std::size_t length = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 0;
-    bool valid = length != 0 && c <= 0xf4 && c >= 0xc2 && i + length <= text.size();
-    uint32_t codePoint = length == 2 ? c & 0x1f : length == 3 ? c & 0x0f : c & 0x07;
-    for (std::size_t k = 1; valid && k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      valid = (next & 0xc0) == 0x80;
-      codePoint = (codePoint << 6) | (next & 0x3f);
-    }
-    if (valid) {
-      valid = (length == 2 || (length == 3 && codePoint >= 0x800 && (codePoint < 0xd800 || codePoint > 0xdfff)) ||
-               (length == 4 && codePoint >= 0x10000 && codePoint <= 0x10ffff));
-    }
-    if (valid) {
-      json.append(text.substr(i, length));
-      i += length;
-    } else {
-      json += "\xef\xbf\xbd";
-      ++i;
-    }
-  }
-  json += '"';
-  return json;
-}
-
 std::string formatEventText(const ReceivedEvent& event) {
   std::string line = localClock(event.event.timestamp) + " " + (event.source ? describe(*event.source) : "?") + " " +
                      event.event.name + " #" + std::to_string(event.sequence);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <livemon/json_text.h>
 #include <livemon/transport/subscriber.h>
 
 // `livemonctl tail`: prints what publishers send, readably or as JSON lines.
@@ -40,6 +41,6 @@ std::string formatGapText(const GapInfo& gap);
 std::string formatGapJson(const GapInfo& gap);  // {"notice": "gap", ...}
 
 // `text` as a JSON string literal, quotes included; invalid UTF-8 becomes U+FFFD.
-std::string jsonString(std::string_view text);
+using livemon::jsonString;
 
 }  // namespace livemon::transport
