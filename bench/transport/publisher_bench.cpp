@@ -10,18 +10,11 @@
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
 
+#include "bench_events.h"
+
 namespace {
 
-livemon::Event sixFieldEvent() {
-  return livemon::Event{"train.step",
-                        std::chrono::system_clock::now(),
-                        {{"loss", 0.4321},
-                         {"lr", 3e-4},
-                         {"grad_norm", 1.25},
-                         {"step", int64_t{123456}},
-                         {"phase", std::string("train")},
-                         {"finite", true}}};
-}
+using livemon::bench::sixFieldEvent;
 
 void BM_LogEvent_NoHandler(benchmark::State& state) {
   const livemon::Event event = sixFieldEvent();

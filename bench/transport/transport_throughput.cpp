@@ -24,6 +24,8 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/subscriber.h>
 
+#include "bench_events.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -39,16 +41,7 @@ struct Result {
   double eventsPerMessage = 1;
 };
 
-livemon::Event sixFieldEvent() {
-  return livemon::Event{"train.step",
-                        std::chrono::system_clock::now(),
-                        {{"loss", 0.4321},
-                         {"lr", 3e-4},
-                         {"grad_norm", 1.25},
-                         {"step", int64_t{123456}},
-                         {"phase", std::string("train")},
-                         {"finite", true}}};
-}
+using livemon::bench::sixFieldEvent;
 
 int setInt(void* socket, int option, int value) { return zmq_setsockopt(socket, option, &value, sizeof(value)); }
 
