@@ -88,6 +88,17 @@ TEST(TimeBound, AnythingElseIsRejected) {
   }
 }
 
+TEST(TimeBound, LongNumbersAreReadExactly) {
+  // A million zeros after the point, scaled back by an exponent of over a million: 10^4 seconds.
+  const std::string tiny = "0." + std::string(1'000'000, '0') + "1";
+  EXPECT_EQ(parseTimeBound(tiny + "e1000005", 0), 10'000'000'000'000ULL);
+  EXPECT_EQ(parseTimeBound(tiny, kStart), kStart);
+  EXPECT_EQ(parseTimeBound("1" + std::string(1'000'000, '0') + "e-1000000", 0), 1'000'000'000ULL);
+  EXPECT_EQ(parseTimeBound("1e99999999999999999999", 0), std::nullopt);
+  EXPECT_EQ(parseTimeBound("1e-99999999999999999999", kStart), kStart);
+  EXPECT_EQ(parseTimeBound("0e99999999999999999999", kStart), kStart);
+}
+
 TEST(TimeBound, TheErrorIsOptional) {
   EXPECT_EQ(parseTimeBound("1e30", kStart), std::nullopt);
   EXPECT_EQ(parseTimeBound("soon", kStart), std::nullopt);

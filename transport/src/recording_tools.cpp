@@ -211,8 +211,9 @@ std::optional<uint64_t> parseSeconds(std::string_view text, bool& fits) {
     if (at == text.size()) return std::nullopt;
     int64_t written = 0;
     for (; at < text.size() && isDigit(text[at]); ++at) {
-      // Saturates: beyond a million the value is zero or out of range either way.
-      written = std::min<int64_t>(written * 10 + (text[at] - '0'), 1'000'000);
+      // Saturates where the value is zero or out of range whatever the digits (there are fewer
+      // than 10^17 of them).
+      written = std::min<int64_t>(written * 10 + (text[at] - '0'), 100'000'000'000'000'000);
     }
     if (at != text.size()) return std::nullopt;
     exponent += negative ? -written : written;
