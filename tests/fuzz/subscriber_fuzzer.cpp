@@ -1,0 +1,175 @@
+// Fuzzes the Subscriber's handling of what arrives: framing, decoding, sources (joining, going
+// stale, saying goodbye, being forgotten past maxSources) and sequence numbers (gaps, duplicates).
+// Each input gets a fresh Subscriber connected to an XPUB socket over inproc://, which delivers
+// in the calling thread's order without timing. Input: see appendSubscriberMessage in
+// fuzz_support.h.
+// Properties beyond "no crash, no undefined behaviour, no leak": every message is counted once,
+// in the category decodeMessage gives it; every event of a well-formed message is either
+// delivered or counted as a duplicate; a source's events of one topic come in increasing sequence
+// order, never twice; a gap reports numbers that were skipped; sources stay within maxSources.
+#include <zmq.h>
+
+#include <map>
+#include <string>
+#include <utility>
+
+#include <livemon/clock.h>
+#include <livemon/transport/subscriber.h>
+#include <livemon/transport/wire_format.h>
+
+#include "fuzz_support.h"
+#include "zmq_support.h"
+
+namespace {
+
+using namespace livemon;
+using namespace livemon::transport;
+
+constexpr std::size_t kMaxMessagesPerInput = 64;
+constexpr std::size_t kMaxSources = 4;  // small, so inputs reach the point where sources are forgotten
+
+struct Expected {
+  uint64_t messages = 0;
+  uint64_t malformed = 0;
+  uint64_t oversized = 0;
+  uint64_t unsupported = 0;
+  uint64_t heartbeats = 0;
+  uint64_t events = 0;  // in well-formed events messages
+};
+
+void classify(const std::vector<std::string_view>& frames, const WireLimits& limits, Expected& expected) {
+  ++expected.messages;
+  if (frames.size() != 2) {
+    ++expected.malformed;
+    return;
+  }
+  WireMessage message;
+  switch (decodeMessage(frames[0], frames[1], limits, message)) {
+    case DecodeStatus::Ok:
+      if (message.kind == MessageKind::Events) {
+        expected.events += message.events.size();
+      } else {
+        ++expected.heartbeats;
+      }
+      break;
+    case DecodeStatus::Malformed: ++expected.malformed; break;
+    case DecodeStatus::TooLarge: ++expected.oversized; break;
+    case DecodeStatus::UnsupportedVersion:
+    case DecodeStatus::UnknownKind: ++expected.unsupported; break;
+  }
+}
+
+// The XPUB end the messages are sent from. Thread-safety: one thread.
+class Sender {
+ public:
+  explicit Sender(void* context) : socket_(zmq_socket(context, ZMQ_XPUB)) {
+    static uint64_t count = 0;
+    endpoint_ = "inproc://livemon-fuzz-subscriber-" + std::to_string(count++);
+    const int linger = 0;
+    const int unlimited = 0;
+    LIVEMON_FUZZ_CHECK(socket_ != nullptr);
+    LIVEMON_FUZZ_CHECK(zmq_setsockopt(socket_, ZMQ_LINGER, &linger, sizeof linger) == 0);
+    LIVEMON_FUZZ_CHECK(zmq_setsockopt(socket_, ZMQ_SNDHWM, &unlimited, sizeof unlimited) == 0);
+    LIVEMON_FUZZ_CHECK(zmq_bind(socket_, endpoint_.c_str()) == 0);
+  }
+  ~Sender() { zmq_close(socket_); }
+  Sender(const Sender&) = delete;
+  Sender& operator=(const Sender&) = delete;
+
+  const std::string& endpoint() const { return endpoint_; }
+
+  // Waits for the subscriber's subscription, which reaches this socket when it connects; before
+  // it, XPUB would drop what is sent. Only a broken harness waits the whole timeout.
+  void awaitSubscription() {
+    const int timeoutMs = 60'000;
+    LIVEMON_FUZZ_CHECK(zmq_setsockopt(socket_, ZMQ_RCVTIMEO, &timeoutMs, sizeof timeoutMs) == 0);
+    char buffer[256];
+    LIVEMON_FUZZ_CHECK(zmq_recv(socket_, buffer, sizeof buffer, 0) >= 1 && buffer[0] == 1);
+  }
+
+  void send(const std::vector<std::string_view>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      const int flags = i + 1 < frames.size() ? ZMQ_SNDMORE : 0;
+      LIVEMON_FUZZ_CHECK(zmq_send(socket_, frames[i].data(), frames[i].size(), flags) ==
+                         static_cast<int>(frames[i].size()));
+    }
+  }
+
+ private:
+  void* socket_;
+  std::string endpoint_;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  // Held for the whole run: the context lives while someone holds it, and inproc:// needs the
+  // subscriber's.
+  static const std::shared_ptr<void> context = transport::detail::sharedContext();
+  livemon::fuzz::InputReader input(data, size);
+
+  Sender sender(context.get());
+  ManualClock clock;
+  SubscriberOptions options;
+  options.connect = {sender.endpoint()};
+  options.clock = &clock;
+  options.maxSources = kMaxSources;
+  Subscriber subscriber(options);
+  sender.awaitSubscription();
+
+  Expected expected;
+  uint64_t delivered = 0;
+  // The last sequence number delivered per source and topic, since the source (last) joined.
+  std::map<std::pair<SourceInfo, std::string>, uint64_t> lastDelivered;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    ++delivered;
+    LIVEMON_FUZZ_CHECK(event.source != nullptr && event.endpoint != nullptr);
+    auto [last, first] = lastDelivered.try_emplace({*event.source, event.event.name}, event.sequence);
+    if (!first) {
+      LIVEMON_FUZZ_CHECK(event.sequence > last->second);
+      last->second = event.sequence;
+    }
+  };
+  callbacks.onSourceChange = [&](const SourceChange& change) {
+    LIVEMON_FUZZ_CHECK(change.source != nullptr);
+    if (!change.joined) return;
+    LIVEMON_FUZZ_CHECK(change.state == SourceState::Alive);
+    // A source forgotten and heard again starts over.
+    for (auto it = lastDelivered.begin(); it != lastDelivered.end();) {
+      it = it->first.first == *change.source ? lastDelivered.erase(it) : std::next(it);
+    }
+  };
+  callbacks.onGap = [&](const GapInfo& gap) {
+    LIVEMON_FUZZ_CHECK(gap.source != nullptr);
+    LIVEMON_FUZZ_CHECK(gap.received > gap.expected);
+  };
+
+  std::vector<std::string_view> frames;
+  for (std::size_t n = 0; n < kMaxMessagesPerInput && !input.empty(); ++n) {
+    const uint8_t control = input.u8();
+    frames.clear();
+    for (int i = 0; i <= (control & 3); ++i) frames.push_back(input.bytes(input.u16()));
+    if (control & 0x80) clock.advance(std::chrono::seconds((control >> 2) & 0x1f));
+    classify(frames, options.limits, expected);
+    sender.send(frames);
+    // inproc:// hands the message over within zmq_send; a poll or two picks it up.
+    for (int polls = 0; polls < 100 && subscriber.stats().messages < expected.messages; ++polls) {
+      subscriber.poll(std::chrono::milliseconds(0), callbacks);
+    }
+    LIVEMON_FUZZ_CHECK(subscriber.stats().messages == expected.messages);
+  }
+  subscriber.poll(std::chrono::milliseconds(0), callbacks);
+
+  const SubscriberStats stats = subscriber.stats();
+  LIVEMON_FUZZ_CHECK(stats.malformed == expected.malformed);
+  LIVEMON_FUZZ_CHECK(stats.oversized == expected.oversized);
+  LIVEMON_FUZZ_CHECK(stats.unsupported == expected.unsupported);
+  LIVEMON_FUZZ_CHECK(stats.heartbeats == expected.heartbeats);
+  LIVEMON_FUZZ_CHECK(stats.events == delivered);
+  LIVEMON_FUZZ_CHECK(stats.events + stats.duplicates == expected.events);
+  LIVEMON_FUZZ_CHECK(subscriber.sources().size() <= kMaxSources);
+  const auto endpoints = subscriber.endpoints();
+  LIVEMON_FUZZ_CHECK(endpoints.size() == 1 && endpoints.front().messages == expected.messages);
+  return 0;
+}
