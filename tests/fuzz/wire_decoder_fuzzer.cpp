@@ -1,9 +1,13 @@
 // Fuzzes decodeMessage, the reader of everything a subscriber receives from the network.
 // Input: see wireDecoderInput in fuzz_support.h.
-// Properties beyond "no crash, no undefined behaviour, no leak": a failure says what broke, and a
-// message that decodes encodes again to a payload that decodes to the same message.
+// Properties beyond "no crash, no undefined behaviour, no leak": a failure says what broke; a
+// message that decodes is one whole MessagePack value to an independent reader (msgpack-cxx), and
+// encodes again to a payload that decodes to the same message.
 #include <cstring>
+#include <new>
 #include <stdexcept>
+
+#include <msgpack.hpp>
 
 #include <livemon/transport/wire_format.h>
 
@@ -43,6 +47,22 @@ bool sameMessage(const WireMessage& a, const WireMessage& b) {
          a.counters.published == b.counters.published && a.counters.dropped == b.counters.dropped;
 }
 
+// True when msgpack-cxx reads `payload` as exactly one value. Its limits only keep it from
+// allocating for counts no payload of this size can hold (every element takes a byte).
+bool oneMsgpackValue(std::string_view payload) {
+  const std::size_t most = payload.size();
+  const msgpack::unpack_limit limit(most, most, most, most, most, 64);
+  std::size_t offset = 0;
+  try {
+    const msgpack::object_handle handle = msgpack::unpack(payload.data(), payload.size(), offset, nullptr, nullptr, limit);
+  } catch (const msgpack::unpack_error&) {
+    return false;
+  } catch (const std::bad_alloc&) {
+    return false;
+  }
+  return offset == payload.size();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -59,6 +79,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     LIVEMON_FUZZ_CHECK(!decodeStatusName(status).empty());
     return 0;
   }
+
+  LIVEMON_FUZZ_CHECK(oneMsgpackValue(payload));
 
   // Re-encoding writes every double as float64, so a payload of many float32 values grows; past
   // the limit the encoder refuses, which is right.
