@@ -74,19 +74,24 @@ inline std::string wireDecoderInput(std::string_view topic, std::string_view pay
 }
 
 // subscriber input: messages one after another, each
-//   control (u8): bits 0-1: the number of frames - 1; bit 7: advance the clock first by
-//                 (bits 2-6) seconds;
+//   control (u8): bits 0-1: the number of frames - 1;
+//                 bit 2: send the previous message again (no frames follow);
+//                 bits 3-7: advance the clock by this many seconds first;
 //   then each frame: length (u16), bytes.
 // A livemon message has two frames, topic and payload.
+inline constexpr uint8_t kSubscriberRepeat = 0x04;
+
 inline void appendSubscriberMessage(std::string& out, const std::vector<std::string_view>& frames,
                                     unsigned advanceSeconds = 0) {
-  uint8_t control = static_cast<uint8_t>((frames.size() - 1) & 3);
-  if (advanceSeconds > 0) control |= static_cast<uint8_t>(0x80 | ((advanceSeconds & 0x1f) << 2));
-  out += static_cast<char>(control);
+  out += static_cast<char>(((frames.size() - 1) & 3) | ((advanceSeconds & 0x1f) << 3));
   for (std::string_view frame : frames) {
     appendU16(out, frame.size());
     out.append(frame);
   }
+}
+
+inline void appendSubscriberRepeat(std::string& out, unsigned advanceSeconds = 0) {
+  out += static_cast<char>(kSubscriberRepeat | ((advanceSeconds & 0x1f) << 3));
 }
 
 // time_bound input: the recording's start (u64, nanoseconds since the epoch), then the text.

@@ -1,8 +1,9 @@
 // Fuzzes the recording reader and what `livemonctl info` and `export` do with what it reads.
 // Input: a whole MCAP file, read from a memory file (memfd) so nothing touches the disk.
 // Properties beyond "no crash, no undefined behaviour, no leak": only RecordingError escapes the
-// reader; a time range query delivers only messages inside the range; the commands finish with
-// a documented exit code.
+// reader; every offset it reports is inside the file; no file descriptor stays open; a time range
+// query delivers only messages inside the range; the commands finish with a documented exit code.
+#include <dirent.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -45,16 +46,26 @@ class MemoryFile {
   std::string path_;
 };
 
+int openFileDescriptors() {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) livemon::fuzz::fail("opendir /proc/self/fd", __FILE__, __LINE__);
+  int count = 0;
+  while (readdir(dir) != nullptr) ++count;
+  closedir(dir);
+  return count;
+}
+
 // Reads every message, decodes it as livemonctl does, then asks for the middle of the time span
 // and checks only messages inside it come back.
-void readAll(const std::string& path) {
+void readAll(const std::string& path, uint64_t fileSize) {
   std::unique_ptr<RecordingReader> reader;
   try {
     reader = std::make_unique<RecordingReader>(path, [](uint64_t done, uint64_t total) {
       LIVEMON_FUZZ_CHECK(done <= total);
     });
   } catch (const RecordingError& error) {
-    LIVEMON_FUZZ_CHECK(error.what()[0] != '\0');
+    LIVEMON_FUZZ_CHECK(!error.reason().empty());
+    LIVEMON_FUZZ_CHECK(error.offset().value_or(0) <= fileSize);
     return;
   }
   const RecordingSummary& summary = reader->summary();
@@ -76,6 +87,8 @@ void readAll(const std::string& path) {
     return true;
   });
 
+  for (const RecordingProblem& problem : reader->problems()) LIVEMON_FUZZ_CHECK(problem.offset <= fileSize);
+
   const uint64_t low = std::min(earliest, summary.startTimeNs);
   const uint64_t high = std::max(latest, summary.endTimeNs);
   if (low > high) return;
@@ -90,6 +103,7 @@ void readAll(const std::string& path) {
       },
       [](uint64_t done, uint64_t total) { LIVEMON_FUZZ_CHECK(done <= total); });
   LIVEMON_FUZZ_CHECK(calls <= 3);
+  for (const RecordingProblem& problem : reader->problems()) LIVEMON_FUZZ_CHECK(problem.offset <= fileSize);
 }
 
 }  // namespace
@@ -100,8 +114,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   static std::ostream null(&discard);
   static const std::atomic<bool> keepGoing{false};
   file.assign(data, size);
+  const int descriptors = openFileDescriptors();
 
-  readAll(file.path());
+  readAll(file.path(), size);
 
   for (bool json : {false, true}) {
     const int code = runInfo({.path = file.path(), .json = json}, null, null);
@@ -112,5 +127,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   // A bound relative to the recording's start: 2 when the start leaves no room for it.
   const int csv = runExport({.path = file.path(), .format = ExportFormat::Csv, .from = "0.001"}, keepGoing, null, null);
   LIVEMON_FUZZ_CHECK(csv == 0 || csv == 1 || csv == 2);
+  LIVEMON_FUZZ_CHECK(openFileDescriptors() == descriptors);
   return 0;
 }

@@ -131,7 +131,7 @@ void writeSubscriberSeeds(const fs::path& dir) {
   std::string gaps;  // a gap, a repeat, an overlap, an old one
   fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 0, 1)});
   fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 5, 2)});
-  fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 5, 2)});
+  fuzz::appendSubscriberRepeat(gaps);
   fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 6, 3)});
   fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 1, 1)});
   writeFile(dir / "gaps_and_duplicates", gaps);
