@@ -2,7 +2,8 @@
 // Input: a whole MCAP file, read from a memory file (memfd) so nothing touches the disk.
 // Properties beyond "no crash, no undefined behaviour, no leak": only RecordingError escapes the
 // reader; every offset it reports is inside the file; no file descriptor stays open; a time range
-// query delivers only messages inside the range; the commands finish with a documented exit code.
+// query delivers only messages inside the range; the commands finish with a documented exit code;
+// a file cut short while a reader has it open is reported, not a crash (SIGBUS).
 #include <dirent.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -38,6 +39,9 @@ class MemoryFile {
       if (n <= 0) livemon::fuzz::fail("pwrite", __FILE__, __LINE__);
       done += static_cast<std::size_t>(n);
     }
+  }
+  void truncate(std::size_t size) {
+    if (ftruncate(fd_, static_cast<off_t>(size)) != 0) livemon::fuzz::fail("ftruncate", __FILE__, __LINE__);
   }
   const std::string& path() const { return path_; }
 
@@ -106,6 +110,23 @@ void readAll(const std::string& path, uint64_t fileSize) {
   for (const RecordingProblem& problem : reader->problems()) LIVEMON_FUZZ_CHECK(problem.offset <= fileSize);
 }
 
+// Opens the recording, then cuts the file in half before reading it, as a recorder restarted over
+// it would.
+void readWhileCut(MemoryFile& file, std::size_t size) {
+  std::unique_ptr<RecordingReader> reader;
+  try {
+    reader = std::make_unique<RecordingReader>(file.path());
+  } catch (const RecordingError&) {
+    return;
+  }
+  file.truncate(size / 2);
+  try {
+    reader->forEachMessage([](const RecordedMessage&) { return true; });
+  } catch (const RecordingError& error) {
+    LIVEMON_FUZZ_CHECK(!error.reason().empty());
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -127,6 +148,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   // A bound relative to the recording's start: 2 when the start leaves no room for it.
   const int csv = runExport({.path = file.path(), .format = ExportFormat::Csv, .from = "0.001"}, keepGoing, null, null);
   LIVEMON_FUZZ_CHECK(csv == 0 || csv == 1 || csv == 2);
+
+  readWhileCut(file, size);  // last: it changes the file
   LIVEMON_FUZZ_CHECK(openFileDescriptors() == descriptors);
   return 0;
 }

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <iterator>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -213,6 +214,27 @@ void writeRecordingSeeds(const fs::path& dir, const fs::path& scratch) {
     RecordingWriter writer(path.string(), options);
     writer.close();
     writeFile(dir / "empty", readFile(path));
+  }
+  {
+    // Larger than a few memory pages, with text that does not compress: reading past a cut in the
+    // middle of a mapped file then touches pages the file no longer has.
+    RecordingWriter writer(path.string(), options);
+    const auto trainer = std::make_shared<const SourceInfo>(source("train", 100, 0));
+    std::mt19937 random(7);
+    std::uniform_int_distribution<int> letter('a', 'z');
+    for (int i = 0; i < 48; ++i) {
+      std::string text(400, ' ');
+      for (char& c : text) c = static_cast<char>(letter(random));
+      ReceivedEvent received;
+      received.source = trainer;
+      received.sequence = static_cast<uint64_t>(i);
+      received.event = event("log", std::chrono::seconds(i), {{"text", std::move(text)}});
+      received.receivedAt = received.event.timestamp;
+      recordEvent(writer, received);
+      if ((i + 1) % 8 == 0) writer.flush();
+    }
+    writer.close();
+    writeFile(dir / "pages_of_chunks", readFile(path));
   }
   {
     options.zstdLevel = 19;
