@@ -1,8 +1,8 @@
 # Runs one fuzz target for ctest (tests/fuzz/CMakeLists.txt):
 #   MODE=corpus:  every seed and committed regression input once, nothing new;
 #   MODE=explore: SECONDS of new inputs from there, kept in WORK (the build directory).
-# A crash, a leak, undefined behaviour or a broken property fails the test; the input is saved in
-# WORK/artifacts/TARGET/.
+# A crash, a leak, undefined behaviour or a broken property fails the test; a new input that does
+# is saved in WORK/artifacts/TARGET/.
 cmake_minimum_required(VERSION 3.25)
 foreach(var FUZZER TARGET MODE SOURCE_DIR SEEDS WORK SECONDS)
   if(NOT DEFINED ${var})
@@ -21,7 +21,15 @@ if(IS_DIRECTORY "${SOURCE_DIR}/regressions/${TARGET}")
 endif()
 
 if(MODE STREQUAL "corpus")
-  list(APPEND options -runs=0)
+  # Given files rather than directories, libFuzzer runs each once and names it before it runs,
+  # so a failure names the input.
+  set(files "")
+  foreach(dir IN LISTS inputs)
+    file(GLOB found LIST_DIRECTORIES false "${dir}/*")
+    list(SORT found)
+    list(APPEND files ${found})
+  endforeach()
+  set(inputs ${files})
 elseif(MODE STREQUAL "explore")
   # New inputs go to the first directory, never into the seeds or the source tree.
   set(grown "${WORK}/corpus/${TARGET}")
@@ -34,5 +42,6 @@ endif()
 
 execute_process(COMMAND "${FUZZER}" ${options} -artifact_prefix=${artifacts} ${inputs} RESULT_VARIABLE result)
 if(NOT result EQUAL 0)
-  message(FATAL_ERROR "fuzz_${TARGET} failed (${result}); the input is in ${artifacts}")
+  message(FATAL_ERROR "fuzz_${TARGET} failed (${result}) on the last input it ran (\"Running: ...\"), "
+                      "or on a new one saved in ${artifacts}")
 endif()

@@ -12,7 +12,6 @@
 // source's numbers may jump between messages is the Subscriber's policy and is not checked.
 #include <zmq.h>
 
-#include <optional>
 #include <string>
 #include <vector>
 
