@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include <livemon/stat.h>
 
 #include "range_registry.h"
+#include "tick_calibration.h"
 
 namespace livemon {
 namespace detail {
@@ -46,58 +48,41 @@ int64_t ticksNow() noexcept {
 
 double nsPerTick() noexcept { return g_nsPerTick.load(std::memory_order_relaxed); }
 
-// The calibration; used by the registry under its mutex.
-class TickCalibration {
+bool invariantTsc() noexcept {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
+  if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (edx & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+// The calibration of the counter, or none when ranges are timed with steady_clock; used by
+// the registry under its mutex.
+class RangeClock {
  public:
-  TickCalibration() noexcept {
+  RangeClock() {
     const char* choice = std::getenv("LIVEMON_RANGE_CLOCK");
     if (!invariantTsc() || (choice != nullptr && std::string_view(choice) == "steady")) return;
     g_useTsc.store(true, std::memory_order_relaxed);
-    useTsc_ = true;
-    baseTicks_ = ticksNow();
-    baseNs_ = steadyNowNs();
-    // A first rate over 2 ms, for the ranges timed before the first collection refines it.
-    int64_t ticks = 0;
-    int64_t ns = 0;
-    do {
-      ticks = ticksNow();
-      ns = steadyNowNs();
-    } while (ns - baseNs_ < 2'000'000);
-    g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
-                      std::memory_order_relaxed);
+    calibration_.emplace(TickSources{[] { return ticksNow(); }, [] { return steadyNowNs(); }});
+    g_nsPerTick.store(calibration_->nsPerTick(), std::memory_order_relaxed);
   }
 
   int64_t toSteadyNs(int64_t ticks) const noexcept {
-    if (!useTsc_) return ticks;
-    return baseNs_ + static_cast<int64_t>(static_cast<double>(ticks - baseTicks_) * nsPerTick());
+    return calibration_ ? calibration_->toSteadyNs(ticks) : ticks;
   }
 
-  // Recomputes the rate over the whole time since the calibration started.
   void refine() noexcept {
-    if (!useTsc_) return;
-    const int64_t ticks = ticksNow();
-    const int64_t ns = steadyNowNs();
-    if (ns - baseNs_ > 100'000'000 && ticks > baseTicks_) {
-      g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
-                        std::memory_order_relaxed);
-    }
+    if (!calibration_) return;
+    calibration_->refine();
+    g_nsPerTick.store(calibration_->nsPerTick(), std::memory_order_relaxed);
   }
 
  private:
-  static bool invariantTsc() noexcept {
-#if defined(__x86_64__)
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
-    if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
-    return (edx & (1u << 8)) != 0;
-#else
-    return false;
-#endif
-  }
-
-  bool useTsc_ = false;
-  int64_t baseTicks_ = 0;
-  int64_t baseNs_ = 0;
+  std::optional<TickCalibration> calibration_;
 };
 
 // One closed range, as its thread wrote it (times in ticks).
@@ -382,7 +367,7 @@ class RangeRegistry {
   bool profilerStats_ = false;                                                  // guarded by mutex_
   bool trace_ = false;                                                          // guarded by mutex_
   const void* profiler_ = nullptr;                                              // guarded by mutex_
-  TickCalibration tickClock_;
+  RangeClock tickClock_;
 };
 
 // Marks the thread's buffer for the collector when the thread exits.
