@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 #include <set>
 #include <string>
@@ -404,6 +405,36 @@ TEST(EventConverterLimits, ForgottenSourcesGiveBackTheirSourcesLinesAndCharts) {
   EXPECT_EQ(after.series.size(), 2U);
   EXPECT_EQ(after.samples.size(), 2U);
   EXPECT_EQ(converter.chartCount(), 2U);
+}
+
+TEST(EventConverterLimits, AHugeEventIsLoggedCutToTheLimitAndCounted) {
+  EventConverter converter;
+  const std::size_t limit = converter.limits().maxLogDataBytes;
+  // A megabyte of two-byte characters: the cut must not split one.
+  std::string huge;
+  for (int i = 0; i < 512 * 1024; ++i) huge += "\xC3\xA9";  // é
+  auto event = received(makeSource("train", 1), Event{"note", atMs(1), {{"text", huge}, {"a", 1.0}}});
+  IngestBatch batch;
+  converter.convert(event, batch);
+  ASSERT_EQ(batch.log.size(), 1U);
+  const std::string& data = batch.log[0].data;
+  EXPECT_LE(data.capacity(), 2 * limit) << "the rest is not kept either";
+  EXPECT_TRUE(data.starts_with("a=1, text=\"\xC3\xA9\xC3\xA9")) << data.substr(0, 40);
+  const std::size_t marker = data.find("\xE2\x80\xA6 (");
+  ASSERT_NE(marker, std::string::npos);
+  EXPECT_LE(marker, limit);
+  constexpr std::size_t kPrefix = 11;  // a=1, text="
+  EXPECT_EQ((marker - kPrefix) % 2, 0U) << "cut between characters";
+  const std::size_t full = EventConverter::renderData(event.event, std::numeric_limits<std::size_t>::max()).size();
+  EXPECT_EQ(full, kPrefix + huge.size() + 1);
+  EXPECT_TRUE(data.ends_with(" (" + std::to_string(full - marker) + " more bytes)")) << data.substr(marker);
+  EXPECT_EQ(converter.drops().logData.dropped, 1U);
+
+  // Ordinary events are logged whole.
+  auto small = received(makeSource("train", 1), Event{"note", atMs(2), {{"text", std::string("short")}}});
+  converter.convert(small, batch);
+  EXPECT_EQ(batch.log[1].data, "text=\"short\"");
+  EXPECT_EQ(converter.drops().logData.dropped, 1U);
 }
 
 TEST(IngestWorker, ReportsWhatItsLimitsDroppedLiveAndReplayed) {

@@ -54,15 +54,18 @@ TEST(LimitReport, ShowsTheFirstLimitReachedAndCountsTheOthersTheTooltipListsEver
   LimitReport report;
   report.drops.sources = LimitDrop{65536, true, 2'000'000};
   report.drops.eventNames = LimitDrop{3, false, 9};
+  report.drops.logData = LimitDrop{0, false, 7};
   report.maxLinesPerChart = 256;
   report.undrawnLines = 40;
   report.maxRangeRows = 16384;
   report.unlistedRanges = 5;
   EXPECT_EQ(limitSummary(report),
-            QStringLiteral("⚠ dropped %1 events of over %2 new sources beyond the %3-source limit · +3 more")
+            QStringLiteral("⚠ dropped %1 events of over %2 new sources beyond the %3-source limit · +4 more")
                 .arg(number(2'000'000), number(65536), number(4096)));
   const QString details = limitDetails(report);
   EXPECT_TRUE(details.contains(QStringLiteral("9 events of 3 new event names not logged"))) << details.toStdString();
+  EXPECT_TRUE(details.contains(QStringLiteral("7 events logged with their data cut: at most %1 bytes").arg(number(4096))))
+      << details.toStdString();
   EXPECT_TRUE(details.contains(QStringLiteral("40 lines not drawn: at most 256 lines on one chart"))) << details.toStdString();
   EXPECT_TRUE(details.contains(QStringLiteral("5 ranges not listed: at most %1 rows").arg(number(16384)))) << details.toStdString();
   EXPECT_FALSE(details.contains(QLatin1String("new charts"))) << "only the limits reached";

@@ -65,9 +65,7 @@ std::string statOf(const std::string& key) {
   return parts ? std::string(parts->stat) : key;
 }
 
-}  // namespace
-
-std::string EventConverter::renderData(const Event& event) {
+std::string renderAll(const Event& event) {
   std::vector<const std::pair<const std::string, DataValue>*> fields;
   fields.reserve(event.data.size());
   for (const auto& field : event.data) fields.push_back(&field);
@@ -80,6 +78,31 @@ std::string EventConverter::renderData(const Event& event) {
     out.push_back('=');
     appendValue(out, field->second);
   }
+  return out;
+}
+
+// Cuts `data` to at most `maxBytes` (and the note saying what went), into a string of its own so
+// the rest's memory goes too. Returns whether it cut.
+bool cutToLimit(std::string& data, std::size_t maxBytes) {
+  if (data.size() <= maxBytes) return false;
+  std::size_t keep = maxBytes;
+  // Not inside a UTF-8 character: back up over continuation bytes (10xxxxxx).
+  while (keep > 0 && (static_cast<unsigned char>(data[keep]) & 0xC0) == 0x80) --keep;
+  std::string cut;
+  const std::string note = " (" + std::to_string(data.size() - keep) + " more bytes)";
+  cut.reserve(keep + 3 + note.size());
+  cut.append(data, 0, keep);
+  cut.append("\xE2\x80\xA6");  // …
+  cut.append(note);
+  data.swap(cut);
+  return true;
+}
+
+}  // namespace
+
+std::string EventConverter::renderData(const Event& event, std::size_t maxBytes) {
+  std::string out = renderAll(event);
+  cutToLimit(out, maxBytes);
   return out;
 }
 
@@ -223,7 +246,8 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   entry.timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
   entry.source = *source;
   entry.name = *name;
-  entry.data = renderData(event);
+  entry.data = renderAll(event);
+  if (cutToLimit(entry.data, limits_.maxLogDataBytes)) ++drops_.logData.dropped;
   out.log.push_back(std::move(entry));
 }
 

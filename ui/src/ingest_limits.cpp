@@ -60,10 +60,14 @@ std::vector<Clause> clauses(const LimitReport& report) {
                       tr("%1 events of %2 new event names not logged: at most %3 distinct event names")
                           .arg(number(drops.eventNames.dropped), distinct(drops.eventNames), number(limits.maxEventNames))});
   }
+  if (drops.logData.any()) {
+    result.push_back({tr("cut %1 log rows to %2 bytes").arg(number(drops.logData.dropped), number(limits.maxLogDataBytes)),
+                      tr("%1 events logged with their data cut: at most %2 bytes of data per log row")
+                          .arg(number(drops.logData.dropped), number(limits.maxLogDataBytes))});
+  }
   if (report.undrawnLines > 0) {
     result.push_back({tr("%1 lines not drawn beyond %2 per chart").arg(number(report.undrawnLines), number(report.maxLinesPerChart)),
-                      tr("%1 lines not drawn: at most %2 lines on one chart (their values are kept, and listed in "
-                         "the Ranges table)")
+                      tr("%1 lines not drawn: at most %2 lines on one chart (the first to arrive)")
                           .arg(number(report.undrawnLines), number(report.maxLinesPerChart))});
   }
   if (report.unlistedRanges > 0) {

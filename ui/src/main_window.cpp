@@ -315,7 +315,8 @@ void MainWindow::buildStatusBar() {
   // Its own label, hidden until a limit is reached: plain text, as the names in it are no markup.
   limitLabel_ = new QLabel(statusBar());
   limitLabel_->setTextFormat(Qt::PlainText);
-  limitLabel_->setStyleSheet(QStringLiteral("color: %1; padding-right: 6px;").arg(QColor(colours::kWarn).name()));
+  // A selector, so the tooltip keeps the usual colours.
+  limitLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; padding-right: 6px; }").arg(QColor(colours::kWarn).name()));
   limitLabel_->hide();
   statusBar()->addPermanentWidget(limitLabel_);
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstddef>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,7 +29,8 @@ namespace livemon::ui {
 // (charts), lines and event names are accepted only up to the limits. Beyond them the new one is
 // refused, every time it comes back, and counted (drops()): a refused source's events are
 // dropped whole, a refused line's values are not plotted, an event with a refused name is not
-// logged. What was accepted before keeps converting as usual. The work per event stays bounded:
+// logged, and a log row's data is cut at maxLogDataBytes. What was accepted before keeps
+// converting as usual. The work per event stays bounded:
 // a refusal costs the lookups an accepted name would, and the distinct refusals are counted in
 // bounded memory (DistinctCounter).
 class EventConverter {
@@ -37,8 +40,10 @@ class EventConverter {
 
   void convert(transport::ReceivedEvent& received, IngestBatch& out);
 
-  // Renders event data as the log shows it: "key=value, ..." sorted by key; strings quoted.
-  static std::string renderData(const Event& event);
+  // Renders event data as the log shows it: "key=value, ..." sorted by key; strings quoted. Beyond
+  // `maxBytes` it is cut (between UTF-8 characters) and ends "… (N more bytes)".
+  static std::string renderData(const Event& event,
+                                std::size_t maxBytes = std::numeric_limits<std::size_t>::max());
 
   // Forgets sources the dashboard removed (a replayed recording that was closed): an equal source
   // seen again (the recording reopened) gets a new id, as the old ones are never shown again.

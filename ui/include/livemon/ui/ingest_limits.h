@@ -31,6 +31,11 @@ struct IngestLimits {
   std::size_t maxSeriesPerSource = 4096;
   // Distinct event names in the log (the two Stat event names are always accepted).
   std::size_t maxEventNames = 1024;
+  // Bytes of one log row's data ("key=value, ..."); the rest is cut, saying how much. The log
+  // keeps up to a million rows (and the staging buffer as many again), so without it a peer
+  // sending megabyte events would fill memory through the log. Events are usually a few hundred
+  // bytes; a row shows one line of it.
+  std::size_t maxLogDataBytes = 4096;
 };
 
 // Lines one chart draws. Qt Charts re-adds every line of a chart when one joins, and lays its legend
@@ -81,9 +86,10 @@ struct LimitDrops {
   LimitDrop sourceSeries;    // new lines of a source at maxSeriesPerSource; dropped: their values
   LimitDrop series;          // new lines beyond maxSeries; dropped: their values
   LimitDrop eventNames;      // new event names; dropped: their events (not logged)
+  LimitDrop logData;         // dropped: log rows whose data was cut (distinct: unused)
 
   bool any() const noexcept {
-    return sources.any() || charts.any() || sourceSeries.any() || series.any() || eventNames.any();
+    return sources.any() || charts.any() || sourceSeries.any() || series.any() || eventNames.any() || logData.any();
   }
 };
 
