@@ -22,7 +22,8 @@ IngestWorker::IngestWorker(Options options, QObject* parent)
     : QObject(parent),
       options_(std::move(options)),
       subscriber_(std::make_unique<transport::Subscriber>(subscriberOptions(options_))),
-      staging_(options_.staging) {}
+      staging_(options_.staging),
+      converter_(options_.limits) {}
 
 IngestWorker::~IngestWorker() { stop(); }
 
@@ -79,6 +80,11 @@ IngestBatch IngestWorker::convertDetached(std::vector<transport::ReceivedEvent>&
     staging_.push(std::move(descriptors));
   }
   return result;
+}
+
+LimitDrops IngestWorker::limitDrops() const {
+  std::lock_guard lock(converterMutex_);
+  return converter_.drops();
 }
 
 void IngestWorker::forgetSources(const std::vector<SourceId>& ids) {
