@@ -176,6 +176,49 @@ TEST_F(RecordingToolsTest, InfoJsonCarriesTheSameFigures) {
   EXPECT_THAT(json, HasSubstr("\"problems\": []"));
 }
 
+TEST_F(RecordingToolsTest, InfoTextEscapesWhatPublishersChose) {
+  {
+    RecordingWriter writer(path_);
+    recordEvent(writer, received(source("run\x1b[2J", 300), 0, "name\x1b]0;pwned\x07\nfake line", 1s, {}));
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_}, out, err), 0) << err.str();
+  const std::string text = out.str();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nfake line"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("name\\u001b]0;pwned\\u0007\\nfake line"));
+  EXPECT_THAT(text, HasSubstr("run\\u001b[2J@node-1:300"));
+}
+
+TEST_F(RecordingToolsTest, RecordingGoesOnPastTheEventNameLimit) {
+  RecordingWriter writer(path_);
+  const auto trainer = source("train", 100, 0);
+  for (uint64_t i = 0; i < 65535 + 5; ++i) {
+    EXPECT_NO_THROW(recordEvent(writer, received(trainer, 0, "name-" + std::to_string(i), 1ms, {})));
+  }
+  EXPECT_NO_THROW(recordEvent(writer, received(trainer, 1, "name-1", 2ms, {{"after", true}})));
+  writer.close();
+  EXPECT_EQ(writer.messageCount(), 65535u + 1u);
+}
+
+TEST_F(RecordingToolsTest, ExportWritesTimesAtBothEndsOfTheRange) {
+  {
+    RecordingWriter writer(path_);
+    for (int64_t ns : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+      ReceivedEvent event = received(source("train", 100), 0, "edge", 1s, {{"x", 1.0}});
+      event.event.timestamp = fromWireTime(ns);
+      recordEvent(writer, event);
+    }
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_}, stop_, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("\"time\":\"1677-09-21T00:12:43.145224192Z\",\"ts\":-9223372036854775808,"));
+  EXPECT_THAT(out.str(), HasSubstr("\"time\":\"2262-04-11T23:47:16.854775807Z\",\"ts\":9223372036854775807,"));
+}
+
 TEST_F(RecordingToolsTest, InfoOnAFileThatIsNotARecordingFails) {
   std::ofstream(path_) << "hello";
   std::ostringstream out;
