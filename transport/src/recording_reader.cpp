@@ -250,7 +250,8 @@ struct RecordingReader::State {
     } else {
       ZSTD_DCtx_reset(zstd, ZSTD_reset_session_only);
     }
-    // A buffer that held a huge chunk is not kept for the small ones after it.
+    // A buffer that held a huge chunk is not kept for the small ones after it (nor is
+    // storedBuffer, in loadChunk).
     if (inflated.capacity() > (uint64_t{64} << 20) && inflated.capacity() / 4 > claimed) std::string().swap(inflated);
     inflated.clear();
     ZSTD_inBuffer in{data.data(), data.size(), 0};
@@ -300,6 +301,9 @@ struct RecordingReader::State {
     if (length > kMaxRecordingChunkBytes + kChunkHeaderBytes) {
       throw mcap::ParseError{offset, "a Chunk record of " + std::to_string(length) +
                                          " bytes, more than any recording chunk holds"};
+    }
+    if (storedBuffer.capacity() > (uint64_t{64} << 20) && storedBuffer.capacity() / 4 > length) {
+      std::string().swap(storedBuffer);
     }
     file.read(offset + mcap::kRecordPrefix, static_cast<std::size_t>(length), storedBuffer, stats);
     ++stats.chunksRead;
