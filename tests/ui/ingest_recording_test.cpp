@@ -47,6 +47,7 @@ TEST(IngestRecording, KeepsRecordingPastTheEventNameLimit) {
   const IngestWorker::RecordingStatus status = worker.recordingStatus();
   EXPECT_TRUE(status.active) << "the recording ended";
   EXPECT_EQ(status.events, transport::kMaxRecordingChannels + 1);
+  EXPECT_EQ(status.notRecorded, 100u) << "the count the Record label shows";
   EXPECT_EQ(failed.count(), 0);
   worker.stopRecording();
 
