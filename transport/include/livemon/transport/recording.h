@@ -121,7 +121,7 @@ class RecordingWriter {
 
   const std::string& path() const noexcept;
   uint64_t messageCount() const noexcept;
-  // Messages not written because their topic found no channel id left.
+  // Messages not written because their topic was too long or found no channel id left.
   uint64_t droppedCount() const noexcept;
   // Bytes written to the file so far (complete chunks only).
   uint64_t bytesWritten() const noexcept;
@@ -172,6 +172,7 @@ struct RecordingProblem {
 };
 
 // The work a reader has done: it grows with the bytes of the file, never with what they claim.
+// Thread-safety: a plain value type.
 struct RecordingReadStats {
   uint64_t chunksRead = 0;         // chunk records loaded (each read of a chunk counts)
   uint64_t bytesRead = 0;          // from the file
@@ -210,9 +211,9 @@ class RecordingReader {
   using Progress = std::function<void(uint64_t done, uint64_t total)>;
 
   // Throws RecordingError if the file cannot be opened or is not an MCAP file, and
-  // RecordingStopped if `*stop` became true while a file without a summary was scanned. `stop`
-  // (may be null) is also checked between the records forEachMessage reads; it must outlive the
-  // reader.
+  // RecordingStopped if `*stop` became true while it was being opened (checking a summary,
+  // scanning a file without one). `stop` (may be null) is also checked between the records
+  // forEachMessage reads; it must outlive the reader.
   explicit RecordingReader(std::string path, const Progress& progress = {}, const std::atomic<bool>* stop = nullptr);
   ~RecordingReader();
   RecordingReader(const RecordingReader&) = delete;
