@@ -142,6 +142,7 @@ void IngestWorker::record(const transport::ReceivedEvent& event) {
     transport::recordEvent(*recorder_, event);
     recorderStatus_.events = recorder_->messageCount();
     recorderStatus_.bytes = recorder_->bytesWritten();
+    recorderStatus_.notRecorded = recorder_->droppedCount();
   } catch (const std::exception& error) {
     recorder_.reset();  // the file stays readable up to its last complete chunk
     recorderStatus_.active = false;

@@ -636,6 +636,13 @@ void MainWindow::updateRecordingLabel() {
                                     locale.formattedDataSize(static_cast<qint64>(status.bytes)),
                                     locale.toString(static_cast<qulonglong>(status.events))));
   recordingLabel_->setToolTip(QString::fromStdString(status.path));
+  if (status.notRecorded > 0) {
+    recordingLabel_->setText(recordingLabel_->text() +
+                             tr(" · %1 not recorded").arg(locale.toString(static_cast<qulonglong>(status.notRecorded))));
+    recordingLabel_->setToolTip(tr("%1\nEvents of more than %2 distinct names are not recorded.")
+                                    .arg(QString::fromStdString(status.path))
+                                    .arg(locale.toString(static_cast<qulonglong>(transport::kMaxRecordingChannels))));
+  }
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {

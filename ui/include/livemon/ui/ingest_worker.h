@@ -87,6 +87,7 @@ class IngestWorker : public QObject {
     std::string path;
     uint64_t events = 0;  // recorded so far
     uint64_t bytes = 0;   // in the file so far (complete chunks)
+    uint64_t notRecorded = 0;  // events whose names did not fit (transport::kMaxRecordingChannels)
   };
   // Starts recording into `path` (created or truncated), ending any recording in progress.
   // Throws transport::RecordingError naming the file when it cannot be created.
