@@ -138,6 +138,11 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->option_text("X");
   replayCommand->add_flag("--loop", replay.loop, "Start over at the end");
+  double maxGap = 60.0;
+  replayCommand->add_option("--max-gap", maxGap, "Cut longer waits between events (after --speed) to S seconds")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str()
+      ->option_text("S");
 
   try {
     app.parse(argc, argv);
@@ -169,7 +174,7 @@ int main(int argc, char** argv) {
     }
     if (infoCommand->parsed()) {
       info.progress = terminal;
-      return livemon::transport::runInfo(info, std::cout, std::cerr);
+      return livemon::transport::runInfo(info, g_stop, std::cout, std::cerr);
     }
     if (exportCommand->parsed()) {
       exportOptions.format =
@@ -179,6 +184,7 @@ int main(int argc, char** argv) {
     }
     if (replayCommand->parsed()) {
       replay.progress = terminal;
+      replay.maxGap = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(maxGap));
       return livemon::transport::runReplay(replay, g_stop, std::cout, std::cerr);
     }
     if (demoCommand->parsed()) {

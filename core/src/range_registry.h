@@ -27,4 +27,13 @@ Trace collectBufferedRanges(int64_t since);
 
 int64_t steadyNowNs() noexcept;
 
+// The clock ranges are timed with, as it stands; for tests and diagnostics.
+struct RangeClockState {
+  bool counter = false;     // the time-stamp counter (else steady_clock nanoseconds)
+  double nsPerTick = 1.0;
+  double errorBound = 0.0;  // relative, of nsPerTick
+  int64_t refines = 0;      // refines run so far, whatever they concluded
+};
+RangeClockState rangeClockState() noexcept;
+
 }  // namespace livemon::detail

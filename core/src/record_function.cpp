@@ -11,8 +11,10 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <mutex>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -21,6 +23,7 @@
 #include <livemon/stat.h>
 
 #include "range_registry.h"
+#include "tick_calibration.h"
 
 namespace livemon {
 namespace detail {
@@ -31,11 +34,13 @@ namespace {
 
 // Ranges are timed in ticks: the x86 time-stamp counter where it runs at a constant rate (two
 // reads cost less than half of two steady_clock reads), else steady_clock nanoseconds. Ticks
-// become steady_clock nanoseconds through a calibration, refined at each collection.
-// LIVEMON_RANGE_CLOCK=steady chooses steady_clock. The hot path reads only the two atomics; the
-// registry sets them (once, in its constructor) before it first turns ranges on.
+// become steady_clock nanoseconds through a calibration (tick_calibration.h) that the end of a
+// range refines when g_nextRefineTicks has passed, and every collection too.
+// LIVEMON_RANGE_CLOCK=steady chooses steady_clock. The hot path reads only these atomics; the
+// registry sets the first two in its constructor, before it first turns ranges on.
 std::atomic<bool> g_useTsc{false};
 std::atomic<double> g_nsPerTick{1.0};
+std::atomic<int64_t> g_nextRefineTicks{std::numeric_limits<int64_t>::max()};
 
 int64_t ticksNow() noexcept {
 #if defined(__x86_64__)
@@ -46,58 +51,91 @@ int64_t ticksNow() noexcept {
 
 double nsPerTick() noexcept { return g_nsPerTick.load(std::memory_order_relaxed); }
 
-// The calibration; used by the registry under its mutex.
-class TickCalibration {
+bool invariantTsc() noexcept {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
+  if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (edx & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+// The calibration's counter read: fenced, so that it happens between the steady_clock reads
+// that bracket it and not before or after them, as an unordered read may.
+int64_t fencedTsc() noexcept {
+#if defined(__x86_64__)
+  _mm_lfence();
+  const auto ticks = static_cast<int64_t>(__rdtsc());
+  _mm_lfence();
+  return ticks;
+#else
+  return steadyNowNs();
+#endif
+}
+
+// The calibration of the counter, or none when ranges are timed with steady_clock.
+//
+// Thread-safe: every member takes its own mutex; refineIfIdle(), for the end of a range on any
+// thread, skips the refine instead of waiting when another thread holds it. The registry may
+// call the others while holding its mutex, which is always taken before this one.
+class RangeClock {
  public:
-  TickCalibration() noexcept {
+  RangeClock() {
     const char* choice = std::getenv("LIVEMON_RANGE_CLOCK");
     if (!invariantTsc() || (choice != nullptr && std::string_view(choice) == "steady")) return;
+    TickCalibration calibration(TickSources{fencedTsc, steadyNowNs});
+    if (!calibration.usable()) return;  // no rate to trust: steady_clock times the ranges
+    calibration_.emplace(std::move(calibration));
+    publishLocked();
     g_useTsc.store(true, std::memory_order_relaxed);
-    useTsc_ = true;
-    baseTicks_ = ticksNow();
-    baseNs_ = steadyNowNs();
-    // A first rate over 2 ms, for the ranges timed before the first collection refines it.
-    int64_t ticks = 0;
-    int64_t ns = 0;
-    do {
-      ticks = ticksNow();
-      ns = steadyNowNs();
-    } while (ns - baseNs_ < 2'000'000);
-    g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
-                      std::memory_order_relaxed);
   }
 
-  int64_t toSteadyNs(int64_t ticks) const noexcept {
-    if (!useTsc_) return ticks;
-    return baseNs_ + static_cast<int64_t>(static_cast<double>(ticks - baseTicks_) * nsPerTick());
+  void refineIfIdle() noexcept {
+    std::unique_lock lock(mutex_, std::try_to_lock);
+    if (lock.owns_lock()) refineLocked();
   }
 
-  // Recomputes the rate over the whole time since the calibration started.
   void refine() noexcept {
-    if (!useTsc_) return;
-    const int64_t ticks = ticksNow();
-    const int64_t ns = steadyNowNs();
-    if (ns - baseNs_ > 100'000'000 && ticks > baseTicks_) {
-      g_nsPerTick.store(static_cast<double>(ns - baseNs_) / static_cast<double>(ticks - baseTicks_),
-                        std::memory_order_relaxed);
-    }
+    std::lock_guard lock(mutex_);
+    refineLocked();
   }
+
+  // A fresh map for the ranges of one trace: all of them are converted by the same map, so
+  // whatever a refine does meanwhile, the trace keeps their order and nesting.
+  TickMapping refinedMapping() noexcept {
+    std::lock_guard lock(mutex_);
+    refineLocked();
+    return calibration_ ? calibration_->mapping() : TickMapping{};
+  }
+
+  RangeClockState state() noexcept {
+    std::lock_guard lock(mutex_);
+    if (!calibration_) return RangeClockState{};
+    return RangeClockState{true, calibration_->nsPerTick(), calibration_->errorBound(),
+                           calibration_->refinesAccepted() + calibration_->refinesRejected() +
+                               calibration_->baselinesRestarted()};
+  }
+
+  // A fork must not leave the mutex held in the child by a thread that does not exist there.
+  void beforeFork() noexcept { mutex_.lock(); }
+  void afterFork() noexcept { mutex_.unlock(); }
 
  private:
-  static bool invariantTsc() noexcept {
-#if defined(__x86_64__)
-    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-    if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
-    if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
-    return (edx & (1u << 8)) != 0;
-#else
-    return false;
-#endif
+  void refineLocked() noexcept {
+    if (!calibration_) return;
+    calibration_->refine();
+    publishLocked();
   }
 
-  bool useTsc_ = false;
-  int64_t baseTicks_ = 0;
-  int64_t baseNs_ = 0;
+  void publishLocked() noexcept {
+    g_nsPerTick.store(calibration_->nsPerTick(), std::memory_order_relaxed);
+    g_nextRefineTicks.store(calibration_->nextRefineTicks(), std::memory_order_relaxed);
+  }
+
+  std::mutex mutex_;
+  std::optional<TickCalibration> calibration_;  // set in the constructor only
 };
 
 // One closed range, as its thread wrote it (times in ticks).
@@ -263,7 +301,7 @@ class RangeRegistry {
   int64_t discard() noexcept {
     std::lock_guard lock(mutex_);
     drainLocked([](const ThreadBuffer&, const RangeRecord&) {});
-    tickClock_.refine();
+    rangeClock_.refine();
     return ticksNow();
   }
 
@@ -272,13 +310,13 @@ class RangeRegistry {
     Trace trace;
     trace.pid = static_cast<int64_t>(getpid());
     std::lock_guard lock(mutex_);
-    tickClock_.refine();
-    trace.startNs = tickClock_.toSteadyNs(since);
+    const TickMapping map = rangeClock_.refinedMapping();
+    trace.startNs = map.toSteadyNs(since);
     std::vector<uint64_t> threadsSeen;
     drainLocked([&](const ThreadBuffer& buffer, const RangeRecord& record) {
       if (record.startNs < since) return;
       trace.ranges.push_back(TraceRange{entryOf(record.nameId).name, buffer.threadId,
-                                        tickClock_.toSteadyNs(record.startNs), tickClock_.toSteadyNs(record.endNs),
+                                        map.toSteadyNs(record.startNs), map.toSteadyNs(record.endNs),
                                         record.depth});
       if (threadsSeen.empty() || threadsSeen.back() != buffer.threadId) {
         threadsSeen.push_back(buffer.threadId);
@@ -286,7 +324,7 @@ class RangeRegistry {
       }
     }, &trace.droppedRanges);
     // On the ranges' own clock, so every range collected ends before the trace does.
-    trace.endNs = tickClock_.toSteadyNs(ticksNow());
+    trace.endNs = map.toSteadyNs(ticksNow());
     std::stable_sort(trace.ranges.begin(), trace.ranges.end(), [](const TraceRange& a, const TraceRange& b) {
       if (a.threadId != b.threadId) return a.threadId < b.threadId;
       if (a.startNs != b.startNs) return a.startNs < b.startNs;
@@ -302,9 +340,19 @@ class RangeRegistry {
     return trace;
   }
 
-  void beforeFork() noexcept { mutex_.lock(); }
-  void afterForkInParent() noexcept { mutex_.unlock(); }
+  void refineClockIfIdle() noexcept { rangeClock_.refineIfIdle(); }
+  RangeClockState clockState() noexcept { return rangeClock_.state(); }
+
+  void beforeFork() noexcept {
+    mutex_.lock();
+    rangeClock_.beforeFork();
+  }
+  void afterForkInParent() noexcept {
+    rangeClock_.afterFork();
+    mutex_.unlock();
+  }
   void afterForkInChild() noexcept {
+    rangeClock_.afterFork();
     // Only the forking thread lives on in the child; the other buffers are read and freed by the
     // next collection. The parent's Profiler is not the child's: the child records nothing
     // until it starts a Profiler of its own.
@@ -382,7 +430,7 @@ class RangeRegistry {
   bool profilerStats_ = false;                                                  // guarded by mutex_
   bool trace_ = false;                                                          // guarded by mutex_
   const void* profiler_ = nullptr;                                              // guarded by mutex_
-  TickCalibration tickClock_;
+  RangeClock rangeClock_;
 };
 
 // Marks the thread's buffer for the collector when the thread exits.
@@ -467,6 +515,11 @@ int64_t beginRange() noexcept {
 void endRange(uint32_t nameId, uint32_t mode, int64_t startNs) noexcept {
   const int64_t endNs = ticksNow();
   const int32_t depth = --t_depth;
+  // Refines ride on range ends, so that range stats alone (no Profiler collecting) keep the
+  // rate right: one relaxed load here, a few microseconds of clock reads about once a second.
+  if (endNs >= g_nextRefineTicks.load(std::memory_order_relaxed)) [[unlikely]] {
+    RangeRegistry::instance().refineClockIfIdle();
+  }
   if ((mode & kModeTrace) != 0) write(RangeRecord{startNs, endNs, nameId, depth});
   if ((mode & kModeStats) != 0) {
     Stat* stat = entryOf(nameId).stat.load(std::memory_order_acquire);
@@ -484,6 +537,7 @@ void setTraceBuffering(bool on) noexcept { RangeRegistry::instance().setTrace(on
 void setProfilerRangeStats(bool on) noexcept { RangeRegistry::instance().setProfilerStats(on); }
 int64_t discardBufferedRanges() noexcept { return RangeRegistry::instance().discard(); }
 Trace collectBufferedRanges(int64_t sinceNs) { return RangeRegistry::instance().collect(sinceNs); }
+RangeClockState rangeClockState() noexcept { return RangeRegistry::instance().clockState(); }
 
 }  // namespace detail
 

@@ -13,8 +13,10 @@
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
+#include <livemon/transport/recording_tools.h>
 #include <livemon/transport/subscriber.h>
 
+#include "mcap_builder.h"
 #include "test_support.h"
 
 namespace livemon::transport {
@@ -178,6 +180,110 @@ TEST_F(LivemonctlRecordingTest, ReplayRepublishesWithTheOriginalSources) {
   ASSERT_EQ(indexes.size(), 50u);
   for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(indexes[static_cast<std::size_t>(i)], i);
   EXPECT_THAT(replay.out(), HasSubstr("replayed"));
+}
+
+TEST_F(LivemonctlRecordingTest, RecorderKeepsRecordingPastTheEventNameLimit) {
+  // A recording holds at most 65535 event names (MCAP channel ids are 16 bits). A peer sending
+  // more must not end the recording: the rest is counted, and known names are still recorded.
+  PublisherOptions options = test::testPublisherOptions();
+  options.runName = "flood";
+  options.slowSubscriber = SlowSubscriberPolicy::WaitForSlowest;  // nothing lost on the way
+  Publisher flood(options);
+  const std::string path = file("names.mcap");
+  ChildProcess recorder({LIVEMONCTL_PATH, "record", flood.endpoints().front(), "-o", path});
+  ASSERT_TRUE(recorder.readStderrUntil([&](const std::string& err) {
+    logEvent(Event{"warmup", std::chrono::system_clock::now(), {}});
+    return err.find("source joined: flood") != std::string::npos;
+  }));
+  uint64_t logged = flood.publishedCount() + flood.droppedCount();
+  auto logPaced = [&](const std::string& name) {
+    logEvent(Event{name, std::chrono::system_clock::now(), {}});
+    // Let the publisher's queue drain now and then, so none of it is dropped.
+    if (++logged % 1000 == 0) {
+      ASSERT_TRUE(test::waitUntil([&] { return flood.publishedCount() + flood.droppedCount() >= logged; }));
+    }
+  };
+  for (int i = 0; i < 65535 + 100; ++i) logPaced("name-" + std::to_string(i));
+  for (int i = 0; i < 10; ++i) logPaced("name-7");
+  ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "name-7") == 11; }));
+  recorder.signal(SIGINT);
+  ASSERT_EQ(exitCode(recorder), 0) << recorder.err();
+  EXPECT_THAT(recorder.out(), HasSubstr("wrote "));
+  EXPECT_THAT(recorder.out(), ::testing::ContainsRegex("[0-9]+ events not recorded")) << recorder.out();
+  RecordingReader reader(path);
+  EXPECT_TRUE(reader.indexed());
+  EXPECT_EQ(reader.summary().channels.size(), 65535u);
+}
+
+// A recording of `times.size()` events of one source, with a Statistics record that claims the
+// recording starts at `claimedStart`.
+std::string craftedRecording(const std::vector<uint64_t>& times, uint64_t claimedStart) {
+  SourceInfo source;
+  source.run = "crafted";
+  source.host = "h";
+  source.pid = 1;
+  source.instanceId = 99;
+  std::string records = test::mcap::channelRecord(1, "tick");
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    const Event event{"tick", fromWireTime(static_cast<int64_t>(times[i])), {{"i", static_cast<int64_t>(i)}}};
+    records += test::mcap::messageRecord(1, static_cast<uint32_t>(i), times[i], encodeEventsPayload(source, i, "tick", {event}));
+  }
+  test::mcap::File bytes;
+  const std::string chunk = test::mcap::chunkRecord({.records = records, .startTime = times.front(), .endTime = times.back()});
+  const uint64_t chunkAt = bytes.add(chunk);
+  return bytes.closed({test::mcap::channelRecord(1, "tick"),
+                       test::mcap::statisticsRecord(times.size(), 1, 1, claimedStart, times.back()),
+                       test::mcap::chunkIndexRecord({times.front(), times.back(), chunkAt, chunk.size(), 0, 0})});
+}
+
+TEST_F(LivemonctlRecordingTest, ReplayNeverWaitsForACraftedStartOrALongGap) {
+  constexpr uint64_t kT0 = 1'700'000'000'000'000'000ULL;
+  const std::string endpoint = "ipc://" + file("replay.sock");
+  const std::vector<std::pair<std::vector<uint64_t>, std::vector<std::string>>> cases = {
+      // The summary says the recording starts in 1970: 54 years before its first event.
+      {{kT0, kT0 + 1'000'000, kT0 + 2'000'000}, {}},
+      // An hour without events, and a clock that went backwards.
+      {{kT0, kT0 + 3'600'000'000'000ULL, kT0 + 5'000'000}, {"--max-gap", "0.05"}},
+  };
+  for (const auto& [times, extra] : cases) {
+    const std::string path = file("crafted.mcap");
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << craftedRecording(times, 0);
+    Subscriber subscriber(test::connectTo({endpoint}, 1000, {"tick"}));
+    std::vector<std::string> argv{LIVEMONCTL_PATH, "replay", path, "--publish", endpoint};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    ChildProcess replay(argv);
+    std::size_t ticks = 0;
+    test::pollUntil(subscriber, onEvent([&](ReceivedEvent&) { ++ticks; }), [&] { return ticks == times.size(); });
+    EXPECT_EQ(ticks, times.size()) << replay.err();
+    ASSERT_EQ(exitCode(replay), 0) << "replay still waiting: " << replay.err();
+    if (!extra.empty()) {
+      EXPECT_THAT(replay.err(), HasSubstr("cut to 0.05 s")) << replay.err();
+    }
+  }
+}
+
+TEST_F(LivemonctlRecordingTest, CtrlCStopsAnExportWithStatus130) {
+  const std::string path = file("long.mcap");
+  constexpr int kEvents = 100000;
+  {
+    RecordingWriter writer(path);
+    ReceivedEvent event;
+    event.source = std::make_shared<const SourceInfo>(publisher_.identity());
+    for (int i = 0; i < kEvents; ++i) {
+      event.event = Event{"step", std::chrono::system_clock::now(), {{"i", int64_t{i}}}};
+      event.sequence = static_cast<uint64_t>(i);
+      event.receivedAt = event.event.timestamp;
+      recordEvent(writer, event);
+    }
+  }
+  // Its standard output is read only after Ctrl-C: megabytes of JSON cannot all have been
+  // written by then, so the export is still running when the signal comes.
+  ChildProcess exporter({LIVEMONCTL_PATH, "export", path});
+  ASSERT_TRUE(exporter.readStdoutUntil([](const std::string& out) { return out.find('\n') != std::string::npos; }));
+  exporter.signal(SIGINT);
+  EXPECT_EQ(exitCode(exporter), 130) << exporter.err();
+  EXPECT_THAT(exporter.err(), HasSubstr("interrupted"));
+  EXPECT_LT(std::count(exporter.out().begin(), exporter.out().end(), '\n'), kEvents);
 }
 
 TEST(LivemonctlRecordingCli, BadArgumentsExitTwoWithUsage) {

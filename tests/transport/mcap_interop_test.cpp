@@ -24,7 +24,7 @@ int exitCode(ChildProcess& child) {
   return status && WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
 }
 
-// Three sources, four event names, every value type, spread over many chunks.
+// Three sources, five event names, every value type, spread over many chunks.
 void writeRecording(const std::string& path) {
   RecordingWriterOptions options;
   options.chunkBytes = 8 * 1024;
@@ -46,6 +46,18 @@ void writeRecording(const std::string& path) {
     event.event.timestamp = t0 + std::chrono::milliseconds(10 * i);
     event.event.data = {{"loss.mean", 1.0 / (i + 1)}, {"step", int64_t{i}}, {"ok", i % 2 == 0},
                         {"phase", std::string(i % 5 ? "train" : "Δ eval")}};
+    event.receivedAt = event.event.timestamp + 2ms;
+    recordEvent(writer, event);
+  }
+  // Records so repetitive that the writer pads their chunks with a zstd skippable frame, to stay
+  // within the compression ratio readers accept.
+  for (int i = 0; i < 3; ++i) {
+    ReceivedEvent event;
+    event.source = sources[0];
+    event.sequence = static_cast<uint64_t>(i);
+    event.event.name = "blob";
+    event.event.timestamp = t0 + std::chrono::milliseconds(30'000 + i);
+    for (int field = 0; field < 60; ++field) event.event.data["text-" + std::to_string(field)] = std::string(60'000, 'z');
     event.receivedAt = event.event.timestamp + 2ms;
     recordEvent(writer, event);
   }

@@ -11,7 +11,10 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <set>
+
+#include "mcap_builder.h"
 
 namespace livemon::transport {
 namespace {
@@ -19,8 +22,56 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
+namespace mcap = test::mcap;
 
 constexpr uint64_t kT0 = 1'700'000'000'000'000'000ULL;
+
+void writeFile(const std::string& path, std::string_view bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::string readFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A field of /proc/self/status in bytes ("VmHWM", "VmRSS").
+uint64_t statusBytes(const std::string& field) {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;
+  }
+  return 0;
+}
+
+// How much this process's resident memory grows at its peak while `work` runs (Linux resets the
+// peak through /proc/self/clear_refs).
+uint64_t peakGrowth(const std::function<void()>& work) {
+  std::ofstream("/proc/self/clear_refs") << "5";
+  const uint64_t before = statusBytes("VmRSS");
+  work();
+  const uint64_t peak = statusBytes("VmHWM");
+  return peak > before ? peak - before : 0;
+}
+
+std::size_t openDescriptors() {
+  return static_cast<std::size_t>(std::distance(fs::directory_iterator("/proc/self/fd"), fs::directory_iterator()));
+}
+
+std::string problemsText(const RecordingReader& reader) {
+  std::string text;
+  for (const auto& problem : reader.problems()) text += "byte " + std::to_string(problem.offset) + ": " + problem.what + "\n";
+  return text;
+}
+
+// A few messages on channel 1 ("t"), as the records of a chunk.
+std::string someRecords(int messages, uint64_t firstTime = kT0) {
+  std::string records = mcap::channelRecord(1, "t");
+  for (int i = 0; i < messages; ++i) {
+    records += mcap::messageRecord(1, static_cast<uint32_t>(i), firstTime + static_cast<uint64_t>(i), std::to_string(i));
+  }
+  return records;
+}
 
 class RecordingTest : public ::testing::Test {
  protected:
@@ -340,6 +391,266 @@ TEST_F(RecordingTest, WriteAfterCloseThrows) {
   writer.close();
   EXPECT_THROW(writer.write("x", kT0, kT0, "p"), RecordingError);
   EXPECT_NO_THROW(writer.close());
+}
+
+TEST_F(RecordingTest, AChunkClaimingAGibibyteAllocatesNothing) {
+  // 85 bytes: magic, header and one chunk whose header claims 1 GiB of records, with a zstd
+  // frame that holds two bytes.
+  mcap::File bytes;
+  const uint64_t chunkAt = bytes.add(mcap::chunkRecord({.records = "ab", .uncompressedSize = uint64_t{1} << 30}));
+  const std::string path = file("claims.mcap");
+  writeFile(path, bytes.unclosed());
+  const uint64_t growth = peakGrowth([&] {
+    RecordingReader reader(path);
+    reader.forEachMessage([](const RecordedMessage&) { return true; });
+    EXPECT_THAT(problemsText(reader), HasSubstr("byte " + std::to_string(chunkAt) + ": "));
+  });
+  EXPECT_LT(growth, uint64_t{64} << 20) << "reading an 85-byte file must not allocate what it claims";
+}
+
+TEST_F(RecordingTest, ZstdBombsAreRefusedBeforeTheyInflate) {
+  // 64 MiB of zeros in a few kilobytes: inflated, the zeros read as millions of empty records.
+  const uint64_t inflated = uint64_t{64} << 20;
+  mcap::File bytes;
+  const std::string bomb = mcap::zstdZeros(inflated);
+  const uint64_t chunkAt = bytes.add(mcap::chunkRecord({.stored = bomb, .uncompressedSize = inflated}));
+  const uint64_t goodAt = bytes.add(mcap::chunkRecord({.records = someRecords(3), .startTime = kT0, .endTime = kT0 + 2}));
+  const std::string path = file("bomb.mcap");
+  writeFile(path, bytes.unclosed());
+
+  const uint64_t growth = peakGrowth([&] {
+    RecordingReader reader(path);
+    EXPECT_EQ(reader.summary().messageCount, 3u) << "the chunk after the bomb is still read";
+    EXPECT_THAT(problemsText(reader), HasSubstr("byte " + std::to_string(chunkAt) + ": "));
+    EXPECT_THAT(problemsText(reader), HasSubstr("compress")) << problemsText(reader);
+    EXPECT_THAT(problemsText(reader), ::testing::Not(HasSubstr("byte " + std::to_string(goodAt))));
+    // Refused from its header: not a byte inflated, no record walked but the good chunk's four.
+    EXPECT_EQ(reader.readStats().bytesDecompressed, someRecords(3).size());
+    EXPECT_EQ(reader.readStats().recordsVisited, 4u);
+  });
+  EXPECT_LT(growth, uint64_t{16} << 20);
+}
+
+TEST_F(RecordingTest, RecordsThatDoNotBelongInAChunkAreDamage) {
+  // Zeros inside a chunk read as records of opcode 0 and no content: damage, not millions of
+  // records to skip.
+  mcap::File bytes;
+  const uint64_t chunkAt = bytes.add(mcap::chunkRecord({.records = std::string(4096, '\0')}));
+  const std::string path = file("zeros.mcap");
+  writeFile(path, bytes.unclosed());
+  RecordingReader reader(path);
+  EXPECT_THAT(problemsText(reader), HasSubstr("byte " + std::to_string(chunkAt) + ": "));
+  EXPECT_THAT(problemsText(reader), HasSubstr("record 0x00"));
+  EXPECT_EQ(reader.readStats().recordsVisited, 1u);
+}
+
+TEST_F(RecordingTest, DuplicateChunkIndexEntriesAreRefused) {
+  mcap::File bytes;
+  const std::string chunk = mcap::chunkRecord({.records = someRecords(3), .startTime = kT0, .endTime = kT0 + 2});
+  const uint64_t chunkAt = bytes.add(chunk);
+  const mcap::ChunkIndexEntry entry{kT0, kT0 + 2, chunkAt, chunk.size(), 0, 0};
+  std::vector<std::string> summary{mcap::channelRecord(1, "t"), mcap::statisticsRecord(3, 1, 16, kT0, kT0 + 2)};
+  for (int i = 0; i < 16; ++i) summary.push_back(mcap::chunkIndexRecord(entry));
+  const std::string path = file("duplicates.mcap");
+  writeFile(path, bytes.closed(summary));
+
+  RecordingReader reader(path);
+  EXPECT_EQ(reader.summary().chunks.size(), 1u);
+  EXPECT_THAT(problemsText(reader), HasSubstr("chunk index lists the chunk at byte " + std::to_string(chunkAt) + " twice"));
+  uint64_t read = 0;
+  reader.forEachMessage([&](const RecordedMessage&) { return ++read, true; });
+  EXPECT_EQ(read, 3u) << "each chunk is read once";
+  EXPECT_EQ(reader.readStats().chunksRead, 2u) << "once to scan the file, once to read it";
+}
+
+TEST_F(RecordingTest, OverlappingChunkIndexEntriesAreRefused) {
+  mcap::File bytes;
+  const std::string chunk = mcap::chunkRecord({.records = someRecords(3), .startTime = kT0, .endTime = kT0 + 2});
+  const uint64_t chunkAt = bytes.add(chunk);
+  const uint64_t secondAt = bytes.add(mcap::chunkRecord({.records = someRecords(2, kT0 + 3), .startTime = kT0 + 3, .endTime = kT0 + 4}));
+  std::vector<std::string> summary{mcap::channelRecord(1, "t"), mcap::statisticsRecord(5, 1, 2, kT0, kT0 + 4),
+                                   mcap::chunkIndexRecord({kT0, kT0 + 2, chunkAt, chunk.size(), 0, 0}),
+                                   mcap::chunkIndexRecord({kT0 + 3, kT0 + 4, chunkAt + 10, secondAt + 5 - chunkAt, 0, 0})};
+  const std::string path = file("overlap.mcap");
+  writeFile(path, bytes.closed(summary));
+
+  RecordingReader reader(path);
+  EXPECT_THAT(problemsText(reader), HasSubstr("overlap"));
+  uint64_t read = 0;
+  reader.forEachMessage([&](const RecordedMessage&) { return ++read, true; });
+  EXPECT_EQ(read, 5u);
+}
+
+TEST_F(RecordingTest, AFileTruncatedWhileOpenIsAnErrorNamingTheOffsetNotASignal) {
+  const std::string path = file("shrinking.mcap");
+  {
+    RecordingWriter writer(path, {.chunkBytes = 4 * 1024});
+    writeMessages(writer, 3000);
+  }
+  RecordingReader reader(path);
+  ASSERT_TRUE(reader.indexed());
+  const auto chunks = reader.summary().chunks;
+  ASSERT_GT(chunks.size(), 4u);
+  const uint64_t cut = chunks[chunks.size() / 2].offset + 100;  // inside a chunk
+  ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(cut)), 0);
+
+  uint64_t read = 0;
+  reader.forEachMessage([&](const RecordedMessage&) { return ++read, true; });
+  EXPECT_GT(read, 0u);
+  EXPECT_LT(read, 3000u);
+  ASSERT_FALSE(reader.problems().empty());
+  EXPECT_EQ(reader.problems().front().offset, cut) << problemsText(reader);
+  EXPECT_THAT(reader.problems().front().what, HasSubstr("truncated")) << problemsText(reader);
+
+  // Rewritten in place with other bytes: damage, reported, never read as data.
+  writeFile(path, std::string(static_cast<std::size_t>(chunks.back().offset + chunks.back().length), 'z'));
+  read = 0;
+  reader.forEachMessage([&](const RecordedMessage&) { return ++read, true; });
+  EXPECT_EQ(read, 0u);
+}
+
+TEST_F(RecordingTest, AFileTruncatedWhileItIsScannedIsAnErrorNamingTheOffset) {
+  const std::string whole = file("whole.mcap");
+  {
+    RecordingWriter writer(whole, {.chunkBytes = 4 * 1024});
+    writeMessages(writer, 3000);
+  }
+  const std::string bytes = readFile(whole);
+  const std::string path = file("unclosed.mcap");
+  writeFile(path, bytes.substr(0, bytes.size() - 200));  // no summary: opening scans the chunks
+  const uint64_t cut = bytes.size() / 2;
+  bool truncated = false;
+  RecordingReader reader(path, [&](uint64_t, uint64_t) {
+    if (!truncated) {
+      ASSERT_EQ(::truncate(path.c_str(), static_cast<off_t>(cut)), 0);
+    }
+    truncated = true;
+  });
+  EXPECT_FALSE(reader.indexed());
+  EXPECT_LT(reader.summary().messageCount, 3000u);
+  EXPECT_THAT(problemsText(reader), HasSubstr("byte " + std::to_string(cut) + ": ")) << problemsText(reader);
+  EXPECT_THAT(problemsText(reader), HasSubstr("truncated")) << problemsText(reader);
+}
+
+TEST_F(RecordingTest, FailedOpensLeaveNoDescriptorBehind) {
+  const std::string text = file("notes.txt");
+  std::ofstream(text) << "just some text, long enough to not be a short file\n";
+  const std::string noHeader = file("no-header.mcap");
+  writeFile(noHeader, std::string(mcap::kMagic) + std::string(40, '\x07'));
+  const std::size_t before = openDescriptors();
+  for (int i = 0; i < 100; ++i) {
+    EXPECT_THROW(RecordingReader{text}, RecordingError);
+    EXPECT_THROW(RecordingReader{noHeader}, RecordingError);
+    EXPECT_THROW(RecordingReader{dir_.string()}, RecordingError);
+  }
+  EXPECT_EQ(openDescriptors(), before);
+}
+
+TEST_F(RecordingTest, DamageInsideAChunkIsReportedAtTheChunksFileOffset) {
+  mcap::File bytes;
+  // A channel and two messages (97 bytes), then three bytes: a record header cut short.
+  const uint64_t chunkAt = bytes.add(mcap::chunkRecord({.records = someRecords(2) + std::string("\x05\x01\x00", 3)}));
+  const std::string path = file("cut-record.mcap");
+  writeFile(path, bytes.unclosed());
+  RecordingReader reader(path);
+  ASSERT_FALSE(reader.problems().empty());
+  EXPECT_EQ(reader.problems().front().offset, chunkAt) << problemsText(reader);
+  EXPECT_THAT(reader.problems().front().what, HasSubstr("(record 3, at byte 97 of the chunk")) << problemsText(reader);
+}
+
+TEST_F(RecordingTest, ManyEventNamesAreRecordedUpToTheChannelLimitAndTheRestCounted) {
+  const std::string path = file("names.mcap");
+  {
+    RecordingWriter writer(path, {.chunkBytes = 256 * 1024});
+    for (int i = 0; i < 65535 + 10; ++i) {
+      EXPECT_NO_THROW(writer.write("name-" + std::to_string(i), kT0 + static_cast<uint64_t>(i), kT0, "p"));
+    }
+    writer.write("name-7", kT0 + 70000, kT0, "still recorded");
+    writer.close();
+    EXPECT_EQ(writer.messageCount(), 65535u + 1u);
+  }
+  RecordingReader reader(path);
+  EXPECT_TRUE(reader.indexed());
+  EXPECT_EQ(reader.summary().channels.size(), 65535u);
+  EXPECT_EQ(reader.summary().messageCount, 65535u + 1u);
+}
+
+TEST_F(RecordingTest, EvenTheMostRepetitiveRecordsAreWrittenSoReadersAcceptThem) {
+  // 60 KB of one letter per message inflates more than any reader allows a chunk to: the writer
+  // pads such chunks instead of storing them uncompressed, so the file stays small.
+  const std::string path = file("repetitive.mcap");
+  const std::string payload(60'000, 'a');
+  {
+    RecordingWriter writer(path, {.chunkBytes = 512 * 1024});
+    for (int i = 0; i < 200; ++i) writer.write("same", kT0 + static_cast<uint64_t>(i), kT0, payload);
+    writer.close();
+    EXPECT_GE(writer.compressedBytes(), writer.uncompressedBytes() / kMaxRecordingCompressionRatio);
+    EXPECT_LT(fs::file_size(path), writer.uncompressedBytes() / 500);
+  }
+  RecordingReader reader(path);
+  EXPECT_TRUE(reader.problems().empty()) << problemsText(reader);
+  uint64_t read = 0;
+  reader.forEachMessage([&](const RecordedMessage& m) { return read += m.payload == payload, true; });
+  EXPECT_EQ(read, 200u);
+  EXPECT_TRUE(reader.problems().empty()) << problemsText(reader);
+  for (const auto& chunk : reader.summary().chunks) EXPECT_EQ(chunk.compression, "zstd");
+}
+
+TEST_F(RecordingTest, TooLongTopicsAreCountedNotWritten) {
+  RecordingWriter writer(file("long-topic.mcap"));
+  EXPECT_FALSE(writer.write(std::string(kMaxRecordingTopicBytes + 1, 't'), kT0, kT0, "p"));
+  EXPECT_TRUE(writer.write(std::string(kMaxRecordingTopicBytes, 't'), kT0, kT0, "p"));
+  EXPECT_EQ(writer.droppedCount(), 1u);
+  EXPECT_EQ(writer.messageCount(), 1u);
+}
+
+TEST_F(RecordingTest, AProblemIsListedOnceHoweverOftenItsChunkIsRead) {
+  const std::string path = file("damaged.mcap");
+  {
+    RecordingWriter writer(path, {.chunkBytes = 2 * 1024});
+    writeMessages(writer, 300);
+  }
+  std::string bytes = readFile(path);
+  const RecordingChunk chunk = RecordingReader(path).summary().chunks.at(1);
+  bytes[chunk.offset + chunk.length - 3] ^= 0x40;  // inside its compressed records
+  writeFile(path, bytes);
+  RecordingReader reader(path);
+  for (int i = 0; i < 3; ++i) reader.forEachMessage([](const RecordedMessage&) { return true; });
+  ASSERT_EQ(reader.problems().size(), 1u) << problemsText(reader);
+  EXPECT_EQ(reader.unlistedProblems(), 0u);
+}
+
+TEST_F(RecordingTest, AStopFlagEndsAScanOrAReadAtTheNextRecord) {
+  const std::string closed = file("closed.mcap");
+  {
+    RecordingWriter writer(closed, {.chunkBytes = 4 * 1024});
+    writeMessages(writer, 3000);
+  }
+  const std::string bytes = readFile(closed);
+  const std::string unclosed = file("unclosed.mcap");
+  writeFile(unclosed, bytes.substr(0, bytes.size() - 200));
+
+  std::atomic<bool> stop{false};
+  uint64_t progressCalls = 0;
+  try {
+    RecordingReader reader(unclosed, [&](uint64_t, uint64_t) { ++progressCalls, stop = true; }, &stop);
+    FAIL() << "the scan went on after the stop flag was set";
+  } catch (const RecordingStopped& stopped) {
+    EXPECT_THAT(stopped.what(), HasSubstr("unclosed.mcap"));
+    EXPECT_THAT(stopped.what(), HasSubstr("stopped"));
+  }
+  EXPECT_EQ(progressCalls, 1u);
+
+  stop = false;
+  RecordingReader reader(closed, {}, &stop);
+  uint64_t seen = 0;
+  reader.forEachMessage([&](const RecordedMessage&) {
+    if (++seen == 5) stop = true;
+    return true;  // the flag alone stops it
+  });
+  EXPECT_EQ(seen, 5u);
+  EXPECT_EQ(reader.readStats().chunksRead, 1u);
+  EXPECT_TRUE(reader.problems().empty()) << "stopping is not damage: " << problemsText(reader);
 }
 
 }  // namespace

@@ -5,12 +5,15 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
 #include <sstream>
+
+#include <livemon/clock.h>
 
 namespace livemon::transport {
 namespace {
@@ -174,6 +177,122 @@ TEST_F(RecordingToolsTest, InfoJsonCarriesTheSameFigures) {
   EXPECT_THAT(json, HasSubstr("\"topic\": \"livemon.Stat\", \"encoding\": \"msgpack\", \"events\": 10}"));
   EXPECT_THAT(json, HasSubstr("\"run\": \"eval\", \"host\": \"node-1\", \"pid\": 200, \"rank\": null"));
   EXPECT_THAT(json, HasSubstr("\"problems\": []"));
+}
+
+TEST_F(RecordingToolsTest, InfoTextEscapesWhatPublishersChose) {
+  {
+    RecordingWriter writer(path_);
+    recordEvent(writer, received(source("run\x1b[2J", 300), 0, "name\x1b]0;pwned\x07\nfake line", 1s, {}));
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_}, out, err), 0) << err.str();
+  const std::string text = out.str();
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << text;
+  EXPECT_EQ(text.find('\x07'), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nfake line"), std::string::npos) << text;
+  EXPECT_THAT(text, HasSubstr("name\\u001b]0;pwned\\u0007\\nfake line"));
+  EXPECT_THAT(text, HasSubstr("run\\u001b[2J@node-1:300"));
+}
+
+TEST_F(RecordingToolsTest, RecordingGoesOnPastTheEventNameLimit) {
+  RecordingWriter writer(path_);
+  const auto trainer = source("train", 100, 0);
+  for (uint64_t i = 0; i < 65535 + 5; ++i) {
+    EXPECT_NO_THROW(recordEvent(writer, received(trainer, 0, "name-" + std::to_string(i), 1ms, {})));
+  }
+  EXPECT_NO_THROW(recordEvent(writer, received(trainer, 1, "name-1", 2ms, {{"after", true}})));
+  writer.close();
+  EXPECT_EQ(writer.messageCount(), 65535u + 1u);
+}
+
+TEST_F(RecordingToolsTest, ExportWritesTimesAtBothEndsOfTheRange) {
+  {
+    RecordingWriter writer(path_);
+    for (int64_t ns : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
+      ReceivedEvent event = received(source("train", 100), 0, "edge", 1s, {{"x", 1.0}});
+      event.event.timestamp = fromWireTime(ns);
+      recordEvent(writer, event);
+    }
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_}, stop_, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("\"time\":\"1677-09-21T00:12:43.145224192Z\",\"ts\":-9223372036854775808,"));
+  EXPECT_THAT(out.str(), HasSubstr("\"time\":\"2262-04-11T23:47:16.854775807Z\",\"ts\":9223372036854775807,"));
+}
+
+TEST_F(RecordingToolsTest, InfoAndExportStopWhenAskedWithStatus130) {
+  writeSample();
+  stop_ = true;
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(runInfo({.path = path_}, stop_, out, err), kInterruptedExitCode);
+  EXPECT_EQ(out.str(), "") << "an interrupted summary would be wrong";
+  EXPECT_THAT(err.str(), HasSubstr("interrupted"));
+  err.str("");
+  EXPECT_EQ(runExport({.path = path_}, stop_, out, err), kInterruptedExitCode);
+  EXPECT_THAT(err.str(), HasSubstr("interrupted"));
+  EXPECT_EQ(out.str(), "");
+}
+
+TEST(ReplayPacer, WaitsTheGapsBetweenLogTimesDividedBySpeed) {
+  ReplayPacer pacer(2.0, 10s);
+  EXPECT_EQ(pacer.next(5'000'000'000), 0ns) << "the first event goes at once, whatever the summary says";
+  EXPECT_EQ(pacer.next(7'000'000'000), 1s);
+  EXPECT_EQ(pacer.next(7'000'000'001), 0ns);
+  EXPECT_FALSE(pacer.cut());
+}
+
+TEST(ReplayPacer, NeverWaitsBackwardsOrLongerThanTheCap) {
+  ReplayPacer pacer(0.01, 3s);
+  EXPECT_EQ(pacer.next(UINT64_MAX), 0ns);
+  EXPECT_EQ(pacer.next(0), 0ns) << "a clock that went backwards";
+  EXPECT_EQ(pacer.next(UINT64_MAX), 3s);
+  EXPECT_TRUE(pacer.cut());
+  EXPECT_EQ(pacer.recordedGapNs(), UINT64_MAX);
+  EXPECT_EQ(pacer.next(UINT64_MAX), 0ns);
+  EXPECT_EQ(pacer.next(UINT64_MAX - 1), 0ns);
+  EXPECT_EQ(pacer.cutCount(), 1u);
+  ReplayPacer fast(10000.0, 0ns);
+  EXPECT_EQ(fast.next(0), 0ns);
+  EXPECT_EQ(fast.next(1'000'000'000'000'000'000), 0ns);
+  EXPECT_THROW(ReplayPacer(0.0, 1s), std::invalid_argument);
+  EXPECT_THROW(ReplayPacer(std::numeric_limits<double>::quiet_NaN(), 1s), std::invalid_argument);
+  EXPECT_THROW(ReplayPacer(std::numeric_limits<double>::infinity(), 1s), std::invalid_argument);
+  EXPECT_THROW(ReplayPacer(1.0, -1ns), std::invalid_argument);
+}
+
+TEST_F(RecordingToolsTest, ReplayCutsLongGapsAndSaysSo) {
+  {
+    RecordingWriter writer(path_);
+    const auto trainer = source("train", 100, 0);
+    recordEvent(writer, received(trainer, 0, "tick", 0ms, {}));
+    recordEvent(writer, received(trainer, 1, "tick", 1h, {}));            // a night without events
+    recordEvent(writer, received(trainer, 2, "tick", 1h + 500ms, {}));
+    recordEvent(writer, received(trainer, 3, "tick", 1h - 10s, {}));      // received out of order
+  }
+  ManualClock clock;
+  const auto begin = clock.now();
+  std::vector<std::chrono::nanoseconds> sleeps;
+  ReplayOptions options;
+  options.path = path_;
+  options.endpoint = "ipc://" + (dir_ / "replay.sock").string();
+  options.waitForSubscriber = 0ms;
+  options.maxGap = 2s;
+  options.clock = &clock;
+  options.sleepUntil = [&](std::chrono::steady_clock::time_point t) {
+    sleeps.push_back(t - clock.now());
+    clock.set(std::max(t, clock.now()));
+  };
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runReplay(options, stop_, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("replayed 4 events"));
+  EXPECT_THAT(err.str(), HasSubstr("3600.0 s without events before 2025-11-22 18:00:00.003 UTC cut to 2 s")) << err.str();
+  // 2 s for the night, 0.5 s after it, nothing for the late arrival.
+  EXPECT_EQ(clock.now() - begin, 2500ms);
+  for (const auto& sleep : sleeps) EXPECT_LE(sleep, 50ms) << "waits are sliced, so Ctrl-C is seen at once";
 }
 
 TEST_F(RecordingToolsTest, InfoOnAFileThatIsNotARecordingFails) {

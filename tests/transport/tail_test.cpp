@@ -60,6 +60,68 @@ TEST(Tail, TextLinesAreReadable) {
   EXPECT_EQ(line.substr(12), " run@host:12 rank 3 livemon.Stat #41 epoch=2 loss.count=12.0 loss.mean=0.123457");
 }
 
+TEST(Tail, TimesAtBothEndsOfTheNanosecondRangeAreExact) {
+  // Any publisher chooses its timestamps; every int64 nanosecond count has its UTC time.
+  const std::vector<std::pair<int64_t, std::string>> cases = {
+      {std::numeric_limits<int64_t>::min(), "1677-09-21T00:12:43.145224192Z"},
+      {std::numeric_limits<int64_t>::min() + 1, "1677-09-21T00:12:43.145224193Z"},
+      {-1, "1969-12-31T23:59:59.999999999Z"},
+      {0, "1970-01-01T00:00:00.000000000Z"},
+      {std::numeric_limits<int64_t>::max(), "2262-04-11T23:47:16.854775807Z"},
+  };
+  for (const auto& [ns, utc] : cases) {
+    const auto r = received(test::makeEvent("t", {}, fromWireTime(ns)));
+    EXPECT_EQ(formatEventJson(r).rfind("{\"time\":\"" + utc + "\",\"ts\":" + std::to_string(ns) + ",", 0), 0u)
+        << formatEventJson(r);
+    EXPECT_EQ(formatEventText(r)[2], ':') << ns;
+  }
+}
+
+// No byte a terminal acts on: C0 controls, DEL, C1 controls (raw or UTF-8 encoded), and no
+// Unicode line separators or direction overrides, which fake or reorder lines.
+void expectNothingATerminalActsOn(const std::string& line) {
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const auto c = static_cast<unsigned char>(line[i]);
+    EXPECT_FALSE(c < 0x20 || c == 0x7f) << "control byte " << int{c} << " at " << i << " in " << line;
+    if (c == 0xc2 && i + 1 < line.size()) {
+      const auto next = static_cast<unsigned char>(line[i + 1]);
+      EXPECT_FALSE(next >= 0x80 && next <= 0x9f) << "C1 control at " << i << " in " << line;
+    }
+  }
+  for (const char* sequence : {"\xe2\x80\xa8", "\xe2\x80\xa9", "\xe2\x80\xae", "\xe2\x81\xa6"}) {
+    EXPECT_EQ(line.find(sequence), std::string::npos) << line;
+  }
+}
+
+TEST(Tail, TextLinesEscapeWhatATerminalWouldActOn) {
+  SourceInfo evil;
+  evil.run = "run\x1b[2J";
+  evil.host = "host\nfake line";
+  evil.pid = 7;
+  auto r = received(test::makeEvent("name\x1b]0;title\x07\xc2\x9b" "31m\xe2\x80\xae",
+                                    {{"key\r", std::string("value\x9b\x7f")}, {"ok", std::string("é ü 日本")}}));
+  r.source = std::make_shared<const SourceInfo>(evil);
+  const std::string line = formatEventText(r);
+  expectNothingATerminalActsOn(line);
+  EXPECT_NE(line.find("run\\u001b[2J@host\\nfake line:7 name\\u001b]0;title\\u0007\\u009b31m\\u202e #41"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find("ok=\"é ü 日本\""), std::string::npos) << "printable UTF-8 stays as it is: " << line;
+
+  GapInfo gap{r.source, "topic\x1b[A", 1, 3};
+  expectNothingATerminalActsOn(formatGapText(gap));
+  SourceChange joined{r.source, SourceState::Alive, true, std::make_shared<const std::string>("ep\x1b")};
+  expectNothingATerminalActsOn(formatSourceChangeText(joined));
+}
+
+TEST(Tail, PrintableTextEscapesOnlyWhatATerminalActsOn) {
+  EXPECT_EQ(printableText("a\x1b\xc2\x85\xe2\x80\xa8z é"), "a\\u001b\\u0085\\u2028z é");
+  EXPECT_EQ(printableText("\xe2\x81\xa6x\xe2\x81\xa9 \x7f\t"), "\\u2066x\\u2069 \\u007f\\t");
+  EXPECT_EQ(printableText("plain.name/with-ü_日本"), "plain.name/with-ü_日本");
+  EXPECT_EQ(printableText("\x9b[2J"), "\xef\xbf\xbd[2J") << "a raw C1 byte is invalid UTF-8";
+  EXPECT_EQ(quotedPrintableText("say \"hi\"\x1b"), "\"say \\\"hi\\\"\\u001b\"");
+}
+
 TEST(Tail, NoticesForSourcesAndGaps) {
   const auto r = received(test::makeEvent("x", {}));
   SourceChange joined{r.source, SourceState::Alive, true, r.endpoint};

@@ -266,6 +266,30 @@ TEST(WireFormat, UnknownVersionsAndKindsAreUnsupported) {
   EXPECT_EQ(decodeStatus(kHeartbeatTopic, extended), DecodeStatus::Ok);
 }
 
+TEST(WireFormat, ContainerCountsBeyondTheBytesLeftAreMalformed) {
+  // An unknown key's value is skipped. A map32 of 2^31 entries must not read as an empty map
+  // (2 * 2^31 wraps to 0 in 32 bits), nor any count claim more entries than bytes remain.
+  const std::string payload = encodeHeartbeatPayload(MessageKind::Heartbeat, exampleSource(), 0, PublisherCounters{});
+  auto withExtra = [&](const std::string& value) {
+    std::string extended = payload;
+    extended[0] = static_cast<char>(extended[0] + 1);  // one more entry in the top-level fixmap
+    return extended + std::string("\xa5""extra", 6) + value;
+  };
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\x80", 1))), DecodeStatus::Ok) << "an empty map is fine";
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\xdf\x80\x00\x00\x00", 5))), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\xdf\xff\xff\xff\xff", 5))), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\xde\x00\x02\xc0\xc0", 5))), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\xdd\xff\xff\xff\xff\xc0", 6))), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\xc6\xff\xff\xff\xff", 5))), DecodeStatus::Malformed);
+  EXPECT_EQ(decodeStatus(kHeartbeatTopic, withExtra(std::string("\xc9\xff\xff\xff\xff\x01", 6))), DecodeStatus::Malformed);
+  // As event data: a map header claiming more fields than bytes remain.
+  std::string events = encodeEventsPayload(exampleSource(), 0, "n", {makeEvent("n", {})});
+  ASSERT_EQ(events.back(), '\x80');  // the event's empty data map, last
+  events.back() = '\xde';
+  events += std::string("\x03\xff", 2);
+  EXPECT_EQ(decodeStatus("n", events), DecodeStatus::Malformed);
+}
+
 TEST(WireFormat, DecoderEnforcesItsLimits) {
   const SourceInfo source = exampleSource();
   WireLimits small;

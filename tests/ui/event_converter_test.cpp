@@ -1,12 +1,17 @@
 // Converting received events for the dashboard (off the GUI thread), staging them, and the
-// ingest worker's synthetic-feed path.
+// ingest worker's synthetic-feed path; the limits on what peers may make it hold.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
+#include <memory>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <livemon/ui/event_converter.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/ingest_worker.h>
 #include <livemon/ui/staging_buffer.h>
 
@@ -189,6 +194,264 @@ TEST(IngestWorker, DeliveredEventsReachTheStagingBuffer) {
   EXPECT_EQ(batch.samples.size(), 1U);
   EXPECT_EQ(batch.log.size(), 2U);
   worker.stop();
+}
+
+// "<prefix><i><suffix>", built in place (GCC 12 warns wrongly on chained operator+ at -O3).
+std::string numbered(const char* prefix, int i, const char* suffix = "") {
+  std::string text(prefix);
+  text += std::to_string(i);
+  text += suffix;
+  return text;
+}
+
+// Converts one Stat event into `out`.
+void convertStat(EventConverter& converter, const std::shared_ptr<const transport::SourceInfo>& source, double ms,
+                 std::unordered_map<std::string, DataValue> data, IngestBatch& out) {
+  auto event = received(source, Event{std::string(kStatEventName), atMs(ms), std::move(data)});
+  converter.convert(event, out);
+}
+
+TEST(EventConverterLimits, AFloodOfNewStatNamesStopsAtTheChartLimitAndKnownLinesKeepTheirPoints) {
+  EventConverter converter;
+  const IngestLimits limits = converter.limits();
+  const auto train = makeSource("train", 1);
+  IngestBatch first;
+  convertStat(converter, train, 0, {{"loss.mean", 1.0}}, first);
+  ASSERT_EQ(first.series.size(), 1U);
+  const SeriesId loss = first.series[0].id;
+
+  // A publisher with a step number in its Stat name: a new chart every window.
+  constexpr int kNames = 100'000;
+  std::set<std::string> charts{"loss"};
+  std::size_t series = 1;
+  for (int i = 0; i < kNames; ++i) {
+    IngestBatch batch;
+    convertStat(converter, train, 1.0 + i, {{numbered("step", i, ".mean"), 1.0}}, batch);
+    for (const SeriesDescriptor& descriptor : batch.series) charts.insert(descriptor.stat);
+    series += batch.series.size();
+    ASSERT_EQ(batch.log.size(), 1U) << "the event itself is still logged";
+  }
+  EXPECT_EQ(charts.size(), limits.maxCharts);
+  EXPECT_EQ(series, limits.maxCharts);
+  EXPECT_EQ(converter.chartCount(), limits.maxCharts);
+  EXPECT_EQ(converter.seriesCount(), limits.maxCharts);
+  const LimitDrops drops = converter.drops();
+  const uint64_t refused = kNames - (limits.maxCharts - 1);
+  EXPECT_EQ(drops.charts.dropped, refused);
+  EXPECT_EQ(drops.charts.distinct, std::min<uint64_t>(refused, DistinctCounter::kDefaultCapacity));
+  EXPECT_TRUE(drops.charts.atLeast);
+  EXPECT_FALSE(drops.sources.any() || drops.series.any() || drops.sourceSeries.any() || drops.eventNames.any());
+
+  // What was known keeps updating; a new line of a known chart still fits; a refused name stays
+  // refused and is counted again.
+  IngestBatch after;
+  convertStat(converter, train, 200'000, {{"loss.mean", 2.0}, {"loss.max", 3.0}, {"step99999.mean", 4.0}}, after);
+  ASSERT_EQ(after.series.size(), 1U);
+  EXPECT_EQ(after.series[0].stat, "loss");
+  EXPECT_EQ(after.series[0].aggregation, "max");
+  ASSERT_EQ(after.samples.size(), 2U);
+  EXPECT_TRUE(std::any_of(after.samples.begin(), after.samples.end(),
+                          [&](const StatSample& s) { return s.series == loss && s.y == 2.0; }));
+  EXPECT_EQ(converter.drops().charts.dropped, refused + 1);
+}
+
+TEST(EventConverterLimits, AFloodOfNewSourcesStopsAtTheSourceLimitAndAKnownSourceKeepsGettingThrough) {
+  EventConverter converter;
+  const IngestLimits limits = converter.limits();
+  const auto train = makeSource("train", 1, 0);
+  IngestBatch first;
+  convertStat(converter, train, 0, {{"loss.mean", 1.0}}, first);
+  const SeriesId loss = first.series.at(0).id;
+
+  // Identities invented by the hundred thousand (a new pid and rank each).
+  constexpr int kSources = 100'000;
+  std::size_t sources = 1;
+  std::size_t logged = 0;
+  for (int i = 0; i < kSources; ++i) {
+    IngestBatch batch;
+    convertStat(converter, makeSource("flood", 10 + i, i), 1.0 + i, {{"loss.mean", 1.0}}, batch);
+    sources += batch.sources.size();
+    logged += batch.log.size();
+  }
+  EXPECT_EQ(sources, limits.maxSources);
+  EXPECT_EQ(logged, limits.maxSources - 1) << "a refused source's events are dropped whole";
+  EXPECT_EQ(converter.sourceCount(), limits.maxSources);
+  EXPECT_LE(converter.cachedSourceAddresses(), 2 * limits.maxSources);
+  const LimitDrops drops = converter.drops();
+  EXPECT_EQ(drops.sources.dropped, kSources - (limits.maxSources - 1));
+  EXPECT_EQ(drops.sources.distinct, DistinctCounter::kDefaultCapacity);
+  EXPECT_TRUE(drops.sources.atLeast);
+
+  IngestBatch after;
+  convertStat(converter, train, 200'000, {{"loss.mean", 2.0}}, after);
+  EXPECT_TRUE(after.sources.empty());
+  ASSERT_EQ(after.samples.size(), 1U);
+  EXPECT_EQ(after.samples[0].series, loss);
+  EXPECT_EQ(after.log.size(), 1U);
+}
+
+TEST(EventConverterLimits, ManyCopiesOfOneSourceAreOneSourceAndAreNotAllKept) {
+  // The subscriber makes a new SourceInfo for a source it forgot and hears again.
+  EventConverter converter;
+  const auto train = makeSource("train", 1);
+  for (int i = 0; i < 100'000; ++i) {
+    IngestBatch batch;
+    convertStat(converter, std::make_shared<const transport::SourceInfo>(*train), i, {{"loss.mean", 1.0}}, batch);
+    ASSERT_EQ(batch.samples.size(), 1U);
+    ASSERT_EQ(batch.samples[0].series, 0U);
+  }
+  EXPECT_EQ(converter.sourceCount(), 1U);
+  EXPECT_LE(converter.cachedSourceAddresses(), 2 * converter.limits().maxSources);
+}
+
+TEST(EventConverterLimits, NewEventNamesBeyondTheLimitAreNotLoggedButStatsStillAre) {
+  EventConverter converter;
+  const IngestLimits limits = converter.limits();
+  const auto train = makeSource("train", 1);
+  std::size_t names = 0;
+  for (int i = 0; i < 100'000; ++i) {
+    IngestBatch batch;
+    auto event = received(train, Event{numbered("event", i), atMs(i), {{"i", int64_t{i}}}});
+    converter.convert(event, batch);
+    names += batch.names.size();
+  }
+  EXPECT_EQ(names, limits.maxEventNames);
+  EXPECT_EQ(converter.eventNameCount(), limits.maxEventNames);
+  EXPECT_EQ(converter.drops().eventNames.dropped, 100'000 - limits.maxEventNames);
+
+  // A Stat event arrives first after the flood: its name is taken anyway, and a known name is logged.
+  IngestBatch after;
+  convertStat(converter, train, 1e6, {{"loss.mean", 1.0}}, after);
+  auto known = received(train, Event{"event7", atMs(1e6), {}});
+  auto refused = received(train, Event{"event99999", atMs(1e6), {}});
+  converter.convert(known, after);
+  converter.convert(refused, after);
+  ASSERT_EQ(after.names.size(), 1U);
+  EXPECT_EQ(after.names[0].name, kStatEventName);
+  EXPECT_EQ(after.samples.size(), 1U);
+  ASSERT_EQ(after.log.size(), 2U);
+  EXPECT_EQ(after.log[1].name, 7U);
+  EXPECT_EQ(converter.drops().eventNames.dropped, 100'000 - limits.maxEventNames + 1);
+  EXPECT_EQ(converter.drops().eventNames.distinct, DistinctCounter::kDefaultCapacity);
+  EXPECT_TRUE(converter.drops().eventNames.atLeast);
+}
+
+TEST(EventConverterLimits, OneSourceCannotTakeEveryLine) {
+  EventConverter converter;
+  const IngestLimits limits = converter.limits();
+  const auto runaway = makeSource("runaway", 1);
+  // Ten thousand aggregations of one Stat: one chart, but a line each.
+  std::size_t series = 0;
+  for (int i = 0; i < 10'000; ++i) {
+    IngestBatch batch;
+    convertStat(converter, runaway, i, {{numbered("x.agg", i), 1.0}}, batch);
+    series += batch.series.size();
+  }
+  EXPECT_EQ(series, limits.maxSeriesPerSource);
+  EXPECT_EQ(converter.drops().sourceSeries.dropped, 10'000 - limits.maxSeriesPerSource);
+  EXPECT_EQ(converter.drops().sourceSeries.distinct, 10'000 - limits.maxSeriesPerSource);
+  EXPECT_FALSE(converter.drops().series.any());
+
+  IngestBatch other;
+  convertStat(converter, makeSource("train", 2), 0, {{"x.agg1", 1.0}, {"loss.mean", 2.0}}, other);
+  EXPECT_EQ(other.series.size(), 2U);
+  EXPECT_EQ(other.samples.size(), 2U);
+}
+
+TEST(EventConverterLimits, BeyondTheLineLimitNewLinesAreDroppedAndCounted) {
+  IngestLimits limits;
+  limits.maxSeries = 10;
+  EventConverter converter(limits);
+  std::size_t series = 0;
+  for (int i = 0; i < 25; ++i) {
+    IngestBatch batch;
+    convertStat(converter, makeSource("train", 1 + i % 5), i, {{numbered("s", i / 5, ".mean"), 1.0}}, batch);
+    series += batch.series.size();
+  }
+  EXPECT_EQ(series, 10U);
+  EXPECT_EQ(converter.seriesCount(), 10U);
+  EXPECT_EQ(converter.drops().series.dropped, 15U);
+  EXPECT_EQ(converter.drops().series.distinct, 15U);
+  EXPECT_FALSE(converter.drops().series.atLeast);
+}
+
+TEST(EventConverterLimits, ForgottenSourcesGiveBackTheirSourcesLinesAndCharts) {
+  IngestLimits limits;
+  limits.maxSources = 2;
+  limits.maxCharts = 2;
+  limits.maxSeries = 3;
+  EventConverter converter(limits);
+  const auto replayed = makeSource("replayed", 1);
+  const auto live = makeSource("live", 2);
+  const auto late = makeSource("late", 3);
+  IngestBatch batch;
+  convertStat(converter, replayed, 0, {{"accuracy.mean", 1.0}, {"loss.mean", 1.0}}, batch);
+  convertStat(converter, live, 0, {{"loss.mean", 2.0}, {"throughput.mean", 5.0}}, batch);
+  convertStat(converter, late, 0, {{"loss.mean", 3.0}}, batch);
+  EXPECT_EQ(batch.sources.size(), 2U);
+  EXPECT_EQ(batch.series.size(), 3U);  // throughput would be a third chart
+  EXPECT_EQ(converter.drops().charts.dropped, 1U);
+  EXPECT_EQ(converter.drops().sources.dropped, 1U);
+
+  converter.forgetSources({0});
+  EXPECT_EQ(converter.sourceCount(), 1U);
+  EXPECT_EQ(converter.seriesCount(), 1U);
+  EXPECT_EQ(converter.chartCount(), 1U);
+  IngestBatch after;
+  convertStat(converter, late, 1, {{"loss.mean", 3.0}}, after);
+  convertStat(converter, live, 1, {{"throughput.mean", 5.0}}, after);
+  ASSERT_EQ(after.sources.size(), 1U);
+  EXPECT_EQ(after.sources[0].info->run, "late");
+  EXPECT_EQ(after.series.size(), 2U);
+  EXPECT_EQ(after.samples.size(), 2U);
+  EXPECT_EQ(converter.chartCount(), 2U);
+}
+
+TEST(EventConverterLimits, AHugeEventIsLoggedCutToTheLimitAndCounted) {
+  EventConverter converter;
+  const std::size_t limit = converter.limits().maxLogDataBytes;
+  // A megabyte of two-byte characters: the cut must not split one.
+  std::string huge;
+  for (int i = 0; i < 512 * 1024; ++i) huge += "\xC3\xA9";  // é
+  auto event = received(makeSource("train", 1), Event{"note", atMs(1), {{"text", huge}, {"a", 1.0}}});
+  IngestBatch batch;
+  converter.convert(event, batch);
+  ASSERT_EQ(batch.log.size(), 1U);
+  const std::string& data = batch.log[0].data;
+  EXPECT_LE(data.capacity(), 2 * limit) << "the rest is not kept either";
+  EXPECT_TRUE(data.starts_with("a=1, text=\"\xC3\xA9\xC3\xA9")) << data.substr(0, 40);
+  const std::size_t marker = data.find("\xE2\x80\xA6 (");
+  ASSERT_NE(marker, std::string::npos);
+  EXPECT_LE(marker, limit);
+  constexpr std::size_t kPrefix = 11;  // a=1, text="
+  EXPECT_EQ((marker - kPrefix) % 2, 0U) << "cut between characters";
+  const std::size_t full = EventConverter::renderData(event.event, std::numeric_limits<std::size_t>::max()).size();
+  EXPECT_EQ(full, kPrefix + huge.size() + 1);
+  EXPECT_TRUE(data.ends_with(" (" + std::to_string(full - marker) + " more bytes)")) << data.substr(marker);
+  EXPECT_EQ(converter.drops().logData.dropped, 1U);
+
+  // Ordinary events are logged whole.
+  auto small = received(makeSource("train", 1), Event{"note", atMs(2), {{"text", std::string("short")}}});
+  converter.convert(small, batch);
+  EXPECT_EQ(batch.log[1].data, "text=\"short\"");
+  EXPECT_EQ(converter.drops().logData.dropped, 1U);
+}
+
+TEST(IngestWorker, ReportsWhatItsLimitsDroppedLiveAndReplayed) {
+  IngestWorker::Options options;
+  options.limits.maxSources = 1;
+  IngestWorker worker(options);
+  std::vector<transport::ReceivedEvent> live{received(makeSource("a", 1), Event{"note", atMs(1), {}}),
+                                             received(makeSource("b", 2), Event{"note", atMs(2), {}})};
+  worker.deliver(live);
+  std::vector<transport::ReceivedEvent> replayed{received(makeSource("c", 3), Event{"note", atMs(3), {}})};
+  const IngestBatch detached = worker.convertDetached(replayed);
+  EXPECT_TRUE(detached.log.empty());
+  EXPECT_EQ(worker.staging().take().log.size(), 1U);
+  EXPECT_EQ(worker.limits().maxSources, 1U);
+  const LimitDrops drops = worker.limitDrops();
+  EXPECT_EQ(drops.sources.dropped, 2U);
+  EXPECT_EQ(drops.sources.distinct, 2U);
 }
 
 }  // namespace

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include <QDir>
+#include <QLocale>
 #include <QTemporaryDir>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QLineSeries>
@@ -19,6 +21,7 @@
 #include <livemon/ui/connect_dialog.h>
 #include <livemon/ui/event_log_model.h>
 #include <livemon/ui/event_log_view.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/ingest_worker.h>
 #include <livemon/ui/main_window.h>
 #include <livemon/ui/stat_chart_view.h>
@@ -254,6 +257,82 @@ TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {
     return true;
   });
   EXPECT_EQ(next, kEvents);
+}
+
+// "<prefix><i><suffix>", built in place (GCC 12 warns wrongly on chained operator+ at -O3).
+std::string numbered(const char* prefix, int i, const char* suffix = "") {
+  std::string text(prefix);
+  text += std::to_string(i);
+  text += suffix;
+  return text;
+}
+
+TEST_F(MainWindowTest, AFloodOfInventedNamesStopsAtTheLimitsTheStatusBarSaysSoAndKnownDataStillShows) {
+  DashboardOptions dashboard = options({});
+  dashboard.exactEndpoints = true;  // a synthetic feed, through the ingest worker as received events go
+  MainWindow window(dashboard);
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  const IngestLimits limits = window.ingest().limits();
+  const auto train = test::makeSource("train", 1, 0);
+  const auto window1 = [&](double ms, double loss) {
+    std::vector<transport::ReceivedEvent> events{
+        test::received(train, Event{std::string(kStatEventName), test::atMs(ms), {{"loss.mean", loss}}})};
+    window.ingest().deliver(events);
+  };
+  constexpr double kT0 = 1'700'000'000'000.0;
+  window1(kT0, 1.0);
+  window.refreshNow();
+  window.updateStatus();
+  EXPECT_TRUE(window.limitText().isEmpty());
+
+  constexpr int kFlood = 100'000;
+  std::vector<transport::ReceivedEvent> names;
+  for (int i = 0; i < kFlood; ++i) {
+    names.push_back(test::received(train, Event{std::string(kStatEventName), test::atMs(kT0 + i), {{numbered("step", i, ".mean"), 1.0}}}));
+  }
+  window.ingest().deliver(names);
+  window.refreshNow();
+  ChartGrid& grid = window.chartGrid();
+  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
+  EXPECT_EQ(grid.charts().size() + static_cast<std::size_t>(grid.pendingChartCount()), limits.maxCharts);
+
+  std::vector<transport::ReceivedEvent> sources;
+  for (int i = 0; i < kFlood; ++i) {
+    sources.push_back(test::received(test::makeSource("flood", 10 + i, i),
+                                     Event{std::string(kStatEventName), test::atMs(kT0 + i), {{"loss.mean", 9.0}}}));
+  }
+  window.ingest().deliver(sources);
+  window.refreshNow();
+  EXPECT_EQ(window.registry().sourceCount(), limits.maxSources);
+  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts + limits.maxSources - 1);
+  EXPECT_EQ(window.eventLog().receivedCount(), 1 + kFlood + (limits.maxSources - 1));
+
+  // The run known before the flood keeps getting its points on its chart.
+  window1(kT0 + 200'000, 2.0);
+  StatChartView* loss = nullptr;
+  ASSERT_TRUE(waitFor([&] {
+    window.refreshNow();
+    loss = grid.chart(QStringLiteral("loss"));
+    return loss != nullptr && lastY(loss->line(QStringLiteral("mean"), 0)) == 2.0;
+  }));
+  EXPECT_EQ(loss->lineCount(), window.chartGrid().maxLinesPerChart());
+  EXPECT_EQ(grid.undrawnLineCount(), limits.maxSources - window.chartGrid().maxLinesPerChart());
+
+  window.updateStatus();
+  const QLocale locale;
+  const QString text = window.limitText();
+  EXPECT_TRUE(text.startsWith(QStringLiteral("⚠ dropped %1 events of over %2 new sources beyond the %3-source limit")
+                                  .arg(locale.toString(static_cast<qulonglong>(kFlood - (limits.maxSources - 1))),
+                                       locale.toString(static_cast<qulonglong>(DistinctCounter::kDefaultCapacity)),
+                                       locale.toString(static_cast<qulonglong>(limits.maxSources)))))
+      << text.toStdString();
+  EXPECT_TRUE(text.endsWith(QStringLiteral("+2 more"))) << text.toStdString();
+  const QString details = window.limitToolTip();
+  EXPECT_TRUE(details.contains(QStringLiteral("at most %1 charts").arg(locale.toString(static_cast<qulonglong>(limits.maxCharts)))))
+      << details.toStdString();
+  EXPECT_TRUE(details.contains(QStringLiteral("lines not drawn"))) << details.toStdString();
 }
 
 TEST_F(MainWindowTest, AnUnusableEndpointIsRefusedWithItsName) {

@@ -15,6 +15,7 @@
 #include <QSortFilterProxyModel>
 
 #include <livemon/ui/event_converter.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/ranges_model.h>
 #include <livemon/ui/stat_registry.h>
 
@@ -408,6 +409,36 @@ TEST_F(RangesModelTest, MalformedKeysAreIgnored) {
   EXPECT_EQ(value(0, RangesModel::P50Column, Qt::EditRole).toDouble(), 2.5);
   EXPECT_FALSE(value(0, RangesModel::MeanColumn, Qt::EditRole).isValid());
   EXPECT_EQ(model_.durationSeries(0).size(), 1U);
+}
+
+TEST_F(RangesModelTest, RowsStopAtTheLimitTheRestAreCountedAndRemovingTheirSourceForgetsThem) {
+  EXPECT_EQ(model_.maxRows(), kDefaultMaxRangeRows);
+  model_.setMaxRows(3);
+  const auto eval = makeSource("eval", 200);
+  EventData data;
+  for (const char* name : {"a", "b", "c", "d"}) test::addRangeWindow(data, name, Timings{1, 2, 2, 3, 4});
+  deliver(train_, 1000, data);
+  refresh();
+  EXPECT_EQ(model_.rowCount(), 3);
+  EXPECT_EQ(model_.unlistedCount(), 1U);
+  deliver(eval, 1000, data);
+  refresh();
+  EXPECT_EQ(model_.rowCount(), 3);
+  EXPECT_EQ(model_.unlistedCount(), 5U);
+
+  // The rows listed keep their values up to date; the others' windows go nowhere.
+  EventData next;
+  for (const char* name : {"a", "b", "c", "d"}) test::addRangeWindow(next, name, Timings{7, 8, 8, 9, 10});
+  deliver(train_, 2000, next);
+  deliver(eval, 2000, next);
+  refresh();
+  ASSERT_EQ(model_.rowCount(), 3);
+  for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::CountColumn, RangesModel::SortRole).toDouble(), 7.0);
+  EXPECT_EQ(value(0, RangesModel::TotalColumn, RangesModel::SortRole).toDouble(), 8.0);
+
+  model_.removeSources({1});  // eval: none of its rows listed
+  EXPECT_EQ(model_.unlistedCount(), 1U);
+  EXPECT_EQ(model_.rowCount(), 3);
 }
 
 TEST(RangeNames, AreTheStatNameAfterThePrefix) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <QDir>
+#include <QLocale>
 #include <QMimeData>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -27,6 +28,7 @@
 #include <livemon/transport/recording_tools.h>
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/event_log_model.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/ingest_worker.h>
 #include <livemon/ui/main_window.h>
 #include <livemon/ui/ranges_model.h>
@@ -360,6 +362,68 @@ TEST_F(ReplayTest, ARecordingOpenedAgainAfterClosingComesBackAsNewSources) {
   expectShows(window, 0, kEvents - 1);
   while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
   EXPECT_NE(window.chartGrid().chart(QStringLiteral("loss")), nullptr);
+}
+
+// "<prefix><i><suffix>", built in place (GCC 12 warns wrongly on chained operator+ at -O3).
+std::string numbered(const char* prefix, int i, const char* suffix = "") {
+  std::string text(prefix);
+  text += std::to_string(i);
+  text += suffix;
+  return text;
+}
+
+TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesTheirRoomBack) {
+  // Every 10 ms a Stat window with loss and a Stat named anew, and an event named anew.
+  constexpr int kWindows = 3000;
+  const QString path = dir_.filePath(QStringLiteral("names.mcap"));
+  {
+    transport::RecordingWriter writer(path.toStdString());
+    const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
+    for (int i = 0; i < kWindows; ++i) {
+      for (Event event : {Event{std::string(kStatEventName), test::atMs(kT0Ms + 10.0 * i),
+                                {{"loss.mean", static_cast<double>(i)}, {numbered("step", i, ".mean"), 1.0}}},
+                          Event{numbered("note", i), test::atMs(kT0Ms + 10.0 * i), {}}}) {
+        transport::ReceivedEvent received = test::received(source, std::move(event));
+        received.sequence = static_cast<uint64_t>(i);
+        received.receivedAt = received.event.timestamp;
+        transport::recordEvent(writer, received);
+      }
+    }
+    writer.close();
+  }
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  const IngestLimits limits = window.ingest().limits();
+  openReplay(window, path);
+  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
+  EXPECT_EQ(window.chartGrid().charts().size() + static_cast<std::size_t>(window.chartGrid().pendingChartCount()),
+            limits.maxCharts);
+  // Every Stat window is logged; of the other events only those with the names that fit.
+  EXPECT_EQ(window.eventLog().rowCount(), static_cast<int>(kWindows + limits.maxEventNames - 1));
+  ASSERT_NE(lossSeries(window), nullptr);
+  EXPECT_EQ(lossSeries(window)->store.lastY(), kWindows - 1.0);
+  window.updateStatus();
+  const QLocale locale;
+  const QString refused = locale.toString(static_cast<qulonglong>(kWindows - (limits.maxCharts - 1)));
+  EXPECT_EQ(window.limitText(), QStringLiteral("⚠ dropped %1 values of %1 new charts beyond the %2-chart limit · +1 more")
+                                    .arg(refused, locale.toString(static_cast<qulonglong>(limits.maxCharts))));
+  EXPECT_TRUE(window.limitToolTip().contains(QStringLiteral("%1 events of %1 new event names not logged").arg(refused)))
+      << window.limitToolTip().toStdString();
+
+  window.closeReplay();
+  window.refreshNow();
+  EXPECT_EQ(window.registry().sourceCount(), 0U);
+  EXPECT_EQ(window.registry().seriesCount(), 0U);
+  EXPECT_EQ(window.chartGrid().charts().size() + static_cast<std::size_t>(window.chartGrid().pendingChartCount()), 0U);
+
+  // The room is free again: a live run gets as many charts as the limit allows.
+  std::unordered_map<std::string, DataValue> data;
+  for (std::size_t i = 0; i < limits.maxCharts; ++i) data[numbered("live", static_cast<int>(i), ".mean")] = 1.0;
+  std::vector<transport::ReceivedEvent> live{test::received(test::makeSource("live", 77, std::nullopt, kT0Ms),
+                                                            Event{std::string(kStatEventName), test::atMs(kT0Ms), std::move(data)})};
+  window.ingest().deliver(live);
+  window.refreshNow();
+  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
 }
 
 TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingTheOffset) {

@@ -22,6 +22,7 @@
 
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/event_converter.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/stat_chart_view.h>
 #include <livemon/ui/stat_registry.h>
 
@@ -553,6 +554,42 @@ TEST_F(ChartGridTest, AChartLeftWithoutSeriesLeavesTheGridAndSoDoesOneStillToBeM
   EXPECT_EQ(counted.front().at(0).toInt(), 1);
   for (int i = 0; i < 3; ++i) grid.refresh();
   EXPECT_EQ(grid.charts().size(), 1U) << "nothing removed comes back";
+}
+
+TEST_F(ChartGridTest, AChartDrawsAtMostItsLineLimitAndTheGridCountsTheLinesLeftOff) {
+  EXPECT_EQ(ChartGrid(registry_).maxLinesPerChart(), kDefaultMaxLinesPerChart);
+  std::vector<std::shared_ptr<const transport::SourceInfo>> sources;
+  for (int rank = 0; rank < 18; ++rank) sources.push_back(makeSource("train", 100 + rank, rank, kStart));
+  ChartGrid grid(registry_);
+  grid.setMaxLinesPerChart(8);
+  grid.setRenderBudget(std::chrono::hours(1));
+  grid.resize(800, 600);
+  grid.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&grid));
+  // Twelve sources before the chart is made, six after.
+  for (int rank = 0; rank < 12; ++rank) grid.addSeries(feed(sources[static_cast<std::size_t>(rank)], kStart, {{"loss.mean", 1.0}}));
+  while (grid.pendingChartCount() > 0) grid.refresh();
+  StatChartView* loss = grid.chart(QStringLiteral("loss"));
+  ASSERT_NE(loss, nullptr);
+  EXPECT_EQ(loss->lineCount(), 8U);
+  EXPECT_EQ(grid.undrawnLineCount(), 4U);
+  for (int rank = 12; rank < 18; ++rank) grid.addSeries(feed(sources[static_cast<std::size_t>(rank)], kStart, {{"loss.mean", 1.0}}));
+  EXPECT_EQ(loss->lineCount(), 8U);
+  EXPECT_EQ(grid.undrawnLineCount(), 10U);
+  grid.refresh();
+  ASSERT_EQ(loss->seriesIds().size(), 8U);
+  for (SeriesId id : loss->seriesIds()) EXPECT_LT(registry_.series(id)->source, 8U) << "the first come are drawn";
+
+  // The lines drawn keep updating.
+  feed(sources[3], kStart + 1000.0, {{"loss.mean", 5.0}});
+  grid.refresh();
+  EXPECT_EQ(lastY(loss->line(QStringLiteral("mean"), 3)), 5.0);
+
+  // Sources whose lines were left off leave: so does their count.
+  const RegistryRemoval removal = registry_.removeSources([](const SourceEntry& source) { return source.id >= 14; });
+  grid.removeSeries(removal.series);
+  EXPECT_EQ(grid.undrawnLineCount(), 6U);
+  EXPECT_EQ(loss->lineCount(), 8U);
 }
 
 }  // namespace

@@ -48,20 +48,43 @@ class MsgpackReader {
     }
   }
 
+  // A map's entry count. Each entry takes at least two bytes, so a count the remaining bytes
+  // cannot hold is malformed here, before anyone loops over it or reserves room for it.
   uint32_t mapHeader(const char* what) {
+    const std::size_t start = pos_;
     const uint8_t b = takeByte(what);
-    if ((b & 0xf0) == 0x80) return b & 0x0f;
-    if (b == 0xde) return be16();
-    if (b == 0xdf) return be32();
-    failAt(pos_ - 1, std::string(what) + " is not a map");
+    uint32_t n = 0;
+    if ((b & 0xf0) == 0x80) {
+      n = b & 0x0f;
+    } else if (b == 0xde) {
+      n = be16();
+    } else if (b == 0xdf) {
+      n = be32();
+    } else {
+      failAt(start, std::string(what) + " is not a map");
+    }
+    if (n > remaining() / 2) failAt(start, std::string(what) + " claims " + std::to_string(n) + " entries in " +
+                                               std::to_string(remaining()) + " bytes");
+    return n;
   }
 
+  // An array's element count; each element takes at least one byte.
   uint32_t arrayHeader(const char* what) {
+    const std::size_t start = pos_;
     const uint8_t b = takeByte(what);
-    if ((b & 0xf0) == 0x90) return b & 0x0f;
-    if (b == 0xdc) return be16();
-    if (b == 0xdd) return be32();
-    failAt(pos_ - 1, std::string(what) + " is not an array");
+    uint32_t n = 0;
+    if ((b & 0xf0) == 0x90) {
+      n = b & 0x0f;
+    } else if (b == 0xdc) {
+      n = be16();
+    } else if (b == 0xdd) {
+      n = be32();
+    } else {
+      failAt(start, std::string(what) + " is not an array");
+    }
+    if (n > remaining()) failAt(start, std::string(what) + " claims " + std::to_string(n) + " elements in " +
+                                           std::to_string(remaining()) + " bytes");
+    return n;
   }
 
   // A string's bytes, still in the input buffer. Longer than `maxBytes` throws TooLarge.
@@ -172,8 +195,10 @@ class MsgpackReader {
           case 0xc8: size = be16(); break;
           default: size = be32(); break;
         }
-        need(size + 1, "ext");
-        pos_ += size + 1;
+        need(1, "ext");
+        ++pos_;  // the type byte
+        need(size, "ext");
+        pos_ += size;
         return;
       }
       case Type::Array: {
@@ -183,7 +208,10 @@ class MsgpackReader {
       }
       case Type::Map: {
         const uint32_t n = mapHeader("map");
-        for (uint32_t i = 0; i < 2 * n; ++i) skip(depth - 1);
+        for (uint32_t i = 0; i < n; ++i) {
+          skip(depth - 1);  // key
+          skip(depth - 1);  // value
+        }
         return;
       }
     }
@@ -213,8 +241,9 @@ class MsgpackReader {
     if (pos_ >= data_.size()) failAt(pos_, std::string("payload ends inside ") + what);
     return static_cast<uint8_t>(data_[pos_++]);
   }
+  std::size_t remaining() const noexcept { return data_.size() - pos_; }
   void need(std::size_t n, const char* what) const {
-    if (data_.size() - pos_ < n) failAt(pos_, std::string("payload ends inside ") + what);
+    if (remaining() < n) failAt(pos_, std::string("payload ends inside ") + what);
   }
   uint64_t beN(int n) {
     need(static_cast<std::size_t>(n), "a number");

@@ -1,22 +1,46 @@
 #include <livemon/transport/recording.h>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <limits>
+#include <set>
+#include <tuple>
+#include <utility>
 
 #include "mcap_format.h"
 
 namespace livemon::transport {
 namespace {
 
-// No livemon chunk comes near this; a larger claim is damage, not a reason to allocate.
-constexpr uint64_t kMaxChunkBytes = uint64_t{1} << 30;
+// Record headers are read through a cache of this many bytes, so walking small records costs no
+// system call each.
+constexpr std::size_t kBlockBytes = 64 * 1024;
+// zstd produces at most this much per call, so a stop request is seen within a few milliseconds.
+constexpr std::size_t kDecompressStepBytes = 4 << 20;
+// The longest compression name a chunk may give ("zstd", "lz4", "").
+constexpr std::size_t kMaxCompressionNameBytes = 32;
+// A Chunk record's fields before its records.
+constexpr uint64_t kChunkHeaderBytes = 8 + 8 + 8 + 4 + 4 + kMaxCompressionNameBytes + 8;
+// A Channel record: ids, a topic, an encoding and a little metadata (livemon writes none).
+constexpr std::size_t kMaxEncodingBytes = 64;
+constexpr std::size_t kMaxChannelMetadataBytes = 1024;
+constexpr uint64_t kMaxChannelRecordBytes =
+    2 + 2 + 4 + kMaxRecordingTopicBytes + 4 + kMaxEncodingBytes + 4 + kMaxChannelMetadataBytes;
+// Statistics and Chunk Index records hold a map entry per channel at most (10 bytes each).
+constexpr uint64_t kMaxSummaryRecordBytes = 1 << 20;
+
+std::string hexByte(uint8_t value) {
+  char text[8];
+  std::snprintf(text, sizeof text, "0x%02x", value);
+  return text;
+}
 
 std::string opcodeName(uint8_t op) {
   switch (static_cast<mcap::Opcode>(op)) {
@@ -36,16 +60,31 @@ std::string opcodeName(uint8_t op) {
     case mcap::Opcode::SummaryOffset: return "Summary Offset";
     case mcap::Opcode::DataEnd: return "Data End";
   }
-  return "unknown record 0x" + std::to_string(op);
+  return "unknown record " + hexByte(op);
 }
 
+// "Chunk record", "unknown record 0x42".
+std::string recordName(uint8_t op) {
+  std::string name = opcodeName(op);
+  return name.rfind("unknown", 0) == 0 ? name : name + " record";
+}
+
+bool is(uint8_t op, mcap::Opcode opcode) { return op == static_cast<uint8_t>(opcode); }
+
+// `content` holds a whole Channel record's content (at most kMaxChannelRecordBytes).
 RecordingChannel parseChannel(mcap::ByteReader& r) {
   RecordingChannel channel;
   channel.id = r.u16();
   r.u16();  // schema id
   channel.topic = std::string(r.string("channel topic"));
+  if (channel.topic.size() > kMaxRecordingTopicBytes) {
+    r.fail("a channel topic of " + std::to_string(channel.topic.size()) + " bytes, longer than any event name (" +
+           std::to_string(kMaxRecordingTopicBytes) + ")");
+  }
   channel.messageEncoding = std::string(r.string("message encoding"));
+  if (channel.messageEncoding.size() > kMaxEncodingBytes) r.fail("a message encoding name longer than any");
   mcap::ByteReader metadata(r.string("channel metadata"), r.offset());
+  if (metadata.remaining() > kMaxChannelMetadataBytes) r.fail("more channel metadata than livemon reads");
   while (metadata.remaining() > 0) {
     std::string key(metadata.string("metadata key"));
     channel.metadata[key] = std::string(metadata.string("metadata value"));
@@ -53,95 +92,272 @@ RecordingChannel parseChannel(mcap::ByteReader& r) {
   return channel;
 }
 
-// A chunk's header fields, and its stored records.
-struct ChunkView {
-  RecordingChunk info;
-  uint32_t crc = 0;
-  std::string_view stored;
-  uint64_t storedOffset = 0;
-};
+// The recording's bytes, read with pread(2) into bounded buffers: a file that shrinks while it is
+// read gives an error at the first byte that is gone (a mapping would raise SIGBUS).
+// Not thread-safe.
+class File {
+ public:
+  File() = default;
+  ~File() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
 
-ChunkView parseChunkHeader(std::string_view content, uint64_t recordOffset, uint64_t recordLength) {
-  mcap::ByteReader r(content, recordOffset + mcap::kRecordPrefix);
-  ChunkView view;
-  view.info.offset = recordOffset;
-  view.info.length = recordLength;
-  view.info.startTimeNs = r.u64();
-  view.info.endTimeNs = r.u64();
-  view.info.uncompressedSize = r.u64();
-  view.crc = r.u32();
-  view.info.compression = std::string(r.string("compression name"));
-  const uint64_t storedSize = r.u64();
-  view.storedOffset = r.offset();
-  view.stored = r.bytes(storedSize, "chunk records");
-  view.info.compressedSize = storedSize;
-  return view;
-}
+  // Throws RecordingError naming `path`.
+  void open(const std::string& path) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) throw RecordingError(path, std::nullopt, std::string("cannot open: ") + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) throw RecordingError(path, std::nullopt, std::string("cannot stat: ") + std::strerror(errno));
+    if (!S_ISREG(st.st_mode)) throw RecordingError(path, std::nullopt, "not an MCAP recording: not a regular file");
+    size_ = static_cast<uint64_t>(st.st_size);
+  }
+
+  // The size when the file was opened.
+  uint64_t size() const noexcept { return size_; }
+
+  // Reads exactly `n` bytes at `offset` into `out`. Throws mcap::ParseError at the first byte
+  // that cannot be read.
+  void read(uint64_t offset, std::size_t n, std::string& out, RecordingReadStats& stats) {
+    if (readSome(offset, n, out, stats) < n) gone(offset + out.size());
+  }
+
+  // `n` (at most kBlockBytes) bytes at `offset`, through the block cache; valid until the next
+  // call. Throws mcap::ParseError like read().
+  std::string_view view(uint64_t offset, std::size_t n, RecordingReadStats& stats) {
+    if (offset < blockStart_ || offset - blockStart_ > block_.size() || block_.size() - (offset - blockStart_) < n) {
+      blockStart_ = offset;
+      const uint64_t want = std::max<uint64_t>(n, std::min<uint64_t>(kBlockBytes, size_ > offset ? size_ - offset : 0));
+      if (readSome(offset, static_cast<std::size_t>(want), block_, stats) < n) gone(offset + block_.size());
+    }
+    return std::string_view(block_).substr(static_cast<std::size_t>(offset - blockStart_), n);
+  }
+
+ private:
+  std::size_t readSome(uint64_t offset, std::size_t n, std::string& out, RecordingReadStats& stats) {
+    out.resize(n);
+    std::size_t done = 0;
+    while (done < n) {
+      const ssize_t got = ::pread(fd_, out.data() + done, n - done, static_cast<off_t>(offset + done));
+      if (got < 0 && errno == EINTR) continue;
+      if (got < 0) {
+        const int error = errno;
+        out.resize(done);
+        throw mcap::ParseError{offset + done, std::string("cannot read: ") + std::strerror(error)};
+      }
+      if (got == 0) break;
+      done += static_cast<std::size_t>(got);
+    }
+    out.resize(done);
+    stats.bytesRead += done;
+    return done;
+  }
+
+  [[noreturn]] void gone(uint64_t at) const {
+    struct stat st {};
+    const bool known = ::fstat(fd_, &st) == 0;
+    throw mcap::ParseError{at, "the file ends here" +
+                                   (known ? " (it has " + std::to_string(st.st_size) + " bytes now, " +
+                                                std::to_string(size_) + " when it was opened)"
+                                          : std::string()) +
+                                   ": it was truncated while being read"};
+  }
+
+  int fd_ = -1;
+  uint64_t size_ = 0;
+  std::string block_;
+  uint64_t blockStart_ = 0;
+};
 
 }  // namespace
 
 struct RecordingReader::State {
   std::string path;
-  int fd = -1;
-  const char* data = nullptr;
-  uint64_t size = 0;
+  File file;
+  const std::atomic<bool>* stop = nullptr;
+  uint64_t dataStart = 0;  // the first record after the Header
   RecordingSummary summary;
   bool indexed = false;
+  bool summaryRefused = false;  // a summary exists but could not be used
   std::vector<RecordingProblem> problems;
-  std::string scratch;  // decompressed chunk
+  std::set<std::pair<uint64_t, std::string>> listed;  // problems already in `problems`
+  uint64_t unlisted = 0;
+  RecordingReadStats stats;
+  std::string storedBuffer;    // a Chunk record's content
+  std::string inflated;        // a chunk's records, decompressed
+  std::string recordBuffer;    // any other record's content
+  ZSTD_DCtx* zstd = nullptr;
 
-  std::string_view file() const { return {data, size}; }
+  State() = default;
+  ~State() { ZSTD_freeDCtx(zstd); }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
 
-  // Decompresses and checks a chunk; throws mcap::ParseError naming where it broke.
-  std::string_view decompress(const ChunkView& chunk) {
-    if (chunk.info.compression.empty()) {
-      if (chunk.stored.size() != chunk.info.uncompressedSize) {
-        throw mcap::ParseError{chunk.storedOffset, "chunk size does not match its header"};
-      }
-      scratch.assign(chunk.stored);
-    } else if (chunk.info.compression == "zstd") {
-      if (chunk.info.uncompressedSize > kMaxChunkBytes) {
-        throw mcap::ParseError{chunk.info.offset, "chunk claims " + std::to_string(chunk.info.uncompressedSize) +
-                                                       " bytes uncompressed, more than any recording chunk holds"};
-      }
-      scratch.resize(chunk.info.uncompressedSize);
-      const std::size_t n =
-          ZSTD_decompress(scratch.data(), scratch.size(), chunk.stored.data(), chunk.stored.size());
-      if (ZSTD_isError(n)) {
-        throw mcap::ParseError{chunk.storedOffset, std::string("chunk does not decompress: ") + ZSTD_getErrorName(n)};
-      }
-      if (n != chunk.info.uncompressedSize) {
-        throw mcap::ParseError{chunk.storedOffset, "chunk decompresses to " + std::to_string(n) + " bytes, its header says " +
-                                                        std::to_string(chunk.info.uncompressedSize)};
-      }
-    } else {
-      throw mcap::ParseError{chunk.info.offset, "chunk compression '" + chunk.info.compression + "' is not supported"};
+  bool stopped() const noexcept { return stop != nullptr && stop->load(std::memory_order_relaxed); }
+
+  // Lists a problem once, however often its chunk is read.
+  void addProblem(uint64_t offset, std::string what) {
+    if (listed.count({offset, what})) return;
+    if (problems.size() >= kMaxRecordingProblems) {
+      ++unlisted;
+      return;
     }
-    if (chunk.crc != 0 && mcap::crc32(scratch) != chunk.crc) {
-      throw mcap::ParseError{chunk.storedOffset, "chunk data does not match its CRC"};
-    }
-    return scratch;
+    listed.emplace(offset, what);
+    problems.push_back({offset, std::move(what)});
   }
 
-  // Walks the records of a decompressed chunk. Offsets in errors point at the chunk record.
-  template <typename OnMessage>
-  void walkChunk(const ChunkView& chunk, std::string_view records, OnMessage&& onMessage) {
-    mcap::ByteReader r(records, 0);
-    while (r.remaining() > 0) {
-      const uint64_t at = r.offset();
-      const uint8_t op = r.u8();
-      const uint64_t length = r.u64();
-      if (length > r.remaining()) {
-        throw mcap::ParseError{chunk.info.offset, "record " + std::to_string(at) + " bytes into the chunk claims " +
-                                                       std::to_string(length) + " bytes, only " +
-                                                       std::to_string(r.remaining()) + " remain"};
+  // Decompresses a zstd chunk into `records`, allocating only as zstd produces and never more
+  // than the header claims, which is itself checked against the stored size first.
+  std::string_view inflate(const RecordingChunk& chunk, std::string_view data, uint64_t dataOffset) {
+    const uint64_t claimed = chunk.uncompressedSize;
+    if (claimed > kMaxRecordingChunkBytes) {
+      throw mcap::ParseError{chunk.offset, "the chunk claims " + std::to_string(claimed) +
+                                               " bytes uncompressed, more than any recording chunk holds (" +
+                                               std::to_string(kMaxRecordingChunkBytes) + ")"};
+    }
+    if (claimed > kRecordingSmallChunkAllowance && claimed / kMaxRecordingCompressionRatio > data.size()) {
+      throw mcap::ParseError{chunk.offset, "the chunk claims " + std::to_string(claimed) + " bytes uncompressed from " +
+                                               std::to_string(data.size()) + " compressed, more than " +
+                                               std::to_string(kMaxRecordingCompressionRatio) +
+                                               " times as many: a decompression bomb or damage"};
+    }
+    // The frames' own sizes, where they give them, must agree with the header.
+    uint64_t framesHold = 0;
+    bool allKnown = true;
+    for (std::string_view rest = data; !rest.empty();) {
+      const std::size_t frame = ZSTD_findFrameCompressedSize(rest.data(), rest.size());
+      const unsigned long long holds = ZSTD_getFrameContentSize(rest.data(), rest.size());
+      if (ZSTD_isError(frame) || holds == ZSTD_CONTENTSIZE_ERROR) {
+        throw mcap::ParseError{dataOffset + (data.size() - rest.size()), "the chunk's records are not zstd data"};
       }
-      mcap::ByteReader content(r.bytes(length, "record"), 0);
-      try {
-        if (op == static_cast<uint8_t>(mcap::Opcode::Channel)) {
-          RecordingChannel channel = parseChannel(content);
-          summary.channels.try_emplace(channel.id, std::move(channel));
-        } else if (op == static_cast<uint8_t>(mcap::Opcode::Message)) {
+      if (holds == ZSTD_CONTENTSIZE_UNKNOWN) {
+        allKnown = false;
+      } else {
+        framesHold += std::min<uint64_t>(holds, kMaxRecordingChunkBytes + 1);
+      }
+      if (framesHold > claimed) break;
+      rest.remove_prefix(frame);
+    }
+    if (framesHold > claimed || (allKnown && framesHold != claimed)) {
+      throw mcap::ParseError{chunk.offset, "the chunk's zstd data says it holds " + std::to_string(framesHold) +
+                                               " bytes, its header " + std::to_string(claimed)};
+    }
+
+    if (zstd == nullptr) {
+      zstd = ZSTD_createDCtx();
+      if (zstd == nullptr) throw std::bad_alloc();
+    } else {
+      ZSTD_DCtx_reset(zstd, ZSTD_reset_session_only);
+    }
+    // A buffer that held a huge chunk is not kept for the small ones after it (nor is
+    // storedBuffer, in loadChunk).
+    if (inflated.capacity() > (uint64_t{64} << 20) && inflated.capacity() / 4 > claimed) std::string().swap(inflated);
+    inflated.clear();
+    ZSTD_inBuffer in{data.data(), data.size(), 0};
+    std::size_t produced = 0;
+    for (;;) {
+      if (stopped()) throw RecordingStopped(path, chunk.offset);
+      if (produced == inflated.size() && inflated.size() < claimed) {
+        inflated.resize(static_cast<std::size_t>(std::min<uint64_t>(claimed, std::max<uint64_t>(64 * 1024, 2 * inflated.size()))));
+      }
+      // Once the claimed bytes are there, a spare byte shows whether zstd has more.
+      char spare = 0;
+      ZSTD_outBuffer out = produced < inflated.size()
+                               ? ZSTD_outBuffer{inflated.data() + produced,
+                                                std::min(inflated.size() - produced, kDecompressStepBytes), 0}
+                               : ZSTD_outBuffer{&spare, 1, 0};
+      const std::size_t consumedBefore = in.pos;
+      const std::size_t left = ZSTD_decompressStream(zstd, &out, &in);
+      if (ZSTD_isError(left)) {
+        throw mcap::ParseError{dataOffset, std::string("chunk does not decompress: ") + ZSTD_getErrorName(left)};
+      }
+      if (out.dst == &spare) {
+        if (out.pos > 0) {
+          throw mcap::ParseError{chunk.offset, "the chunk decompresses to more than the " + std::to_string(claimed) +
+                                                   " bytes its header says"};
+        }
+      } else {
+        produced += out.pos;
+        stats.bytesDecompressed += out.pos;
+      }
+      if (left == 0 && in.pos == in.size) break;  // every frame decoded and flushed
+      if (out.pos == 0 && in.pos == consumedBefore) {
+        throw mcap::ParseError{dataOffset + data.size(), "the chunk's zstd data ends inside a frame"};
+      }
+    }
+    if (produced != claimed) {
+      throw mcap::ParseError{chunk.offset, "chunk decompresses to " + std::to_string(produced) +
+                                               " bytes, its header says " + std::to_string(claimed)};
+    }
+    return std::string_view(inflated).substr(0, produced);
+  }
+
+  // Loads the Chunk record at `offset` whose content has `length` bytes, checks its header
+  // against the file and the limits, decompresses it and checks its CRC. Fills `chunk` and
+  // returns the chunk's records. Throws mcap::ParseError naming where it broke, and
+  // RecordingStopped.
+  std::string_view loadChunk(uint64_t offset, uint64_t length, RecordingChunk& chunk) {
+    if (length > kMaxRecordingChunkBytes + kChunkHeaderBytes) {
+      throw mcap::ParseError{offset, "a Chunk record of " + std::to_string(length) +
+                                         " bytes, more than any recording chunk holds"};
+    }
+    if (storedBuffer.capacity() > (uint64_t{64} << 20) && storedBuffer.capacity() / 4 > length) {
+      std::string().swap(storedBuffer);
+    }
+    file.read(offset + mcap::kRecordPrefix, static_cast<std::size_t>(length), storedBuffer, stats);
+    ++stats.chunksRead;
+    mcap::ByteReader r(storedBuffer, offset + mcap::kRecordPrefix);
+    chunk.offset = offset;
+    chunk.length = mcap::kRecordPrefix + length;
+    chunk.startTimeNs = r.u64();
+    chunk.endTimeNs = r.u64();
+    chunk.uncompressedSize = r.u64();
+    const uint32_t crc = r.u32();
+    chunk.compression = std::string(r.string("compression name"));
+    if (chunk.compression.size() > kMaxCompressionNameBytes) r.fail("a compression name longer than any");
+    const uint64_t storedSize = r.u64();
+    const uint64_t dataOffset = r.offset();
+    const std::string_view data = r.bytes(static_cast<std::size_t>(std::min<uint64_t>(storedSize, SIZE_MAX)), "chunk records");
+    chunk.compressedSize = storedSize;
+
+    std::string_view result;
+    if (chunk.compression.empty()) {
+      if (data.size() != chunk.uncompressedSize) throw mcap::ParseError{dataOffset, "chunk size does not match its header"};
+      result = data;
+    } else if (chunk.compression == "zstd") {
+      result = inflate(chunk, data, dataOffset);
+    } else {
+      throw mcap::ParseError{offset, "chunk compression '" + chunk.compression + "' is not supported"};
+    }
+    if (crc != 0 && mcap::crc32(result) != crc) throw mcap::ParseError{dataOffset, "chunk data does not match its CRC"};
+    return result;
+  }
+
+  // Walks the records of a chunk: Schema, Channel and Message records only, so each record has
+  // at least 23 bytes and the work is bounded by the chunk's size. Errors name the chunk's file
+  // offset and the record's place in it. Returns false when stopped (by the flag or onMessage).
+  template <typename OnMessage>
+  bool walkChunk(const RecordingChunk& chunk, std::string_view records, OnMessage&& onMessage) {
+    std::size_t at = 0;
+    uint64_t index = 0;
+    try {
+      for (; at < records.size(); ++index) {
+        if (stopped()) return false;
+        ++stats.recordsVisited;
+        if (records.size() - at < mcap::kRecordPrefix) {
+          throw mcap::ParseError{0, "a record header is cut short: only " + std::to_string(records.size() - at) +
+                                        " bytes remain"};
+        }
+        mcap::ByteReader prefix(records.substr(at, mcap::kRecordPrefix), 0);
+        const uint8_t op = prefix.u8();
+        const uint64_t length = prefix.u64();
+        if (length > records.size() - at - mcap::kRecordPrefix) {
+          throw mcap::ParseError{0, "the " + recordName(op) + " claims " + std::to_string(length) + " bytes, only " +
+                                        std::to_string(records.size() - at - mcap::kRecordPrefix) + " remain"};
+        }
+        mcap::ByteReader content(records.substr(at + mcap::kRecordPrefix, static_cast<std::size_t>(length)), 0);
+        if (is(op, mcap::Opcode::Message)) {
           RecordedMessage message;
           const uint16_t channelId = content.u16();
           message.sequence = content.u32();
@@ -150,160 +366,273 @@ struct RecordingReader::State {
           message.payload = content.rest();
           auto channel = summary.channels.find(channelId);
           if (channel == summary.channels.end()) {
-            throw mcap::ParseError{0, "message on channel " + std::to_string(channelId) + ", which was never defined"};
+            throw mcap::ParseError{0, "a message on channel " + std::to_string(channelId) + ", which was never defined"};
           }
           message.channel = &channel->second;
-          if (!onMessage(message)) return;
+          if (!onMessage(message)) return false;
+        } else if (is(op, mcap::Opcode::Channel)) {
+          if (length > kMaxChannelRecordBytes) throw mcap::ParseError{0, "a Channel record larger than any livemon writes"};
+          RecordingChannel channel = parseChannel(content);
+          summary.channels.try_emplace(channel.id, std::move(channel));
+        } else if (is(op, mcap::Opcode::Schema)) {
+          content.u16();  // id
+          content.string("schema name");
+          content.string("schema encoding");
+          content.string("schema data");
+        } else {
+          throw mcap::ParseError{0, "the " + recordName(op) + " here does not belong in a chunk"};
         }
-      } catch (const mcap::ParseError& error) {
-        throw mcap::ParseError{chunk.info.offset,
-                               error.what + " (in the " + opcodeName(op) + " record " + std::to_string(at) +
-                                   " bytes into the chunk)"};
+        at += mcap::kRecordPrefix + static_cast<std::size_t>(length);
       }
+    } catch (const mcap::ParseError& error) {
+      throw mcap::ParseError{chunk.offset, error.what + " (record " + std::to_string(index) + ", at byte " +
+                                               std::to_string(at) + " of the chunk's " + std::to_string(records.size()) +
+                                               " bytes of records)"};
+    }
+    return true;
+  }
+
+  // Reads the record header at `at`: (opcode, content length).
+  std::pair<uint8_t, uint64_t> recordHeader(uint64_t at) {
+    mcap::ByteReader prefix(file.view(at, mcap::kRecordPrefix, stats), at);
+    const uint8_t op = prefix.u8();
+    return {op, prefix.u64()};
+  }
+
+  void readHeader() {
+    const uint64_t size = file.size();
+    if (size < mcap::kMagic.size()) {
+      throw RecordingError(path, 0, "not an MCAP recording: the file has only " + std::to_string(size) + " bytes");
+    }
+    try {
+      if (file.view(0, mcap::kMagic.size(), stats) != mcap::kMagic) {
+        throw RecordingError(path, 0, "not an MCAP recording: it does not start with the MCAP magic bytes");
+      }
+      const uint64_t headerAt = mcap::kMagic.size();
+      if (size - headerAt < mcap::kRecordPrefix || !is(recordHeader(headerAt).first, mcap::Opcode::Header)) {
+        throw RecordingError(path, headerAt, "the MCAP magic is not followed by a Header record");
+      }
+      const uint64_t length = recordHeader(headerAt).second;
+      if (length > size - headerAt - mcap::kRecordPrefix) {
+        addProblem(headerAt, "the Header record claims " + std::to_string(length) + " bytes but the file ends after " +
+                                 std::to_string(size - headerAt - mcap::kRecordPrefix) + ": the recording was cut off here");
+        dataStart = size;
+      } else {
+        dataStart = headerAt + mcap::kRecordPrefix + length;
+      }
+    } catch (const mcap::ParseError& error) {
+      throw RecordingError(path, error.offset, error.what);
     }
   }
 
   bool readSummary() {
-    if (size < mcap::kMagic.size() * 2 + mcap::kRecordPrefix + mcap::kFooterContent) return false;
-    const uint64_t footerAt = size - mcap::kMagic.size() - mcap::kRecordPrefix - mcap::kFooterContent;
-    if (file().substr(size - mcap::kMagic.size()) != mcap::kMagic) return false;
-    mcap::ByteReader footer(file().substr(footerAt), footerAt);
-    if (footer.u8() != static_cast<uint8_t>(mcap::Opcode::Footer) || footer.u64() != mcap::kFooterContent) {
-      problems.push_back({footerAt, "the file ends with the MCAP magic but no valid footer precedes it"});
-      return false;
-    }
-    const uint64_t summaryStart = footer.u64();
-    const uint64_t summaryOffsetStart = footer.u64();
-    const uint32_t summaryCrc = footer.u32();
-    if (summaryStart == 0) return false;  // closed without a summary
-    const uint64_t summaryEnd = summaryOffsetStart != 0 ? summaryOffsetStart : footerAt;
-    if (summaryStart < mcap::kMagic.size() || summaryStart > summaryEnd || summaryEnd > footerAt) {
-      problems.push_back({footerAt, "the footer points at a summary section outside the file"});
-      return false;
-    }
-    if (summaryCrc != 0 &&
-        mcap::crc32(file().substr(summaryStart, footerAt + mcap::kRecordPrefix + 16 - summaryStart)) != summaryCrc) {
-      problems.push_back({summaryStart, "the summary section does not match its CRC"});
-      return false;
-    }
-    RecordingSummary parsed;
+    const uint64_t size = file.size();
+    constexpr uint64_t kTail = mcap::kRecordPrefix + mcap::kFooterContent + mcap::kMagic.size();
+    if (size < dataStart || size - dataStart < kTail) return false;
+    const uint64_t footerAt = size - kTail;
     try {
-      mcap::ByteReader r(file().substr(summaryStart, summaryEnd - summaryStart), summaryStart);
-      bool haveStatistics = false;
-      while (r.remaining() > 0) {
-        const uint8_t op = r.u8();
-        const uint64_t length = r.u64();
-        mcap::ByteReader content(r.bytes(length, opcodeName(op) + " record"), r.offset() - length);
-        if (op == static_cast<uint8_t>(mcap::Opcode::Channel)) {
-          RecordingChannel channel = parseChannel(content);
-          parsed.channels[channel.id] = std::move(channel);
-        } else if (op == static_cast<uint8_t>(mcap::Opcode::Statistics)) {
-          haveStatistics = true;
-          parsed.messageCount = content.u64();
-          content.u16();  // schemas
-          content.u32();  // channels
-          content.u32();  // attachments
-          content.u32();  // metadata
-          content.u32();  // chunks
-          parsed.startTimeNs = content.u64();
-          parsed.endTimeNs = content.u64();
-          mcap::ByteReader counts(content.string("channel message counts"), content.offset());
-          while (counts.remaining() > 0) {
-            const uint16_t id = counts.u16();
-            parsed.messageCounts[id] = counts.u64();
-          }
-        } else if (op == static_cast<uint8_t>(mcap::Opcode::ChunkIndex)) {
-          RecordingChunk chunk;
-          chunk.startTimeNs = content.u64();
-          chunk.endTimeNs = content.u64();
-          chunk.offset = content.u64();
-          chunk.length = content.u64();
-          content.string("message index offsets");
-          content.u64();  // message index length
-          chunk.compression = std::string(content.string("compression name"));
-          chunk.compressedSize = content.u64();
-          chunk.uncompressedSize = content.u64();
-          if (chunk.offset > size || chunk.length > size - chunk.offset) {
-            content.fail("chunk index points outside the file");
-          }
-          parsed.compressedBytes += chunk.compressedSize;
-          parsed.uncompressedBytes += chunk.uncompressedSize;
-          parsed.chunks.push_back(std::move(chunk));
-        }
-      }
-      if (!haveStatistics) {
-        problems.push_back({summaryStart, "the summary section has no Statistics record"});
+      std::string tail(file.view(footerAt, kTail, stats));
+      if (std::string_view(tail).substr(kTail - mcap::kMagic.size()) != mcap::kMagic) return false;
+      mcap::ByteReader footer(tail, footerAt);
+      if (footer.u8() != static_cast<uint8_t>(mcap::Opcode::Footer) || footer.u64() != mcap::kFooterContent) {
+        addProblem(footerAt, "the file ends with the MCAP magic but no valid footer precedes it");
         return false;
       }
+      const uint64_t summaryStart = footer.u64();
+      const uint64_t summaryOffsetStart = footer.u64();
+      const uint32_t summaryCrc = footer.u32();
+      if (summaryStart == 0) return false;  // closed without a summary
+      const uint64_t summaryEnd = summaryOffsetStart != 0 ? summaryOffsetStart : footerAt;
+      if (summaryStart < dataStart || summaryStart > summaryEnd || summaryEnd > footerAt) {
+        addProblem(footerAt, "the footer points at a summary section outside the file");
+        return false;
+      }
+      summaryRefused = true;
+      if (summaryCrc != 0) {
+        // Covers the summary, the summary offsets and the footer up to the CRC.
+        const uint64_t crcEnd = footerAt + mcap::kRecordPrefix + 16;
+        uint32_t crc = 0;
+        for (uint64_t at = summaryStart; at < crcEnd;) {
+          if (stopped()) throw RecordingStopped(path, at);
+          const auto n = static_cast<std::size_t>(std::min<uint64_t>(kBlockBytes, crcEnd - at));
+          crc = mcap::crc32(file.view(at, n, stats), crc);
+          at += n;
+        }
+        if (crc != summaryCrc) {
+          addProblem(summaryStart, "the summary section does not match its CRC");
+          return false;
+        }
+      }
+      RecordingSummary parsed = parseSummary(summaryStart, summaryEnd);
+      parsed.fileSize = size;
+      summary = std::move(parsed);
+      summaryRefused = false;
+      return true;
     } catch (const mcap::ParseError& error) {
-      problems.push_back({error.offset, "summary section: " + error.what});
+      addProblem(error.offset, "summary section: " + error.what + "; reading the data section instead");
       return false;
     }
-    parsed.fileSize = size;
-    summary = std::move(parsed);
-    return true;
+  }
+
+  // Parses the records of the summary section and checks the chunk index against the file.
+  RecordingSummary parseSummary(uint64_t summaryStart, uint64_t summaryEnd) {
+    RecordingSummary parsed;
+    bool haveStatistics = false;
+    for (uint64_t at = summaryStart; at < summaryEnd;) {
+      if (stopped()) throw RecordingStopped(path, at);
+      ++stats.recordsVisited;
+      if (summaryEnd - at < mcap::kRecordPrefix) throw mcap::ParseError{at, "a record header is cut short"};
+      const auto [op, length] = recordHeader(at);
+      const uint64_t contentAt = at + mcap::kRecordPrefix;
+      if (length > summaryEnd - contentAt) {
+        throw mcap::ParseError{at, "the " + recordName(op) + " claims " + std::to_string(length) + " bytes, only " +
+                                       std::to_string(summaryEnd - contentAt) + " remain in the summary section"};
+      }
+      at = contentAt + length;
+      if (!is(op, mcap::Opcode::Channel) && !is(op, mcap::Opcode::Statistics) && !is(op, mcap::Opcode::ChunkIndex)) continue;
+      if (length > kMaxSummaryRecordBytes) {
+        throw mcap::ParseError{contentAt - mcap::kRecordPrefix, "a " + recordName(op) + " of " +
+                                                                    std::to_string(length) + " bytes, larger than any"};
+      }
+      file.read(contentAt, static_cast<std::size_t>(length), recordBuffer, stats);
+      mcap::ByteReader c(recordBuffer, contentAt);
+      if (is(op, mcap::Opcode::Channel)) {
+        if (length > kMaxChannelRecordBytes) c.fail("a Channel record larger than any livemon writes");
+        RecordingChannel channel = parseChannel(c);
+        parsed.channels[channel.id] = std::move(channel);
+      } else if (is(op, mcap::Opcode::Statistics)) {
+        haveStatistics = true;
+        parsed.messageCount = c.u64();
+        c.u16();  // schemas
+        c.u32();  // channels
+        c.u32();  // attachments
+        c.u32();  // metadata
+        c.u32();  // chunks
+        parsed.startTimeNs = c.u64();
+        parsed.endTimeNs = c.u64();
+        mcap::ByteReader counts(c.string("channel message counts"), c.offset());
+        while (counts.remaining() > 0) {
+          const uint16_t id = counts.u16();
+          parsed.messageCounts[id] = counts.u64();
+        }
+      } else {
+        RecordingChunk chunk;
+        chunk.startTimeNs = c.u64();
+        chunk.endTimeNs = c.u64();
+        chunk.offset = c.u64();
+        chunk.length = c.u64();
+        c.string("message index offsets");
+        c.u64();  // message index length
+        chunk.compression = std::string(c.string("compression name"));
+        chunk.compressedSize = c.u64();
+        chunk.uncompressedSize = c.u64();
+        // Chunks lie in the data section, between the header and the summary.
+        if (chunk.offset < dataStart || chunk.offset > summaryStart || chunk.length < mcap::kRecordPrefix ||
+            chunk.length > summaryStart - chunk.offset) {
+          c.fail("the chunk index points outside the data section");
+        }
+        parsed.compressedBytes += chunk.compressedSize;
+        parsed.uncompressedBytes += chunk.uncompressedSize;
+        parsed.chunks.push_back(std::move(chunk));
+      }
+    }
+    if (!haveStatistics) throw mcap::ParseError{summaryStart, "no Statistics record"};
+    // Each chunk once: listed twice, or overlapping, a chunk would be read again and again.
+    std::stable_sort(parsed.chunks.begin(), parsed.chunks.end(),
+                     [](const RecordingChunk& a, const RecordingChunk& b) { return a.offset < b.offset; });
+    for (std::size_t i = 1; i < parsed.chunks.size(); ++i) {
+      const RecordingChunk& before = parsed.chunks[i - 1];
+      const RecordingChunk& chunk = parsed.chunks[i];
+      if (chunk.offset == before.offset) {
+        throw mcap::ParseError{summaryStart, "the chunk index lists the chunk at byte " + std::to_string(chunk.offset) + " twice"};
+      }
+      if (before.offset + before.length > chunk.offset) {
+        throw mcap::ParseError{summaryStart, "the chunk index has the chunk at byte " + std::to_string(before.offset) +
+                                                 " overlap the one at byte " + std::to_string(chunk.offset)};
+      }
+    }
+    return parsed;
   }
 
   // Reads the data section record by record: the way to open a file its writer never closed.
   void scan(const Progress& progress) {
+    const uint64_t size = file.size();
     RecordingSummary scanned;
     scanned.fileSize = size;
     summary.channels.clear();
-    uint64_t at = mcap::kMagic.size();
+    uint64_t at = dataStart;
     uint64_t start = std::numeric_limits<uint64_t>::max();
     bool sawEnd = false;
+    uint64_t nextProgress = 0;
     while (at < size) {
-      if (progress) progress(at, size);
+      if (stopped()) throw RecordingStopped(path, at);
+      if (progress && at >= nextProgress) {
+        progress(at, size);
+        nextProgress = at + (1 << 20);
+      }
       if (size - at < mcap::kRecordPrefix) {
-        problems.push_back({at, "the file ends inside a record header: the recording was cut off here"});
+        addProblem(at, "the file ends inside a record header: the recording was cut off here");
         break;
       }
-      mcap::ByteReader prefix(file().substr(at, mcap::kRecordPrefix), at);
-      const uint8_t op = prefix.u8();
-      const uint64_t length = prefix.u64();
+      uint8_t op = 0;
+      uint64_t length = 0;
+      try {
+        std::tie(op, length) = recordHeader(at);
+      } catch (const mcap::ParseError& error) {
+        addProblem(error.offset, error.what);
+        break;
+      }
       if (length > size - at - mcap::kRecordPrefix) {
-        problems.push_back({at, "the " + opcodeName(op) + " record here claims " + std::to_string(length) +
-                                    " bytes but the file ends after " +
-                                    std::to_string(size - at - mcap::kRecordPrefix) +
-                                    ": the recording was cut off here"});
+        addProblem(at, "the " + recordName(op) + " here claims " + std::to_string(length) +
+                           " bytes but the file ends after " + std::to_string(size - at - mcap::kRecordPrefix) +
+                           ": the recording was cut off here");
         break;
       }
-      const std::string_view content = file().substr(at + mcap::kRecordPrefix, length);
       const uint64_t next = at + mcap::kRecordPrefix + length;
-      if (op == static_cast<uint8_t>(mcap::Opcode::DataEnd) || op == static_cast<uint8_t>(mcap::Opcode::Footer)) {
-        // Scanning at all means the summary could not be used.
-        problems.push_back({next, "the summary section after the data is missing or cut off; all data before it "
-                                  "is readable"});
+      if (is(op, mcap::Opcode::DataEnd) || is(op, mcap::Opcode::Footer)) {
+        // Scanning at all means the summary could not be used; a refused one was reported.
+        if (!summaryRefused) {
+          addProblem(next, "the summary section after the data is missing or cut off; all data before it is readable");
+        }
         sawEnd = true;
         break;
       }
+      if (op == 0) {
+        // Opcode 0 is reserved: zeros, as a file system may leave after a crash.
+        addProblem(at, "no record here (opcode 0x00): the readable data ends here");
+        break;
+      }
       try {
-        if (op == static_cast<uint8_t>(mcap::Opcode::Channel)) {
-          mcap::ByteReader r(content, at + mcap::kRecordPrefix);
+        if (is(op, mcap::Opcode::Channel)) {
+          if (length > kMaxChannelRecordBytes) throw mcap::ParseError{at, "a Channel record larger than any livemon writes"};
+          file.read(at + mcap::kRecordPrefix, static_cast<std::size_t>(length), recordBuffer, stats);
+          mcap::ByteReader r(recordBuffer, at + mcap::kRecordPrefix);
           RecordingChannel channel = parseChannel(r);
           summary.channels.try_emplace(channel.id, std::move(channel));
-        } else if (op == static_cast<uint8_t>(mcap::Opcode::Chunk)) {
-          ChunkView chunk = parseChunkHeader(content, at, next - at);
-          walkChunk(chunk, decompress(chunk), [&](const RecordedMessage& m) {
+        } else if (is(op, mcap::Opcode::Chunk)) {
+          RecordingChunk chunk;
+          const std::string_view records = loadChunk(at, length, chunk);
+          const bool complete = walkChunk(chunk, records, [&](const RecordedMessage& m) {
             ++scanned.messageCounts[m.channel->id];
-            ++chunk.info.messageCounts[m.channel->id];
+            ++chunk.messageCounts[m.channel->id];
             ++scanned.messageCount;
             start = std::min(start, m.logTimeNs);
             scanned.endTimeNs = std::max(scanned.endTimeNs, m.logTimeNs);
             return true;
           });
-          scanned.compressedBytes += chunk.info.compressedSize;
-          scanned.uncompressedBytes += chunk.info.uncompressedSize;
-          scanned.chunks.push_back(std::move(chunk.info));
+          if (!complete) throw RecordingStopped(path, at);
+          scanned.compressedBytes += chunk.compressedSize;
+          scanned.uncompressedBytes += chunk.uncompressedSize;
+          scanned.chunks.push_back(std::move(chunk));
         }
       } catch (const mcap::ParseError& error) {
-        problems.push_back({error.offset, error.what});
+        addProblem(error.offset, error.what);
       }
       at = next;
     }
     if (at == size && !sawEnd) {
-      problems.push_back({at, "the file ends here without a summary: the recording was not closed (every complete "
-                              "chunk before this point is readable)"});
+      addProblem(at, "the file ends here without a summary: the recording was not closed (every complete chunk before "
+                     "this point is readable)");
     }
     if (progress) progress(size, size);
     scanned.startTimeNs = scanned.messageCount ? start : 0;
@@ -312,49 +641,25 @@ struct RecordingReader::State {
   }
 };
 
-RecordingReader::RecordingReader(std::string path, const Progress& progress) : state_(std::make_unique<State>()) {
-  State& s = *state_;
+RecordingReader::RecordingReader(std::string path, const Progress& progress, const std::atomic<bool>* stop)
+    : state_(std::make_unique<State>()) {
+  State& s = *state_;  // owns the descriptor: a throw below closes it
   s.path = std::move(path);
-  s.fd = ::open(s.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (s.fd < 0) throw RecordingError(s.path, std::nullopt, std::string("cannot open: ") + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(s.fd, &st) != 0) {
-    const int error = errno;
-    ::close(s.fd);
-    throw RecordingError(s.path, std::nullopt, std::string("cannot stat: ") + std::strerror(error));
-  }
-  s.size = static_cast<uint64_t>(st.st_size);
-  if (s.size < mcap::kMagic.size()) {
-    ::close(s.fd);
-    throw RecordingError(s.path, 0, "not an MCAP recording: the file has only " + std::to_string(s.size) + " bytes");
-  }
-  void* mapped = ::mmap(nullptr, s.size, PROT_READ, MAP_PRIVATE, s.fd, 0);
-  if (mapped == MAP_FAILED) {
-    const int error = errno;
-    ::close(s.fd);
-    throw RecordingError(s.path, std::nullopt, std::string("cannot map: ") + std::strerror(error));
-  }
-  s.data = static_cast<const char*>(mapped);
-  if (s.file().substr(0, mcap::kMagic.size()) != mcap::kMagic) {
-    throw RecordingError(s.path, 0, "not an MCAP recording: it does not start with the MCAP magic bytes");
-  }
-  if (s.size < mcap::kMagic.size() + mcap::kRecordPrefix ||
-      static_cast<uint8_t>(s.data[mcap::kMagic.size()]) != static_cast<uint8_t>(mcap::Opcode::Header)) {
-    throw RecordingError(s.path, mcap::kMagic.size(), "the MCAP magic is not followed by a Header record");
-  }
+  s.stop = stop;
+  s.file.open(s.path);
+  s.readHeader();
   s.indexed = s.readSummary();
   if (!s.indexed) s.scan(progress);
 }
 
-RecordingReader::~RecordingReader() {
-  if (state_->data) ::munmap(const_cast<char*>(state_->data), state_->size);
-  if (state_->fd >= 0) ::close(state_->fd);
-}
+RecordingReader::~RecordingReader() = default;
 
 const std::string& RecordingReader::path() const noexcept { return state_->path; }
 const RecordingSummary& RecordingReader::summary() const noexcept { return state_->summary; }
 bool RecordingReader::indexed() const noexcept { return state_->indexed; }
 const std::vector<RecordingProblem>& RecordingReader::problems() const noexcept { return state_->problems; }
+uint64_t RecordingReader::unlistedProblems() const noexcept { return state_->unlisted; }
+const RecordingReadStats& RecordingReader::readStats() const noexcept { return state_->stats; }
 
 void RecordingReader::forEachMessage(uint64_t fromNs, uint64_t toNs,
                                      const std::function<bool(const RecordedMessage&)>& onMessage,
@@ -366,25 +671,29 @@ void RecordingReader::forEachMessage(uint64_t fromNs, uint64_t toNs,
   }
   uint64_t done = 0;
   for (const RecordingChunk* chunk : wanted) {
+    if (s.stopped()) break;
     if (progress) progress(done, wanted.size());
     ++done;
     bool keepGoing = true;
     try {
-      mcap::ByteReader prefix(s.file().substr(chunk->offset, mcap::kRecordPrefix), chunk->offset);
-      if (prefix.u8() != static_cast<uint8_t>(mcap::Opcode::Chunk)) {
-        prefix.fail("the chunk index points at a record that is not a chunk");
+      const auto [op, length] = s.recordHeader(chunk->offset);
+      if (!is(op, mcap::Opcode::Chunk)) {
+        throw mcap::ParseError{chunk->offset, "the chunk index points at a record that is not a chunk (" + recordName(op) + ")"};
       }
-      const uint64_t length = prefix.u64();
-      if (length > s.size - chunk->offset - mcap::kRecordPrefix) prefix.fail("the chunk runs past the end of the file");
-      const ChunkView view =
-          parseChunkHeader(s.file().substr(chunk->offset + mcap::kRecordPrefix, length), chunk->offset, length);
-      s.walkChunk(view, s.decompress(view), [&](const RecordedMessage& message) {
+      if (length != chunk->length - mcap::kRecordPrefix) {
+        throw mcap::ParseError{chunk->offset, "the chunk index says the chunk here has " + std::to_string(chunk->length) +
+                                                  " bytes, its record " + std::to_string(length + mcap::kRecordPrefix)};
+      }
+      RecordingChunk loaded;
+      const std::string_view records = s.loadChunk(chunk->offset, length, loaded);
+      keepGoing = s.walkChunk(loaded, records, [&](const RecordedMessage& message) {
         if (message.logTimeNs < fromNs || message.logTimeNs > toNs) return true;
-        keepGoing = onMessage(message);
-        return keepGoing;
+        return onMessage(message);
       });
     } catch (const mcap::ParseError& error) {
-      s.problems.push_back({error.offset, error.what});
+      s.addProblem(error.offset, error.what);
+    } catch (const RecordingStopped&) {
+      keepGoing = false;
     }
     if (!keepGoing) break;
   }

@@ -25,7 +25,13 @@
 namespace livemon::transport {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
+
+// Distinct sources `record` counts for its summary; a peer inventing identities cannot make the
+// set grow beyond.
+constexpr std::size_t kMaxCountedSources = 10000;
+// Notices of cut gaps a replay prints; later ones are only counted.
+constexpr uint64_t kMaxGapNotices = 10;
 
 std::string humanBytes(uint64_t bytes) {
   char text[32];
@@ -78,6 +84,16 @@ std::string doubleExact(double value) {
   return text;
 }
 
+// Shortest text that reads back as `value`: "0.05", "60".
+std::string shortest(double value) {
+  char buffer[64];
+  const auto result = std::to_chars(buffer, buffer + sizeof buffer, value);
+  return std::string(buffer, result.ptr);
+}
+
+// b - a, or 0 when b is earlier: what a file claims may be in any order.
+uint64_t after(uint64_t a, uint64_t b) { return b > a ? b - a : 0; }
+
 std::string csvField(std::string_view text) {
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
   std::string quoted = "\"";
@@ -95,7 +111,7 @@ class StatusLine {
   ~StatusLine() { finish(); }
   void show(const std::string& text, bool force = false) {
     if (!enabled_) return;
-    const auto now = Clock::now();
+    const auto now = SteadyClock::now();
     if (!force && now - last_ < std::chrono::milliseconds(200)) return;
     last_ = now;
     err_ << '\r' << text << "\033[K" << std::flush;
@@ -110,18 +126,18 @@ class StatusLine {
   std::ostream& err_;
   bool enabled_;
   bool shown_ = false;
-  Clock::time_point last_{};
+  SteadyClock::time_point last_{};
 };
 
 }  // namespace
 
-void recordEvent(RecordingWriter& writer, const ReceivedEvent& event) {
+bool recordEvent(RecordingWriter& writer, const ReceivedEvent& event) {
   static const SourceInfo unknown{};
   const SourceInfo& source = event.source ? *event.source : unknown;
   const std::string payload =
       encodeEventsPayload(source, event.sequence, event.event.name, std::vector<Event>{event.event});
-  writer.write(event.event.name, static_cast<uint64_t>(toWireTime(event.receivedAt)),
-               static_cast<uint64_t>(toWireTime(event.event.timestamp)), payload);
+  return writer.write(event.event.name, static_cast<uint64_t>(toWireTime(event.receivedAt)),
+                      static_cast<uint64_t>(toWireTime(event.event.timestamp)), payload);
 }
 
 RecordedEventDecoder::RecordedEventDecoder(const std::string& recordingPath, WireLimits limits)
@@ -321,29 +337,33 @@ int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::
   for (const auto& endpoint : options.endpoints) where += (where.empty() ? "" : ", ") + endpoint;
   out << "recording " << where << " to " << options.output << " (Ctrl-C stops)" << std::endl;
 
+  // Only names that were recorded: at most kMaxRecordingChannels.
   std::map<std::string, uint64_t> perName;
   std::set<SourceInfo> sources;
   SubscriberCallbacks callbacks;
   callbacks.onEvent = [&](ReceivedEvent& event) {
-    recordEvent(*writer, event);
+    if (!recordEvent(*writer, event)) return;
     ++perName[event.event.name];
-    if (event.source) sources.insert(*event.source);
+    if (event.source && sources.size() < kMaxCountedSources) sources.insert(*event.source);
   };
   callbacks.onSourceChange = [&](const SourceChange& change) {
-    if (change.joined && change.source) err << (options.progress ? "\r\033[K" : "") << "source joined: " << describe(*change.source) << '\n';
+    if (change.joined && change.source) {
+      err << (options.progress ? "\r\033[K" : "") << "source joined: " << printableText(describe(*change.source)) << '\n';
+    }
   };
   StatusLine status(err, options.progress);
-  const auto started = Clock::now();
+  const auto started = SteadyClock::now();
   int exitCode = 0;
   try {
     while (!stop.load(std::memory_order_relaxed)) {
-      const auto elapsed = Clock::now() - started;
+      const auto elapsed = SteadyClock::now() - started;
       if (options.duration.count() > 0 && elapsed >= options.duration) break;
       subscriber.poll(std::chrono::milliseconds(100), callbacks);
       writer->flushIfDue();
       status.show("recording: " + std::to_string(writer->messageCount()) + " events, " +
                   humanBytes(writer->bytesWritten()) + ", " +
-                  fixed(std::chrono::duration<double>(Clock::now() - started).count(), 0) + " s");
+                  fixed(std::chrono::duration<double>(SteadyClock::now() - started).count(), 0) + " s" +
+                  (writer->droppedCount() ? ", " + std::to_string(writer->droppedCount()) + " not recorded" : ""));
     }
     writer->close();
   } catch (const RecordingError& error) {
@@ -352,26 +372,48 @@ int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::
     exitCode = 1;
   }
   status.finish();
-  const double seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  const double seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
   out << (exitCode == 0 ? "wrote " : "stopped after ") << writer->messageCount() << " events (" << perName.size()
-      << " event names, " << sources.size() << " sources) in " << fixed(seconds, 1) << " s to " << options.output
-      << ": " << humanBytes(writer->bytesWritten()) << ", compression "
-      << fixed(ratio(writer->uncompressedBytes(), writer->compressedBytes()), 1) << "x" << std::endl;
+      << " event names, " << sources.size() << (sources.size() == kMaxCountedSources ? "+" : "") << " sources) in "
+      << fixed(seconds, 1) << " s to " << options.output << ": " << humanBytes(writer->bytesWritten())
+      << ", compression " << fixed(ratio(writer->uncompressedBytes(), writer->compressedBytes()), 1) << "x";
+  if (writer->droppedCount() > 0) {
+    out << "; " << writer->droppedCount() << " events not recorded: a recording holds at most " << kMaxRecordingChannels
+        << " event names of up to " << kMaxRecordingTopicBytes << " bytes";
+  }
+  out << std::endl;
   return exitCode;
 }
 
 int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
+  const std::atomic<bool> never{false};
+  return runInfo(options, never, out, err);
+}
+
+int runInfo(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   StatusLine status(err, options.progress);
   std::unique_ptr<RecordingReader> reader;
+  const auto interrupted = [&] {
+    status.finish();
+    err << "livemonctl info: interrupted\n";
+    return kInterruptedExitCode;
+  };
   try {
-    reader = std::make_unique<RecordingReader>(options.path, [&](uint64_t done, uint64_t total) {
-      status.show("scanning: " + fixed(100.0 * static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(total, 1)), 0) + " %");
-    });
+    reader = std::make_unique<RecordingReader>(
+        options.path,
+        [&](uint64_t done, uint64_t total) {
+          status.show("scanning: " +
+                      fixed(100.0 * static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(total, 1)), 0) + " %");
+        },
+        &stop);
+  } catch (const RecordingStopped&) {
+    return interrupted();
   } catch (const RecordingError& error) {
     status.finish();
-    err << "livemonctl info: " << error.what() << '\n';
+    err << "livemonctl info: " << printableText(error.what()) << '\n';
     return 1;
   }
+  if (stop.load(std::memory_order_relaxed)) return interrupted();
   const RecordingSummary& summary = reader->summary();
   // Sources are inside the payloads, so counting them reads every chunk.
   RecordedEventDecoder decoder(options.path);
@@ -393,6 +435,7 @@ int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
       [&](uint64_t done, uint64_t total) {
         status.show("reading: chunk " + std::to_string(done) + " of " + std::to_string(total));
       });
+  if (stop.load(std::memory_order_relaxed)) return interrupted();
   status.finish();
 
   const double duration =
@@ -427,11 +470,11 @@ int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
       out << (first ? "" : ", ") << "{\"offset\": " << problem.offset << ", \"what\": " << jsonString(problem.what) << "}";
       first = false;
     }
-    out << "]}" << std::endl;
+    out << "], \"unlisted_problems\": " << reader->unlistedProblems() << "}" << std::endl;
     return 0;
   }
 
-  out << "file         " << options.path << " (" << humanBytes(summary.fileSize) << ", "
+  out << "file         " << printableText(options.path) << " (" << humanBytes(summary.fileSize) << ", "
       << (reader->indexed() ? "closed cleanly" : "not closed cleanly: read by scanning") << ")\n";
   if (summary.messageCount) {
     out << "duration     " << fixed(duration, 3) << " s, " << utcText(summary.startTimeNs) << " to "
@@ -443,18 +486,21 @@ int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
   out << "by name\n";
   for (const auto& [id, channel] : summary.channels) {
     const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
-    out << "  " << channel.topic << std::string(channel.topic.size() < 40 ? 40 - channel.topic.size() : 1, ' ')
-        << count << '\n';
+    const std::string topic = printableText(channel.topic);
+    out << "  " << topic << std::string(topic.size() < 40 ? 40 - topic.size() : 1, ' ') << count << '\n';
   }
   out << "by source\n";
   for (const auto& [source, count] : perSource) {
-    const std::string name = describe(source);
+    const std::string name = printableText(describe(source));
     out << "  " << name << std::string(name.size() < 40 ? 40 - name.size() : 1, ' ') << count << '\n';
   }
-  if (undecodable) out << "undecodable  " << undecodable << " events (first: " << firstDecodeError << ")\n";
+  if (undecodable) out << "undecodable  " << undecodable << " events (first: " << printableText(firstDecodeError) << ")\n";
   if (!reader->problems().empty()) {
     out << "problems\n";
-    for (const auto& problem : reader->problems()) out << "  byte " << problem.offset << ": " << problem.what << '\n';
+    for (const auto& problem : reader->problems()) {
+      out << "  byte " << problem.offset << ": " << printableText(problem.what) << '\n';
+    }
+    if (reader->unlistedProblems() > 0) out << "  and " << reader->unlistedProblems() << " more\n";
   }
   out << std::flush;
   return 0;
@@ -464,9 +510,12 @@ int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::
   StatusLine status(err, options.progress);
   std::unique_ptr<RecordingReader> reader;
   try {
-    reader = std::make_unique<RecordingReader>(options.path);
+    reader = std::make_unique<RecordingReader>(options.path, RecordingReader::Progress{}, &stop);
+  } catch (const RecordingStopped&) {
+    err << "livemonctl export: interrupted\n";
+    return kInterruptedExitCode;
   } catch (const RecordingError& error) {
-    err << "livemonctl export: " << error.what() << '\n';
+    err << "livemonctl export: " << printableText(error.what()) << '\n';
     return 1;
   }
   const uint64_t start = reader->summary().startTimeNs;
@@ -535,6 +584,10 @@ int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::
       });
   sink.flush();
   status.finish();
+  if (stop.load(std::memory_order_relaxed)) {
+    err << "livemonctl export: interrupted after " << exported << " events\n";
+    return kInterruptedExitCode;
+  }
   if (!sink) {
     err << "livemonctl export: writing " << (options.output.empty() ? "the output" : options.output) << " failed\n";
     return 1;
@@ -543,7 +596,8 @@ int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::
   if (undecodable) err << " (" << undecodable << " undecodable skipped)";
   err << '\n';
   for (const auto& problem : reader->problems()) {
-    err << "livemonctl export: " << options.path << ": byte " << problem.offset << ": " << problem.what << '\n';
+    err << "livemonctl export: " << printableText(options.path) << ": byte " << problem.offset << ": "
+        << printableText(problem.what) << '\n';
   }
   return 0;
 }
@@ -573,8 +627,8 @@ class ReplaySocket {
 
   // Waits up to `timeout` for a subscription; true when one came.
   bool waitForSubscriber(std::chrono::milliseconds timeout, const std::atomic<bool>& stop) {
-    const auto until = Clock::now() + timeout;
-    while (!stop.load(std::memory_order_relaxed) && Clock::now() < until) {
+    const auto until = SteadyClock::now() + timeout;
+    while (!stop.load(std::memory_order_relaxed) && SteadyClock::now() < until) {
       zmq_pollitem_t item{socket_, 0, ZMQ_POLLIN, 0};
       if (zmq_poll(&item, 1, 50) > 0) {
         char buffer[256];
@@ -606,32 +660,62 @@ class ReplaySocket {
 
 }  // namespace
 
+ReplayPacer::ReplayPacer(double speed, std::chrono::nanoseconds maxGap) : speed_(speed), maxGap_(maxGap) {
+  if (!std::isfinite(speed) || speed <= 0) throw std::invalid_argument("replay speed must be a positive number");
+  if (maxGap.count() < 0) throw std::invalid_argument("replay maxGap must not be negative");
+}
+
+std::chrono::nanoseconds ReplayPacer::next(uint64_t logTimeNs) {
+  recordedGap_ = previous_ ? after(*previous_, logTimeNs) : 0;
+  previous_ = logTimeNs;
+  // In double, then compared with the cap before it becomes an integer again.
+  const double wait = static_cast<double>(recordedGap_) / speed_;
+  cut_ = wait > static_cast<double>(maxGap_.count());
+  if (!cut_) return std::chrono::nanoseconds(static_cast<int64_t>(wait));
+  ++cutCount_;
+  return maxGap_;
+}
+
 int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   std::unique_ptr<RecordingReader> reader;
   try {
-    reader = std::make_unique<RecordingReader>(options.path);
+    reader = std::make_unique<RecordingReader>(options.path, RecordingReader::Progress{}, &stop);
+  } catch (const RecordingStopped&) {
+    return 0;
   } catch (const RecordingError& error) {
-    err << "livemonctl replay: " << error.what() << '\n';
+    err << "livemonctl replay: " << printableText(error.what()) << '\n';
     return 1;
   }
   const RecordingSummary& summary = reader->summary();
   if (summary.messageCount == 0) {
-    err << "livemonctl replay: " << options.path << " holds no events\n";
+    err << "livemonctl replay: " << printableText(options.path) << " holds no events\n";
     return 1;
   }
-  for (const auto& problem : reader->problems()) {
-    err << "livemonctl replay: " << options.path << ": byte " << problem.offset << ": " << problem.what << '\n';
-  }
+  auto reportProblems = [&, reported = std::size_t{0}]() mutable {
+    for (; reported < reader->problems().size(); ++reported) {
+      const RecordingProblem& problem = reader->problems()[reported];
+      err << "livemonctl replay: " << printableText(options.path) << ": byte " << problem.offset << ": "
+          << printableText(problem.what) << '\n';
+    }
+  };
+  reportProblems();
+  Clock& clock = options.clock ? *options.clock : systemClock();
+  const std::function<void(SteadyClock::time_point)> sleepUntil =
+      options.sleepUntil ? options.sleepUntil : [](SteadyClock::time_point t) { std::this_thread::sleep_until(t); };
+  ReplayPacer pacer(options.speed, options.maxGap);  // checks the options before the socket opens
+
+  // What the summary claims about the time range is shown, never waited for.
+  const uint64_t recordedNs = after(summary.startTimeNs, summary.endTimeNs);
+  const double recordedSeconds = static_cast<double>(recordedNs) / 1e9;
   ReplaySocket socket(options);
-  out << "replaying " << options.path << " (" << summary.messageCount << " events, "
-      << fixed(static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9, 1) << " s) on " << socket.endpoint()
-      << " at " << options.speed << "x" << (options.loop ? ", looping" : "") << " (Ctrl-C stops)" << std::endl;
+  out << "replaying " << printableText(options.path) << " (" << summary.messageCount << " events, "
+      << fixed(recordedSeconds, 1) << " s) on " << socket.endpoint() << " at " << options.speed << "x"
+      << (options.loop ? ", looping" : "") << " (Ctrl-C stops)" << std::endl;
   if (options.waitForSubscriber.count() > 0 && !socket.waitForSubscriber(options.waitForSubscriber, stop)) {
     err << "livemonctl replay: no subscriber after " << options.waitForSubscriber.count()
         << " ms; replaying anyway\n";
   }
 
-  const double recordedSeconds = static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9;
   StatusLine status(err, options.progress);
   RecordedEventDecoder decoder(options.path);
   ReceivedEvent event;
@@ -648,10 +732,18 @@ int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::
       if (inserted) {
         it->second.identity = original;
         if (pass > 0) {
-          // Each pass looks like a restarted job: a new instance of the same run.
+          // Each pass looks like a restarted job: a new instance of the same run, started one
+          // recording later per pass (saturating: the summary's times are the file's word).
           it->second.identity.instanceId = original.instanceId ^ (0x9E3779B97F4A7C15ULL * pass);
           if (it->second.identity.instanceId == 0) it->second.identity.instanceId = 1;
-          it->second.identity.startTime += std::chrono::nanoseconds(static_cast<int64_t>(recordedSeconds * 1e9) * static_cast<int64_t>(pass));
+          int64_t shift = 0;
+          int64_t start = toWireTime(original.startTime);
+          if (__builtin_mul_overflow(static_cast<int64_t>(std::min<uint64_t>(recordedNs, INT64_MAX)),
+                                     static_cast<int64_t>(std::min<uint64_t>(pass, INT64_MAX)), &shift) ||
+              __builtin_add_overflow(start, shift, &start)) {
+            start = std::numeric_limits<int64_t>::max();
+          }
+          it->second.identity.startTime = fromWireTime(start);
         }
       }
       return it->second;
@@ -665,19 +757,27 @@ int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::
         socket.send(kHeartbeatTopic, encodeHeartbeatPayload(kind, state.identity, state.heartbeats++, counters));
       }
     };
-    const auto passStart = Clock::now();
-    auto nextHeartbeat = passStart;
+    ReplayPacer passPacer = pacer;
+    auto due = clock.now();
+    auto nextHeartbeat = due;
+    const uint64_t sentBefore = sent;
     reader->forEachMessage([&](const RecordedMessage& message) {
-      const auto due = passStart + std::chrono::nanoseconds(static_cast<int64_t>(
-                                       static_cast<double>(message.logTimeNs - summary.startTimeNs) / options.speed));
+      due += passPacer.next(message.logTimeNs);
+      if (passPacer.cut() && passPacer.cutCount() <= kMaxGapNotices) {
+        err << (options.progress ? "\r\033[K" : "") << "livemonctl replay: "
+            << fixed(static_cast<double>(passPacer.recordedGapNs()) / 1e9, 1) << " s without events before "
+            << utcText(message.logTimeNs) << " cut to " << shortest(std::chrono::duration<double>(options.maxGap).count())
+            << " s" << (passPacer.cutCount() == kMaxGapNotices ? " (further long gaps are cut without a notice)" : "")
+            << '\n';
+      }
       while (!stop.load(std::memory_order_relaxed)) {
-        const auto now = Clock::now();
+        const auto now = clock.now();
         if (now >= nextHeartbeat) {
           sendHeartbeats(MessageKind::Heartbeat);
           nextHeartbeat = now + std::chrono::milliseconds(1000);
         }
         if (now >= due) break;
-        std::this_thread::sleep_until(std::min({due, nextHeartbeat, now + std::chrono::milliseconds(50)}));
+        sleepUntil(std::min({due, nextHeartbeat, now + std::chrono::milliseconds(50)}));
       }
       if (stop.load(std::memory_order_relaxed)) return false;
       if (!decoder.decode(message, event)) return true;
@@ -690,14 +790,22 @@ int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::
                     encodeEventsPayload(source.identity, event.sequence, event.event.name, std::vector<Event>{event.event}));
       }
       ++sent;
-      const double at = static_cast<double>(message.logTimeNs - summary.startTimeNs) / 1e9;
+      const double at = static_cast<double>(after(summary.startTimeNs, message.logTimeNs)) / 1e9;
       status.show("replaying: " + fixed(at, 1) + " / " + fixed(recordedSeconds, 1) + " s (" +
-                  fixed(recordedSeconds > 0 ? 100.0 * at / recordedSeconds : 100.0, 0) + " %), " + std::to_string(sent) +
-                  " events" + (pass > 0 ? ", pass " + std::to_string(pass + 1) : ""));
+                  fixed(recordedSeconds > 0 ? std::min(100.0, 100.0 * at / recordedSeconds) : 100.0, 0) + " %), " +
+                  std::to_string(sent) + " events" + (pass > 0 ? ", pass " + std::to_string(pass + 1) : ""));
       return true;
     });
-    sendHeartbeats(options.loop && !stop.load() ? MessageKind::Heartbeat : MessageKind::Goodbye);
-    if (!options.loop) break;
+    reportProblems();
+    const bool again = options.loop && !stop.load() && sent > sentBefore;
+    sendHeartbeats(again ? MessageKind::Heartbeat : MessageKind::Goodbye);
+    if (options.loop && sent == sentBefore && !stop.load()) {
+      // Nothing readable: another pass would only spin.
+      status.finish();
+      err << "livemonctl replay: no event of " << printableText(options.path) << " could be replayed\n";
+      return 1;
+    }
+    if (!again) break;
   }
   status.finish();
   out << "replayed " << sent << " events" << std::endl;

@@ -31,6 +31,13 @@ RecordingError::RecordingError(std::string path, std::optional<uint64_t> offset,
       offset_(offset),
       reason_(std::move(reason)) {}
 
+RecordingError::~RecordingError() = default;
+
+RecordingStopped::RecordingStopped(std::string path, uint64_t offset)
+    : RecordingError(std::move(path), offset, "reading was stopped") {}
+
+RecordingStopped::~RecordingStopped() = default;
+
 struct RecordingWriter::State {
   struct ChunkIndexEntry {
     RecordingChunk chunk;
@@ -52,6 +59,7 @@ struct RecordingWriter::State {
   std::map<uint16_t, uint32_t> nextSequence;
   std::map<uint16_t, uint64_t> messageCounts;
   uint64_t messageCount = 0;
+  uint64_t dropped = 0;  // messages whose topic found no channel id left
   uint64_t startTime = std::numeric_limits<uint64_t>::max();
   uint64_t endTime = 0;
   uint64_t uncompressed = 0;
@@ -106,6 +114,17 @@ struct RecordingWriter::State {
       throw *failure;
     }
     compressed.resize(size);
+    // Readers refuse chunks that inflate beyond kMaxRecordingCompressionRatio (a decompression
+    // bomb looks like that). The rare chunk of records that repetitive gets a zstd skippable
+    // frame of padding, which every zstd decoder passes over: the file grows by a thousandth of
+    // the records.
+    if (records.size() > kRecordingSmallChunkAllowance && records.size() / kMaxRecordingCompressionRatio >= size) {
+      const std::size_t padding = std::max<std::size_t>(records.size() / kMaxRecordingCompressionRatio + 1 - size, 8);
+      mcap::ByteWriter pad(compressed);
+      pad.u32(0x184D2A50);  // skippable frame magic
+      pad.u32(static_cast<uint32_t>(padding - 8));
+      compressed.append(padding - 8, '\0');
+    }
 
     std::string out;
     mcap::ByteWriter w(out);
@@ -275,22 +294,30 @@ RecordingWriter::~RecordingWriter() {
   }
 }
 
-void RecordingWriter::write(std::string_view topic, uint64_t logTimeNs, uint64_t publishTimeNs,
+bool RecordingWriter::write(std::string_view topic, uint64_t logTimeNs, uint64_t publishTimeNs,
                             std::string_view payload) {
   State& s = *state_;
   if (s.failure) throw *s.failure;
   if (s.closed) throw RecordingError(s.path, std::nullopt, "write after close");
+  // So that every chunk stays within what readers accept (kMaxRecordingChunkBytes).
+  if (payload.size() > kMaxRecordingChunkBytes / 2) {
+    throw std::invalid_argument("RecordingWriter: a payload of " + std::to_string(payload.size()) +
+                                " bytes is larger than a chunk may hold");
+  }
   auto found = s.channelIds.find(topic);
   if (found == s.channelIds.end()) {
-    if (s.channels.size() >= std::numeric_limits<uint16_t>::max()) {
-      throw RecordingError(s.path, std::nullopt, "more than 65535 event names: no channel id left for '" +
-                                                     std::string(topic) + "'");
+    if (s.channels.size() >= kMaxRecordingChannels || topic.size() > kMaxRecordingTopicBytes) {
+      ++s.dropped;
+      return false;
     }
     const auto id = static_cast<uint16_t>(s.channels.size() + 1);
     found = s.channelIds.emplace(std::string(topic), id).first;
     s.channels[id] = RecordingChannel{id, std::string(topic), "msgpack", {}};
   }
   const uint16_t channel = found->second;
+  // Channel record, message record and their prefixes.
+  const uint64_t adding = 2 * topic.size() + payload.size() + 128;
+  if (!s.records.empty() && s.records.size() + adding > kMaxRecordingChunkBytes) s.flushChunk();
   if (s.channelsInChunk.insert(channel).second) {
     // Every chunk carries the channels it uses, so each chunk can be read on its own.
     s.writeChannelRecord(s.records, s.channels[channel]);
@@ -319,6 +346,7 @@ void RecordingWriter::write(std::string_view topic, uint64_t logTimeNs, uint64_t
   } else {
     flushIfDue();
   }
+  return true;
 }
 
 void RecordingWriter::flushIfDue() {
@@ -356,6 +384,7 @@ void RecordingWriter::close() {
 
 const std::string& RecordingWriter::path() const noexcept { return state_->path; }
 uint64_t RecordingWriter::messageCount() const noexcept { return state_->messageCount; }
+uint64_t RecordingWriter::droppedCount() const noexcept { return state_->dropped; }
 uint64_t RecordingWriter::bytesWritten() const noexcept { return state_->written; }
 uint64_t RecordingWriter::uncompressedBytes() const noexcept { return state_->uncompressed; }
 uint64_t RecordingWriter::compressedBytes() const noexcept { return state_->compressedTotal; }

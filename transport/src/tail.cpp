@@ -34,7 +34,7 @@ std::string shortDoubleText(double value) {
 
 std::string valueText(const DataValue& value, bool exact) {
   switch (value.index()) {
-    case 0: return jsonString(std::get<std::string>(value));
+    case 0: return exact ? jsonString(std::get<std::string>(value)) : quotedPrintableText(std::get<std::string>(value));
     case 1: return exact ? doubleText(std::get<double>(value)) : shortDoubleText(std::get<double>(value));
     case 2: return std::to_string(std::get<int64_t>(value));
     default: return std::get<bool>(value) ? "true" : "false";
@@ -69,10 +69,17 @@ std::string localClock(std::chrono::system_clock::time_point t) {
   return buffer;
 }
 
+// Total over every int64 nanosecond count (1677-09-21 to 2262-04-11): seconds are rounded down
+// without the subtraction that overflows near INT64_MIN.
 std::string isoUtc(std::chrono::system_clock::time_point t) {
   const auto ns = toWireTime(t);
-  const int64_t fraction = ((ns % 1'000'000'000) + 1'000'000'000) % 1'000'000'000;
-  const time_t seconds = static_cast<time_t>((ns - fraction) / 1'000'000'000);
+  int64_t fraction = ns % 1'000'000'000;
+  int64_t wholeSeconds = ns / 1'000'000'000;
+  if (fraction < 0) {
+    fraction += 1'000'000'000;
+    wholeSeconds -= 1;
+  }
+  const auto seconds = static_cast<time_t>(wholeSeconds);
   tm parts{};
   gmtime_r(&seconds, &parts);
   char buffer[48];
@@ -95,7 +102,46 @@ std::string sourceJson(const SourceInfo& source) {
   return json;
 }
 
-std::string sourceText(const SourceInfo& source) { return describe(source) + " (id " + hex(source.instanceId) + ")"; }
+// describe(), made safe to print.
+std::string sourceName(const SourceInfo& source) { return printableText(describe(source)); }
+
+std::string sourceText(const SourceInfo& source) { return sourceName(source) + " (id " + hex(source.instanceId) + ")"; }
+
+// The UTF-8 encoding of C1 controls (U+0080..U+009F), line and paragraph separators and the
+// bidirectional embeddings, overrides and isolates: a terminal acts on them, or shows the text
+// around them on other lines or in another order.
+std::size_t actedOnLength(std::string_view text, std::size_t i, uint32_t& codePoint) {
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  if (at(0) == 0xc2 && i + 1 < text.size() && at(1) >= 0x80 && at(1) <= 0x9f) {
+    codePoint = at(1);
+    return 2;
+  }
+  if (at(0) == 0xe2 && i + 2 < text.size()) {
+    const uint32_t cp = 0x2000 | ((at(1) & 0x3fu) << 6) | (at(2) & 0x3fu);
+    if ((cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
+      codePoint = cp;
+      return 3;
+    }
+  }
+  return 0;
+}
+
+std::string escapeActedOn(std::string_view json) {
+  std::string out;
+  out.reserve(json.size());
+  for (std::size_t i = 0; i < json.size();) {
+    uint32_t codePoint = 0;
+    if (const std::size_t length = actedOnLength(json, i, codePoint); length != 0) {
+      char escape[8];
+      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(codePoint));
+      out += escape;
+      i += length;
+    } else {
+      out += json[i++];
+    }
+  }
+  return out;
+}
 
 std::string_view changeName(const SourceChange& change) {
   if (change.joined) return "joined";
@@ -104,10 +150,22 @@ std::string_view changeName(const SourceChange& change) {
 
 }  // namespace
 
+std::string quotedPrintableText(std::string_view text) { return escapeActedOn(jsonString(text)); }
+
+std::string printableText(std::string_view text) {
+  const std::string quoted = quotedPrintableText(text);
+  return quoted.substr(1, quoted.size() - 2);
+}
+
 std::string formatEventText(const ReceivedEvent& event) {
-  std::string line = localClock(event.event.timestamp) + " " + (event.source ? describe(*event.source) : "?") + " " +
-                     event.event.name + " #" + std::to_string(event.sequence);
-  for (const auto* field : sortedData(event.event)) line += " " + field->first + "=" + valueText(field->second, false);
+  std::string line = localClock(event.event.timestamp) + " " + (event.source ? sourceName(*event.source) : "?") + " " +
+                     printableText(event.event.name) + " #" + std::to_string(event.sequence);
+  for (const auto* field : sortedData(event.event)) {
+    line += ' ';
+    line += printableText(field->first);
+    line += '=';
+    line += valueText(field->second, false);
+  }
   return line;
 }
 
@@ -130,7 +188,7 @@ std::string formatEventJson(const ReceivedEvent& event) {
 
 std::string formatSourceChangeText(const SourceChange& change) {
   std::string line = "-- " + std::string(changeName(change)) + ": " + (change.source ? sourceText(*change.source) : "?");
-  if (change.endpoint) line += (change.joined ? " via " : " on ") + *change.endpoint;
+  if (change.endpoint) line += (change.joined ? " via " : " on ") + printableText(*change.endpoint);
   return line;
 }
 
@@ -142,8 +200,8 @@ std::string formatSourceChangeJson(const SourceChange& change) {
 }
 
 std::string formatGapText(const GapInfo& gap) {
-  return "-- gap: " + std::to_string(gap.missed()) + " event(s) of " + gap.topic + " missing from " +
-         (gap.source ? describe(*gap.source) : "?") + " (#" + std::to_string(gap.expected) + " to #" +
+  return "-- gap: " + std::to_string(gap.missed()) + " event(s) of " + printableText(gap.topic) + " missing from " +
+         (gap.source ? sourceName(*gap.source) : "?") + " (#" + std::to_string(gap.expected) + " to #" +
          std::to_string(gap.received - 1) + ")";
 }
 

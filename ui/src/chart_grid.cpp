@@ -52,8 +52,8 @@ void ChartGrid::addSeries(const std::vector<SeriesId>& ids) {
     if (entry == nullptr) continue;
     if (const auto found = charts_.find(entry->stat); found != charts_.end()) {
       found->second->addSeries(id);
-    } else {
-      pendingStats_[entry->stat].push_back(id);
+    } else if (std::vector<SeriesId>& pending = pendingStats_[entry->stat]; pending.size() < maxLinesPerChart_) {
+      pending.push_back(id);
     }
   }
 }
@@ -85,6 +85,7 @@ void ChartGrid::refreshSeriesNames() {
 
 StatChartView* ChartGrid::createChart(const QString& statName) {
   auto* chart = new StatChartView(statName, registry_, view_.mode(), content_);
+  chart->setMaxLines(maxLinesPerChart_);
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);
@@ -215,6 +216,14 @@ void ChartGrid::followLive() { view_.followLive(); }
 StatChartView* ChartGrid::chart(const QString& statName) const {
   const auto found = charts_.find(statName);
   return found != charts_.end() ? found->second : nullptr;
+}
+
+std::size_t ChartGrid::undrawnLineCount() const {
+  std::size_t drawn = 0;
+  for (const auto& [name, chart] : charts_) drawn += chart->lineCount();
+  for (const auto& [name, ids] : pendingStats_) drawn += ids.size();
+  const std::size_t present = registry_.seriesCount();
+  return present > drawn ? present - drawn : 0;
 }
 
 std::vector<StatChartView*> ChartGrid::charts() const {

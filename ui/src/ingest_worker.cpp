@@ -22,7 +22,8 @@ IngestWorker::IngestWorker(Options options, QObject* parent)
     : QObject(parent),
       options_(std::move(options)),
       subscriber_(std::make_unique<transport::Subscriber>(subscriberOptions(options_))),
-      staging_(options_.staging) {}
+      staging_(options_.staging),
+      converter_(options_.limits) {}
 
 IngestWorker::~IngestWorker() { stop(); }
 
@@ -81,6 +82,11 @@ IngestBatch IngestWorker::convertDetached(std::vector<transport::ReceivedEvent>&
   return result;
 }
 
+LimitDrops IngestWorker::limitDrops() const {
+  std::lock_guard lock(converterMutex_);
+  return converter_.drops();
+}
+
 void IngestWorker::forgetSources(const std::vector<SourceId>& ids) {
   std::lock_guard lock(converterMutex_);
   converter_.forgetSources(ids);
@@ -136,6 +142,7 @@ void IngestWorker::record(const transport::ReceivedEvent& event) {
     transport::recordEvent(*recorder_, event);
     recorderStatus_.events = recorder_->messageCount();
     recorderStatus_.bytes = recorder_->bytesWritten();
+    recorderStatus_.notRecorded = recorder_->droppedCount();
   } catch (const std::exception& error) {
     recorder_.reset();  // the file stays readable up to its last complete chunk
     recorderStatus_.active = false;

@@ -79,6 +79,7 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
   ingest.endpoints = std::move(endpoints);
   ingest.staleAfter = options.staleAfter;
   ingest.staging.maxLogEntries = std::max<std::size_t>(options.logCapacity, 10'000);
+  ingest.limits = options.limits;
   return ingest;
 }
 
@@ -146,7 +147,9 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   views_ = new QTabWidget(splitter_);
   views_->setDocumentMode(true);
   grid_ = new ChartGrid(*registry_, views_);
+  grid_->setMaxLinesPerChart(options_.maxLinesPerChart);
   ranges_ = new RangesView(*registry_, views_);
+  ranges_->model().setMaxRows(options_.maxRangeRows);
   views_->addTab(grid_, tr("Charts"));
   views_->addTab(ranges_, tr("Ranges"));
   // The Ranges chart follows the grid's time range, zoom and pause.
@@ -309,6 +312,13 @@ void MainWindow::buildStatusBar() {
   summaryLabel_ = new QLabel(statusBar());
   summaryLabel_->setStyleSheet(QStringLiteral("color: #8b929e; padding-right: 6px;"));
   statusBar()->addPermanentWidget(summaryLabel_);
+  // Its own label, hidden until a limit is reached: plain text, as the names in it are no markup.
+  limitLabel_ = new QLabel(statusBar());
+  limitLabel_->setTextFormat(Qt::PlainText);
+  // A selector, so the tooltip keeps the usual colours.
+  limitLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; padding-right: 6px; }").arg(QColor(colours::kWarn).name()));
+  limitLabel_->hide();
+  statusBar()->addPermanentWidget(limitLabel_);
 }
 
 void MainWindow::restoreSettings() {
@@ -626,6 +636,13 @@ void MainWindow::updateRecordingLabel() {
                                     locale.formattedDataSize(static_cast<qint64>(status.bytes)),
                                     locale.toString(static_cast<qulonglong>(status.events))));
   recordingLabel_->setToolTip(QString::fromStdString(status.path));
+  if (status.notRecorded > 0) {
+    recordingLabel_->setText(recordingLabel_->text() +
+                             tr(" · %1 not recorded").arg(locale.toString(static_cast<qulonglong>(status.notRecorded))));
+    recordingLabel_->setToolTip(tr("%1\nEvents of more than %2 distinct names are not recorded.")
+                                    .arg(QString::fromStdString(status.path))
+                                    .arg(locale.toString(static_cast<qulonglong>(transport::kMaxRecordingChannels))));
+  }
 }
 
 void MainWindow::reportError(const QString& title, const QString& message) {
@@ -645,6 +662,7 @@ void MainWindow::endpointsChanged() {
 
 void MainWindow::updateStatus() {
   updateRecordingLabel();
+  updateLimitLabel();
   health_ = healthTracker_.update(ingest_->endpoints(), ingest_->sources(), std::chrono::steady_clock::now());
   // One label per endpoint, reused while the list stays the same length.
   while (endpointLabels_->count() > static_cast<int>(health_.size())) {
@@ -680,6 +698,28 @@ void MainWindow::updateStatus() {
   if (dropped > 0) summary += tr(" · %1 dropped by the dashboard").arg(locale.toString(static_cast<qulonglong>(dropped)));
   summaryLabel_->setText(summary);
   summaryLabel_->setToolTip(stats.lastError.empty() ? QString() : tr("Last bad message: %1").arg(QString::fromStdString(stats.lastError)));
+}
+
+LimitReport MainWindow::limitReport() const {
+  LimitReport report;
+  report.limits = ingest_->limits();
+  report.drops = ingest_->limitDrops();
+  report.maxLinesPerChart = grid_->maxLinesPerChart();
+  report.undrawnLines = grid_->undrawnLineCount();
+  report.maxRangeRows = ranges_->model().maxRows();
+  report.unlistedRanges = ranges_->model().unlistedCount();
+  return report;
+}
+
+QString MainWindow::limitText() const { return limitLabel_->text(); }
+
+QString MainWindow::limitToolTip() const { return limitLabel_->toolTip(); }
+
+void MainWindow::updateLimitLabel() {
+  const LimitReport report = limitReport();
+  limitLabel_->setText(limitSummary(report));
+  limitLabel_->setToolTip(limitDetails(report));
+  limitLabel_->setVisible(report.any());
 }
 
 void MainWindow::showError(const QString& message) {

@@ -96,7 +96,12 @@ void RangesModel::apply(const IngestBatch& batch) {
     if (value < 0) continue;  // p90, min, or a key without an aggregation: not a column here
     const std::optional<QString> name = rangeNameOfStat(QString::fromStdString(descriptor.stat));
     if (!name) continue;
-    const auto [found, inserted] = rowIndex_.try_emplace({descriptor.source, *name}, static_cast<int>(rows_.size()));
+    std::pair<SourceId, QString> key{descriptor.source, *name};
+    if (rows_.size() >= maxRows_ && !rowIndex_.contains(key)) {
+      unlisted_.insert(std::move(key));
+      continue;
+    }
+    const auto [found, inserted] = rowIndex_.try_emplace(std::move(key), static_cast<int>(rows_.size()));
     if (inserted) {
       Row row;
       row.source = descriptor.source;
@@ -168,6 +173,9 @@ void RangesModel::removeSources(const std::vector<SourceId>& sources) {
   const auto removed = [&sources](const Row& row) {
     return std::find(sources.begin(), sources.end(), row.source) != sources.end();
   };
+  std::erase_if(unlisted_, [&sources](const auto& entry) {
+    return std::find(sources.begin(), sources.end(), entry.first) != sources.end();
+  });
   // Rows not yet published go unannounced.
   rows_.erase(std::remove_if(rows_.begin() + publishedRows_, rows_.end(), removed), rows_.end());
   // Published rows go a run of adjacent rows at a time, from the bottom, so the rows of each run

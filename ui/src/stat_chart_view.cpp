@@ -156,11 +156,15 @@ StatChartView::~StatChartView() {
   chart()->removeAllSeries();
 }
 
-void StatChartView::addSeries(SeriesId id) {
+bool StatChartView::addSeries(SeriesId id) {
+  // Both searches are short: a chart holds at most maxLines_ lines.
   for (const auto& line : lines_) {
-    if (line->id == id) return;
+    if (line->id == id) return true;
   }
-  if (std::find(pendingSeries_.begin(), pendingSeries_.end(), id) == pendingSeries_.end()) pendingSeries_.push_back(id);
+  if (std::find(pendingSeries_.begin(), pendingSeries_.end(), id) != pendingSeries_.end()) return true;
+  if (lineCount() >= maxLines_) return false;
+  pendingSeries_.push_back(id);
+  return true;
 }
 
 void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -21,6 +22,25 @@
 
 namespace livemon::transport {
 
+// What a recording may hold. Anything beyond is damage or a hostile file, refused before it costs
+// memory or work; the writer never produces it.
+//
+// A chunk's records, uncompressed (livemon writes 1 MiB chunks).
+inline constexpr uint64_t kMaxRecordingChunkBytes = uint64_t{1} << 30;
+// Uncompressed bytes per stored byte of a zstd chunk. livemon's chunks stay far below (events
+// differ in their times and sequence numbers: 15-25x typical, ~110x for events that repeat a
+// 1000-character string); for records more repetitive still the writer adds a zstd skippable
+// frame of padding rather than exceed it. Chunks of up to kRecordingSmallChunkAllowance
+// uncompressed bytes are not held to it.
+inline constexpr uint64_t kMaxRecordingCompressionRatio = 1000;
+inline constexpr uint64_t kRecordingSmallChunkAllowance = 4096;
+// Event names in one recording: MCAP channel ids are 16 bits and 0 is not used.
+inline constexpr std::size_t kMaxRecordingChannels = 65535;
+// The longest event name (channel topic) a recording holds: four times the wire format's.
+inline constexpr std::size_t kMaxRecordingTopicBytes = 4096;
+// Problems a reader lists; beyond, they are only counted (RecordingReader::unlistedProblems()).
+inline constexpr std::size_t kMaxRecordingProblems = 1000;
+
 // A recording could not be written or read. what() names the file, the byte offset where the
 // problem is (when there is one) and what was wrong, e.g.
 // "run.mcap: byte 1048631: chunk data does not match its CRC".
@@ -28,6 +48,7 @@ namespace livemon::transport {
 class RecordingError : public std::runtime_error {
  public:
   RecordingError(std::string path, std::optional<uint64_t> offset, std::string reason);
+  ~RecordingError() override;
 
   const std::string& path() const noexcept { return path_; }
   std::optional<uint64_t> offset() const noexcept { return offset_; }
@@ -37,6 +58,14 @@ class RecordingError : public std::runtime_error {
   std::string path_;
   std::optional<uint64_t> offset_;
   std::string reason_;
+};
+
+// Reading stopped because the caller's stop flag was set (Ctrl-C): not damage.
+// Thread-safety: a plain value type.
+class RecordingStopped : public RecordingError {
+ public:
+  RecordingStopped(std::string path, uint64_t offset);
+  ~RecordingStopped() override;
 };
 
 struct RecordingWriterOptions {
@@ -58,6 +87,9 @@ struct RecordingWriterOptions {
 // as it is complete, so a process killed afterwards leaves it readable. A write that fails (disk
 // full, RLIMIT_FSIZE exceeded) throws RecordingError; the file is then readable up to its last
 // complete chunk, and later calls throw the same error.
+// Overflow policy: a recording holds kMaxRecordingChannels topics of at most
+// kMaxRecordingTopicBytes; a message on a topic beyond them is not written, and is counted in
+// droppedCount(). Recording goes on.
 class RecordingWriter {
  public:
   using Options = RecordingWriterOptions;
@@ -72,8 +104,11 @@ class RecordingWriter {
 
   // Appends a message to `topic`'s channel, created the first time the topic is seen.
   // `logTimeNs` is when it was received, `publishTimeNs` when it happened, both in nanoseconds
-  // since the Unix epoch.
-  void write(std::string_view topic, uint64_t logTimeNs, uint64_t publishTimeNs, std::string_view payload);
+  // since the Unix epoch. Returns false, and counts the message in droppedCount(), when `topic`
+  // is longer than kMaxRecordingTopicBytes, or new when the recording already holds
+  // kMaxRecordingChannels topics. A payload of more than kMaxRecordingChunkBytes / 2 bytes throws
+  // std::invalid_argument.
+  bool write(std::string_view topic, uint64_t logTimeNs, uint64_t publishTimeNs, std::string_view payload);
 
   // Writes the open chunk if its first message is older than maxChunkAge. Call it regularly
   // when messages may stop arriving.
@@ -86,6 +121,8 @@ class RecordingWriter {
 
   const std::string& path() const noexcept;
   uint64_t messageCount() const noexcept;
+  // Messages not written because their topic was too long or found no channel id left.
+  uint64_t droppedCount() const noexcept;
   // Bytes written to the file so far (complete chunks only).
   uint64_t bytesWritten() const noexcept;
   // Chunk records written so far, before and after compression: the compression ratio.
@@ -134,6 +171,15 @@ struct RecordingProblem {
   std::string what;
 };
 
+// The work a reader has done: it grows with the bytes of the file, never with what they claim.
+// Thread-safety: a plain value type.
+struct RecordingReadStats {
+  uint64_t chunksRead = 0;         // chunk records loaded (each read of a chunk counts)
+  uint64_t bytesRead = 0;          // from the file
+  uint64_t bytesDecompressed = 0;  // produced by zstd
+  uint64_t recordsVisited = 0;     // records parsed inside chunks and the summary
+};
+
 struct RecordedMessage {
   const RecordingChannel* channel = nullptr;
   uint32_t sequence = 0;
@@ -144,18 +190,31 @@ struct RecordedMessage {
 
 // Reads an MCAP recording, including one cut off by a crash.
 //
+// Not thread-safe: one thread uses a reader; the stop flag may be set from any thread or a
+// signal handler.
+//
 // A cleanly closed file is opened from its summary section without reading the data. A file with
 // no summary (the writer was killed, the disk filled up) is scanned: every complete chunk is
 // readable, and problems() says where the readable part ends and why. Damage inside the file
 // (flipped bytes, a truncated chunk) is reported with its byte offset; it never crashes the
-// reader. Not thread-safe.
+// reader. The file is read with pread(2) into bounded buffers, so one that another process
+// truncates or rewrites meanwhile is damage too ("the file ends here: it was truncated while
+// being read"), never a signal.
+//
+// The file is untrusted: what it claims (chunk sizes, compression, the chunk index) is checked
+// against the file's own bytes and the limits above before it costs memory, so the memory and
+// work of a read grow with the bytes of the file, not with what they claim. A chunk index that
+// lists a chunk twice or chunks that overlap is refused, and the file is scanned instead.
 class RecordingReader {
  public:
   // Reports progress while scanning a file without a summary: (bytes done, bytes in all).
   using Progress = std::function<void(uint64_t done, uint64_t total)>;
 
-  // Throws RecordingError if the file cannot be opened or is not an MCAP file.
-  explicit RecordingReader(std::string path, const Progress& progress = {});
+  // Throws RecordingError if the file cannot be opened or is not an MCAP file, and
+  // RecordingStopped if `*stop` became true while it was being opened (checking a summary,
+  // scanning a file without one). `stop` (may be null) is also checked between the records
+  // forEachMessage reads; it must outlive the reader.
+  explicit RecordingReader(std::string path, const Progress& progress = {}, const std::atomic<bool>* stop = nullptr);
   ~RecordingReader();
   RecordingReader(const RecordingReader&) = delete;
   RecordingReader& operator=(const RecordingReader&) = delete;
@@ -164,13 +223,18 @@ class RecordingReader {
   const RecordingSummary& summary() const noexcept;
   // True when the file has a valid summary section (it was closed cleanly).
   bool indexed() const noexcept;
-  // Damage found so far: when opening, and in the chunks read since.
+  // Damage found so far: when opening, and in the chunks read since. Each problem is listed
+  // once however often its chunk is read, and at most kMaxRecordingProblems are listed.
   const std::vector<RecordingProblem>& problems() const noexcept;
+  // Problems found beyond kMaxRecordingProblems.
+  uint64_t unlistedProblems() const noexcept;
+  const RecordingReadStats& readStats() const noexcept;
 
   // Calls `onMessage` for each message whose log time is in [fromNs, toNs], chunk by chunk in
   // file order, in file order within a chunk. Only chunks that overlap the range are read (found
   // with the chunk index). Returning false from `onMessage` stops. A damaged chunk is skipped and
-  // added to problems(). `progress` gets (chunks done, chunks to read).
+  // added to problems(). `progress` gets (chunks done, chunks to read). Returns early, without
+  // an error, when the stop flag is set.
   void forEachMessage(uint64_t fromNs, uint64_t toNs, const std::function<bool(const RecordedMessage&)>& onMessage,
                       const Progress& progress = {});
   void forEachMessage(const std::function<bool(const RecordedMessage&)>& onMessage) {

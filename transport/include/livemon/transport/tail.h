@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <livemon/json_text.h>
@@ -28,7 +29,8 @@ struct TailOptions {
 int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
 
 // One line, no newline: "17:46:18.123 demo@host:1234 livemon.Stat #12 key=value ..." in local time,
-// keys sorted, strings quoted, doubles to 6 significant digits.
+// keys sorted, strings quoted, doubles to 6 significant digits; every text from the publisher
+// passes through printableText(). The notices below are printable the same way.
 std::string formatEventText(const ReceivedEvent& event);
 // One JSON object, no newline: {"time": ISO-8601 UTC, "ts": ns, "name", "seq", "source": {...},
 // "endpoint", "data": {...}}. Doubles are exact and always carry a '.' or an exponent, so they
@@ -42,5 +44,14 @@ std::string formatGapJson(const GapInfo& gap);  // {"notice": "gap", ...}
 
 // `text` as a JSON string literal, quotes included; invalid UTF-8 becomes U+FFFD.
 using livemon::jsonString;
+
+// `text` made safe to print on a terminal, for names, keys, runs and hosts a publisher or a file
+// chose: control characters (C0, DEL, C1), Unicode line separators and bidirectional controls
+// become \uXXXX escapes (\n, \r, \t, \" and \\ as in JSON), invalid UTF-8 becomes U+FFFD, and
+// printable UTF-8 stays as it is. So no name can move the cursor, set the window title or fake
+// a line.
+std::string printableText(std::string_view text);
+// The same between double quotes (a JSON string literal that is also safe to print).
+std::string quotedPrintableText(std::string_view text);
 
 }  // namespace livemon::transport

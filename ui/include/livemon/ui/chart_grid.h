@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
@@ -10,6 +11,7 @@
 #include <QString>
 
 #include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/stat_chart_view.h>
 #include <livemon/ui/time_view.h>
 
@@ -35,6 +37,7 @@ class ChartGrid : public QScrollArea {
   explicit ChartGrid(const StatRegistry& registry, QWidget* parent = nullptr);
 
   // New series from the registry: their charts are made (or extended) over the next refreshes.
+  // A chart draws at most maxLinesPerChart() lines; the series beyond are left off it.
   void addSeries(const std::vector<SeriesId>& ids);
   // Series whose source was removed (StatRegistry::removeSources): their lines leave the charts,
   // and a chart (or a chart still to be made) left with no series leaves the grid.
@@ -73,6 +76,12 @@ class ChartGrid : public QScrollArea {
   std::vector<StatChartView*> charts() const;
   int pendingChartCount() const noexcept { return static_cast<int>(pendingStats_.size()); }
 
+  // Lines one chart draws at most (StatChartView::setMaxLines), for the charts made from now on.
+  void setMaxLinesPerChart(std::size_t lines) noexcept { maxLinesPerChart_ = lines; }
+  std::size_t maxLinesPerChart() const noexcept { return maxLinesPerChart_; }
+  // Series of the registry on no chart (drawn or to be drawn), their chart being full.
+  std::size_t undrawnLineCount() const;
+
   // Time allowed per refresh for making charts (at least one is made per refresh).
   void setCreationBudget(std::chrono::milliseconds budget) { creationBudget_ = budget; }
   // Time allowed per refresh for redrawing charts (at least one is redrawn per refresh).
@@ -103,6 +112,7 @@ class ChartGrid : public QScrollArea {
   QString nameFilter_;
   std::chrono::milliseconds creationBudget_{6};
   std::chrono::milliseconds renderBudget_{5};
+  std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
   std::optional<double> playheadMs_;
 };

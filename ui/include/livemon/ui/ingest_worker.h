@@ -15,6 +15,7 @@
 #include <livemon/transport/recording.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/ui/event_converter.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/staging_buffer.h>
 
 namespace livemon::ui {
@@ -39,6 +40,8 @@ class IngestWorker : public QObject {
     std::chrono::milliseconds staleAfter{3000};
     std::chrono::milliseconds pollTimeout{50};  // bounds how long stop() waits
     StagingBuffer::Limits staging{};
+    // What peers and recordings may make the dashboard hold (EventConverter).
+    IngestLimits limits{};
   };
 
   // Throws transport::TransportError naming the endpoint when one cannot be used. The thread
@@ -51,6 +54,9 @@ class IngestWorker : public QObject {
   void stop();
 
   StagingBuffer& staging() noexcept { return staging_; }
+  const IngestLimits& limits() const noexcept { return options_.limits; }
+  // What the limits refused so far, live and replayed.
+  LimitDrops limitDrops() const;
 
   // Returns the endpoint as used. Throws transport::TransportError naming it and the reason.
   std::string addEndpoint(const std::string& endpoint);
@@ -81,6 +87,7 @@ class IngestWorker : public QObject {
     std::string path;
     uint64_t events = 0;  // recorded so far
     uint64_t bytes = 0;   // in the file so far (complete chunks)
+    uint64_t notRecorded = 0;  // events whose names did not fit (transport::kMaxRecordingChannels)
   };
   // Starts recording into `path` (created or truncated), ending any recording in progress.
   // Throws transport::RecordingError naming the file when it cannot be created.
@@ -103,7 +110,7 @@ class IngestWorker : public QObject {
   StagingBuffer staging_;
   // The converter and the batch it fills are shared by the polling thread and deliver(); pushing
   // under the same lock keeps every descriptor ahead of the samples that use it.
-  std::mutex converterMutex_;
+  mutable std::mutex converterMutex_;
   EventConverter converter_;  // guarded by converterMutex_
   IngestBatch converted_;     // guarded by converterMutex_
   // Appends to the recording, if any; on failure ends it and emits recordingFailed.

@@ -16,6 +16,7 @@
 #include <livemon/ui/endpoint_health.h>
 #include <livemon/ui/event_log_model.h>
 #include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/replay_session.h>
 #include <livemon/ui/series_store.h>
 #include <livemon/ui/time_view.h>
@@ -57,6 +58,10 @@ struct DashboardOptions {
   std::chrono::milliseconds refreshInterval{33};
   std::chrono::milliseconds staleAfter{3000};
   SeriesStore::Limits seriesLimits{};
+  // What publishers and recordings may make the dashboard hold, and what its views show at most.
+  IngestLimits limits{};
+  std::size_t maxLinesPerChart = kDefaultMaxLinesPerChart;
+  std::size_t maxRangeRows = kDefaultMaxRangeRows;
   // The view shown first. None: the one shown when the last session ended.
   std::optional<DashboardView> view;
   // Recordings to open at start: the first on the timeline, the baselines beside it.
@@ -115,6 +120,12 @@ class MainWindow : public QMainWindow {
   void refreshNow();
   // Updates the status bar now (the timer does it every second).
   void updateStatus();
+  // What the limits dropped, as of now; the status bar shows it (limitSummary) from the last update.
+  LimitReport limitReport() const;
+  // The status bar's limit line and its tooltip, as of the last status update; empty while nothing
+  // was dropped.
+  QString limitText() const;
+  QString limitToolTip() const;
   void saveSettings();
   void openConnectDialog();
 
@@ -164,6 +175,7 @@ class MainWindow : public QMainWindow {
   void removeLogRows(const std::vector<char>& ofSource);
   void reportError(const QString& title, const QString& message);
   void updateRecordingLabel();
+  void updateLimitLabel();
   void setReplayWindow();
   void chooseRecording(ReplayMode mode);
   void toggleRecording(bool on);
@@ -185,6 +197,7 @@ class MainWindow : public QMainWindow {
   QAction* pauseAction_ = nullptr;
   QHBoxLayout* endpointLabels_ = nullptr;
   QLabel* summaryLabel_ = nullptr;
+  QLabel* limitLabel_ = nullptr;
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -15,6 +16,7 @@
 
 #include <livemon/record_function.h>
 #include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/ingest_limits.h>
 
 namespace livemon::ui {
 
@@ -41,6 +43,9 @@ QString formatDurationMs(double ms);
 // dataChanged per run of adjacent changed rows, never with a reset. Between the two the model
 // reports what it last published, so a paused dashboard keeps a table that does not move while
 // counting every window.
+//
+// Rows are bounded (setMaxRows): a (source, range) pair beyond it gets no row, for good, and is
+// counted (unlistedCount()); its series still chart as usual.
 //
 // Qt::DisplayRole is formatted (durations with their unit, counts with digit grouping);
 // Qt::EditRole and SortRole give the raw double (milliseconds, or a count) so a proxy sorts
@@ -87,6 +92,11 @@ class RangesModel : public QAbstractTableModel {
   // The row's duration series (mean, p50, p99, max: what a chart of the range shows), as far as
   // they are known.
   std::vector<SeriesId> durationSeries(int row) const;
+  // Rows at most; lowering it does not take rows away.
+  void setMaxRows(std::size_t rows) noexcept { maxRows_ = rows; }
+  std::size_t maxRows() const noexcept { return maxRows_; }
+  // (source, range) pairs left without a row, their sources not removed.
+  std::size_t unlistedCount() const noexcept { return unlisted_.size(); }
   // How many sources the published rows come from (the view shows the source column from two).
   int sourceCount() const noexcept { return static_cast<int>(publishedSources_.size()); }
 
@@ -131,6 +141,9 @@ class RangesModel : public QAbstractTableModel {
   int publishedRows_ = 0;
   std::vector<SourceId> publishedSources_;
   std::vector<Target> targets_;  // indexed by SeriesId; row -1 for series that are not ranges
+  std::size_t maxRows_ = kDefaultMaxRangeRows;
+  // Left without a row; at most one entry per series, so bounded by the ingest's limits.
+  std::set<std::pair<SourceId, QString>> unlisted_;
 };
 
 }  // namespace livemon::ui

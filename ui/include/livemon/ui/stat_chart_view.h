@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <QtCharts/QChartView>
 
 #include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/ingest_limits.h>
 #include <livemon/ui/time_view.h>
 
 class QGraphicsLineItem;
@@ -60,8 +62,14 @@ class StatChartView : public QChartView {
 
   const QString& statName() const noexcept { return statName_; }
 
-  // Adds a series of this Stat; it is drawn from the next render().
-  void addSeries(SeriesId id);
+  // Adds a series of this Stat; it is drawn from the next render(). Returns whether the chart
+  // draws it: false when it already has maxLines() lines (the series is left out, for good).
+  bool addSeries(SeriesId id);
+  // Lines drawn at most. Lowering it does not take lines off.
+  void setMaxLines(std::size_t lines) noexcept { maxLines_ = lines; }
+  std::size_t maxLines() const noexcept { return maxLines_; }
+  // Lines drawn and to be drawn from the next render().
+  std::size_t lineCount() const noexcept { return lines_.size() + pendingSeries_.size(); }
   // Takes series off the chart, with any band they edge (their source's data is gone: see
   // StatRegistry::removeSources). Ids it does not show are ignored. Their registry entries may
   // already be freed: only the ids are used.
@@ -156,6 +164,7 @@ class StatChartView : public QChartView {
   std::vector<std::unique_ptr<Line>> lines_;
   std::vector<Band> bands_;
   std::vector<SeriesId> pendingSeries_;
+  std::size_t maxLines_ = kDefaultMaxLinesPerChart;
   QAbstractAxis* xAxis_ = nullptr;
   QValueAxis* yAxis_ = nullptr;
 
