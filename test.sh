@@ -3,15 +3,21 @@
 #   1. a Release build of everything, warnings as errors, and its tests;
 #   2. the non-GUI tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the non-GUI tests again under ThreadSanitizer;
-#   4. a consumer project built against the installed CMake package.
+#   4. the fuzz targets (clang, libFuzzer): each over its seeds and regression inputs, then a few
+#      seconds of new inputs (scripts/fuzz.sh runs them longer);
+#   5. a consumer project built against the installed CMake package.
 # It also installs the npm packages of tests/interop (the official MCAP reader) into .cache/npm.
-# Environment: LIVEMON_JOBS (default: number of cores), LIVEMON_SKIP_SANITIZERS=1 to skip 2 and 3.
+# Environment: LIVEMON_JOBS (default: number of cores), LIVEMON_SKIP_SANITIZERS=1 to skip 2 and 3,
+# LIVEMON_SKIP_FUZZ=1 to skip 4.
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(pwd)
 
 source scripts/install-deps.sh
 livemon_install_packages "${LIVEMON_BUILD_PACKAGES[@]}" "${LIVEMON_TEST_PACKAGES[@]}"
+if [ "${LIVEMON_SKIP_FUZZ:-0}" != "1" ]; then
+  livemon_install_packages "${LIVEMON_FUZZ_PACKAGES[@]}"
+fi
 
 # The MCAP interoperability test reads recordings with the official reader, @mcap/core, run by
 # node. Debian's nodejs and npm only when the machine has no node of its own.
@@ -56,6 +62,12 @@ if [ "${LIVEMON_SKIP_SANITIZERS:-0}" != "1" ]; then
   TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
     configure_build_test build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVEMON_SANITIZER=thread \
     -DLIVEMON_BUILD_UI=OFF -DLIVEMON_BUILD_BENCH=OFF
+fi
+
+if [ "${LIVEMON_SKIP_FUZZ:-0}" != "1" ]; then
+  step "Fuzz targets: seeds and regression inputs, then 5 s of new inputs each"
+  configure_build_test build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVEMON_FUZZ=ON \
+    -DLIVEMON_FUZZ_EXPLORE_SECONDS=5
 fi
 
 step "Install, then build a consumer project against the installed package"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages livemon needs that are not installed yet.
 # Sourced by run.sh and test.sh; also runnable on its own: scripts/install-deps.sh [--test]
+# (--test adds what the tests and the fuzz targets need)
 set -euo pipefail
 
 LIVEMON_BUILD_PACKAGES=(
@@ -10,6 +11,8 @@ LIVEMON_BUILD_PACKAGES=(
   python3-dev pybind11-dev
 )
 LIVEMON_RUN_PACKAGES=(xvfb xauth)
+# The fuzz targets (tests/fuzz): clang and its libFuzzer and sanitizer runtimes.
+LIVEMON_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-zmq python3-msgpack
@@ -53,7 +56,7 @@ livemon_install_packages() {
 if [ "${BASH_SOURCE[0]}" = "$0" ]; then
   packages=("${LIVEMON_BUILD_PACKAGES[@]}" "${LIVEMON_RUN_PACKAGES[@]}")
   if [ "${1:-}" = "--test" ]; then
-    packages+=("${LIVEMON_TEST_PACKAGES[@]}")
+    packages+=("${LIVEMON_TEST_PACKAGES[@]}" "${LIVEMON_FUZZ_PACKAGES[@]}")
   fi
   livemon_install_packages "${packages[@]}"
 fi

@@ -35,6 +35,15 @@ void handleStopSignals() {
   signal(SIGXFSZ, SIG_IGN);
 }
 
+// Checks a --from/--to value as far as it can before the recording is read: its form, and that it
+// can name a time at all (seconds from the start must still fit after a start at the epoch).
+const CLI::Validator kTimeBound(
+    [](std::string& text) {
+      std::string why;
+      return livemon::transport::parseTimeBound(text, 0, &why) ? std::string() : text + ' ' + why;
+    },
+    "T", "time bound");
+
 std::chrono::milliseconds secondsToMs(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
 }
@@ -114,8 +123,11 @@ int main(int argc, char** argv) {
       ->option_text("FILE");
   exportCommand->add_option("--from", exportOptions.from,
                             "Start at T: seconds from the recording's start, or a UTC time like 2026-11-22T18:00:00Z")
-      ->option_text("T");
-  exportCommand->add_option("--to", exportOptions.to, "End at T (same forms as --from)")->option_text("T");
+      ->option_text("T")
+      ->check(kTimeBound);
+  exportCommand->add_option("--to", exportOptions.to, "End at T (same forms as --from)")
+      ->option_text("T")
+      ->check(kTimeBound);
 
   livemon::transport::ReplayOptions replay;
   CLI::App* replayCommand = app.add_subcommand("replay", "Republish a recording with its original timing");

@@ -4,7 +4,10 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <sstream>
+
+#include <livemon/transport/recording_tools.h>
 
 #include "test_support.h"
 
@@ -37,6 +40,59 @@ TEST(Livemonctl, BadArgumentsExitTwoWithUsage) {
     EXPECT_EQ(exitCode(child), 2) << testing::PrintToString(args);
     EXPECT_NE(child.err().find("Usage:"), std::string::npos) << testing::PrintToString(args) << child.err();
   }
+}
+
+// Before: `--from 1e30` was undefined behaviour that exported everything, and a far-future --to
+// wrapped around to the distant past and exported nothing, both with exit status 0.
+TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "run.mcap").string();
+  {
+    RecordingWriter writer(path);
+    SourceInfo info;
+    info.run = "run";
+    info.host = "host";
+    info.pid = 1;
+    const auto source = std::make_shared<const SourceInfo>(info);
+    const auto t0 = std::chrono::system_clock::time_point(std::chrono::seconds(1'763'830'800));
+    for (int i = 0; i < 3; ++i) {
+      ReceivedEvent event;
+      event.event = Event{"step", t0 + std::chrono::seconds(i), {{"i", int64_t{i}}}};
+      event.source = source;
+      event.sequence = static_cast<uint64_t>(i);
+      event.receivedAt = event.event.timestamp;
+      recordEvent(writer, event);
+    }
+  }
+  const std::vector<std::vector<std::string>> bad = {
+      {"--from", "1e30"},
+      {"--to", "1e30"},
+      {"--to", "2600-01-01T00:00:00Z"},
+      {"--from", "2554-07-21T23:34:33.709551616Z"},
+      {"--from", "2025-02-30T00:00:00Z"},
+      {"--from", "yesterday"},
+  };
+  for (const auto& args : bad) {
+    std::vector<std::string> argv{LIVEMONCTL_PATH, "export", path};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ChildProcess child(argv);
+    EXPECT_EQ(exitCode(child), 2) << testing::PrintToString(args) << child.err();
+    EXPECT_NE(child.err().find(args[1]), std::string::npos) << child.err();
+    EXPECT_NE(child.err().find("Usage:"), std::string::npos) << child.err();
+    EXPECT_EQ(child.out(), "") << testing::PrintToString(args);
+  }
+
+  // Seconds that fit on their own but not after this recording's start: only the recording tells.
+  ChildProcess late({LIVEMONCTL_PATH, "export", path, "--from", "18446744073"});
+  EXPECT_EQ(exitCode(late), 2) << late.err();
+  EXPECT_NE(late.err().find("--from 18446744073"), std::string::npos) << late.err();
+  EXPECT_NE(late.err().find("after 2554-07-21T23:34:33.709551615Z"), std::string::npos) << late.err();
+  EXPECT_EQ(late.out(), "");
+
+  // The latest time there is still bounds nothing away.
+  ChildProcess all({LIVEMONCTL_PATH, "export", path, "--to", "2554-07-21T23:34:33.709551615Z"});
+  EXPECT_EQ(exitCode(all), 0) << all.err();
+  EXPECT_EQ(std::count(all.out().begin(), all.out().end(), '\n'), 3) << all.out();
 }
 
 TEST(Livemonctl, HelpOnEveryCommand) {

@@ -164,37 +164,161 @@ bool RecordedEventDecoder::decode(const RecordedMessage& message, ReceivedEvent&
   return true;
 }
 
-std::optional<uint64_t> parseTimeBound(const std::string& text, uint64_t startNs) {
-  if (text.empty()) return std::nullopt;
-  // Seconds from the start.
-  double seconds = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (ec == std::errc() && end == text.data() + text.size()) {
-    if (!std::isfinite(seconds) || seconds < 0) return std::nullopt;
-    return startNs + static_cast<uint64_t>(seconds * 1e9);
+namespace {
+
+constexpr std::string_view kLatestTimeBoundText = "2554-07-21T23:34:33.709551615Z";
+
+std::string afterTheLatest() {
+  return "is after " + std::string(kLatestTimeBoundText) + ", the latest time a recording can hold";
+}
+
+bool isDigit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+// `digits` (no leading zeros) times 10^exponent, rounded to the nearest integer; std::nullopt
+// when that does not fit in 64 bits.
+std::optional<uint64_t> scaledDecimal(std::string_view digits, int64_t exponent) {
+  std::string_view whole = digits;
+  bool roundUp = false;
+  if (exponent < 0) {
+    const auto dropped = static_cast<uint64_t>(-exponent);
+    if (dropped > digits.size()) return 0;  // below one half
+    whole = digits.substr(0, digits.size() - dropped);
+    roundUp = digits[whole.size()] >= '5';
+    exponent = 0;
   }
-  // YYYY-MM-DDTHH:MM:SS[.fraction]Z
-  std::tm parts{};
-  int consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &parts.tm_year, &parts.tm_mon, &parts.tm_mday,
-                  &parts.tm_hour, &parts.tm_min, &parts.tm_sec, &consumed) != 6) {
-    return std::nullopt;
+  // A value of more than 20 digits cannot fit; checked before the loop so its work stays bounded.
+  if (whole.size() + static_cast<uint64_t>(exponent) > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : whole) {
+    if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, c - '0', &value)) return std::nullopt;
   }
-  uint64_t fractionNs = 0;
-  std::size_t at = static_cast<std::size_t>(consumed);
+  for (int64_t i = 0; i < exponent; ++i) {
+    if (__builtin_mul_overflow(value, 10, &value)) return std::nullopt;
+  }
+  if (roundUp && __builtin_add_overflow(value, 1, &value)) return std::nullopt;
+  return value;
+}
+
+// A non-negative decimal number of seconds ("90", "1.5", "2e3") in nanoseconds, computed
+// exactly in decimal (a double would lose nanoseconds beyond 2^53). `fits` is false when it is a
+// number but more than 64 bits of nanoseconds.
+std::optional<uint64_t> parseSeconds(std::string_view text, bool& fits) {
+  fits = true;
+  std::size_t at = 0;
+  std::string digits;  // significant digits, without leading zeros
+  int64_t exponent = 9;  // nanoseconds per second
+  bool anyDigit = false;
+  for (; at < text.size() && isDigit(text[at]); ++at) {
+    anyDigit = true;
+    if (!digits.empty() || text[at] != '0') digits += text[at];
+  }
   if (at < text.size() && text[at] == '.') {
-    uint64_t scale = 100'000'000;
-    for (++at; at < text.size() && text[at] >= '0' && text[at] <= '9'; ++at) {
-      fractionNs += static_cast<uint64_t>(text[at] - '0') * scale;
-      scale /= 10;
+    for (++at; at < text.size() && isDigit(text[at]); ++at) {
+      anyDigit = true;
+      if (!digits.empty() || text[at] != '0') digits += text[at];
+      --exponent;
     }
   }
-  if (at != text.size() - 1 || text[at] != 'Z') return std::nullopt;
-  parts.tm_year -= 1900;
-  parts.tm_mon -= 1;
-  const time_t t = timegm(&parts);
-  if (t < 0) return std::nullopt;
-  return static_cast<uint64_t>(t) * 1'000'000'000ULL + fractionNs;
+  if (!anyDigit) return std::nullopt;
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    bool negative = false;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) negative = text[at++] == '-';
+    if (at == text.size()) return std::nullopt;
+    int64_t written = 0;
+    for (; at < text.size() && isDigit(text[at]); ++at) {
+      // Saturates where the value is zero or out of range whatever the digits (there are fewer
+      // than 10^17 of them).
+      written = std::min<int64_t>(written * 10 + (text[at] - '0'), 100'000'000'000'000'000);
+    }
+    if (at != text.size()) return std::nullopt;
+    exponent += negative ? -written : written;
+  }
+  if (at != text.size()) return std::nullopt;
+  // Trailing zeros only scale: keep the digits short.
+  while (!digits.empty() && digits.back() == '0') {
+    digits.pop_back();
+    ++exponent;
+  }
+  if (digits.empty()) return 0;
+  const auto value = scaledDecimal(digits, exponent);
+  fits = value.has_value();
+  return value;
+}
+
+// `count` digits at text[at], as a number; std::nullopt unless they are all digits.
+std::optional<unsigned> fixedDigits(std::string_view text, std::size_t at, std::size_t count) {
+  if (at + count > text.size()) return std::nullopt;
+  unsigned value = 0;
+  for (std::size_t i = at; i < at + count; ++i) {
+    if (!isDigit(text[i])) return std::nullopt;
+    value = value * 10 + static_cast<unsigned>(text[i] - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
+std::optional<uint64_t> parseTimeBound(const std::string& text, uint64_t startNs, std::string* error) {
+  auto fail = [&](std::string why) -> std::optional<uint64_t> {
+    if (error) *error = std::move(why);
+    return std::nullopt;
+  };
+  const std::string_view form = "is neither seconds from the start nor a UTC time like 2026-11-22T18:00:00Z";
+  if (text.empty()) return fail(std::string(form));
+
+  // Seconds from the start.
+  bool fits = true;
+  if (const auto seconds = parseSeconds(text, fits)) {
+    uint64_t bound = 0;
+    if (__builtin_add_overflow(startNs, *seconds, &bound)) {
+      return fail("seconds from the start of the recording " + afterTheLatest());
+    }
+    return bound;
+  }
+  if (!fits) return fail("seconds from the start of the recording " + afterTheLatest());
+  if (text[0] == '-' && text.size() > 1 && (isDigit(text[1]) || text[1] == '.')) {
+    return fail("is negative: seconds from the start must be 0 or more");
+  }
+
+  // YYYY-MM-DDTHH:MM:SS[.fraction]Z, each field exactly that many digits.
+  const std::string_view s = text;
+  const auto year = fixedDigits(s, 0, 4);
+  const auto month = fixedDigits(s, 5, 2);
+  const auto day = fixedDigits(s, 8, 2);
+  const auto hour = fixedDigits(s, 11, 2);
+  const auto minute = fixedDigits(s, 14, 2);
+  const auto second = fixedDigits(s, 17, 2);
+  if (!year || !month || !day || !hour || !minute || !second || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+      s[13] != ':' || s[16] != ':') {
+    return fail(std::string(form));
+  }
+  std::size_t at = 19;
+  uint64_t fractionNs = 0;
+  if (at < s.size() && s[at] == '.') {
+    const std::size_t first = ++at;
+    uint64_t scale = 100'000'000;
+    for (; at < s.size() && isDigit(s[at]); ++at) {
+      fractionNs += static_cast<uint64_t>(s[at] - '0') * scale;
+      scale /= 10;
+    }
+    if (at == first) return fail(std::string(form));
+  }
+  if (at + 1 != s.size() || s[at] != 'Z') return fail(std::string(form));
+
+  const std::chrono::year_month_day date{std::chrono::year{static_cast<int>(*year)}, std::chrono::month{*month},
+                                         std::chrono::day{*day}};
+  if (!date.ok() || *hour > 23 || *minute > 59 || *second > 59) {
+    return fail("is not a valid date and time");
+  }
+  if (*year < 1970) return fail("is before 1970-01-01T00:00:00Z, where recording times begin");
+  const auto days = static_cast<uint64_t>(std::chrono::sys_days(date).time_since_epoch().count());
+  const uint64_t seconds = days * 86'400 + *hour * 3'600ULL + *minute * 60ULL + *second;
+  uint64_t bound = 0;
+  if (__builtin_mul_overflow(seconds, 1'000'000'000ULL, &bound) || __builtin_add_overflow(bound, fractionNs, &bound)) {
+    return fail(afterTheLatest());
+  }
+  return bound;
 }
 
 int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
@@ -399,10 +523,10 @@ int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::
   uint64_t to = UINT64_MAX;
   for (auto [flag, text, bound] : {std::tuple{"--from", &options.from, &from}, std::tuple{"--to", &options.to, &to}}) {
     if (text->empty()) continue;
-    const auto parsed = parseTimeBound(*text, start);
+    std::string why;
+    const auto parsed = parseTimeBound(*text, start, &why);
     if (!parsed) {
-      err << "livemonctl export: " << flag << ' ' << *text
-          << " is neither seconds from the start nor a UTC time like 2026-11-22T18:00:00Z\n";
+      err << "livemonctl export: " << flag << ' ' << *text << ' ' << why << '\n';
       return 2;
     }
     *bound = *parsed;

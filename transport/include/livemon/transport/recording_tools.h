@@ -14,6 +14,7 @@
 #include <livemon/clock.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/subscriber.h>
+#include <livemon/transport/time_bound.h>
 
 // `livemonctl record`, `info`, `export` and `replay`, and the pieces they share with the
 // dashboard: turning received events into recorded messages and back.
@@ -143,9 +144,5 @@ class ReplayPacer {
 // it starts over; each pass's sources get new instance ids, as a restarted job would. Returns 0
 // (also when stopped), or 1 on an error.
 int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
-
-// Parses a --from/--to value against a recording that starts at `startNs`. std::nullopt when it
-// is neither a number of seconds nor a UTC time of the form above.
-std::optional<uint64_t> parseTimeBound(const std::string& text, uint64_t startNs);
 
 }  // namespace livemon::transport

@@ -1,0 +1,292 @@
+// Writes the fuzz targets' seed corpora with livemon's own encoders and recording writer, so
+// fuzzing starts from inputs that reach deep: every value type, batches, heartbeats, goodbyes,
+// sequences with gaps and duplicates, recordings with one or several chunks, with and without a
+// summary, and cut short.
+// Usage: livemon_fuzz_seeds DIR  — writes DIR/<target>/<name> for each target.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <livemon/clock.h>
+#include <livemon/transport/recording.h>
+#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/wire_format.h>
+
+#include "fuzz_support.h"
+
+namespace {
+
+using namespace livemon;
+using namespace livemon::transport;
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+constexpr auto kT0 = std::chrono::system_clock::time_point(std::chrono::seconds(1'763'830'800));  // 2025-11-22 17:00 UTC
+
+void writeFile(const fs::path& path, std::string_view bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + path.string());
+}
+
+std::string readFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+SourceInfo source(std::string run, int64_t pid, std::optional<int64_t> rank) {
+  SourceInfo info;
+  info.run = std::move(run);
+  info.host = "node-1";
+  info.pid = pid;
+  info.rank = rank;
+  info.instanceId = 0x1234'5678'9abc'def0ULL + static_cast<uint64_t>(pid);
+  info.startTime = kT0 - 1h;
+  return info;
+}
+
+Event event(std::string name, std::chrono::milliseconds at, std::unordered_map<std::string, DataValue> data) {
+  return Event{std::move(name), kT0 + at, std::move(data)};
+}
+
+PublisherCounters counters(uint64_t published) {
+  PublisherCounters c;
+  c.timestamp = kT0 + 5s;
+  c.interval = 1000ms;
+  c.published = published;
+  c.dropped = 3;
+  return c;
+}
+
+struct WireSample {
+  std::string name;
+  std::string topic;
+  std::string payload;
+};
+
+std::vector<WireSample> wireSamples() {
+  const SourceInfo trainer = source("train", 100, 0);
+  const SourceInfo evaluator = source("eval-ü", 200, std::nullopt);
+  std::vector<WireSample> samples;
+  auto events = [&](std::string name, const SourceInfo& from, uint64_t sequence, std::vector<Event> batch) {
+    const std::string topic = batch.empty() ? "empty" : batch.front().name;
+    samples.push_back({std::move(name), topic, encodeEventsPayload(from, sequence, topic, batch)});
+  };
+  events("double", trainer, 0, {event("livemon.Stat", 0ms, {{"loss.mean", 0.25}, {"loss.count", 100.0}})});
+  events("int", trainer, 1, {event("step", 1ms, {{"step", int64_t{42}}, {"neg", int64_t{-7}},
+                                                  {"big", std::numeric_limits<int64_t>::max()},
+                                                  {"small", std::numeric_limits<int64_t>::min()}})});
+  events("bool", trainer, 2, {event("flags", 2ms, {{"done", true}, {"failed", false}})});
+  events("string", evaluator, 0, {event("note", 3ms, {{"text", std::string("best, \"so far\" ✓")}, {"", std::string()}})});
+  events("special_doubles", trainer, 3,
+         {event("odd", 4ms, {{"nan", std::nan("")}, {"inf", HUGE_VAL}, {"ninf", -HUGE_VAL}, {"zero", -0.0},
+                             {"tiny", std::numeric_limits<double>::denorm_min()}})});
+  events("mixed", evaluator, 1,
+         {event("eval", 5ms, {{"accuracy", 0.75}, {"epoch", int64_t{2}}, {"final", true}, {"tag", std::string("a")}})});
+  events("empty_data", trainer, 4, {event("tick", 6ms, {})});
+  std::vector<Event> batch;
+  for (int i = 0; i < 5; ++i) batch.push_back(event("batch", std::chrono::milliseconds(10 + i), {{"i", int64_t{i}}}));
+  events("batch", trainer, 5, batch);
+  samples.push_back({"heartbeat", std::string(kHeartbeatTopic),
+                     encodeHeartbeatPayload(MessageKind::Heartbeat, trainer, 0, counters(10))});
+  samples.push_back({"goodbye", std::string(kHeartbeatTopic),
+                     encodeHeartbeatPayload(MessageKind::Goodbye, evaluator, 1, counters(2))});
+  return samples;
+}
+
+void writeWireDecoderSeeds(const fs::path& dir) {
+  for (const WireSample& sample : wireSamples()) {
+    writeFile(dir / sample.name, fuzz::wireDecoderInput(sample.topic, sample.payload));
+  }
+  // A topic that is not the event name, and a payload cut short.
+  const WireSample first = wireSamples().front();
+  writeFile(dir / "wrong_topic", fuzz::wireDecoderInput("other", first.payload));
+  writeFile(dir / "truncated", fuzz::wireDecoderInput(first.topic, first.payload.substr(0, first.payload.size() / 2)));
+}
+
+void writeSubscriberSeeds(const fs::path& dir) {
+  const SourceInfo trainer = source("train", 100, 0);
+  const SourceInfo other = source("train", 101, 1);
+  auto payload = [&](const SourceInfo& from, uint64_t sequence, int count) {
+    std::vector<Event> batch;
+    for (int i = 0; i < count; ++i) batch.push_back(event("step", std::chrono::milliseconds(i), {{"i", int64_t{i}}}));
+    return encodeEventsPayload(from, sequence, "step", batch);
+  };
+  const std::string heartbeat = encodeHeartbeatPayload(MessageKind::Heartbeat, trainer, 0, counters(4));
+  const std::string goodbye = encodeHeartbeatPayload(MessageKind::Goodbye, trainer, 1, counters(9));
+  const std::string hb = std::string(kHeartbeatTopic);
+
+  std::string run;  // a clean run: events in order, heartbeats, a goodbye
+  fuzz::appendSubscriberMessage(run, {"step", payload(trainer, 0, 2)});
+  fuzz::appendSubscriberMessage(run, {hb, heartbeat});
+  fuzz::appendSubscriberMessage(run, {"step", payload(trainer, 2, 3)});
+  fuzz::appendSubscriberMessage(run, {hb, goodbye});
+  writeFile(dir / "clean_run", run);
+
+  std::string gaps;  // a gap, a repeat, an overlap, an old one
+  fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 0, 1)});
+  fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 5, 2)});
+  fuzz::appendSubscriberRepeat(gaps);
+  fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 6, 3)});
+  fuzz::appendSubscriberMessage(gaps, {"step", payload(trainer, 1, 1)});
+  writeFile(dir / "gaps_and_duplicates", gaps);
+
+  std::string sources;  // several sources, one goes stale, one is forgotten, one comes back
+  for (int pid = 0; pid < 6; ++pid) {
+    fuzz::appendSubscriberMessage(sources, {"step", payload(source("r", pid, pid), 0, 1)}, pid == 3 ? 5 : 0);
+  }
+  fuzz::appendSubscriberMessage(sources, {"step", payload(source("r", 0, 0), 1, 1)});
+  fuzz::appendSubscriberMessage(sources, {"step", payload(other, 0, 1)}, 4);
+  writeFile(dir / "many_sources", sources);
+
+  std::string framing;  // one frame, three frames, then a good message
+  fuzz::appendSubscriberMessage(framing, {"step"});
+  fuzz::appendSubscriberMessage(framing, {"step", payload(trainer, 0, 1), "extra"});
+  fuzz::appendSubscriberMessage(framing, {"step", "not msgpack"});
+  fuzz::appendSubscriberMessage(framing, {"step", payload(trainer, 0, 1)});
+  writeFile(dir / "bad_framing", framing);
+
+  std::string edge;  // sequence numbers at the top of the range
+  fuzz::appendSubscriberMessage(edge, {"step", payload(trainer, std::numeric_limits<uint64_t>::max() - 1, 1)});
+  fuzz::appendSubscriberMessage(edge, {"step", payload(trainer, std::numeric_limits<uint64_t>::max(), 1)});
+  writeFile(dir / "last_sequence_numbers", edge);
+
+  for (const WireSample& sample : wireSamples()) {
+    std::string one;
+    fuzz::appendSubscriberMessage(one, {sample.topic, sample.payload});
+    writeFile(dir / ("one_" + sample.name), one);
+  }
+}
+
+// Records `count` events of several names, types and sources, `perChunk` to a chunk.
+void record(RecordingWriter& writer, ManualClock& clock, int count, int perChunk) {
+  const auto trainer = std::make_shared<const SourceInfo>(source("train", 100, 0));
+  const auto evaluator = std::make_shared<const SourceInfo>(source("eval", 200, std::nullopt));
+  for (int i = 0; i < count; ++i) {
+    ReceivedEvent received;
+    const bool eval = i % 4 == 3;
+    received.source = eval ? evaluator : trainer;
+    received.sequence = static_cast<uint64_t>(eval ? i / 4 : i - i / 4);
+    received.event = eval ? event("eval", std::chrono::seconds(i), {{"accuracy", 0.5}, {"note", std::string("ok, \"fine\"")}})
+                          : event("livemon.Stat", std::chrono::seconds(i),
+                                  {{"loss.mean", 1.0 / (i + 1)}, {"step", int64_t{i}}, {"flag", i == 2}});
+    received.receivedAt = received.event.timestamp + 3ms;
+    recordEvent(writer, received);
+    clock.advance(1s);
+    if ((i + 1) % perChunk == 0) writer.flush();
+  }
+}
+
+void writeRecordingSeeds(const fs::path& dir, const fs::path& scratch) {
+  ManualClock clock;
+  RecordingWriterOptions options;
+  options.clock = &clock;
+  options.maxChunkAge = std::chrono::hours(1);
+  const fs::path path = scratch / "seed.mcap";
+
+  {
+    RecordingWriter writer(path.string(), options);
+    record(writer, clock, 4, 100);
+    writer.close();
+    writeFile(dir / "one_chunk", readFile(path));
+  }
+  std::string closed;
+  {
+    RecordingWriter writer(path.string(), options);
+    record(writer, clock, 9, 3);
+    // What a killed recorder leaves: complete chunks, no summary.
+    writer.flush();
+    writeFile(dir / "no_summary", readFile(path));
+    writer.close();
+    closed = readFile(path);
+    writeFile(dir / "several_chunks", closed);
+  }
+  writeFile(dir / "truncated_half", std::string_view(closed).substr(0, closed.size() / 2));
+  writeFile(dir / "truncated_last_byte", std::string_view(closed).substr(0, closed.size() - 1));
+  writeFile(dir / "header_only", std::string_view(closed).substr(0, 40));
+  {
+    RecordingWriter writer(path.string(), options);
+    writer.close();
+    writeFile(dir / "empty", readFile(path));
+  }
+  {
+    // Larger than a few memory pages, with text that does not compress: reading past a cut in the
+    // middle of a mapped file then touches pages the file no longer has.
+    RecordingWriter writer(path.string(), options);
+    const auto trainer = std::make_shared<const SourceInfo>(source("train", 100, 0));
+    std::mt19937 random(7);
+    std::uniform_int_distribution<int> letter('a', 'z');
+    for (int i = 0; i < 48; ++i) {
+      std::string text(400, ' ');
+      for (char& c : text) c = static_cast<char>(letter(random));
+      ReceivedEvent received;
+      received.source = trainer;
+      received.sequence = static_cast<uint64_t>(i);
+      received.event = event("log", std::chrono::seconds(i), {{"text", std::move(text)}});
+      received.receivedAt = received.event.timestamp;
+      recordEvent(writer, received);
+      if ((i + 1) % 8 == 0) writer.flush();
+    }
+    writer.close();
+    writeFile(dir / "pages_of_chunks", readFile(path));
+  }
+  {
+    options.zstdLevel = 19;
+    RecordingWriter writer(path.string(), options);
+    record(writer, clock, 6, 6);
+    writer.close();
+    writeFile(dir / "zstd_19", readFile(path));
+  }
+  fs::remove(path);
+}
+
+void writeTimeBoundSeeds(const fs::path& dir) {
+  const uint64_t start = 1'763'830'800'000'000'000ULL;
+  const std::vector<std::pair<std::string, uint64_t>> seeds = {
+      {"0", start},
+      {"90", start},
+      {"1.5", start},
+      {"2e3", start},
+      {"0.000000007", start},
+      {"18446744073", 0},
+      {"1e30", start},
+      {"2025-11-22T17:00:00Z", start},
+      {"2025-11-22T17:00:00.25Z", start},
+      {"2024-02-29T23:59:59.999999999Z", 0},
+      {"2554-07-21T23:34:33.709551615Z", 0},
+      {"2600-01-01T00:00:00Z", 0},
+      {"1", std::numeric_limits<uint64_t>::max() - 1'000'000'000ULL},
+  };
+  int n = 0;
+  for (const auto& [text, from] : seeds) writeFile(dir / ("bound_" + std::to_string(n++)), fuzz::timeBoundInput(from, text));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: livemon_fuzz_seeds DIR\n";
+    return 2;
+  }
+  try {
+    const fs::path root = argv[1];
+    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound"}) {
+      fs::remove_all(root / target);
+      fs::create_directories(root / target);
+    }
+    writeWireDecoderSeeds(root / "wire_decoder");
+    writeSubscriberSeeds(root / "subscriber");
+    writeRecordingSeeds(root / "recording", root);
+    writeTimeBoundSeeds(root / "time_bound");
+  } catch (const std::exception& error) {
+    std::cerr << "livemon_fuzz_seeds: " << error.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
