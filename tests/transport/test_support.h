@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
@@ -50,6 +51,31 @@ inline bool waitForSource(Subscriber& subscriber, const SourceInfo& identity) {
     return false;
   });
 }
+
+// Not thread-safe: one test thread reads it.
+// The growth of this process's peak resident memory (VmHWM) since construction. The peak is reset
+// at construction when the kernel allows it (/proc/self/clear_refs); otherwise growth is measured
+// from the peak so far, which can only make it look smaller.
+class PeakMemory {
+ public:
+  PeakMemory() {
+    std::ofstream("/proc/self/clear_refs") << "5";
+    baselineKb_ = statusKb("VmHWM:");
+  }
+  int64_t growthKb() const { return statusKb("VmHWM:") - baselineKb_; }
+
+  static int64_t statusKb(const std::string& field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind(field, 0) == 0) return std::stoll(line.substr(field.size()));
+    }
+    return -1;
+  }
+
+ private:
+  int64_t baselineKb_ = 0;
+};
 
 // A directory removed with its contents at destruction.
 class TempDir {
