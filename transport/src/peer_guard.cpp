@@ -31,12 +31,12 @@ namespace {
                        std::string("livemon transport: cannot watch a socket's connections: ") + zmq_strerror(error));
 }
 
-// After a wakeup for traffic the next check waits this long without watching traffic, so data
-// libzmq has not read yet cannot keep the thread spinning.
+// While a connection is new or its peer keeps sending, it is checked this often. libzmq takes
+// subscriptions in at some 15 KB a millisecond (about 1 MB of memory).
 constexpr long kBusyCheckMs = 1;
-// While connections exist they are also checked this often: data libzmq reads before the poll
-// looks is not seen as traffic.
-constexpr long kIdleCheckMs = 100;
+// Quiet connections are checked when they have data to read, and this often besides: libzmq may
+// read the data before the poll sees it.
+constexpr long kQuietCheckMs = 50;
 
 struct Address {
   sockaddr_storage storage{};
@@ -94,33 +94,34 @@ struct PeerGuard::Watch {
   uint64_t nextOrder = 0;
 
   void run(int stopFd, std::atomic<uint64_t>& closed) noexcept;
-  void readEvents();
-  void onEvent(uint16_t event, uint32_t value, std::string_view address);
-  void enforce(std::atomic<uint64_t>& closed);
+  bool readEvents();
+  bool onEvent(uint16_t event, uint32_t value, std::string_view address);
+  bool enforce(std::atomic<uint64_t>& closed);
   static bool reset(Peer& peer);
 };
 
 void PeerGuard::Watch::run(int stopFd, std::atomic<uint64_t>& closed) noexcept {
   try {
     std::vector<zmq_pollitem_t> items;
-    bool watchTraffic = true;
+    bool busy = false;
     while (true) {
       items.clear();
       items.push_back(zmq_pollitem_t{monitor, 0, ZMQ_POLLIN, 0});
       items.push_back(zmq_pollitem_t{nullptr, stopFd, ZMQ_POLLIN, 0});
-      if (watchTraffic) {
+      // While busy the descriptors are not watched: data libzmq has not read yet would keep the
+      // poll returning at once.
+      if (!busy) {
         for (const Peer& peer : peers) {
           if (!peer.reset) items.push_back(zmq_pollitem_t{nullptr, peer.fd, ZMQ_POLLIN, 0});
         }
       }
-      const long timeout = peers.empty() ? -1 : watchTraffic ? kIdleCheckMs : kBusyCheckMs;
+      const long timeout = peers.empty() ? -1 : busy ? kBusyCheckMs : kQuietCheckMs;
       if (zmq_poll(items.data(), static_cast<int>(items.size()), timeout) < 0 && zmq_errno() == ETERM) return;
       if (items[1].revents != 0) return;
-      if (items[0].revents & ZMQ_POLLIN) readEvents();
+      const bool joined = (items[0].revents & ZMQ_POLLIN) != 0 && readEvents();
       bool traffic = false;
       for (std::size_t i = 2; i < items.size(); ++i) traffic = traffic || items[i].revents != 0;
-      enforce(closed);
-      watchTraffic = !traffic;
+      busy = enforce(closed) || traffic || joined;
     }
   } catch (...) {
     // Out of memory for the peer list: stop guarding rather than terminate the process.
@@ -128,14 +129,15 @@ void PeerGuard::Watch::run(int stopFd, std::atomic<uint64_t>& closed) noexcept {
 }
 
 // Each monitor event is two frames: 6 bytes (a 16-bit event and a 32-bit value, here the
-// connection's descriptor, in native byte order), then the endpoint.
-void PeerGuard::Watch::readEvents() {
+// connection's descriptor, in native byte order), then the endpoint. True if a connection came.
+bool PeerGuard::Watch::readEvents() {
+  bool joined = false;
   while (true) {
     zmq_msg_t frame;
     zmq_msg_init(&frame);
     if (zmq_msg_recv(&frame, monitor, ZMQ_DONTWAIT) < 0) {
       zmq_msg_close(&frame);
-      return;
+      return joined;
     }
     annotateAfterReceive();
     uint16_t event = 0;
@@ -152,32 +154,36 @@ void PeerGuard::Watch::readEvents() {
     while (zmq_msg_more(&frame) && zmq_msg_recv(&frame, monitor, 0) >= 0) {
     }
     zmq_msg_close(&frame);
-    onEvent(event, value, address);
+    joined = onEvent(event, value, address) || joined;
   }
 }
 
-void PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view address) {
+// True if it is a TCP connection to watch.
+bool PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view address) {
   const int fd = static_cast<int>(value);
   // Whatever was known under this descriptor belonged to an earlier connection.
   std::erase_if(peers, [&](const Peer& peer) { return peer.fd == fd; });
-  if (event != ZMQ_EVENT_ACCEPTED && event != ZMQ_EVENT_CONNECTED) return;
+  if (event != ZMQ_EVENT_ACCEPTED && event != ZMQ_EVENT_CONNECTED) return false;
   Peer peer;
   peer.fd = fd;
-  if (!readAddresses(fd, peer.local, peer.remote)) return;  // ipc://, or closed already
+  if (!readAddresses(fd, peer.local, peer.remote)) return false;  // ipc://, or closed already
   // The event may be read after libzmq closed the connection and the descriptor was reused: keep
   // it only if it still has the port of this socket's endpoint (its own for an accepted
   // connection, the remote one for a connection it made).
   const std::optional<uint16_t> port = endpointPort(address);
   const uint16_t actual = event == ZMQ_EVENT_ACCEPTED ? peer.local.port() : peer.remote.port();
-  if (!port || *port != actual) return;
+  if (!port || *port != actual) return false;
   peer.order = nextOrder++;
   peers.push_back(peer);
+  return true;
 }
 
-void PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
+// Resets what is beyond the limits; true if any peer has sent something since the last check.
+bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
   auto resetCounted = [&](Peer& peer) {
     if (reset(peer)) closed.fetch_add(1, std::memory_order_relaxed);
   };
+  bool sent = false;
   std::size_t live = 0;
   uint64_t total = 0;
   for (Peer& peer : peers) {
@@ -187,6 +193,7 @@ void PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
     // Fails only once libzmq has closed it; its DISCONNECTED follows.
     if (getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
         size >= offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) {
+      sent = sent || info.tcpi_bytes_received != peer.received;
       peer.received = info.tcpi_bytes_received;
     }
     if (peer.received > limits.maxBytesPerPeer) {
@@ -214,6 +221,7 @@ void PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
     --live;
     resetCounted(*newest);
   }
+  return sent;
 }
 
 // Resets the connection (the kernel discards what it holds from the peer and sends it a RST);

@@ -44,8 +44,10 @@ constexpr int kBlockedPollMs = 10;
 // their metadata take a few hundred bytes.
 constexpr int64_t kMaxSubscriberFrameBytes = 2048;
 // Subscription messages libzmq queues per connection before the I/O thread takes them in
-// (ZMQ_RCVHWM); a subscriber waits for room without losing any.
-constexpr int kSubscriptionQueueMessages = 16;
+// (ZMQ_RCVHWM); a subscriber waits for room without losing any. One: whatever is queued is taken
+// in even after the connection is reset, and a peer that reconnects in a loop gets a queue each
+// time.
+constexpr int kSubscriptionQueueMessages = 1;
 
 void validate(const PublisherOptions& options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
