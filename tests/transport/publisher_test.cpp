@@ -197,7 +197,7 @@ bool receivesFreshEvents(Subscriber& subscriber, const std::string& name) {
 
 // What a flood may add to the publisher's peak memory (the test process's): its own buffers and
 // a bounded subscription store. Unbounded, the floods below cost gigabytes.
-constexpr int64_t kFloodMemoryLimitKb = 48 * 1024;
+constexpr int64_t kFloodMemoryLimitKb = 32 * 1024;
 
 // A subscription frame far beyond any topic (libzmq would store 32 MiB of subscription, some 2 GB
 // of memory) is refused at its header.
@@ -219,8 +219,16 @@ TEST(Publisher, RefusesAHugeSubscriptionFrame) {
 }
 
 // A peer that keeps subscribing to new prefixes (libzmq keeps each one, about 64 bytes of memory
-// per byte received) is disconnected once it has sent more than its budget; it may come back,
-// and is disconnected again. Subscribers that behave keep receiving throughout.
+// per byte received) is disconnected once it has sent more than its budget; it comes back at
+// once, again and again, as fast as it can. Subscribers that behave keep receiving throughout.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// The sanitizers slow the publisher's intake of subscriptions far more than the flood, so there
+// the flood waits for the publisher now and then; unpaced it would run for minutes.
+constexpr bool kPacedFlood = true;
+#else
+constexpr bool kPacedFlood = false;
+#endif
+
 class PublisherUnderAttack : public ::testing::TestWithParam<SlowSubscriberPolicy> {};
 
 TEST_P(PublisherUnderAttack, DisconnectsAPeerThatFloodsSubscriptions) {
@@ -232,7 +240,7 @@ TEST_P(PublisherUnderAttack, DisconnectsAPeerThatFloodsSubscriptions) {
   ASSERT_TRUE(waitForSource(before, publisher.identity()));
   test::PeakMemory memory;
 
-  constexpr int kSubscriptions = 20000;  // of 2 KiB each: 40 MB sent
+  constexpr int kSubscriptions = kPacedFlood ? 20000 : 40000;  // of 2 KiB each: 40 or 80 MB sent
   auto hostile = std::make_unique<RawSubscriber>(endpoint);
   int reconnects = 0;
   for (int i = 0; i < kSubscriptions; ++i) {
@@ -245,13 +253,15 @@ TEST_P(PublisherUnderAttack, DisconnectsAPeerThatFloodsSubscriptions) {
     }
     // Stop early when unbounded, rather than take the machine's memory.
     if (i % 500 == 499) {
-      ASSERT_TRUE(receivesFreshEvents(before, "during.flood"));
+      if (kPacedFlood) {
+        ASSERT_TRUE(receivesFreshEvents(before, "during.flood"));
+      }
       ASSERT_LT(memory.growthKb(), kFloodMemoryLimitKb) << "after " << i + 1 << " subscriptions";
     }
   }
   ASSERT_TRUE(receivesFreshEvents(before, "after.flood"));
   EXPECT_LT(memory.growthKb(), kFloodMemoryLimitKb);
-  EXPECT_GT(reconnects, 0);
+  EXPECT_GT(reconnects, 10);
   EXPECT_GT(publisher.stats().subscribersDisconnected, 0u);
 
   Subscriber after(test::connectTo({endpoint}));
