@@ -68,7 +68,7 @@ struct PublisherStats {
   uint64_t messages = 0;          // event messages (batches) sent
   uint64_t heartbeats = 0;        // heartbeats sent
   std::size_t queuedBytes = 0;    // bytes waiting in the queue now
-  uint64_t subscribersDisconnected = 0;  // connections closed for sending or numbering too much
+  uint64_t subscribersDisconnected = 0;  // connections reset: sent too much, or too many connections
 };
 
 // Thread-safe: every member may be called from any thread.
