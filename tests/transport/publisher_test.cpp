@@ -2,6 +2,11 @@
 // thread, flushing on destruction, and reporting its own counters.
 #include <livemon/transport/publisher.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -45,6 +50,273 @@ struct Received {
     return n;
   }
 };
+
+// Not thread-safe: one test thread drives it.
+// A subscriber that speaks ZMTP 3.0 (rfc.zeromq.org/spec/23) over a plain TCP socket, so a test can
+// send what a hostile peer would: frames of any size, and any number of subscriptions without
+// keeping them itself (libzmq's XSUB stores every subscription it sends). It does the NULL
+// handshake as a SUB socket.
+class RawSubscriber {
+ public:
+  explicit RawSubscriber(const std::string& endpoint) {
+    const std::size_t colon = endpoint.rfind(':');
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1))));
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
+    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    timeval timeout{30, 0};  // a publisher that stops reading fails the test instead of hanging it
+    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
+    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
+    if (fd_ < 0 || connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+      open_ = false;
+      return;
+    }
+    std::string greeting(64, '\0');
+    greeting[0] = '\xff';
+    greeting[9] = '\x7f';
+    greeting[10] = 3;  // version 3.0
+    greeting.replace(12, 4, "NULL");
+    std::string ready = std::string("\x05READY") + property("Socket-Type", "SUB");
+    // Messages may follow only once the publisher's READY has come.
+    open_ = sendAll(greeting) && sendFrame(0x04, ready) && receive(64) && receiveFrame();
+  }
+  ~RawSubscriber() {
+    if (fd_ >= 0) close(fd_);
+  }
+  RawSubscriber(const RawSubscriber&) = delete;
+  RawSubscriber& operator=(const RawSubscriber&) = delete;
+
+  // False once the publisher has closed the connection.
+  bool subscribe(std::string_view prefix) {
+    std::string body = "\x01";
+    body.append(prefix);
+    return sendFrame(0, body);
+  }
+  // Sends one subscription frame of `size` bytes, streamed from a small buffer; false when the
+  // publisher closed the connection before taking all of it.
+  bool subscribeHuge(uint64_t size) {
+    if (!sendAll(frameHeader(0, size)) || !sendAll("\x01")) return false;
+    const std::string chunk(64 * 1024, 'h');
+    for (uint64_t left = size - 1; left > 0;) {
+      const std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(left, chunk.size()));
+      if (!sendAll(std::string_view(chunk).substr(0, n))) return false;
+      left -= n;
+    }
+    return true;
+  }
+  // Reads (and ignores) what the publisher sends until it closes the connection or the deadline
+  // passes; true if it closed it.
+  bool waitUntilClosed(std::chrono::milliseconds deadline = test::kDeadline) {
+    const auto end = std::chrono::steady_clock::now() + deadline;
+    char buffer[4096];
+    while (open_ && std::chrono::steady_clock::now() < end) {
+      pollfd item{fd_, POLLIN, 0};
+      if (::poll(&item, 1, 20) > 0 && recv(fd_, buffer, sizeof(buffer), 0) <= 0) open_ = false;
+    }
+    return !open_;
+  }
+  bool open() const { return open_; }
+
+ private:
+  static std::string property(std::string_view name, std::string_view value) {
+    std::string text(1, static_cast<char>(name.size()));
+    text += name;
+    for (int shift = 24; shift >= 0; shift -= 8) text += static_cast<char>((value.size() >> shift) & 0xff);
+    return text + std::string(value);
+  }
+  // flags: 0x04 for a command; a body beyond 255 bytes takes the long form (0x02, 8-byte size).
+  static std::string frameHeader(uint8_t flags, uint64_t size) {
+    std::string header;
+    if (size <= 255) {
+      header.push_back(static_cast<char>(flags));
+      header.push_back(static_cast<char>(size));
+      return header;
+    }
+    header.push_back(static_cast<char>(flags | 0x02));
+    for (int shift = 56; shift >= 0; shift -= 8) header.push_back(static_cast<char>((size >> shift) & 0xff));
+    return header;
+  }
+  bool sendFrame(uint8_t flags, std::string_view body) {
+    std::string frame = frameHeader(flags, body.size());
+    frame.append(body);
+    return sendAll(frame);
+  }
+  bool receive(std::size_t size) {
+    std::string data(size, '\0');
+    for (std::size_t got = 0; open_ && got < size;) {
+      const ssize_t n = recv(fd_, data.data() + got, size - got, 0);
+      if (n <= 0) open_ = false;
+      got += n > 0 ? static_cast<std::size_t>(n) : 0;
+    }
+    received_ = std::move(data);
+    return open_;
+  }
+  bool receiveFrame() {
+    if (!receive(2)) return false;
+    uint64_t size = static_cast<uint8_t>(received_[1]);
+    if (received_[0] & 0x02) {
+      if (!receive(7)) return false;
+      for (const char c : received_) size = (size << 8) | static_cast<uint8_t>(c);
+    }
+    return receive(static_cast<std::size_t>(size));
+  }
+  bool sendAll(std::string_view data) {
+    while (open_ && !data.empty()) {
+      const ssize_t sent = send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (sent <= 0) {
+        open_ = false;
+        break;
+      }
+      data.remove_prefix(static_cast<std::size_t>(sent));
+    }
+    return open_;
+  }
+
+  int fd_ = -1;
+  bool open_ = true;
+  std::string received_;
+};
+
+// Logs events named `name` until `subscriber` has received one logged after the call began: the
+// publisher has then done whatever it was doing before (such as taking in subscriptions).
+bool receivesFreshEvents(Subscriber& subscriber, const std::string& name) {
+  static std::atomic<int64_t> marker{0};
+  const int64_t first = ++marker;
+  bool fresh = false;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& r) {
+    auto found = r.event.data.find("marker");
+    if (r.event.name == name && found != r.event.data.end() && std::get<int64_t>(found->second) >= first) fresh = true;
+  };
+  return pollUntil(subscriber, callbacks, [&] {
+    logEvent(makeEvent(name, {{"marker", int64_t{++marker}}}));
+    return fresh;
+  });
+}
+
+// What a flood may add to the publisher's peak memory (the test process's): its own buffers and
+// a bounded subscription store. Unbounded, the floods below cost gigabytes.
+constexpr int64_t kFloodMemoryLimitKb = 32 * 1024;
+
+// A subscription frame far beyond any topic (libzmq would store 32 MiB of subscription, some 2 GB
+// of memory) is refused at its header.
+TEST(Publisher, RefusesAHugeSubscriptionFrame) {
+  Publisher publisher(testPublisherOptions());
+  Subscriber before(test::connectTo({publisher.endpoints()[0]}));
+  ASSERT_TRUE(waitForSource(before, publisher.identity()));
+  test::PeakMemory memory;
+
+  RawSubscriber hostile(publisher.endpoints()[0]);
+  ASSERT_TRUE(hostile.open());
+  EXPECT_FALSE(hostile.subscribeHuge(32 * 1024 * 1024)) << "the publisher took the whole frame";
+  ASSERT_TRUE(receivesFreshEvents(before, "after.huge"));
+  EXPECT_LT(memory.growthKb(), kFloodMemoryLimitKb);
+
+  Subscriber after(test::connectTo({publisher.endpoints()[0]}));
+  ASSERT_TRUE(waitForSource(after, publisher.identity()));
+  ASSERT_TRUE(receivesFreshEvents(after, "after.huge"));
+}
+
+// A peer that keeps subscribing to new prefixes (libzmq keeps each one, about 64 bytes of memory
+// per byte received) is disconnected once it has sent more than its budget; it comes back at
+// once, again and again, as fast as it can. Subscribers that behave keep receiving throughout.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// The sanitizers slow the publisher's intake of subscriptions far more than the flood, so there
+// the flood waits for the publisher now and then; unpaced it would run for minutes.
+constexpr bool kPacedFlood = true;
+#else
+constexpr bool kPacedFlood = false;
+#endif
+
+class PublisherUnderAttack : public ::testing::TestWithParam<SlowSubscriberPolicy> {};
+
+TEST_P(PublisherUnderAttack, DisconnectsAPeerThatFloodsSubscriptions) {
+  PublisherOptions options = testPublisherOptions();
+  options.slowSubscriber = GetParam();
+  Publisher publisher(options);
+  const std::string endpoint = publisher.endpoints()[0];
+  Subscriber before(test::connectTo({endpoint}));
+  ASSERT_TRUE(waitForSource(before, publisher.identity()));
+  test::PeakMemory memory;
+
+  constexpr int kSubscriptions = kPacedFlood ? 20000 : 40000;  // of 2 KiB each: 40 or 80 MB sent
+  auto hostile = std::make_unique<RawSubscriber>(endpoint);
+  int reconnects = 0;
+  for (int i = 0; i < kSubscriptions; ++i) {
+    std::string prefix(2047, 'p');
+    const std::string number = std::to_string(i);
+    prefix.replace(0, number.size(), number);
+    while (!hostile->subscribe(prefix)) {
+      ASSERT_LT(++reconnects, kSubscriptions) << "the publisher no longer accepts connections";
+      hostile = std::make_unique<RawSubscriber>(endpoint);
+    }
+    // Stop early when unbounded, rather than take the machine's memory.
+    if (i % 500 == 499) {
+      if (kPacedFlood) {
+        ASSERT_TRUE(receivesFreshEvents(before, "during.flood"));
+      }
+      ASSERT_LT(memory.growthKb(), kFloodMemoryLimitKb) << "after " << i + 1 << " subscriptions";
+    }
+  }
+  ASSERT_TRUE(receivesFreshEvents(before, "after.flood"));
+  EXPECT_LT(memory.growthKb(), kFloodMemoryLimitKb);
+  EXPECT_GT(reconnects, 10);
+  EXPECT_GT(publisher.stats().subscribersDisconnected, 0u);
+
+  Subscriber after(test::connectTo({endpoint}));
+  ASSERT_TRUE(waitForSource(after, publisher.identity()));
+  ASSERT_TRUE(receivesFreshEvents(after, "after.flood"));
+}
+
+INSTANTIATE_TEST_SUITE_P(Policies, PublisherUnderAttack,
+                         ::testing::Values(SlowSubscriberPolicy::DropForThatSubscriber,
+                                           SlowSubscriberPolicy::WaitForSlowest),
+                         [](const auto& param) {
+                           return std::string(param.param == SlowSubscriberPolicy::WaitForSlowest ? "WaitForSlowest"
+                                                                                                  : "Drop");
+                         });
+
+// Connections beyond maxSubscriberConnections are closed, newest first.
+TEST(Publisher, ClosesConnectionsBeyondTheLimit) {
+  PublisherOptions options = testPublisherOptions();
+  options.maxSubscriberConnections = 2;
+  Publisher publisher(options);
+  std::vector<std::unique_ptr<RawSubscriber>> peers;
+  for (int i = 0; i < 5; ++i) {
+    peers.push_back(std::make_unique<RawSubscriber>(publisher.endpoints()[0]));
+    // To everything, so the publisher writes to the connections it resets (and must not raise
+    // SIGPIPE doing so). A connection may be reset before it has subscribed.
+    peers.back()->subscribe("");
+  }
+  ASSERT_TRUE(waitUntil([&] { return publisher.stats().subscribersDisconnected == 3; }));
+  for (int i = 2; i < 5; ++i) EXPECT_TRUE(peers[i]->waitUntilClosed()) << i;
+  EXPECT_FALSE(peers[0]->waitUntilClosed(100ms));
+  EXPECT_FALSE(peers[1]->waitUntilClosed(100ms));
+}
+
+// When all connections together have sent too much, the one that sent the most is closed.
+TEST(Publisher, ClosesTheGreediestConnectionBeyondTheTotal) {
+  PublisherOptions options = testPublisherOptions();
+  options.maxSubscriberBytes = 8 * 1024;
+  options.maxTotalSubscriberBytes = 12 * 1024;
+  Publisher publisher(options);
+  auto subscribeMany = [](RawSubscriber& peer, int count) {
+    for (int i = 0; i < count; ++i) peer.subscribe(std::to_string(i) + std::string(1000, 's'));
+  };
+  RawSubscriber first(publisher.endpoints()[0]);
+  RawSubscriber modest(publisher.endpoints()[0]);
+  RawSubscriber last(publisher.endpoints()[0]);
+  subscribeMany(first, 7);
+  subscribeMany(modest, 1);
+  subscribeMany(last, 7);
+  ASSERT_TRUE(waitUntil([&] { return publisher.stats().subscribersDisconnected == 1; }));
+  const bool firstClosed = first.waitUntilClosed(100ms);
+  const bool lastClosed = last.waitUntilClosed(100ms);
+  EXPECT_NE(firstClosed, lastClosed);
+  EXPECT_FALSE(modest.waitUntilClosed(100ms));
+  EXPECT_EQ(publisher.stats().subscribersDisconnected, 1u);
+}
 
 enum class Transport { Inproc, Ipc, Tcp };
 
@@ -224,6 +496,15 @@ TEST(Publisher, BadOptionsNameTheOption) {
   options = testPublisherOptions();
   options.sendHighWaterMark = -1;
   EXPECT_NE(message(options).find("sendHighWaterMark"), std::string::npos);
+  options = testPublisherOptions();
+  options.maxSubscriberBytes = 100;
+  EXPECT_NE(message(options).find("maxSubscriberBytes"), std::string::npos);
+  options = testPublisherOptions();
+  options.maxTotalSubscriberBytes = options.maxSubscriberBytes - 1;
+  EXPECT_NE(message(options).find("maxTotalSubscriberBytes"), std::string::npos);
+  options = testPublisherOptions();
+  options.maxSubscriberConnections = 0;
+  EXPECT_NE(message(options).find("maxSubscriberConnections"), std::string::npos);
 }
 
 TEST(Publisher, IsRegisteredWhileItLives) {

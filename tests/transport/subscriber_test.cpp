@@ -2,10 +2,15 @@
 // injected clock, publisher restarts, and endpoint changes while another thread polls.
 #include <livemon/transport/subscriber.h>
 
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
+
 #include <gtest/gtest.h>
 #include <zmq.h>
 
 #include <atomic>
+#include <cstring>
+#include <limits>
 #include <thread>
 
 #include <livemon/clock.h>
@@ -34,12 +39,20 @@ SourceInfo rawSource(uint64_t id = 77) {
   return source;
 }
 
+// Untouched, so it costs no memory: reading it maps the kernel's zero page.
+char g_zeros[64 * 1024 * 1024];
+
 // A bare ZeroMQ PUB socket that sends whatever frames a test wants.
 class RawPublisher {
  public:
   RawPublisher() : context_(zmq_ctx_new()), socket_(zmq_socket(context_, ZMQ_PUB)) {
     int zero = 0;
     zmq_setsockopt(socket_, ZMQ_LINGER, &zero, sizeof(zero));
+    // Connections it accepts, so a test can tell when what it sent has left.
+    zmq_socket_monitor(socket_, "inproc://raw-publisher", ZMQ_EVENT_ACCEPTED);
+    monitor_ = zmq_socket(context_, ZMQ_PAIR);
+    zmq_setsockopt(monitor_, ZMQ_LINGER, &zero, sizeof(zero));
+    zmq_connect(monitor_, "inproc://raw-publisher");
     if (zmq_bind(socket_, "tcp://127.0.0.1:*") != 0) throw std::runtime_error("raw bind failed");
     char buffer[256];
     std::size_t size = sizeof(buffer);
@@ -47,6 +60,8 @@ class RawPublisher {
     endpoint_ = std::string(buffer, size - 1);
   }
   ~RawPublisher() {
+    zmq_socket_monitor(socket_, nullptr, 0);
+    zmq_close(monitor_);
     zmq_close(socket_);
     zmq_ctx_term(context_);
   }
@@ -70,10 +85,39 @@ class RawPublisher {
     for (std::size_t i = 0; i < count; ++i) batch.push_back(makeEvent(name, {{"n", static_cast<int64_t>(sequence + i)}}));
     send({name, encodeEventsPayload(source, sequence, name, batch)});
   }
+  // A message whose payload frame is `size` zero bytes, sent without copying them.
+  void sendZeros(const std::string& topic, std::size_t size) {
+    zmq_send(socket_, topic.data(), topic.size(), ZMQ_SNDMORE);
+    zmq_msg_t payload;
+    zmq_msg_init_data(&payload, g_zeros, std::min(size, sizeof(g_zeros)), nullptr, nullptr);
+    zmq_msg_send(&payload, socket_, 0);
+  }
+  // Waits until the peer's kernel has taken everything sent to the last connection accepted.
+  bool waitUntilSent() {
+    return test::waitUntil([&] {
+      while (true) {
+        zmq_msg_t frame;
+        zmq_msg_init(&frame);
+        if (zmq_msg_recv(&frame, monitor_, ZMQ_DONTWAIT) < 0) {
+          zmq_msg_close(&frame);
+          break;
+        }
+        uint32_t fd = 0;
+        if (zmq_msg_size(&frame) >= 6) std::memcpy(&fd, static_cast<const char*>(zmq_msg_data(&frame)) + 2, sizeof(fd));
+        zmq_msg_recv(&frame, monitor_, 0);
+        zmq_msg_close(&frame);
+        fd_ = static_cast<int>(fd);
+      }
+      int unsent = -1;
+      return fd_ >= 0 && ioctl(fd_, SIOCOUTQ, &unsent) == 0 && unsent == 0;
+    });
+  }
 
  private:
   void* context_;
   void* socket_;
+  void* monitor_;
+  int fd_ = -1;
   std::string endpoint_;
   uint64_t heartbeats_ = 0;
 };
@@ -333,6 +377,193 @@ TEST(Subscriber, ForgetsTheLongestSilentSourceBeyondMaxSources) {
   const auto sources = subscriber.sources();
   ASSERT_EQ(sources.size(), 2u);
   for (const auto& s : sources) EXPECT_GE(s.source->instanceId, 101u);
+  EXPECT_EQ(subscriber.stats().sourcesEvicted, 2u);  // 77, heard first, and 100
+}
+
+// A frame far beyond the limits (a publisher could claim gigabytes) is refused at its header, so
+// it costs no memory; ZeroMQ then drops the connection for good, and the subscriber makes it again.
+TEST(Subscriber, AFrameFarBeyondTheLimitsCostsOneReconnect) {
+  RawPublisher raw;
+  ManualClock clock;
+  SubscriberOptions options = test::connectTo({raw.endpoint()});
+  options.clock = &clock;
+  Subscriber subscriber(options);
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+  ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return subscriber.endpoints().at(0).connections == 1; }));
+  test::PeakMemory memory;
+
+  raw.sendZeros("big", 64 * 1024 * 1024);
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] {
+    return subscriber.stats().oversized > 0 || subscriber.endpoints().at(0).connections == 0;
+  }));
+  EXPECT_LT(memory.growthKb(), 32 * 1024);
+
+  // ZeroMQ would not reconnect by itself; once the reconnect interval has passed, livemon does.
+  clock.advance(1min);
+  uint64_t sequence = 0;
+  ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] {
+    raw.events("after", sequence++, 1);
+    return !recorder.events.empty();
+  }));
+  EXPECT_EQ(recorder.events[0].event.name, "after");
+  EXPECT_EQ(subscriber.stats().protocolErrors, 1u);
+  EXPECT_EQ(subscriber.endpoints().at(0).protocolErrors, 1u);
+  EXPECT_EQ(subscriber.endpoints().at(0).connections, 1u);
+}
+
+// Without protocol errors, a publisher going away and coming back is ZeroMQ's own reconnect:
+// livemon neither counts nor redoes it.
+TEST(Subscriber, AnOrdinaryDisconnectIsNoProtocolError) {
+  auto publisher = std::make_unique<Publisher>(testPublisherOptions());
+  const std::string endpoint = publisher->endpoints()[0];
+  ManualClock clock;
+  SubscriberOptions options = test::connectTo({endpoint});
+  options.clock = &clock;
+  Subscriber subscriber(options);
+  ASSERT_TRUE(waitForSource(subscriber, publisher->identity()));
+  publisher.reset();
+  ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return subscriber.endpoints().at(0).connections == 0; }));
+  clock.advance(1min);
+  Publisher second(testPublisherOptions(endpoint));
+  ASSERT_TRUE(waitForSource(subscriber, second.identity()));
+  EXPECT_EQ(subscriber.stats().protocolErrors, 0u);
+}
+
+// A peer posing as a source (the identity is clear text) sends a sequence number far ahead: the
+// source's real events must still come through, and no absurd loss be counted.
+TEST(Subscriber, ImplausibleSequenceNumbersCannotSilenceASource) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+  auto received = [&] {
+    std::vector<uint64_t> numbers;
+    for (const auto& e : recorder.events) numbers.push_back(e.sequence);
+    return numbers;
+  };
+  auto pollFor = [&](std::size_t events) {
+    return pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() >= events; });
+  };
+
+  raw.events("t", 0, 2);
+  raw.events("t", std::numeric_limits<uint64_t>::max() - 1, 1);  // the impostor
+  raw.events("t", 2, 2);
+  ASSERT_TRUE(pollFor(5));
+  const uint64_t impostor = std::numeric_limits<uint64_t>::max() - 1;
+  EXPECT_EQ(received(), (std::vector<uint64_t>{0, 1, impostor, 2, 3}));
+  SubscriberStats stats = subscriber.stats();
+  EXPECT_EQ(stats.missedEvents, 0u);
+  EXPECT_EQ(stats.gaps, 0u);
+  EXPECT_EQ(stats.duplicates, 0u);
+  EXPECT_EQ(stats.sequenceResets, 1u);
+
+  // A jump small enough to be a loss is one, but it does not make what follows duplicates.
+  raw.events("t", 1004, 1);  // the impostor again
+  raw.events("t", 4, 2);
+  raw.events("t", 6, 1);
+  ASSERT_TRUE(pollFor(9));
+  EXPECT_EQ(received(), (std::vector<uint64_t>{0, 1, impostor, 2, 3, 1004, 4, 5, 6}));
+  stats = subscriber.stats();
+  EXPECT_EQ(stats.gaps, 1u);
+  EXPECT_EQ(stats.missedEvents, 1000u);
+  EXPECT_EQ(stats.duplicates, 0u);
+
+  // Numbers already delivered are still duplicates: one publisher reached over two endpoints.
+  raw.events("t", 5, 3);  // 5 and 6 again, then 7
+  raw.events("t", 1004, 1);
+  raw.events("t", 8, 1);
+  ASSERT_TRUE(pollFor(11));
+  EXPECT_EQ(received(), (std::vector<uint64_t>{0, 1, impostor, 2, 3, 1004, 4, 5, 6, 7, 8}));
+  stats = subscriber.stats();
+  EXPECT_EQ(stats.duplicates, 3u);
+  EXPECT_EQ(stats.sequenceResets, 1u);
+  EXPECT_EQ(subscriber.sources().at(0).sequenceResets, 1u);
+  EXPECT_EQ(subscriber.sources().at(0).lastSequence.at("t"), 8u);
+}
+
+TEST(Subscriber, ForgetsTheTopicHeardFromLongestAgoBeyondItsLimits) {
+  RawPublisher raw;
+  SubscriberOptions options = test::connectTo({raw.endpoint()});
+  options.maxTopicsPerSource = 2;
+  options.maxTopics = 3;
+  Subscriber subscriber(options);
+  Recorder recorder;
+  connect(raw, subscriber, recorder.callbacks());
+  auto pollFor = [&](std::size_t events) {
+    return pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() >= events; });
+  };
+  auto topicsOf = [&](uint64_t id) {
+    std::vector<std::string> topics;
+    for (const auto& s : subscriber.sources()) {
+      if (s.source->instanceId != id) continue;
+      for (const auto& [topic, last] : s.lastSequence) topics.push_back(topic);
+    }
+    return topics;
+  };
+  raw.events("a", 0, 1);
+  raw.events("b", 0, 1);
+  raw.events("a", 1, 1);  // a is now the most recent
+  raw.events("c", 0, 1);  // one too many for this source: b goes
+  ASSERT_TRUE(pollFor(4));
+  EXPECT_EQ(topicsOf(77), (std::vector<std::string>{"a", "c"}));
+  EXPECT_EQ(subscriber.stats().topicsEvicted, 1u);
+
+  raw.events("x", 0, 1, rawSource(78));
+  raw.events("y", 0, 1, rawSource(78));  // four in all: the oldest, a, goes
+  ASSERT_TRUE(pollFor(6));
+  EXPECT_EQ(topicsOf(77), (std::vector<std::string>{"c"}));
+  EXPECT_EQ(topicsOf(78), (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(subscriber.stats().topicsEvicted, 2u);
+
+  // A forgotten topic starts afresh: no gap.
+  raw.events("b", 50, 1);
+  ASSERT_TRUE(pollFor(7));
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+  EXPECT_EQ(recorder.events.back().sequence, 50u);
+}
+
+// With the default limits, a publisher sending ever new topics leaves a bounded trace.
+TEST(Subscriber, KeepsABoundedNumberOfTopics) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  connect(raw, subscriber);
+  constexpr int kTopics = 3000;
+  // In steps the sending socket's queue takes without dropping.
+  for (int i = 0; i < kTopics; i += 100) {
+    for (int j = i; j < i + 100; ++j) raw.events(std::to_string(j) + std::string(900, 't'), 0, 1);
+    ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return subscriber.stats().events == static_cast<uint64_t>(i + 100); }));
+  }
+  const SubscriberOptions defaults;
+  EXPECT_EQ(subscriber.sources().at(0).lastSequence.size(), defaults.maxTopicsPerSource);
+  EXPECT_EQ(subscriber.stats().topicsEvicted, kTopics - defaults.maxTopicsPerSource);
+}
+
+// Decoding multiplies a payload's size many times over, so one poll decodes a bounded amount and
+// leaves the rest for the next.
+TEST(Subscriber, OnePollDecodesABoundedAmount) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  connect(raw, subscriber);
+  constexpr std::size_t kMessages = 8;
+  constexpr std::size_t kEventsPerMessage = 16;
+  Event heavy = makeEvent("heavy", {});
+  for (int i = 0; i < 1000; ++i) heavy.data["field" + std::to_string(i)] = std::string(200, 'v');  // 200 KB
+  const std::vector<Event> batch(kEventsPerMessage, heavy);
+  for (std::size_t i = 0; i < kMessages; ++i) {
+    raw.send({"heavy", encodeEventsPayload(rawSource(), i * kEventsPerMessage, "heavy", batch)});
+  }
+  ASSERT_TRUE(raw.waitUntilSent());
+  std::size_t received = 0;
+  std::size_t mostInOnePoll = 0;
+  const auto end = std::chrono::steady_clock::now() + test::kDeadline;
+  while (received < kMessages * kEventsPerMessage && std::chrono::steady_clock::now() < end) {
+    const std::size_t got = subscriber.poll(20ms, [](ReceivedEvent&) {});
+    received += got;
+    mostInOnePoll = std::max(mostInOnePoll, got);
+  }
+  EXPECT_EQ(received, kMessages * kEventsPerMessage);
+  EXPECT_LE(mostInOnePoll, kEventsPerMessage) << "a poll decoded more than one 3 MB message";
 }
 
 TEST(Subscriber, BadOptionsNameTheOption) {

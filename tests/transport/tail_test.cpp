@@ -174,5 +174,33 @@ TEST(Tail, PrintsEventsOfAPublisherUntilTheCount) {
   EXPECT_NE(err.str().find("listening to " + publisher.endpoints()[0]), std::string::npos) << err.str();
 }
 
+// A publisher with more topics than the subscriber follows: tail says it forgot some, and counts
+// them in its summary.
+TEST(Tail, SaysWhenItForgetsTopics) {
+  Publisher publisher(test::testPublisherOptions());
+  TailOptions tail;
+  tail.endpoints = publisher.endpoints();
+  tail.maxEvents = SubscriberOptions{}.maxTopicsPerSource + 100;
+  std::atomic<bool> stop{false};
+  std::ostringstream out;
+  std::ostringstream err;
+  std::atomic<bool> done{false};
+  std::thread runner([&] {
+    runTail(tail, stop, out, err);
+    done = true;
+  });
+  int64_t i = 0;
+  const bool finished = test::waitUntil([&] {
+    logEvent(test::makeEvent("topic" + std::to_string(i), {{"i", i}}));
+    ++i;
+    return done.load();
+  });
+  stop = true;
+  runner.join();
+  ASSERT_TRUE(finished);
+  EXPECT_NE(err.str().find("livemonctl tail: notice: forgot the sequence numbers of "), std::string::npos) << err.str();
+  EXPECT_EQ(err.str().find("forgot 0 topic(s)"), std::string::npos) << err.str();
+}
+
 }  // namespace
 }  // namespace livemon::transport

@@ -4,10 +4,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstddef>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <string>
 #include <thread>
+
+#if defined(__SANITIZE_ADDRESS__)
+// The sanitizer runtime's; GCC does not ship its header (sanitizer/allocator_interface.h).
+extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
+#endif
 
 #include <livemon/event.h>
 #include <livemon/transport/publisher.h>
@@ -50,6 +57,47 @@ inline bool waitForSource(Subscriber& subscriber, const SourceInfo& identity) {
     return false;
   });
 }
+
+// Not thread-safe: one test thread reads it.
+// The growth of this process's peak resident memory (VmHWM) since construction, as a plain build
+// would see it. The peak is reset at construction when the kernel allows it
+// (/proc/self/clear_refs); otherwise growth is measured from the peak so far, which can only make
+// it look smaller. Under AddressSanitizer freed memory waits in a quarantine instead of being
+// reused, so there the heap bytes in use are compared instead (when growthKb() is called). Under
+// ThreadSanitizer every byte the program touches costs shadow memory besides.
+class PeakMemory {
+ public:
+  PeakMemory() {
+    std::ofstream("/proc/self/clear_refs") << "5";
+    baselineKb_ = currentKb();
+  }
+  int64_t growthKb() const { return (currentKb() - baselineKb_) / kShadowFactor; }
+
+  static int64_t statusKb(const std::string& field) {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+      if (line.rfind(field, 0) == 0) return std::stoll(line.substr(field.size()));
+    }
+    return -1;
+  }
+
+ private:
+#if defined(__SANITIZE_THREAD__)
+  static constexpr int64_t kShadowFactor = 4;
+#else
+  static constexpr int64_t kShadowFactor = 1;
+#endif
+  static int64_t currentKb() {
+#if defined(__SANITIZE_ADDRESS__)
+    return static_cast<int64_t>(__sanitizer_get_current_allocated_bytes() / 1024);
+#else
+    return statusKb("VmHWM:");
+#endif
+  }
+
+  int64_t baselineKb_ = 0;
+};
 
 // A directory removed with its contents at destruction.
 class TempDir {

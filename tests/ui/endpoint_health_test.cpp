@@ -53,6 +53,12 @@ TEST(EndpointHealth, NothingHeardIsDeadAnAliveSourceConnectsAndSilenceIsStale) {
   EXPECT_EQ(endpointStateName(EndpointState::Stale), "stale");
 }
 
+TEST(EndpointHealth, CarriesTheEndpointsProtocolErrors) {
+  transport::EndpointStatus status = endpoint("tcp://a:1", 0);
+  status.protocolErrors = 3;
+  EXPECT_EQ(summarizeEndpoint(status, {}).protocolErrors, 3u);
+}
+
 TEST(EndpointHealth, SumsGapsMissedEventsAndPublisherDropsOfItsSources) {
   const EndpointHealth health = summarizeEndpoint(
       endpoint("tcp://a:1", 10), {source("tcp://a:1", transport::SourceState::Alive, 2, 30, 5),

@@ -21,6 +21,7 @@
 
 #include "byte_ring.h"
 #include "msgpack_writer.h"
+#include "peer_guard.h"
 #include "wire_codec.h"
 #include "zmq_support.h"
 
@@ -37,6 +38,16 @@ constexpr std::chrono::microseconds kFirstIdleWait{50};
 constexpr std::chrono::microseconds kLastIdleWait{2000};
 // While every subscriber is full (WaitForSlowest), the I/O thread rechecks this often.
 constexpr int kBlockedPollMs = 10;
+// The largest frame a subscriber may send (ZMQ_MAXMSGSIZE; libzmq closes the connection of a peer
+// that sends more). Subscribers send a handshake and subscriptions: a subscription is one byte and
+// a topic prefix, and no topic is longer than WireLimits::maxTopicBytes; handshake commands with
+// their metadata take a few hundred bytes.
+constexpr int64_t kMaxSubscriberFrameBytes = 2048;
+// Subscription messages libzmq queues per connection before the I/O thread takes them in
+// (ZMQ_RCVHWM); a subscriber waits for room without losing any. One: whatever is queued is taken
+// in even after the connection is reset, and a peer that reconnects in a loop gets a queue each
+// time.
+constexpr int kSubscriptionQueueMessages = 1;
 
 void validate(const PublisherOptions& options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
@@ -66,6 +77,17 @@ void validate(const PublisherOptions& options) {
   if (!options.statName.empty() && options.statWindow.count() < 1) {
     bad("statWindow must be at least 1 ms, got " + std::to_string(options.statWindow.count()) + " ms");
   }
+  // Room for a handshake and a few subscriptions of the longest topic.
+  constexpr std::size_t kMinSubscriberBytes = 4096;
+  if (options.maxSubscriberBytes < kMinSubscriberBytes) {
+    bad("maxSubscriberBytes must be at least " + std::to_string(kMinSubscriberBytes) + ", got " +
+        std::to_string(options.maxSubscriberBytes));
+  }
+  if (options.maxTotalSubscriberBytes < options.maxSubscriberBytes) {
+    bad("maxTotalSubscriberBytes must be at least maxSubscriberBytes (" + std::to_string(options.maxSubscriberBytes) +
+        "), got " + std::to_string(options.maxTotalSubscriberBytes));
+  }
+  if (options.maxSubscriberConnections < 1) bad("maxSubscriberConnections must be at least 1");
 }
 
 std::string hostName() {
@@ -143,6 +165,7 @@ struct Publisher::State {
 
   std::shared_ptr<void> context;
   void* socket = nullptr;
+  std::unique_ptr<detail::PeerGuard> guard;
   std::unique_ptr<std::thread> thread;
   std::atomic<bool> stop{false};
   std::mutex wakeMutex;
@@ -346,6 +369,11 @@ Publisher::Publisher(Options options) {
     detail::setIntOption(state.socket, ZMQ_LINGER, static_cast<int>(opts.linger.count()), "ZMQ_LINGER");
     detail::setIntOption(state.socket, ZMQ_SNDHWM, opts.sendHighWaterMark, "ZMQ_SNDHWM");
     if (xpub) detail::setIntOption(state.socket, ZMQ_XPUB_NODROP, 1, "ZMQ_XPUB_NODROP");
+    detail::setInt64Option(state.socket, ZMQ_MAXMSGSIZE, kMaxSubscriberFrameBytes, "ZMQ_MAXMSGSIZE");
+    detail::setIntOption(state.socket, ZMQ_RCVHWM, kSubscriptionQueueMessages, "ZMQ_RCVHWM");
+    state.guard = std::make_unique<detail::PeerGuard>(
+        state.context.get(), state.socket,
+        detail::PeerLimits{opts.maxSubscriberBytes, opts.maxTotalSubscriberBytes, opts.maxSubscriberConnections});
     for (const std::string& endpoint : opts.bind) {
       if (zmq_bind(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
       state.endpoints.push_back(detail::lastEndpoint(state.socket, endpoint));
@@ -365,6 +393,7 @@ Publisher::Publisher(Options options) {
     state.thread = std::make_unique<std::thread>([&state] { state.run(); });
   } catch (...) {
     if (state.handle) unregisterEventHandler(state.handle);
+    state.guard.reset();
     if (state.socket != nullptr) {
       int zero = 0;
       zmq_setsockopt(state.socket, ZMQ_LINGER, &zero, sizeof(zero));
@@ -391,6 +420,7 @@ Publisher::~Publisher() {
   }
   state.wake.notify_all();
   state.thread->join();
+  state.guard.reset();
   // LINGER bounds how long the context's termination waits for delivery. When other livemon
   // sockets still use the context, delivery goes on in its I/O thread.
   zmq_close(state.socket);
@@ -415,6 +445,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.messages = state_->messages.load(std::memory_order_relaxed);
   stats.heartbeats = state_->heartbeats.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
+  stats.subscribersDisconnected = state_->guard->closedCount();
   return stats;
 }
 

@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstring>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
+#include <cstring>
+#include <limits>
+#include <list>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -17,16 +19,28 @@
 
 #include <livemon/transport/error.h>
 
+#include "sequence_ranges.h"
 #include "zmq_support.h"
 
 namespace livemon::transport {
 
 namespace {
 
-// Messages and deliveries handled by one poll() at most, so a flood cannot starve the caller
-// and deliveries stay in cache until they are handed over.
+// Messages, deliveries and payload bytes handled by one poll() at most, so a flood cannot starve
+// the caller and deliveries stay in cache until they are handed over. The bytes bound what one
+// poll holds decoded at once: decoding multiplies a payload's size many times over. A poll stops
+// taking messages once past a bound, so it may go beyond by one message.
 constexpr std::size_t kMaxMessagesPerPoll = 4096;
 constexpr std::size_t kMaxDeliveriesPerPoll = 8192;
+constexpr std::size_t kMaxPayloadBytesPerPoll = 1024 * 1024;
+// Frames beyond WireLimits::maxPayloadBytes but within this headroom are received and counted as
+// oversized; ZeroMQ refuses anything larger at its header (ZMQ_MAXMSGSIZE), before buffering it,
+// and drops the connection.
+constexpr std::size_t kFrameHeadroomBytes = 1024 * 1024;
+// After ZeroMQ drops a connection it reports, at once, that it will retry it. Without that report
+// for this long (or the reconnect interval if longer) it dropped the connection for good, for a
+// protocol error, and the subscriber connects again itself.
+constexpr std::chrono::seconds kRetryReportGrace{1};
 
 void validate(const SubscriberOptions& options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("SubscriberOptions: " + message); };
@@ -41,6 +55,8 @@ void validate(const SubscriberOptions& options) {
     bad("reconnectIntervalMax must not be negative, got " + std::to_string(options.reconnectIntervalMax.count()) + " ms");
   }
   if (options.maxSources < 1) bad("maxSources must be at least 1");
+  if (options.maxTopicsPerSource < 1) bad("maxTopicsPerSource must be at least 1");
+  if (options.maxTopics < 1) bad("maxTopics must be at least 1");
   for (const std::string& filter : options.filters) {
     if (filter.size() > options.limits.maxTopicBytes) bad("filter longer than the longest topic: " + filter);
   }
@@ -62,12 +78,30 @@ std::string_view sourceStateName(SourceState state) noexcept {
 struct Subscriber::State {
   struct Socket {
     std::shared_ptr<const std::string> endpoint;
+    EndpointMode mode = EndpointMode::Connect;
     void* socket = nullptr;
     void* monitor = nullptr;  // PAIR socket receiving the SUB socket's connection events
+    // When ZeroMQ dropped a connection it made without (yet) saying it retries.
+    std::optional<std::chrono::steady_clock::time_point> droppedAt;
+  };
+  struct Source;
+  // A topic in the order topics were last heard, over all sources.
+  struct TopicRef {
+    Source* source;
+    const std::string* name;  // the key in source->topics
+  };
+  struct Topic {
+    detail::SequenceRanges delivered;
+    std::optional<uint64_t> lastSequence;  // of the last event delivered
+    std::list<const std::string*>::iterator inSource;
+    std::list<TopicRef>::iterator inAll;
   };
   struct Source {
-    SourceStatus status;
-    std::unordered_map<std::string, uint64_t> nextSequence;  // per topic
+    SourceStatus status;  // lastSequence is filled in by sources()
+    const SourceInfo* key = nullptr;  // in `sources`
+    std::list<Source*>::iterator inOrder;
+    std::unordered_map<std::string, Topic> topics;
+    std::list<const std::string*> topicOrder;  // heard from longest ago first
   };
 
   State(SubscriberOptions opts, uint64_t generation)
@@ -106,12 +140,16 @@ struct Subscriber::State {
 
   std::string openEndpoint(const std::string& endpoint, EndpointMode mode);
   static void closeSocket(const Socket& socket);
-  void readConnectionEvents(const Socket& socket);
+  void readConnectionEvents(Socket& socket);
+  void reconnectDropped();
   std::size_t receive(std::vector<Delivery>& deliveries);
   void handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic, std::string_view payload,
               bool wellFramed, std::vector<Delivery>& deliveries);
   Source& sourceFor(const SourceInfo& info, const std::shared_ptr<const std::string>& endpoint,
                     std::chrono::steady_clock::time_point now, std::vector<Delivery>& deliveries);
+  Topic& topicFor(Source& source, const std::string& name);
+  void forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic);
+  void forgetSource(Source& source);
   void checkStaleness(std::vector<Delivery>& deliveries);
   void reject(DecodeStatus status, const std::string& error);
 
@@ -131,6 +169,8 @@ struct Subscriber::State {
   mutable std::mutex stateMutex;  // guards everything below
   std::vector<EndpointStatus> endpointStatus;
   std::map<SourceInfo, Source> sources;
+  std::list<Source*> sourceOrder;  // heard from longest ago first
+  std::list<TopicRef> topicOrder;  // over all sources, heard from longest ago first
   SubscriberStats stats;
 
   WireMessage message;  // decode buffer, used under socketMutex
@@ -154,6 +194,10 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
                          "ZMQ_RECONNECT_IVL");
     detail::setIntOption(opened.socket, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options.reconnectIntervalMax.count()),
                          "ZMQ_RECONNECT_IVL_MAX");
+    const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
+    const auto maxFrame = static_cast<int64_t>(
+        std::min<std::size_t>(largest, std::numeric_limits<int64_t>::max() - kFrameHeadroomBytes) + kFrameHeadroomBytes);
+    detail::setInt64Option(opened.socket, ZMQ_MAXMSGSIZE, maxFrame, "ZMQ_MAXMSGSIZE");
     std::vector<std::string> prefixes = options.filters;
     if (prefixes.empty()) {
       prefixes.emplace_back();
@@ -169,7 +213,8 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
     // is connected before the endpoint so no event is missed.
     const std::string monitorAddress = "inproc://livemon-subscriber-monitor-" + std::to_string(monitors++);
     if (zmq_socket_monitor(opened.socket, monitorAddress.c_str(),
-                           ZMQ_EVENT_CONNECTED | ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED) != 0) {
+                           ZMQ_EVENT_CONNECTED | ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED) !=
+        0) {
       detail::throwEndpointError("monitor", endpoint, errno);
     }
     opened.monitor = zmq_socket(context.get(), ZMQ_PAIR);
@@ -188,6 +233,7 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
     throw;
   }
   opened.endpoint = std::make_shared<const std::string>(used);
+  opened.mode = mode;
   sockets.push_back(opened);
   std::lock_guard lock(stateMutex);
   EndpointStatus status;
@@ -205,9 +251,10 @@ void Subscriber::State::closeSocket(const Socket& socket) {
   zmq_close(socket.socket);
 }
 
-// Counts the connections the monitor reports. Each event is two frames: 6 bytes (a 16-bit event
-// and a 32-bit value, native byte order), then the address.
-void Subscriber::State::readConnectionEvents(const Socket& socket) {
+// Counts the connections the monitor reports, and notes connections dropped without a retry. Each
+// event is two frames: 6 bytes (a 16-bit event and a 32-bit value, native byte order), then the
+// address.
+void Subscriber::State::readConnectionEvents(Socket& socket) {
   while (true) {
     zmq_msg_t frame;
     zmq_msg_init(&frame);
@@ -221,6 +268,13 @@ void Subscriber::State::readConnectionEvents(const Socket& socket) {
     while (zmq_msg_more(&frame) && zmq_msg_recv(&frame, socket.monitor, 0) >= 0) {
     }
     zmq_msg_close(&frame);
+    if (socket.mode == EndpointMode::Connect) {
+      if (event == ZMQ_EVENT_DISCONNECTED) {
+        socket.droppedAt = clock.now();
+      } else if (event == ZMQ_EVENT_CONNECT_RETRIED || event == ZMQ_EVENT_CONNECTED) {
+        socket.droppedAt.reset();
+      }
+    }
     std::lock_guard lock(stateMutex);
     for (EndpointStatus& status : endpointStatus) {
       if (status.endpoint != socket.endpoint) continue;
@@ -233,12 +287,39 @@ void Subscriber::State::readConnectionEvents(const Socket& socket) {
   }
 }
 
+// libzmq 4.3 ends a connection for good when the peer breaks the protocol (a frame beyond
+// ZMQ_MAXMSGSIZE, a bad handshake), so a hostile frame would cost the endpoint for good; here it
+// costs one reconnect.
+void Subscriber::State::reconnectDropped() {
+  const auto now = clock.now();
+  const auto grace = std::max<std::chrono::steady_clock::duration>(kRetryReportGrace, options.reconnectInterval);
+  for (Socket& socket : sockets) {
+    if (!socket.droppedAt || now - *socket.droppedAt < grace) continue;
+    socket.droppedAt.reset();
+    zmq_disconnect(socket.socket, socket.endpoint->c_str());
+    if (zmq_connect(socket.socket, socket.endpoint->c_str()) != 0) {
+      socket.droppedAt = now;  // try again later
+      continue;
+    }
+    std::lock_guard lock(stateMutex);
+    ++stats.protocolErrors;
+    for (EndpointStatus& status : endpointStatus) {
+      if (status.endpoint == socket.endpoint) ++status.protocolErrors;
+    }
+  }
+}
+
 std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
   std::size_t handled = 0;
+  std::size_t bytes = 0;
+  auto withinBounds = [&] {
+    return handled < kMaxMessagesPerPoll && deliveries.size() < kMaxDeliveriesPerPoll && bytes < kMaxPayloadBytesPerPoll;
+  };
   bool more = true;
-  while (more && handled < kMaxMessagesPerPoll && deliveries.size() < kMaxDeliveriesPerPoll) {
+  while (more && withinBounds()) {
     more = false;
     for (const Socket& socket : sockets) {
+      if (!withinBounds()) break;
       zmq_msg_t topic;
       zmq_msg_init(&topic);
       if (zmq_msg_recv(&topic, socket.socket, ZMQ_DONTWAIT) < 0) {
@@ -260,6 +341,7 @@ std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
         }
         zmq_msg_close(&rest);
       }
+      bytes += zmq_msg_size(&topic) + zmq_msg_size(&payload);
       handle(socket.endpoint,
              std::string_view(static_cast<const char*>(zmq_msg_data(&topic)), zmq_msg_size(&topic)),
              std::string_view(static_cast<const char*>(zmq_msg_data(&payload)), zmq_msg_size(&payload)), wellFramed,
@@ -286,19 +368,58 @@ Subscriber::State::Source& Subscriber::State::sourceFor(const SourceInfo& info,
                                                         std::chrono::steady_clock::time_point now,
                                                         std::vector<Delivery>& deliveries) {
   auto found = sources.find(info);
-  if (found != sources.end()) return found->second;
-  if (sources.size() >= options.maxSources) {
-    auto oldest = std::min_element(sources.begin(), sources.end(), [](const auto& a, const auto& b) {
-      return a.second.status.lastSeen < b.second.status.lastSeen;
-    });
-    sources.erase(oldest);
+  if (found != sources.end()) {
+    sourceOrder.splice(sourceOrder.end(), sourceOrder, found->second.inOrder);
+    return found->second;
   }
-  Source& source = sources[info];
+  if (sources.size() >= options.maxSources) forgetSource(*sourceOrder.front());
+  auto [inserted, unused] = sources.try_emplace(info);
+  Source& source = inserted->second;
+  source.key = &inserted->first;
+  source.inOrder = sourceOrder.insert(sourceOrder.end(), &source);
   source.status.source = std::make_shared<const SourceInfo>(info);
   source.status.firstSeen = now;
   ++stats.sourcesJoined;
   deliveries.emplace_back(SourceChange{source.status.source, SourceState::Alive, true, endpoint});
   return source;
+}
+
+// The topic's state, made the most recently heard; a new topic may push out the one heard from
+// longest ago, of this source or of all.
+Subscriber::State::Topic& Subscriber::State::topicFor(Source& source, const std::string& name) {
+  auto found = source.topics.find(name);
+  if (found != source.topics.end()) {
+    Topic& topic = found->second;
+    source.topicOrder.splice(source.topicOrder.end(), source.topicOrder, topic.inSource);
+    topicOrder.splice(topicOrder.end(), topicOrder, topic.inAll);
+    return topic;
+  }
+  if (source.topics.size() >= options.maxTopicsPerSource) {
+    forgetTopic(source, source.topics.find(*source.topicOrder.front()));
+  }
+  if (topicOrder.size() >= options.maxTopics) {
+    const TopicRef oldest = topicOrder.front();
+    forgetTopic(*oldest.source, oldest.source->topics.find(*oldest.name));
+  }
+  auto [inserted, unused] = source.topics.try_emplace(name);
+  Topic& topic = inserted->second;
+  topic.inSource = source.topicOrder.insert(source.topicOrder.end(), &inserted->first);
+  topic.inAll = topicOrder.insert(topicOrder.end(), TopicRef{&source, &inserted->first});
+  return topic;
+}
+
+void Subscriber::State::forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic) {
+  source.topicOrder.erase(topic->second.inSource);
+  topicOrder.erase(topic->second.inAll);
+  source.topics.erase(topic);
+  ++stats.topicsEvicted;
+}
+
+void Subscriber::State::forgetSource(Source& source) {
+  for (auto& [name, topic] : source.topics) topicOrder.erase(topic.inAll);
+  sourceOrder.erase(source.inOrder);
+  sources.erase(*source.key);
+  ++stats.sourcesEvicted;
 }
 
 void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic,
@@ -319,6 +440,11 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
   if (endpointIt != endpointStatus.end()) {
     ++endpointIt->messages;
     endpointIt->lastMessage = now;
+  }
+  if (status == DecodeStatus::Ok && message.kind == MessageKind::Events && !message.events.empty() &&
+      message.sequence > UINT64_MAX - message.events.size()) {
+    status = DecodeStatus::Malformed;
+    error = "sequence numbers run past 2^64";
   }
   if (status != DecodeStatus::Ok) {
     reject(status, error);
@@ -349,34 +475,42 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
 
   const uint64_t first = message.sequence;
   const uint64_t count = message.events.size();
-  auto [next, inserted] = source.nextSequence.try_emplace(message.name, first);
-  uint64_t skip = 0;
-  if (!inserted && first > next->second) {
+  Topic& tracked = topicFor(source, message.name);
+  if (count == 0) return;
+  const uint64_t end = first + count;
+  const detail::SequenceRanges::Verdict verdict = tracked.delivered.classify(first, end);
+  if (verdict.kind == detail::SequenceRanges::Kind::Gap) {
+    const uint64_t missed = first - verdict.missingFrom;
     ++s.gaps;
     ++stats.gaps;
-    s.missedEvents += first - next->second;
-    stats.missedEvents += first - next->second;
-    deliveries.emplace_back(GapInfo{s.source, message.name, next->second, first});
-  } else if (!inserted && first < next->second) {
-    skip = std::min(count, next->second - first);
-    s.duplicates += skip;
-    stats.duplicates += skip;
+    s.missedEvents += missed;
+    stats.missedEvents += missed;
+    deliveries.emplace_back(GapInfo{s.source, message.name, verdict.missingFrom, first});
+  } else if (verdict.kind == detail::SequenceRanges::Kind::Restart) {
+    ++s.sequenceResets;
+    ++stats.sequenceResets;
   }
-  next->second = std::max(next->second, first + count);
-  if (count > 0) s.lastSequence[message.name] = first + count - 1;
-
+  // Only numbers already delivered are duplicates (one publisher reached over two endpoints).
+  const bool someSeen = tracked.delivered.overlaps(first, end);
   const auto wallNow = clock.wallNow();
-  for (uint64_t i = skip; i < count; ++i) {
+  uint64_t delivered = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (someSeen && tracked.delivered.contains(first + i)) continue;
     auto& received = std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
     received.event = std::move(message.events[i]);
     received.source = s.source;
     received.sequence = first + i;
     received.endpoint = endpoint;
     received.receivedAt = wallNow;
+    tracked.lastSequence = first + i;
+    ++delivered;
   }
-  s.events += count - skip;
-  stats.events += count - skip;
-  if (endpointIt != endpointStatus.end()) endpointIt->events += count - skip;
+  tracked.delivered.add(first, end);
+  s.duplicates += count - delivered;
+  stats.duplicates += count - delivered;
+  s.events += delivered;
+  stats.events += delivered;
+  if (endpointIt != endpointStatus.end()) endpointIt->events += delivered;
 }
 
 void Subscriber::State::checkStaleness(std::vector<Delivery>& deliveries) {
@@ -486,6 +620,7 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
       }
       state.receive(deliveries);
     }
+    state.reconnectDropped();
   }
   state.checkStaleness(deliveries);
 
@@ -512,7 +647,12 @@ std::vector<SourceStatus> Subscriber::sources() const {
   std::lock_guard lock(state_->stateMutex);
   std::vector<SourceStatus> result;
   result.reserve(state_->sources.size());
-  for (const auto& [info, source] : state_->sources) result.push_back(source.status);
+  for (const auto& [info, source] : state_->sources) {
+    SourceStatus& status = result.emplace_back(source.status);
+    for (const auto& [name, topic] : source.topics) {
+      if (topic.lastSequence) status.lastSequence.emplace(name, *topic.lastSequence);
+    }
+  }
   return result;
 }
 

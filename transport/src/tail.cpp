@@ -241,15 +241,35 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
   };
   callbacks.onGap = [&](const GapInfo& gap) { out << (options.json ? formatGapJson(gap) : formatGapText(gap)) << '\n'; };
 
+  // What the subscriber had to give up, told once per poll at most: after a forgotten topic or
+  // source, gaps on it go uncounted until it is heard again.
+  SubscriberStats told;
+  auto notice = [&](const SubscriberStats& now) {
+    if (now.topicsEvicted != told.topicsEvicted || now.sourcesEvicted != told.sourcesEvicted) {
+      err << "livemonctl tail: notice: forgot the sequence numbers of " << now.topicsEvicted - told.topicsEvicted
+          << " topic(s) and " << now.sourcesEvicted - told.sourcesEvicted
+          << " source(s) beyond the limits; they start afresh if heard again" << std::endl;
+    }
+    if (now.protocolErrors != told.protocolErrors) {
+      err << "livemonctl tail: notice: reconnected " << now.protocolErrors - told.protocolErrors
+          << " time(s) after ZeroMQ dropped a connection for breaking the protocol (a frame far beyond the limits)"
+          << std::endl;
+    }
+    told = now;
+  };
+
   while (!stop.load(std::memory_order_relaxed) && (options.maxEvents == 0 || printed < options.maxEvents)) {
     subscriber.poll(std::chrono::milliseconds(200), callbacks);
     out.flush();
+    notice(subscriber.stats());
   }
 
   const SubscriberStats stats = subscriber.stats();
   err << "livemonctl tail: " << stats.events << " events from " << stats.sourcesJoined << " source(s); " << stats.gaps
-      << " gap(s), " << stats.missedEvents << " event(s) missed; skipped " << stats.malformed << " malformed, "
-      << stats.oversized << " oversized, " << stats.unsupported << " unsupported message(s)";
+      << " gap(s), " << stats.missedEvents << " event(s) missed, " << stats.sequenceResets
+      << " sequence restart(s); skipped " << stats.malformed << " malformed, " << stats.oversized << " oversized, "
+      << stats.unsupported << " unsupported message(s); forgot " << stats.topicsEvicted << " topic(s) and "
+      << stats.sourcesEvicted << " source(s); " << stats.protocolErrors << " reconnect(s) after protocol errors";
   if (!stats.lastError.empty()) err << " (last: " << stats.lastError << ")";
   err << std::endl;
   return 0;

@@ -89,6 +89,15 @@ void setIntOption(void* socket, int option, int value, const char* optionName) {
   }
 }
 
+void setInt64Option(void* socket, int option, int64_t value, const char* optionName) {
+  if (zmq_setsockopt(socket, option, &value, sizeof(value)) != 0) {
+    const int error = errno;
+    throw TransportError("", zmq_strerror(error),
+                         std::string("livemon transport: cannot set ") + optionName + " to " + std::to_string(value) +
+                             ": " + zmq_strerror(error));
+  }
+}
+
 std::string lastEndpoint(void* socket, const std::string& fallback) {
   char buffer[1024];
   std::size_t size = sizeof(buffer);

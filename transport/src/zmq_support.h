@@ -22,8 +22,9 @@ std::shared_ptr<void> sharedContext();
 // Throws TransportError: "<action> <endpoint>: <zmq_strerror(errno)>" (with a hint for EINVAL).
 [[noreturn]] void throwEndpointError(const char* action, const std::string& endpoint, int error);
 
-// Sets an int socket option; throws TransportError naming `option` on failure.
+// Set an int (int64_t) socket option; throw TransportError naming `option` on failure.
 void setIntOption(void* socket, int option, int value, const char* optionName);
+void setInt64Option(void* socket, int option, int64_t value, const char* optionName);
 
 // ZMQ_LAST_ENDPOINT of `socket`, or `fallback` if it cannot be read.
 std::string lastEndpoint(void* socket, const std::string& fallback);

@@ -19,6 +19,7 @@ EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
   EndpointHealth health;
   health.endpoint = endpoint.endpoint ? *endpoint.endpoint : std::string();
   health.events = endpoint.events;
+  health.protocolErrors = endpoint.protocolErrors;
   bool anyAlive = false;
   bool anyStale = false;
   for (const transport::SourceStatus& source : sources) {

@@ -119,6 +119,10 @@ QString describeHealth(const EndpointHealth& health) {
     text += QStringLiteral(" · <span style='color:%1'>%2 dropped by publisher</span>")
                 .arg(warn, locale.toString(static_cast<qulonglong>(health.publisherDrops)));
   }
+  if (health.protocolErrors > 0) {
+    text += QStringLiteral(" · <span style='color:%1'>%2 reconnects after protocol errors</span>")
+                .arg(warn, locale.toString(static_cast<qulonglong>(health.protocolErrors)));
+  }
   return text;
 }
 
@@ -694,6 +698,9 @@ void MainWindow::updateStatus() {
   if (paused_) summary = tr("Paused (%1 log rows held)").arg(locale.toString(static_cast<qulonglong>(heldLog_.size()))) + QStringLiteral(" · ") + summary;
   const uint64_t bad = stats.malformed + stats.oversized + stats.unsupported;
   if (bad > 0) summary += tr(" · %1 bad messages skipped").arg(locale.toString(static_cast<qulonglong>(bad)));
+  // Beyond the subscriber's limits: gaps on what it forgot go uncounted until heard again.
+  const uint64_t forgotten = stats.topicsEvicted + stats.sourcesEvicted;
+  if (forgotten > 0) summary += tr(" · %1 topics or sources forgotten").arg(locale.toString(static_cast<qulonglong>(forgotten)));
   const uint64_t dropped = ingest_->staging().droppedLogEntries() + ingest_->staging().droppedSamples();
   if (dropped > 0) summary += tr(" · %1 dropped by the dashboard").arg(locale.toString(static_cast<qulonglong>(dropped)));
   summaryLabel_->setText(summary);

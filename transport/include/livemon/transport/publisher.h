@@ -49,6 +49,15 @@ struct PublisherOptions {
   // (aggregation value, windows of statWindow). An empty name turns this off.
   std::string statName = "livemon.publisher";
   std::chrono::milliseconds statWindow{5000};
+  // What subscribers may make the publisher hold. A subscriber's connection carries only its
+  // handshake and subscriptions (a livemon Subscriber sends a few hundred bytes), but ZeroMQ keeps
+  // every subscription it receives, at some 64 bytes of memory per byte. So a TCP connection
+  // that has sent more than maxSubscriberBytes is closed, as is the one that has sent the most
+  // while all together have sent more than maxTotalSubscriberBytes, and the newest beyond
+  // maxSubscriberConnections. A closed subscriber may reconnect at once.
+  std::size_t maxSubscriberBytes = 64 * 1024;
+  std::size_t maxTotalSubscriberBytes = 256 * 1024;
+  std::size_t maxSubscriberConnections = 128;
 };
 
 // Counters of one publisher.
@@ -59,6 +68,7 @@ struct PublisherStats {
   uint64_t messages = 0;          // event messages (batches) sent
   uint64_t heartbeats = 0;        // heartbeats sent
   std::size_t queuedBytes = 0;    // bytes waiting in the queue now
+  uint64_t subscribersDisconnected = 0;  // connections reset: sent too much, or too many connections
 };
 
 // Thread-safe: every member may be called from any thread.

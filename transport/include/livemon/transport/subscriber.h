@@ -39,6 +39,10 @@ struct SubscriberOptions {
   std::chrono::milliseconds reconnectIntervalMax{1000};
   // Sources remembered at most; beyond that the one silent longest is forgotten.
   std::size_t maxSources = 1024;
+  // Topics whose sequence numbers are followed, per source and in all; beyond either, the topic
+  // heard from longest ago is forgotten (its next message starts it afresh, uncounted as a gap).
+  std::size_t maxTopicsPerSource = 1024;
+  std::size_t maxTopics = 16384;
 };
 
 // An event as received, with where it came from.
@@ -85,6 +89,7 @@ struct SourceStatus {
   uint64_t gaps = 0;          // times events went missing
   uint64_t missedEvents = 0;  // how many went missing
   uint64_t duplicates = 0;    // events seen before (one publisher reached over two endpoints)
+  uint64_t sequenceResets = 0;  // messages whose numbers could not follow on (see SubscriberStats)
   std::optional<PublisherCounters> lastCounters;  // from its latest heartbeat
 };
 
@@ -97,6 +102,7 @@ struct EndpointStatus {
   uint64_t messages = 0;
   uint64_t events = 0;
   std::optional<std::chrono::steady_clock::time_point> lastMessage;
+  uint64_t protocolErrors = 0;  // connections re-established after ZeroMQ dropped them (see SubscriberStats)
 };
 
 struct SubscriberStats {
@@ -109,7 +115,16 @@ struct SubscriberStats {
   uint64_t gaps = 0;
   uint64_t missedEvents = 0;
   uint64_t duplicates = 0;   // skipped: sequence numbers seen before
+  // Messages whose sequence numbers jumped too far to be believed (more than 2^32 ahead of or
+  // behind what came before), such as a peer posing as a source could send: followed from there
+  // as if the numbering had restarted, neither a gap nor duplicates.
+  uint64_t sequenceResets = 0;
   uint64_t sourcesJoined = 0;
+  uint64_t sourcesEvicted = 0;  // forgotten beyond maxSources
+  uint64_t topicsEvicted = 0;   // forgotten beyond maxTopicsPerSource or maxTopics
+  // Connections ZeroMQ closed for good because the peer broke the protocol (a frame beyond the
+  // size limit, a bad handshake) and that were connected again.
+  uint64_t protocolErrors = 0;
   std::string lastError;     // what was wrong with the last skipped message
 };
 
@@ -130,8 +145,14 @@ struct SubscriberCallbacks {
 // Connections are retried by ZeroMQ, so a publisher that restarts on the same endpoint is
 // received again; it has a new identity, so it appears as a new source (and the old one goes
 // stale), not as a gap. Every message is checked against `limits` by this decoder; a malformed,
-// oversized or unknown one is counted and skipped (ZMQ_MAXMSGSIZE is not used: in libzmq 4.3 it
-// ends the connection for good).
+// oversized or unknown one is counted and skipped.
+//
+// Whatever a peer sends costs bounded memory: ZeroMQ refuses a frame more than 1 MiB beyond
+// limits.maxPayloadBytes at its header (ZMQ_MAXMSGSIZE) and drops the connection, for good in
+// libzmq 4.3, so the subscriber connects again (counted in protocolErrors); one poll decodes about
+// 1 MiB of payload at most and leaves the rest for the next; the sources and topics followed are
+// bounded (maxSources, maxTopicsPerSource, maxTopics). Sequence numbers too far off to be believed
+// restart the numbering (sequenceResets) rather than silence a source or count absurd losses.
 class Subscriber {
  public:
   using Options = SubscriberOptions;
@@ -151,11 +172,11 @@ class Subscriber {
   bool removeEndpoint(std::string_view endpoint);
   std::vector<EndpointStatus> endpoints() const;
 
-  // Waits up to `timeout` for messages, then handles every message already received (up to a
-  // few thousand) and checks the sources for staleness. Returns the number of events delivered.
-  // Returns early, possibly with 0, when interrupted by a signal or by addEndpoint/removeEndpoint.
-  // An exception thrown by a callback propagates to the caller; the rest of that poll's
-  // deliveries are lost.
+  // Waits up to `timeout` for messages, then handles the messages already received (up to a few
+  // thousand, or about 1 MiB of payload) and checks the sources for staleness. Returns the number
+  // of events delivered. Returns early, possibly with 0, when interrupted by a signal or by
+  // addEndpoint/removeEndpoint. An exception thrown by a callback propagates to the caller; the
+  // rest of that poll's deliveries are lost.
   std::size_t poll(std::chrono::milliseconds timeout, const EventCallback& onEvent);
   std::size_t poll(std::chrono::milliseconds timeout, const SubscriberCallbacks& callbacks);
 

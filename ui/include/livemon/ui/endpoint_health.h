@@ -32,6 +32,7 @@ struct EndpointHealth {
   uint64_t gaps = 0;              // times events went missing in transit
   uint64_t missedEvents = 0;      // events that went missing in transit
   uint64_t publisherDrops = 0;    // events its publishers reported dropping (queue full, too large)
+  uint64_t protocolErrors = 0;    // connections remade after a peer broke the protocol
 };
 
 // Thread-compatible: one thread at a time (the GUI's status timer).

@@ -1,0 +1,281 @@
+#include "peer_guard.h"
+
+#include <fcntl.h>
+#include <linux/tcp.h>  // the kernel's struct tcp_info: glibc's lacks tcpi_bytes_received
+#include <netinet/in.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstddef>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <zmq.h>
+
+#include <livemon/transport/error.h>
+
+#include "zmq_support.h"
+
+namespace livemon::transport::detail {
+
+namespace {
+
+[[noreturn]] void throwMonitorError(int error) {
+  throw TransportError("", zmq_strerror(error),
+                       std::string("livemon transport: cannot watch a socket's connections: ") + zmq_strerror(error));
+}
+
+// While a connection is new or its peer keeps sending, it is checked this often. libzmq takes
+// subscriptions in at some 15 KB a millisecond (about 1 MB of memory).
+constexpr long kBusyCheckMs = 1;
+// Quiet connections are checked when they have data to read, and this often besides: libzmq may
+// read the data before the poll sees it.
+constexpr long kQuietCheckMs = 50;
+
+struct Address {
+  sockaddr_storage storage{};
+  socklen_t size = 0;
+
+  bool operator==(const Address& other) const {
+    return size == other.size && std::memcmp(&storage, &other.storage, size) == 0;
+  }
+  uint16_t port() const {
+    if (storage.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(storage).sin_port);
+    return ntohs(reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
+  }
+};
+
+// Both ends of `fd` if it is a TCP connection.
+bool readAddresses(int fd, Address& local, Address& remote) {
+  int protocol = 0;
+  socklen_t size = sizeof(protocol);
+  if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0 || protocol != IPPROTO_TCP) return false;
+  local.size = sizeof(local.storage);
+  remote.size = sizeof(remote.storage);
+  if (getsockname(fd, reinterpret_cast<sockaddr*>(&local.storage), &local.size) != 0) return false;
+  if (getpeername(fd, reinterpret_cast<sockaddr*>(&remote.storage), &remote.size) != 0) return false;
+  return local.storage.ss_family == AF_INET || local.storage.ss_family == AF_INET6;
+}
+
+// The port of a "tcp://host:port" endpoint (also "tcp://source:port;host:port").
+std::optional<uint16_t> endpointPort(std::string_view endpoint) {
+  const std::size_t colon = endpoint.rfind(':');
+  if (colon == std::string_view::npos || colon + 1 >= endpoint.size()) return std::nullopt;
+  uint32_t port = 0;
+  for (const char c : endpoint.substr(colon + 1)) {
+    if (c < '0' || c > '9' || port > 65535) return std::nullopt;
+    port = port * 10 + static_cast<uint32_t>(c - '0');
+  }
+  if (port > 65535) return std::nullopt;
+  return static_cast<uint16_t>(port);
+}
+
+struct Peer {
+  int fd = -1;  // libzmq's descriptor: read only, never closed here
+  Address local;
+  Address remote;
+  uint64_t order = 0;     // higher is newer
+  uint64_t received = 0;  // bytes, as the kernel counts them
+  bool reset = false;     // reset here (or found to be another socket): waiting for its DISCONNECTED
+};
+
+}  // namespace
+
+struct PeerGuard::Watch {
+  void* monitor = nullptr;
+  PeerLimits limits;
+  std::vector<Peer> peers;
+  uint64_t nextOrder = 0;
+
+  void run(int stopFd, std::atomic<uint64_t>& closed) noexcept;
+  bool readEvents();
+  bool onEvent(uint16_t event, uint32_t value, std::string_view address);
+  bool enforce(std::atomic<uint64_t>& closed);
+  static bool reset(Peer& peer);
+};
+
+void PeerGuard::Watch::run(int stopFd, std::atomic<uint64_t>& closed) noexcept {
+  try {
+    std::vector<zmq_pollitem_t> items;
+    bool busy = false;
+    while (true) {
+      items.clear();
+      items.push_back(zmq_pollitem_t{monitor, 0, ZMQ_POLLIN, 0});
+      items.push_back(zmq_pollitem_t{nullptr, stopFd, ZMQ_POLLIN, 0});
+      // While busy the descriptors are not watched: data libzmq has not read yet would keep the
+      // poll returning at once.
+      if (!busy) {
+        for (const Peer& peer : peers) {
+          if (!peer.reset) items.push_back(zmq_pollitem_t{nullptr, peer.fd, ZMQ_POLLIN, 0});
+        }
+      }
+      const long timeout = peers.empty() ? -1 : busy ? kBusyCheckMs : kQuietCheckMs;
+      if (zmq_poll(items.data(), static_cast<int>(items.size()), timeout) < 0 && zmq_errno() == ETERM) return;
+      if (items[1].revents != 0) return;
+      const bool joined = (items[0].revents & ZMQ_POLLIN) != 0 && readEvents();
+      bool traffic = false;
+      for (std::size_t i = 2; i < items.size(); ++i) traffic = traffic || items[i].revents != 0;
+      busy = enforce(closed) || traffic || joined;
+    }
+  } catch (...) {
+    // Out of memory for the peer list: stop guarding rather than terminate the process.
+  }
+}
+
+// Each monitor event is two frames: 6 bytes (a 16-bit event and a 32-bit value, here the
+// connection's descriptor, in native byte order), then the endpoint. True if a connection came.
+bool PeerGuard::Watch::readEvents() {
+  bool joined = false;
+  while (true) {
+    zmq_msg_t frame;
+    zmq_msg_init(&frame);
+    if (zmq_msg_recv(&frame, monitor, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&frame);
+      return joined;
+    }
+    annotateAfterReceive();
+    uint16_t event = 0;
+    uint32_t value = 0;
+    if (zmq_msg_size(&frame) >= sizeof(event) + sizeof(value)) {
+      const auto* data = static_cast<const char*>(zmq_msg_data(&frame));
+      std::memcpy(&event, data, sizeof(event));
+      std::memcpy(&value, data + sizeof(event), sizeof(value));
+    }
+    std::string address;
+    if (zmq_msg_more(&frame) && zmq_msg_recv(&frame, monitor, 0) >= 0) {
+      address.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
+    }
+    while (zmq_msg_more(&frame) && zmq_msg_recv(&frame, monitor, 0) >= 0) {
+    }
+    zmq_msg_close(&frame);
+    joined = onEvent(event, value, address) || joined;
+  }
+}
+
+// True if it is a TCP connection to watch.
+bool PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view address) {
+  const int fd = static_cast<int>(value);
+  // Whatever was known under this descriptor belonged to an earlier connection.
+  std::erase_if(peers, [&](const Peer& peer) { return peer.fd == fd; });
+  if (event != ZMQ_EVENT_ACCEPTED && event != ZMQ_EVENT_CONNECTED) return false;
+  Peer peer;
+  peer.fd = fd;
+  if (!readAddresses(fd, peer.local, peer.remote)) return false;  // ipc://, or closed already
+  // The event may be read after libzmq closed the connection and the descriptor was reused: keep
+  // it only if it still has the port of this socket's endpoint (its own for an accepted
+  // connection, the remote one for a connection it made).
+  const std::optional<uint16_t> port = endpointPort(address);
+  const uint16_t actual = event == ZMQ_EVENT_ACCEPTED ? peer.local.port() : peer.remote.port();
+  if (!port || *port != actual) return false;
+  peer.order = nextOrder++;
+  peers.push_back(peer);
+  return true;
+}
+
+// Resets what is beyond the limits; true if any peer has sent something since the last check.
+bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
+  auto resetCounted = [&](Peer& peer) {
+    if (reset(peer)) closed.fetch_add(1, std::memory_order_relaxed);
+  };
+  bool sent = false;
+  std::size_t live = 0;
+  uint64_t total = 0;
+  for (Peer& peer : peers) {
+    if (peer.reset) continue;
+    tcp_info info{};
+    socklen_t size = sizeof(info);
+    // Fails only once libzmq has closed it; its DISCONNECTED follows.
+    if (getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
+        size >= offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) {
+      sent = sent || info.tcpi_bytes_received != peer.received;
+      peer.received = info.tcpi_bytes_received;
+    }
+    if (peer.received > limits.maxBytesPerPeer) {
+      resetCounted(peer);
+      continue;
+    }
+    ++live;
+    total += peer.received;
+  }
+  auto pick = [&](auto better) {
+    Peer* chosen = nullptr;
+    for (Peer& peer : peers) {
+      if (!peer.reset && (chosen == nullptr || better(peer, *chosen))) chosen = &peer;
+    }
+    return chosen;
+  };
+  while (total > limits.maxBytesTotal && live > 0) {
+    Peer* largest = pick([](const Peer& a, const Peer& b) { return a.received > b.received; });
+    total -= largest->received;
+    --live;
+    resetCounted(*largest);
+  }
+  while (live > limits.maxPeers) {
+    Peer* newest = pick([](const Peer& a, const Peer& b) { return a.order > b.order; });
+    --live;
+    resetCounted(*newest);
+  }
+  return sent;
+}
+
+// Resets the connection (the kernel discards what it holds from the peer and sends it a RST);
+// libzmq then fails on it and drops it. A duplicate of the descriptor pins the socket while it is
+// checked to still be that connection, so a descriptor libzmq has closed and the process reused
+// meanwhile is never touched. A connect() to AF_UNSPEC rather than shutdown(): after shutdown
+// libzmq's next send on it would raise SIGPIPE; after the reset it fails with ECONNRESET.
+bool PeerGuard::Watch::reset(Peer& peer) {
+  peer.reset = true;
+  const int pinned = fcntl(peer.fd, F_DUPFD_CLOEXEC, 0);
+  if (pinned < 0) return false;
+  Address local;
+  Address remote;
+  const bool same = readAddresses(pinned, local, remote) && local == peer.local && remote == peer.remote;
+  if (same) {
+    sockaddr unspecified{};
+    unspecified.sa_family = AF_UNSPEC;
+    connect(pinned, &unspecified, sizeof(unspecified));
+  }
+  close(pinned);
+  return same;
+}
+
+PeerGuard::PeerGuard(void* context, void* socket, PeerLimits limits) : socket_(socket), watch_(std::make_unique<Watch>()) {
+  static std::atomic<uint64_t> monitors{0};
+  watch_->limits = limits;
+  const std::string address = "inproc://livemon-peer-guard-" + std::to_string(monitors++);
+  if (zmq_socket_monitor(socket, address.c_str(), ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED) != 0) {
+    throwMonitorError(errno);
+  }
+  try {
+    watch_->monitor = zmq_socket(context, ZMQ_PAIR);
+    if (watch_->monitor == nullptr) throwMonitorError(errno);
+    setIntOption(watch_->monitor, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    if (zmq_connect(watch_->monitor, address.c_str()) != 0) throwMonitorError(errno);
+    stopFd_ = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (stopFd_ < 0) throwMonitorError(errno);
+    // The monitor socket moves to the thread; starting it orders everything above before it.
+    thread_ = std::thread([this] { watch_->run(stopFd_, closed_); });
+  } catch (...) {
+    zmq_socket_monitor(socket, nullptr, 0);
+    if (watch_->monitor != nullptr) zmq_close(watch_->monitor);
+    if (stopFd_ >= 0) close(stopFd_);
+    throw;
+  }
+}
+
+PeerGuard::~PeerGuard() {
+  const uint64_t one = 1;
+  [[maybe_unused]] const ssize_t written = write(stopFd_, &one, sizeof(one));
+  thread_.join();
+  zmq_socket_monitor(socket_, nullptr, 0);
+  zmq_close(watch_->monitor);
+  close(stopFd_);
+}
+
+}  // namespace livemon::transport::detail

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <thread>
+
+// Only transport/src includes this header.
+namespace livemon::transport::detail {
+
+// What the peers of one sending socket may make it hold.
+struct PeerLimits {
+  std::size_t maxBytesPerPeer = 64 * 1024;   // received over one TCP connection, in all
+  std::size_t maxBytesTotal = 256 * 1024;    // received over all live TCP connections together
+  std::size_t maxPeers = 128;                // live TCP connections
+};
+
+// Thread-safe: closedCount() may be called from any thread; the constructor and the destructor
+// from the thread that owns `socket`.
+//
+// Guards a ZeroMQ socket that only sends (PUB, XPUB) against peers that send it too much. Such a
+// socket's peers only ever send a handshake and subscriptions, but libzmq keeps every distinct
+// subscription, at some 64 bytes of memory per byte received, for as long as the connection
+// lives, and no socket option bounds that. So a thread of its own watches the socket's TCP
+// connections (from its monitor events) and the bytes the kernel received on each, and resets a
+// connection whose peer sent more than maxBytesPerPeer, the one that sent the most while all
+// together sent more than maxBytesTotal, and the newest beyond maxPeers. libzmq then drops the
+// connection and what it kept for it; the peer may reconnect. It checks every millisecond while a
+// connection is new or its peer keeps sending, and otherwise when a connection has data to read
+// or 50 ms have passed: a flood is stopped within about a millisecond (some 15 KB at the speed
+// libzmq takes subscriptions in), and quiet subscribers cost 20 wakeups a second.
+//
+// ipc:// connections are not watched: only processes allowed to write the socket file reach them.
+class PeerGuard {
+ public:
+  // Starts monitoring `socket` (in `context`); call before it binds or connects. Throws
+  // TransportError if the monitor cannot be set up.
+  PeerGuard(void* context, void* socket, PeerLimits limits);
+  // Stops the thread and the monitor; call before closing the socket.
+  ~PeerGuard();
+
+  PeerGuard(const PeerGuard&) = delete;
+  PeerGuard& operator=(const PeerGuard&) = delete;
+
+  // Connections reset so far.
+  uint64_t closedCount() const noexcept { return closed_.load(std::memory_order_relaxed); }
+
+ private:
+  struct Watch;
+  void* socket_;
+  std::unique_ptr<Watch> watch_;  // owned by the thread while it runs
+  std::atomic<uint64_t> closed_{0};
+  int stopFd_ = -1;
+  std::thread thread_;
+};
+
+}  // namespace livemon::transport::detail
