@@ -17,6 +17,7 @@
 #include <livemon/transport/subscriber.h>
 
 #include "mcap_builder.h"
+#include "raw_subscriber.h"
 #include "test_support.h"
 
 namespace livemon::transport {
@@ -180,6 +181,39 @@ TEST_F(LivemonctlRecordingTest, ReplayRepublishesWithTheOriginalSources) {
   ASSERT_EQ(indexes.size(), 50u);
   for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(indexes[static_cast<std::size_t>(i)], i);
   EXPECT_THAT(replay.out(), HasSubstr("replayed"));
+}
+
+// A replay serves subscribers as a training job does, so a peer cannot make it hold a huge
+// subscription either (libzmq would keep some 64 bytes of memory per byte of it).
+TEST_F(LivemonctlRecordingTest, ReplayRefusesAHugeSubscriptionFrame) {
+  const std::string path = file("replay.mcap");
+  {
+    auto recorder = startRecorder(path);
+    logEvent(Event{"replayed", std::chrono::system_clock::now(), {{"i", int64_t{0}}}});
+    ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "replayed") == 1; }));
+    recorder->signal(SIGINT);
+    ASSERT_EQ(exitCode(*recorder), 0);
+  }
+  ChildProcess replay({LIVEMONCTL_PATH, "replay", path, "--publish", "tcp://127.0.0.1:*", "--loop"});
+  std::string endpoint;
+  ASSERT_TRUE(replay.readStdoutUntil([&](const std::string& out) {
+    const std::size_t at = out.find(" on tcp://");
+    const std::size_t end = at == std::string::npos ? at : out.find(' ', at + 4);
+    if (end == std::string::npos) return false;
+    endpoint = out.substr(at + 4, end - at - 4);
+    return true;
+  })) << replay.err();
+
+  test::RawSubscriber hostile(endpoint);
+  ASSERT_TRUE(hostile.open());
+  EXPECT_FALSE(hostile.subscribeHuge(8 * 1024 * 1024)) << "the replay took the whole frame";
+
+  Subscriber subscriber(test::connectTo({endpoint}, 1000, {"replayed"}));
+  uint64_t received = 0;
+  EXPECT_TRUE(test::pollUntil(subscriber, onEvent([&](ReceivedEvent&) { ++received; }), [&] { return received > 0; }))
+      << "a well-behaved subscriber still receives the replay";
+  replay.signal(SIGINT);
+  EXPECT_EQ(exitCode(replay), 0) << replay.err();
 }
 
 TEST_F(LivemonctlRecordingTest, RecorderKeepsRecordingPastTheEventNameLimit) {

@@ -26,6 +26,16 @@ namespace livemon::transport::detail {
 
 namespace {
 
+// The largest frame a subscriber may send (ZMQ_MAXMSGSIZE; libzmq closes the connection of a peer
+// that sends more). Subscribers send a handshake and subscriptions: a subscription is one byte and
+// a topic prefix, and no topic is longer than WireLimits::maxTopicBytes; handshake commands with
+// their metadata take a few hundred bytes.
+constexpr int64_t kMaxSubscriberFrameBytes = 2048;
+// Subscription messages libzmq queues per connection before the owner takes them in (ZMQ_RCVHWM);
+// a subscriber waits for room without losing any. One: whatever is queued is taken in even after
+// the connection is reset, and a peer that reconnects in a loop gets a queue each time.
+constexpr int kSubscriptionQueueMessages = 1;
+
 [[noreturn]] void throwMonitorError(int error) {
   throw TransportError("", zmq_strerror(error),
                        std::string("livemon transport: cannot watch a socket's connections: ") + zmq_strerror(error));
@@ -276,6 +286,12 @@ PeerGuard::~PeerGuard() {
   zmq_socket_monitor(socket_, nullptr, 0);
   zmq_close(watch_->monitor);
   close(stopFd_);
+}
+
+std::unique_ptr<PeerGuard> guardSendingSocket(void* context, void* socket, PeerLimits limits) {
+  setInt64Option(socket, ZMQ_MAXMSGSIZE, kMaxSubscriberFrameBytes, "ZMQ_MAXMSGSIZE");
+  setIntOption(socket, ZMQ_RCVHWM, kSubscriptionQueueMessages, "ZMQ_RCVHWM");
+  return std::make_unique<PeerGuard>(context, socket, limits);
 }
 
 }  // namespace livemon::transport::detail

@@ -55,4 +55,10 @@ class PeerGuard {
   std::thread thread_;
 };
 
+// Readies a socket that only sends (PUB, XPUB) for peers that may be hostile: a cap on the size of
+// the frames they send (ZMQ_MAXMSGSIZE), one subscription message queued per connection
+// (ZMQ_RCVHWM), and a PeerGuard with `limits`. Call before the socket binds or connects; keep the
+// guard until just before the socket closes. Throws TransportError naming the option that failed.
+std::unique_ptr<PeerGuard> guardSendingSocket(void* context, void* socket, PeerLimits limits);
+
 }  // namespace livemon::transport::detail

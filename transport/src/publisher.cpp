@@ -38,16 +38,6 @@ constexpr std::chrono::microseconds kFirstIdleWait{50};
 constexpr std::chrono::microseconds kLastIdleWait{2000};
 // While every subscriber is full (WaitForSlowest), the I/O thread rechecks this often.
 constexpr int kBlockedPollMs = 10;
-// The largest frame a subscriber may send (ZMQ_MAXMSGSIZE; libzmq closes the connection of a peer
-// that sends more). Subscribers send a handshake and subscriptions: a subscription is one byte and
-// a topic prefix, and no topic is longer than WireLimits::maxTopicBytes; handshake commands with
-// their metadata take a few hundred bytes.
-constexpr int64_t kMaxSubscriberFrameBytes = 2048;
-// Subscription messages libzmq queues per connection before the I/O thread takes them in
-// (ZMQ_RCVHWM); a subscriber waits for room without losing any. One: whatever is queued is taken
-// in even after the connection is reset, and a peer that reconnects in a loop gets a queue each
-// time.
-constexpr int kSubscriptionQueueMessages = 1;
 
 void validate(const PublisherOptions& options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
@@ -369,9 +359,7 @@ Publisher::Publisher(Options options) {
     detail::setIntOption(state.socket, ZMQ_LINGER, static_cast<int>(opts.linger.count()), "ZMQ_LINGER");
     detail::setIntOption(state.socket, ZMQ_SNDHWM, opts.sendHighWaterMark, "ZMQ_SNDHWM");
     if (xpub) detail::setIntOption(state.socket, ZMQ_XPUB_NODROP, 1, "ZMQ_XPUB_NODROP");
-    detail::setInt64Option(state.socket, ZMQ_MAXMSGSIZE, kMaxSubscriberFrameBytes, "ZMQ_MAXMSGSIZE");
-    detail::setIntOption(state.socket, ZMQ_RCVHWM, kSubscriptionQueueMessages, "ZMQ_RCVHWM");
-    state.guard = std::make_unique<detail::PeerGuard>(
+    state.guard = detail::guardSendingSocket(
         state.context.get(), state.socket,
         detail::PeerLimits{opts.maxSubscriberBytes, opts.maxTotalSubscriberBytes, opts.maxSubscriberConnections});
     for (const std::string& endpoint : opts.bind) {

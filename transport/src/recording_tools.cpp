@@ -20,6 +20,7 @@
 #include <livemon/transport/error.h>
 #include <livemon/transport/tail.h>
 
+#include "peer_guard.h"
 #include "zmq_support.h"
 
 namespace livemon::transport {
@@ -612,16 +613,27 @@ class ReplaySocket {
     if (!socket_) detail::throwEndpointError("create a socket for", options.endpoint, zmq_errno());
     detail::setIntOption(socket_, ZMQ_LINGER, 1000, "ZMQ_LINGER");
     detail::setIntOption(socket_, ZMQ_SNDHWM, 100000, "ZMQ_SNDHWM");
+    // Subscribers reach a replay as they reach a training job: bound what they can make it hold.
+    try {
+      guard_ = detail::guardSendingSocket(context_.get(), socket_, detail::PeerLimits{});
+    } catch (...) {
+      zmq_close(socket_);
+      throw;
+    }
     const int rc = options.connect ? zmq_connect(socket_, options.endpoint.c_str())
                                    : zmq_bind(socket_, options.endpoint.c_str());
     if (rc != 0) {
       const int error = zmq_errno();
+      guard_.reset();
       zmq_close(socket_);
       detail::throwEndpointError(options.connect ? "connect to" : "bind", options.endpoint, error);
     }
     endpoint_ = detail::lastEndpoint(socket_, options.endpoint);
   }
-  ~ReplaySocket() { zmq_close(socket_); }
+  ~ReplaySocket() {
+    guard_.reset();
+    zmq_close(socket_);
+  }
   ReplaySocket(const ReplaySocket&) = delete;
   ReplaySocket& operator=(const ReplaySocket&) = delete;
 
@@ -655,6 +667,7 @@ class ReplaySocket {
  private:
   std::shared_ptr<void> context_;
   void* socket_ = nullptr;
+  std::unique_ptr<detail::PeerGuard> guard_;
   std::string endpoint_;
 };
 
