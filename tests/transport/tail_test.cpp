@@ -122,6 +122,21 @@ TEST(Tail, PrintableTextEscapesOnlyWhatATerminalActsOn) {
   EXPECT_EQ(quotedPrintableText("say \"hi\"\x1b"), "\"say \\\"hi\\\"\\u001b\"");
 }
 
+// The summary of tail and record quotes the last skipped message's reason, which may quote a peer.
+TEST(Tail, SummaryEscapesTheLastErrorAndCountsEverySkip) {
+  SubscriberStats stats;
+  stats.events = 7;
+  stats.malformed = 2;
+  stats.protocolErrors = 1;
+  stats.lastError = "bad topic \x1b]0;owned\x07\nlivemonctl tail: 0 events";
+  const std::string summary = formatReceiveSummary(stats);
+  EXPECT_EQ(summary.find('\x1b'), std::string::npos) << summary;
+  EXPECT_EQ(summary.find('\n'), std::string::npos) << summary;
+  EXPECT_NE(summary.find("7 events"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("2 malformed"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("1 reconnect(s) after protocol errors"), std::string::npos) << summary;
+}
+
 TEST(Tail, NoticesForSourcesAndGaps) {
   const auto r = received(test::makeEvent("x", {}));
   SourceChange joined{r.source, SourceState::Alive, true, r.endpoint};

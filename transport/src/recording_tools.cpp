@@ -383,6 +383,7 @@ int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::
         << " event names of up to " << kMaxRecordingTopicBytes << " bytes";
   }
   out << std::endl;
+  err << "livemonctl record: received " << formatReceiveSummary(subscriber.stats()) << std::endl;
   return exitCode;
 }
 
@@ -637,16 +638,24 @@ class ReplaySocket {
   ReplaySocket(const ReplaySocket&) = delete;
   ReplaySocket& operator=(const ReplaySocket&) = delete;
 
-  // Waits up to `timeout` for a subscription; true when one came.
+  // Waits up to `timeout` for a subscription; true when one came. A subscriber's subscriptions
+  // arrive one at a time (one is queued per connection), so it then waits until none has come for
+  // kSettle: the first is often the heartbeat topic, and events sent before their own topic's
+  // subscription arrives would be lost.
   bool waitForSubscriber(std::chrono::milliseconds timeout, const std::atomic<bool>& stop) {
+    constexpr auto kSettle = std::chrono::milliseconds(100);
     const auto until = SteadyClock::now() + timeout;
-    while (!stop.load(std::memory_order_relaxed) && SteadyClock::now() < until) {
+    std::optional<SteadyClock::time_point> settled;
+    while (!stop.load(std::memory_order_relaxed)) {
+      const auto now = SteadyClock::now();
+      if (settled && now >= *settled) return true;
+      if (now >= until) return settled.has_value();
       zmq_pollitem_t item{socket_, 0, ZMQ_POLLIN, 0};
-      if (zmq_poll(&item, 1, 50) > 0) {
+      if (zmq_poll(&item, 1, 10) > 0) {
         char buffer[256];
         while (zmq_recv(socket_, buffer, sizeof buffer, ZMQ_DONTWAIT) >= 0) {
         }
-        return true;
+        settled = SteadyClock::now() + kSettle;
       }
     }
     return false;

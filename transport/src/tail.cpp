@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <sstream>
 #include <vector>
 
 namespace livemon::transport {
@@ -213,6 +214,18 @@ std::string formatGapJson(const GapInfo& gap) {
   return json + "}";
 }
 
+std::string formatReceiveSummary(const SubscriberStats& stats) {
+  std::ostringstream text;
+  text << stats.events << " events from " << stats.sourcesJoined << " source(s); " << stats.gaps << " gap(s), "
+       << stats.missedEvents << " event(s) missed, " << stats.sequenceResets << " sequence restart(s); skipped "
+       << stats.malformed << " malformed, " << stats.oversized << " oversized, " << stats.unsupported
+       << " unsupported message(s); forgot " << stats.topicsEvicted << " topic(s) and " << stats.sourcesEvicted
+       << " source(s); " << stats.protocolErrors << " reconnect(s) after protocol errors";
+  // The reason may quote what a peer sent.
+  if (!stats.lastError.empty()) text << " (last: " << printableText(stats.lastError) << ")";
+  return text.str();
+}
+
 int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   SubscriberOptions subscriberOptions;
   subscriberOptions.connect = options.endpoints;
@@ -264,14 +277,7 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
     notice(subscriber.stats());
   }
 
-  const SubscriberStats stats = subscriber.stats();
-  err << "livemonctl tail: " << stats.events << " events from " << stats.sourcesJoined << " source(s); " << stats.gaps
-      << " gap(s), " << stats.missedEvents << " event(s) missed, " << stats.sequenceResets
-      << " sequence restart(s); skipped " << stats.malformed << " malformed, " << stats.oversized << " oversized, "
-      << stats.unsupported << " unsupported message(s); forgot " << stats.topicsEvicted << " topic(s) and "
-      << stats.sourcesEvicted << " source(s); " << stats.protocolErrors << " reconnect(s) after protocol errors";
-  if (!stats.lastError.empty()) err << " (last: " << stats.lastError << ")";
-  err << std::endl;
+  err << "livemonctl tail: " << formatReceiveSummary(subscriber.stats()) << std::endl;
   return 0;
 }
 

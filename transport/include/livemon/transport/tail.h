@@ -41,6 +41,9 @@ std::string formatSourceChangeText(const SourceChange& change);
 std::string formatSourceChangeJson(const SourceChange& change);  // {"notice": "joined"|"stale"|"alive"|"gone", ...}
 std::string formatGapText(const GapInfo& gap);
 std::string formatGapJson(const GapInfo& gap);  // {"notice": "gap", ...}
+// What a subscriber received and had to skip or forget, for the summary line of tail and record;
+// peer-chosen text in it is escaped.
+std::string formatReceiveSummary(const SubscriberStats& stats);
 
 // `text` as a JSON string literal, quotes included; invalid UTF-8 becomes U+FFFD.
 using livemon::jsonString;
