@@ -284,8 +284,19 @@ TEST(Subscriber, ARestartedPublisherIsANewSourceNotAGap) {
   ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 10; }));
   first.reset();
 
-  // Same endpoint, same process: only the instance id and start time tell them apart.
-  Publisher second(testPublisherOptions(endpoint));
+  // Same endpoint, same process: only the instance id and start time tell them apart. libzmq
+  // closes the first one's listener in its I/O thread after zmq_close returns, so the port may
+  // take a moment to come free.
+  std::unique_ptr<Publisher> restarted;
+  ASSERT_TRUE(test::waitUntil([&] {
+    try {
+      restarted = std::make_unique<Publisher>(testPublisherOptions(endpoint));
+      return true;
+    } catch (const TransportError&) {
+      return false;
+    }
+  }));
+  Publisher& second = *restarted;
   EXPECT_NE(second.identity(), firstIdentity);
   EXPECT_EQ(second.identity().pid, firstIdentity.pid);
   ASSERT_TRUE(waitForSource(subscriber, second.identity()));
