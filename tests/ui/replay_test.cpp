@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -208,6 +209,50 @@ TEST_F(ReplayTest, StepMovesBySecondsAndSpeedIsClamped) {
   EXPECT_EQ(session->speed(), ReplaySession::kMinSpeed);
   session->setSpeed(4.0);
   EXPECT_EQ(session->speed(), 4.0);
+}
+
+// Receive times are unsigned in a recording: one recorded by a machine whose clock read before
+// 1970 (or crafted) holds times beyond what the timeline can place. The timeline still runs
+// forward from its start, and seeking, stepping and playing stay within it.
+TEST_F(ReplayTest, ATimeBeyondTheTimelinesRangeIsHeldAtItsEnd) {
+  const QString path = dir_.filePath(QStringLiteral("clock.mcap"));
+  {
+    transport::RecordingWriter writer(path.toStdString());
+    const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
+    for (int i = 0; i < 3; ++i) {
+      transport::ReceivedEvent event = test::received(
+          source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), {{"loss.mean", double(i)}}});
+      event.sequence = static_cast<uint64_t>(i);
+      // The last one was received "1 ns before 1970": 2^64 - 1 in the file.
+      event.receivedAt = i < 2 ? event.event.timestamp : std::chrono::system_clock::time_point(-1ns);
+      transport::recordEvent(writer, event);
+    }
+    writer.close();
+  }
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  ReplaySession* session = openReplay(window, path);
+  EXPECT_EQ(session->info().startNs, eventNs(0));
+  EXPECT_EQ(session->info().endNs, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(session->playheadNs(), session->info().endNs);
+  EXPECT_EQ(window.eventLog().rowCount(), 3);
+
+  session->seek(eventNs(1));
+  settle(window, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(1));
+  EXPECT_EQ(window.eventLog().rowCount(), 2);
+  for (int i = 0; i < 5; ++i) {  // far beyond the end, past what int64 holds: lands on it
+    session->step(std::numeric_limits<int>::max());
+    settle(window, *session);
+  }
+  EXPECT_EQ(session->playheadNs(), session->info().endNs);
+  EXPECT_EQ(window.eventLog().rowCount(), 3);
+  for (int i = 0; i < 5; ++i) {
+    session->step(std::numeric_limits<int>::min());
+    settle(window, *session);
+  }
+  EXPECT_EQ(session->playheadNs(), session->info().startNs);
+  EXPECT_EQ(window.eventLog().rowCount(), 1);
 }
 
 TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <map>
 #include <utility>
 
@@ -63,6 +64,7 @@ ReplaySession::~ReplaySession() {
     stopping_ = true;
     requests_.clear();
   }
+  abandoned_.store(true, std::memory_order_relaxed);  // ends a scan of the file in progress
   currentGeneration_.store(UINT64_MAX, std::memory_order_relaxed);  // abandons a read in progress
   wake_.notify_all();
   thread_.join();
@@ -97,7 +99,9 @@ void ReplaySession::finishOpen(RecordingInfo info) {
 
 int64_t ReplaySession::windowStart(int64_t playhead) const {
   if (!window_) return info_.startNs;
-  return std::max(info_.startNs, playhead - static_cast<int64_t>(window_->count()));
+  int64_t start = 0;
+  if (__builtin_sub_overflow(playhead, static_cast<int64_t>(window_->count()), &start)) return info_.startNs;
+  return std::max(info_.startNs, start);
 }
 
 void ReplaySession::setWindow(std::optional<std::chrono::nanoseconds> window) {
@@ -133,7 +137,13 @@ void ReplaySession::forwardTo(int64_t ns) {
 
 void ReplaySession::step(int steps) {
   if (!open_ || mode_ != ReplayMode::Replay || steps == 0) return;
-  const int64_t target = playheadNs_ + steps * static_cast<int64_t>(stepSize_.count());
+  // Saturates: a step past either end of the time range lands at that end.
+  int64_t distance = 0;
+  int64_t target = 0;
+  if (__builtin_mul_overflow(static_cast<int64_t>(steps), static_cast<int64_t>(stepSize_.count()), &distance) ||
+      __builtin_add_overflow(playheadNs_, distance, &target)) {
+    target = steps > 0 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min();
+  }
   if (steps > 0) {
     forwardTo(target);
   } else {
@@ -240,7 +250,9 @@ void ReplaySession::handleOpen(const Request& request) {
   try {
     w.reader = std::make_unique<transport::RecordingReader>(request.path, [&](uint64_t done, uint64_t total) {
       emit progress(tr("Scanning %1").arg(name), static_cast<qint64>(done), static_cast<qint64>(total));
-    });
+    }, &abandoned_);
+  } catch (const transport::RecordingStopped&) {
+    return;  // the session is going away
   } catch (const std::exception& error) {
     const QString message = QString::fromStdString(error.what());
     QMetaObject::invokeMethod(this, [this, message] { emit openFailed(message); }, Qt::QueuedConnection);
@@ -251,8 +263,12 @@ void ReplaySession::handleOpen(const Request& request) {
       request.mode == ReplayMode::Replay ? request.path : "baseline: " + request.path);
   RecordingInfo info;
   info.path = QString::fromStdString(request.path);
-  info.startNs = static_cast<int64_t>(summary.startTimeNs);
-  info.endNs = static_cast<int64_t>(summary.endTimeNs);
+  // Receive times are unsigned in the file; the timeline's are signed. A time beyond the signed
+  // range (a crafted file, or a recorder whose clock read before 1970) is held at its end, so
+  // the timeline never ends before it starts and its arithmetic cannot overflow.
+  constexpr uint64_t kLatest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  info.startNs = static_cast<int64_t>(std::min(summary.startTimeNs, kLatest));
+  info.endNs = std::max(info.startNs, static_cast<int64_t>(std::min(summary.endTimeNs, kLatest)));
   info.events = summary.messageCount;
   info.chunks = summary.chunks.size();
   info.indexed = w.reader->indexed();
@@ -285,7 +301,9 @@ void ReplaySession::handleRead(const Request& request) {
   uint64_t chunks = 0;
   const QString what = w.mode == ReplayMode::Replay ? tr("Reading") : tr("Loading baseline");
   w.reader->forEachMessage(
-      static_cast<uint64_t>(std::max<int64_t>(0, request.fromNs)), static_cast<uint64_t>(request.toNs),
+      static_cast<uint64_t>(std::max<int64_t>(0, request.fromNs)),
+      // The timeline's end also holds what lies beyond it (see handleOpen).
+      request.toNs == std::numeric_limits<int64_t>::max() ? UINT64_MAX : static_cast<uint64_t>(request.toNs),
       [&](const transport::RecordedMessage& message) {
         if (currentGeneration_.load(std::memory_order_relaxed) != generation) return false;
         transport::ReceivedEvent event;

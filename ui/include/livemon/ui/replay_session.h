@@ -173,6 +173,7 @@ class ReplaySession : public QObject {
 
   // Shared with the worker.
   std::atomic<uint64_t> currentGeneration_{0};  // a read of an older generation stops early
+  std::atomic<bool> abandoned_{false};  // set by the destructor: the worker stops reading
   std::atomic<uint64_t> chunksRead_{0};
   std::atomic<uint64_t> messagesRead_{0};
   mutable std::mutex mutex_;
