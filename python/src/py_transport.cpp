@@ -76,6 +76,7 @@ py::dict statsDict(const PublisherStats& stats) {
   result["messages"] = stats.messages;
   result["heartbeats"] = stats.heartbeats;
   result["queued_bytes"] = stats.queuedBytes;
+  result["subscribers_disconnected"] = stats.subscribersDisconnected;
   return result;
 }
 

@@ -403,3 +403,32 @@ def test_publisher_errors_name_the_endpoint():
     with livemon.Publisher("tcp://127.0.0.1:*") as first:
         with pytest.raises(livemon.TransportError, match="Address already in use"):
             livemon.Publisher(first.endpoints[0])
+
+
+def test_publisher_stats_count_subscribers_it_disconnected():
+    """A peer that floods a publisher with subscriptions is disconnected, and the stats say so."""
+    zmq = pytest.importorskip("zmq")
+    import time
+
+    with livemon.Publisher("tcp://127.0.0.1:*") as publisher:
+        assert publisher.stats()["subscribers_disconnected"] == 0
+        context = zmq.Context()
+        peer = context.socket(zmq.XSUB)
+        peer.setsockopt(zmq.LINGER, 0)
+        peer.connect(publisher.endpoints[0])
+        try:
+            deadline = time.monotonic() + DEADLINE
+            n = 0
+            while publisher.stats()["subscribers_disconnected"] == 0 and time.monotonic() < deadline:
+                # 1000-byte prefixes, each new: well beyond what one subscriber may send in all.
+                for _ in range(100):
+                    try:
+                        peer.send(b"\x01" + b"%08d" % n + b"x" * 992, zmq.NOBLOCK)
+                    except zmq.Again:
+                        break
+                    n += 1
+                time.sleep(0.01)
+            assert publisher.stats()["subscribers_disconnected"] >= 1
+        finally:
+            peer.close()
+            context.term()
