@@ -70,6 +70,39 @@ TEST(EventLogModel, PassesTheModelTesterThroughAppendsEvictionsFiltersAndResets)
   EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
 }
 
+// Rows of large data (a peer may send up to the row limit in each) are evicted by bytes before
+// the row capacity is reached, so the log's memory stays within its budget.
+TEST(EventLogModel, KeepsOnlyTheNewestEventsWithinItsByteBudget) {
+  ModelTesterMessages messages;
+  EventLogModel model(1000, nullptr, 10'000);
+  label(model);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
+  auto large = [](int first, int count) {
+    std::vector<LogEntry> batch = entries(first, count);
+    for (LogEntry& entry : batch) entry.data += std::string(1000 - entry.data.size(), '.');
+    return batch;
+  };
+  for (int first = 0; first < 300; first += 7) model.append(large(first, 7));
+  EXPECT_EQ(model.rowCount(), 10);
+  EXPECT_LE(model.storedBytes(), model.byteBudget());
+  EXPECT_TRUE(dataAt(model, 9).startsWith(QStringLiteral("n=300."))) << dataAt(model, 9).toStdString();
+  EXPECT_TRUE(dataAt(model, 0).startsWith(QStringLiteral("n=291."))) << dataAt(model, 0).toStdString();
+
+  model.setFilterText(QStringLiteral("n=3"));  // evictions while filtering, and one batch beyond the budget
+  model.append(large(301, 40));
+  EXPECT_LE(model.storedBytes(), model.byteBudget());
+  EXPECT_EQ(model.storedCount(), 10U);
+  model.setFilterText(QString());
+  EXPECT_TRUE(dataAt(model, 9).startsWith(QStringLiteral("n=340."))) << dataAt(model, 9).toStdString();
+
+  // Small rows (2,500 bytes in all) take the room of the three oldest large ones.
+  model.append(entries(400, 500));
+  EXPECT_EQ(model.rowCount(), 507);
+  EXPECT_LE(model.storedBytes(), model.byteBudget());
+  EXPECT_THROW(EventLogModel(10, nullptr, 0), std::invalid_argument);
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
+}
+
 TEST(EventLogModel, KeepsOnlyTheNewestEventsOfItsCapacity) {
   EventLogModel model(100);
   label(model);

@@ -32,9 +32,10 @@ const QString kUnknown = QStringLiteral("?");
 
 }  // namespace
 
-EventLogModel::EventLogModel(std::size_t capacity, QObject* parent)
-    : QAbstractTableModel(parent), capacity_(capacity) {
+EventLogModel::EventLogModel(std::size_t capacity, QObject* parent, std::size_t byteBudget)
+    : QAbstractTableModel(parent), capacity_(capacity), byteBudget_(byteBudget) {
   if (capacity_ == 0) throw std::invalid_argument("EventLogModel: capacity must be at least 1");
+  if (byteBudget_ == 0) throw std::invalid_argument("EventLogModel: byteBudget must be at least 1");
   // Qt models count rows in int.
   if (capacity_ > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
     throw std::invalid_argument("EventLogModel: capacity must be at most 2147483647");
@@ -91,11 +92,24 @@ uint64_t EventLogModel::seqOfRow(int row) const {
 void EventLogModel::append(std::vector<LogEntry>&& entries) {
   if (entries.empty()) return;
   received_ += entries.size();
-  // More than the ring holds: the oldest of them would be evicted at once, so skip them.
+  // More than the ring holds, in rows or bytes: the oldest of them would be evicted at once, so
+  // skip them. The newest always stays.
   std::size_t skip = entries.size() > capacity_ ? entries.size() - capacity_ : 0;
+  std::size_t incomingBytes = 0;
+  for (std::size_t i = skip; i < entries.size(); ++i) incomingBytes += entries[i].data.size();
+  while (incomingBytes > byteBudget_ && skip + 1 < entries.size()) incomingBytes -= entries[skip++].data.size();
   const std::size_t incoming = entries.size() - skip;
   const uint64_t newEnd = endSeq_ + incoming;
-  const uint64_t newFirst = std::max(firstSeq_, newEnd > capacity_ ? newEnd - capacity_ : 0);
+  uint64_t newFirst = std::max(firstSeq_, newEnd > capacity_ ? newEnd - capacity_ : 0);
+  // The stored rows that stay, oldest first out until the bytes fit. Evicted rows free their data
+  // now rather than when their slot is reused.
+  std::size_t keptBytes = storedBytes_;
+  for (uint64_t seq = firstSeq_; seq < endSeq_ && (seq < newFirst || keptBytes + incomingBytes > byteBudget_); ++seq) {
+    std::string& data = slot(static_cast<std::size_t>(seq % capacity_)).data;
+    keptBytes -= data.size();
+    std::string().swap(data);
+    newFirst = std::max(newFirst, seq + 1);
+  }
 
   // 1. Evict: rows leave at the front.
   if (newFirst > firstSeq_) {
@@ -125,6 +139,7 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
   const std::size_t arriving = filterLower_.empty() ? incoming : matching.size();
   if (arriving > 0) beginInsertRows(QModelIndex(), before, before + static_cast<int>(arriving) - 1);
   endSeq_ = newEnd;
+  storedBytes_ = keptBytes + incomingBytes;
   matches_.insert(matches_.end(), matching.begin(), matching.end());
   if (arriving > 0) endInsertRows();
 }
@@ -134,6 +149,7 @@ void EventLogModel::clear() {
   blocks_.clear();
   matches_.clear();
   firstSeq_ = endSeq_ = 0;
+  storedBytes_ = 0;
   received_ = 0;
   endResetModel();
 }
@@ -145,6 +161,8 @@ std::size_t EventLogModel::removeIf(const std::function<bool(const LogEntry&)>& 
     LogEntry& entry = slot(static_cast<std::size_t>(seq % capacity_));
     if (which(entry)) {
       ++removed;
+      storedBytes_ -= entry.data.size();
+      std::string().swap(entry.data);
     } else {
       kept.push_back(std::move(entry));
     }

@@ -386,6 +386,7 @@ void MainWindow::setPaused(bool paused) {
   if (!paused && !heldLog_.empty()) {
     std::vector<LogEntry> held(std::make_move_iterator(heldLog_.begin()), std::make_move_iterator(heldLog_.end()));
     heldLog_.clear();
+    heldBytes_ = 0;
     logModel_->append(std::move(held));
     logView_->rowsAppended();
   }
@@ -454,8 +455,16 @@ void MainWindow::applyBatch(IngestBatch& batch) {
     if (changes.labelsChanged) grid_->refreshSeriesNames();
     if (!batch.log.empty()) {
       if (paused_) {
-        heldLog_.insert(heldLog_.end(), std::make_move_iterator(batch.log.begin()), std::make_move_iterator(batch.log.end()));
-        while (heldLog_.size() > logModel_->capacity()) heldLog_.pop_front();
+        for (LogEntry& entry : batch.log) {
+          heldBytes_ += entry.data.size();
+          heldLog_.push_back(std::move(entry));
+        }
+        // Held within what the log itself would keep, in rows and in bytes.
+        while (heldLog_.size() > 1 &&
+               (heldLog_.size() > logModel_->capacity() || heldBytes_ > logModel_->byteBudget())) {
+          heldBytes_ -= heldLog_.front().data.size();
+          heldLog_.pop_front();
+        }
       } else {
         logModel_->append(std::move(batch.log));
         logView_->rowsAppended();
@@ -497,6 +506,8 @@ void MainWindow::removeLogRows(const std::vector<char>& ofSource) {
   };
   if (logModel_->removeIf(of) > 0) logView_->rowsAppended();
   std::erase_if(heldLog_, of);
+  heldBytes_ = 0;
+  for (const LogEntry& entry : heldLog_) heldBytes_ += entry.data.size();
 }
 
 ReplaySession* MainWindow::openRecording(const QString& path, ReplayMode mode) {

@@ -18,7 +18,8 @@ namespace livemon::ui {
 
 // Thread-compatible: a Qt model, used on the GUI thread only.
 // The event log: every event received, newest last, in a ring of the newest `capacity` events
-// (older ones are evicted, so memory stays bounded however long the run). Columns: time, source,
+// whose data together take at most `byteBudget` bytes (older ones are evicted, so memory stays
+// bounded however long the run and however large the events a peer sends). Columns: time, source,
 // name, data. An optional filter (case-insensitive substring of source, name or data) shows only
 // matching rows; it is applied here rather than in a proxy model because a proxy keeps a
 // per-row mapping that it rebuilds as rows leave the front of a million-row ring.
@@ -32,9 +33,13 @@ class EventLogModel : public QAbstractTableModel {
   enum Column { TimeColumn = 0, SourceColumn, NameColumn, DataColumn, ColumnCount };
 
   static constexpr std::size_t kDefaultCapacity = 1'000'000;
+  // A million rows of typical data (a few hundred bytes) fit; rows of the largest data a row
+  // keeps (IngestLimits::maxLogDataBytes) are evicted sooner.
+  static constexpr std::size_t kDefaultByteBudget = 256u * 1024 * 1024;
 
-  // Throws std::invalid_argument when capacity is 0.
-  explicit EventLogModel(std::size_t capacity = kDefaultCapacity, QObject* parent = nullptr);
+  // Throws std::invalid_argument when capacity or byteBudget is 0.
+  explicit EventLogModel(std::size_t capacity = kDefaultCapacity, QObject* parent = nullptr,
+                         std::size_t byteBudget = kDefaultByteBudget);
 
   // Labels for the ids LogEntry uses; set them before appending entries that use them.
   void setSourceLabel(SourceId id, const QString& label);
@@ -52,6 +57,9 @@ class EventLogModel : public QAbstractTableModel {
   const QString& filterText() const noexcept { return filterText_; }
 
   std::size_t capacity() const noexcept { return capacity_; }
+  std::size_t byteBudget() const noexcept { return byteBudget_; }
+  // The data bytes of the stored rows (at most byteBudget(), but for a single row beyond it).
+  std::size_t storedBytes() const noexcept { return storedBytes_; }
   std::size_t storedCount() const noexcept { return static_cast<std::size_t>(endSeq_ - firstSeq_); }
   uint64_t receivedCount() const noexcept { return received_; }
   uint64_t evictedCount() const noexcept { return received_ - storedCount(); }
@@ -81,6 +89,8 @@ class EventLogModel : public QAbstractTableModel {
   const QString& eventName(NameId id) const;
 
   std::size_t capacity_;
+  std::size_t byteBudget_;
+  std::size_t storedBytes_ = 0;  // data bytes of the entries firstSeq_..endSeq_
   std::vector<std::unique_ptr<LogEntry[]>> blocks_;  // the ring: entry for seq s at slot s % capacity_
   uint64_t firstSeq_ = 0;       // oldest stored
   uint64_t endSeq_ = 0;         // one past the newest stored

@@ -203,6 +203,7 @@ class MainWindow : public QMainWindow {
 
   bool paused_ = false;
   std::deque<LogEntry> heldLog_;  // log rows received while paused
+  std::size_t heldBytes_ = 0;     // their data bytes
   EndpointHealthTracker healthTracker_;
   std::vector<EndpointHealth> health_;
 
