@@ -32,6 +32,8 @@ jobs=${LIVEMON_JOBS:-$(nproc)}
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+  # Paths relative to the clone, so another clone of the same tree (a CI checkout) hits the cache.
+  export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$root}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
 fi
 
 step() { printf '\n==== %s\n' "$*"; }
