@@ -1,5 +1,5 @@
-// livemonctl: headless livemon tools. This file only parses arguments; the commands live in
-// livemon::transport.
+// livemonctl: headless livemon tools. This file only parses arguments and dispatches; each
+// command lives in a file pair of its own beside it (livemonctl_commands).
 #include <signal.h>
 #include <unistd.h>
 
@@ -10,12 +10,18 @@
 
 #include <CLI/CLI.hpp>
 
-#include <livemon/transport/demo.h>
-#include <livemon/transport/error.h>
-#include <livemon/transport/recording_tools.h>
-#include <livemon/transport/tail.h>
+#include <livemonctl/command.h>
+#include <livemonctl/demo.h>
+#include <livemonctl/export.h>
+#include <livemonctl/info.h>
+#include <livemonctl/record.h>
+#include <livemonctl/replay.h>
+#include <livemonctl/tail.h>
+#include <livemonctl/time_bound.h>
 
 namespace {
+
+namespace ctl = livemon::livemonctl;
 
 std::atomic<bool> g_stop{false};
 static_assert(std::atomic<bool>::is_always_lock_free, "the signal handler needs a lock-free flag");
@@ -40,7 +46,7 @@ void handleStopSignals() {
 const CLI::Validator kTimeBound(
     [](std::string& text) {
       std::string why;
-      return livemon::transport::parseTimeBound(text, 0, &why) ? std::string() : text + ' ' + why;
+      return ctl::parseTimeBound(text, 0, &why) ? std::string() : text + ' ' + why;
     },
     "T", "time bound");
 
@@ -54,7 +60,7 @@ int main(int argc, char** argv) {
   CLI::App app{"livemonctl: headless tools for livemon, live monitoring of training runs"};
   app.require_subcommand(1);
 
-  livemon::transport::DemoOptions demo;
+  ctl::DemoOptions demo;
   double demoWindow = 1.0;
   double demoDuration = 0.0;
   CLI::App* demoCommand = app.add_subcommand("demo", "Run a synthetic training job that publishes its Stats and events");
@@ -79,7 +85,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
       ->capture_default_str();
 
-  livemon::transport::TailOptions tail;
+  ctl::TailOptions tail;
   double staleAfter = 3.0;
   CLI::App* tailCommand = app.add_subcommand("tail", "Print the events of one or more publishers as they arrive");
   tailCommand->add_option("endpoints", tail.endpoints, "Endpoints to connect to")->capture_default_str();
@@ -94,7 +100,7 @@ int main(int argc, char** argv) {
 
   const bool terminal = isatty(STDERR_FILENO) != 0;
 
-  livemon::transport::RecordOptions record;
+  ctl::RecordOptions record;
   double recordDuration = 0.0;
   CLI::App* recordCommand = app.add_subcommand("record", "Record what publishers send into an MCAP file");
   recordCommand->add_option("endpoints", record.endpoints, "Endpoints to connect to")->capture_default_str();
@@ -107,12 +113,12 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
 
-  livemon::transport::InfoOptions info;
+  ctl::InfoOptions info;
   CLI::App* infoCommand = app.add_subcommand("info", "Summarise a recording: duration, events per name and source, compression");
   infoCommand->add_option("file", info.path, "The recording")->required()->check(CLI::ExistingFile);
   infoCommand->add_flag("--json", info.json, "Print one JSON object");
 
-  livemon::transport::ExportOptions exportOptions;
+  ctl::ExportOptions exportOptions;
   std::string exportFormat = "jsonl";
   CLI::App* exportCommand = app.add_subcommand("export", "Write a recording's events as JSON lines or CSV");
   exportCommand->add_option("file", exportOptions.path, "The recording")->required()->check(CLI::ExistingFile);
@@ -129,7 +135,7 @@ int main(int argc, char** argv) {
       ->option_text("T")
       ->check(kTimeBound);
 
-  livemon::transport::ReplayOptions replay;
+  ctl::ReplayOptions replay;
   CLI::App* replayCommand = app.add_subcommand("replay", "Republish a recording with its original timing");
   replayCommand->add_option("file", replay.path, "The recording")->required()->check(CLI::ExistingFile);
   replayCommand->add_option("--publish", replay.endpoint, "Endpoint to bind and publish on")->capture_default_str();
@@ -158,48 +164,46 @@ int main(int argc, char** argv) {
     std::string message = e.what();
     if (command == &app && argc > 1 && argv[1][0] != '-') message = std::string("unknown command \"") + argv[1] + "\"";
     std::cerr << "livemonctl: " << message << "\n\n" << command->help();
-    return 2;
+    return ctl::kUsageExitCode;
   }
 
   handleStopSignals();
-  std::string command = "tail";
+  CLI::App* command = tailCommand;
   for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand}) {
-    if (sub->parsed()) command = sub->get_name();
+    if (sub->parsed()) command = sub;
   }
   try {
-    if (recordCommand->parsed()) {
+    if (command == recordCommand) {
       record.duration = secondsToMs(recordDuration);
       record.progress = terminal;
-      return livemon::transport::runRecord(record, g_stop, std::cout, std::cerr);
+      return ctl::runRecord(record, g_stop, std::cout, std::cerr);
     }
-    if (infoCommand->parsed()) {
+    if (command == infoCommand) {
       info.progress = terminal;
-      return livemon::transport::runInfo(info, g_stop, std::cout, std::cerr);
+      return ctl::runInfo(info, g_stop, std::cout, std::cerr);
     }
-    if (exportCommand->parsed()) {
-      exportOptions.format =
-          exportFormat == "csv" ? livemon::transport::ExportFormat::Csv : livemon::transport::ExportFormat::JsonLines;
+    if (command == exportCommand) {
+      exportOptions.format = exportFormat == "csv" ? ctl::ExportFormat::Csv : ctl::ExportFormat::JsonLines;
       exportOptions.progress = terminal;
-      return livemon::transport::runExport(exportOptions, g_stop, std::cout, std::cerr);
+      return ctl::runExport(exportOptions, g_stop, std::cout, std::cerr);
     }
-    if (replayCommand->parsed()) {
+    if (command == replayCommand) {
       replay.progress = terminal;
       replay.maxGap = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(maxGap));
-      return livemon::transport::runReplay(replay, g_stop, std::cout, std::cerr);
+      return ctl::runReplay(replay, g_stop, std::cout, std::cerr);
     }
-    if (demoCommand->parsed()) {
+    if (command == demoCommand) {
       demo.window = secondsToMs(demoWindow);
       demo.duration = secondsToMs(demoDuration);
       demo.traceWait = traceSchedule[0];
       demo.traceWarmup = traceSchedule[1];
       demo.traceActive = traceSchedule[2];
       demo.traceRepeat = traceSchedule[3];
-      return livemon::transport::runDemo(demo, g_stop, std::cout);
+      return ctl::runDemo(demo, g_stop, std::cout, std::cerr);
     }
     tail.staleAfter = secondsToMs(staleAfter);
-    return livemon::transport::runTail(tail, g_stop, std::cout, std::cerr);
-  } catch (const std::exception& e) {
-    std::cerr << "livemonctl " << command << ": " << e.what() << '\n';
-    return 1;
+    return ctl::runTail(tail, g_stop, std::cout, std::cerr);
+  } catch (const std::exception& error) {
+    return ctl::reportUnexpected(command->get_name(), std::cerr, error);
   }
 }

@@ -2,8 +2,10 @@
 // written and read in the same run. Results: docs/benchmarks.md.
 //
 //   build/bench/transport/recording_bench [EVENTS] [DIR]     (defaults: 1000000, /tmp)
-#include <livemon/transport/recording_tools.h>
-#include <livemon/transport/tail.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
+#include <livemonctl/event_format.h>
+#include <livemonctl/export.h>
 
 #include <chrono>
 #include <cmath>
@@ -19,6 +21,7 @@ namespace {
 
 using namespace livemon;
 using namespace livemon::transport;
+using namespace livemon::livemonctl;
 using Stopwatch = std::chrono::steady_clock;
 
 double seconds(Stopwatch::time_point since) { return std::chrono::duration<double>(Stopwatch::now() - since).count(); }

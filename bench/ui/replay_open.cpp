@@ -28,7 +28,7 @@
 
 #include <livemon/event.h>
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/dashboard_style.h>
 #include <livemon/ui/event_log_model.h>

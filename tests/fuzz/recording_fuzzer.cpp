@@ -13,13 +13,16 @@
 #include <string>
 
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemonctl/export.h>
+#include <livemonctl/info.h>
 
 #include "fuzz_support.h"
 
 namespace {
 
 using namespace livemon::transport;
+using namespace livemon::livemonctl;
 
 // The memory file every input is written to; its /proc path is what the reader opens.
 class MemoryFile {

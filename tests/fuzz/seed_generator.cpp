@@ -15,7 +15,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 #include <livemon/transport/wire_format.h>
 
 #include "fuzz_support.h"

@@ -10,14 +10,14 @@
 #include <ctime>
 #include <string>
 
-#include <livemon/transport/time_bound.h>
+#include <livemonctl/time_bound.h>
 
 #include "fuzz_support.h"
 
 namespace {
 
-using livemon::transport::kLatestTimeBoundNs;
-using livemon::transport::parseTimeBound;
+using livemon::livemonctl::kLatestTimeBoundNs;
+using livemon::livemonctl::parseTimeBound;
 
 // The calendar fields of `ns` as "YYYY-MM-DDTHH:MM:SS".
 std::string calendarText(uint64_t ns) {

@@ -16,7 +16,7 @@
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/connect_dialog.h>
 #include <livemon/ui/event_log_model.h>

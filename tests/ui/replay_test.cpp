@@ -26,7 +26,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 #include <livemon/ui/chart_grid.h>
 #include <livemon/ui/event_log_model.h>
 #include <livemon/ui/ingest_limits.h>

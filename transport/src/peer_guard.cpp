@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstring>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -286,6 +287,23 @@ PeerGuard::~PeerGuard() {
   zmq_socket_monitor(socket_, nullptr, 0);
   zmq_close(watch_->monitor);
   close(stopFd_);
+}
+
+void checkSubscriberLimits(const PeerLimits& limits, std::string_view optionsName) {
+  auto bad = [&](const std::string& message) {
+    throw std::invalid_argument(std::string(optionsName) + ": " + message);
+  };
+  // Room for a handshake and a few subscriptions of the longest topic.
+  constexpr std::size_t kMinSubscriberBytes = 4096;
+  if (limits.maxBytesPerPeer < kMinSubscriberBytes) {
+    bad("maxSubscriberBytes must be at least " + std::to_string(kMinSubscriberBytes) + ", got " +
+        std::to_string(limits.maxBytesPerPeer));
+  }
+  if (limits.maxBytesTotal < limits.maxBytesPerPeer) {
+    bad("maxTotalSubscriberBytes must be at least maxSubscriberBytes (" + std::to_string(limits.maxBytesPerPeer) +
+        "), got " + std::to_string(limits.maxBytesTotal));
+  }
+  if (limits.maxPeers < 1) bad("maxSubscriberConnections must be at least 1");
 }
 
 std::unique_ptr<PeerGuard> guardSendingSocket(void* context, void* socket, PeerLimits limits) {

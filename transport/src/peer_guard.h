@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string_view>
 #include <thread>
 
 // Only transport/src includes this header.
@@ -54,6 +55,11 @@ class PeerGuard {
   int stopFd_ = -1;
   std::thread thread_;
 };
+
+// Checks `limits`, given as the options maxSubscriberBytes, maxTotalSubscriberBytes and
+// maxSubscriberConnections of `optionsName` (e.g. "PublisherOptions"). Throws
+// std::invalid_argument "<optionsName>: <option> must ..." naming the first bad one.
+void checkSubscriberLimits(const PeerLimits& limits, std::string_view optionsName);
 
 // Readies a socket that only sends (PUB, XPUB) for peers that may be hostile: a cap on the size of
 // the frames they send (ZMQ_MAXMSGSIZE), one subscription message queued per connection

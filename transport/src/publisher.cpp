@@ -67,17 +67,9 @@ void validate(const PublisherOptions& options) {
   if (!options.statName.empty() && options.statWindow.count() < 1) {
     bad("statWindow must be at least 1 ms, got " + std::to_string(options.statWindow.count()) + " ms");
   }
-  // Room for a handshake and a few subscriptions of the longest topic.
-  constexpr std::size_t kMinSubscriberBytes = 4096;
-  if (options.maxSubscriberBytes < kMinSubscriberBytes) {
-    bad("maxSubscriberBytes must be at least " + std::to_string(kMinSubscriberBytes) + ", got " +
-        std::to_string(options.maxSubscriberBytes));
-  }
-  if (options.maxTotalSubscriberBytes < options.maxSubscriberBytes) {
-    bad("maxTotalSubscriberBytes must be at least maxSubscriberBytes (" + std::to_string(options.maxSubscriberBytes) +
-        "), got " + std::to_string(options.maxTotalSubscriberBytes));
-  }
-  if (options.maxSubscriberConnections < 1) bad("maxSubscriberConnections must be at least 1");
+  detail::checkSubscriberLimits(
+      {options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections},
+      "PublisherOptions");
 }
 
 std::string hostName() {

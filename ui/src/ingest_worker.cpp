@@ -3,7 +3,7 @@
 #include <exception>
 #include <utility>
 
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 
 namespace livemon::ui {
 

@@ -10,7 +10,7 @@
 #include <QFileInfo>
 
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 #include <livemon/ui/ingest_worker.h>
 
 namespace livemon::ui {

@@ -1,4 +1,7 @@
-#include <livemon/transport/recording_tools.h>
+#include <livemonctl/export.h>
+#include <livemonctl/info.h>
+#include <livemonctl/replay.h>
+#include <livemonctl/time_bound.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,38 +17,26 @@
 #include <sstream>
 
 #include <livemon/clock.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
+#include <livemonctl/command.h>
 
-namespace livemon::transport {
+#include "recorded_sample.h"
+
+namespace livemon::livemonctl {
 namespace {
+
+using namespace transport;
 
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 namespace fs = std::filesystem;
 
-constexpr auto kT0 = std::chrono::system_clock::time_point(std::chrono::seconds(1'763'830'800));  // 2025-11-22 17:00 UTC
+using test::kT0;
+using test::received;
+using test::source;
 
-std::shared_ptr<const SourceInfo> source(std::string run, int64_t pid, std::optional<int64_t> rank = std::nullopt) {
-  SourceInfo info;
-  info.run = std::move(run);
-  info.host = "node-1";
-  info.pid = pid;
-  info.rank = rank;
-  info.instanceId = static_cast<uint64_t>(pid) * 7919;
-  info.startTime = kT0 - 1h;
-  return std::make_shared<const SourceInfo>(std::move(info));
-}
-
-ReceivedEvent received(std::shared_ptr<const SourceInfo> from, uint64_t sequence, std::string name,
-                       std::chrono::milliseconds at, std::unordered_map<std::string, DataValue> data) {
-  ReceivedEvent event;
-  event.event = Event{std::move(name), kT0 + at, std::move(data)};
-  event.source = std::move(from);
-  event.sequence = sequence;
-  event.receivedAt = kT0 + at + 3ms;
-  return event;
-}
-
-class RecordingToolsTest : public ::testing::Test {
+class RecordingCommandsTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() / ("livemon-tools-" + std::to_string(::getpid()) + "-" +
@@ -56,102 +47,14 @@ class RecordingToolsTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // Two sources: a trainer sending Stat windows each second, an evaluator sending two evals.
-  void writeSample() {
-    RecordingWriter writer(path_);
-    const auto trainer = source("train", 100, 0);
-    const auto evaluator = source("eval", 200);
-    // In receive order, as a recorder writes them.
-    for (uint64_t i = 0; i < 10; ++i) {
-      recordEvent(writer, received(trainer, i, "livemon.Stat", std::chrono::seconds(i),
-                                   {{"loss.mean", 1.0 / static_cast<double>(i + 1)}, {"loss.count", 100.0}}));
-      if (i == 4) recordEvent(writer, received(evaluator, 0, "eval", 4s, {{"accuracy", 0.5}, {"epoch", int64_t{1}}}));
-    }
-    recordEvent(writer, received(evaluator, 1, "eval", 9s,
-                                 {{"accuracy", 0.75}, {"epoch", int64_t{2}}, {"note", std::string("best, \"so far\"")},
-                                  {"final", true}}));
-  }
+  void writeSample() { test::writeSampleRecording(path_); }
 
   fs::path dir_;
   std::string path_;
   std::atomic<bool> stop_{false};
 };
 
-TEST_F(RecordingToolsTest, EventsComeBackWithEveryTypeTheirSourceAndSequence) {
-  const auto from = source("run-ü", 4242, 3);
-  const ReceivedEvent original =
-      received(from, 77, "mixed", 1500ms,
-               {{"double", 1.0},
-                {"nan", std::numeric_limits<double>::quiet_NaN()},
-                {"inf", -std::numeric_limits<double>::infinity()},
-                {"int", int64_t{-5}},
-                {"bool", false},
-                {"empty", std::string()},
-                {"unicode", std::string("Δloss ≤ ε")}});
-  {
-    RecordingWriter writer(path_);
-    recordEvent(writer, original);
-  }
-  RecordingReader reader(path_);
-  RecordedEventDecoder decoder(path_);
-  int seen = 0;
-  reader.forEachMessage([&](const RecordedMessage& message) {
-    EXPECT_EQ(message.channel->topic, "mixed");
-    EXPECT_EQ(message.publishTimeNs, static_cast<uint64_t>(toWireTime(original.event.timestamp)));
-    EXPECT_EQ(message.logTimeNs, static_cast<uint64_t>(toWireTime(original.receivedAt)));
-    ReceivedEvent back;
-    std::string error;
-    EXPECT_TRUE(decoder.decode(message, back, &error)) << error;
-    EXPECT_EQ(*back.source, *from);
-    EXPECT_EQ(back.sequence, 77u);
-    EXPECT_EQ(back.receivedAt, original.receivedAt);
-    EXPECT_EQ(*back.endpoint, path_);
-    EXPECT_EQ(back.event.name, "mixed");
-    EXPECT_EQ(back.event.timestamp, original.event.timestamp);
-    EXPECT_TRUE(std::holds_alternative<double>(back.event.data.at("double")));
-    EXPECT_TRUE(std::isnan(std::get<double>(back.event.data.at("nan"))));
-    auto withoutNan = back.event.data;
-    auto expected = original.event.data;
-    withoutNan.erase("nan");
-    expected.erase("nan");
-    EXPECT_EQ(withoutNan, expected);
-    ++seen;
-    return true;
-  });
-  EXPECT_EQ(seen, 1);
-}
-
-TEST_F(RecordingToolsTest, DecoderSharesOneSourcePerPublisherInstance) {
-  writeSample();
-  RecordingReader reader(path_);
-  RecordedEventDecoder decoder(path_);
-  std::set<const SourceInfo*> distinct;
-  reader.forEachMessage([&](const RecordedMessage& message) {
-    ReceivedEvent event;
-    EXPECT_TRUE(decoder.decode(message, event));
-    distinct.insert(event.source.get());
-    return true;
-  });
-  EXPECT_EQ(distinct.size(), 2u);
-}
-
-TEST_F(RecordingToolsTest, DecoderRejectsPayloadsThatAreNotEvents) {
-  {
-    RecordingWriter writer(path_);
-    writer.write("garbage", 1, 1, "\xc1 not msgpack");
-  }
-  RecordingReader reader(path_);
-  RecordedEventDecoder decoder(path_);
-  reader.forEachMessage([&](const RecordedMessage& message) {
-    ReceivedEvent event;
-    std::string error;
-    EXPECT_FALSE(decoder.decode(message, event, &error));
-    EXPECT_FALSE(error.empty());
-    return true;
-  });
-}
-
-TEST_F(RecordingToolsTest, InfoCountsByNameAndSource) {
+TEST_F(RecordingCommandsTest, InfoCountsByNameAndSource) {
   writeSample();
   std::ostringstream out;
   std::ostringstream err;
@@ -166,7 +69,7 @@ TEST_F(RecordingToolsTest, InfoCountsByNameAndSource) {
   EXPECT_THAT(text, ::testing::ContainsRegex("eval@node-1:200 +2\n"));
 }
 
-TEST_F(RecordingToolsTest, InfoJsonCarriesTheSameFigures) {
+TEST_F(RecordingCommandsTest, InfoJsonCarriesTheSameFigures) {
   writeSample();
   std::ostringstream out;
   std::ostringstream err;
@@ -179,7 +82,7 @@ TEST_F(RecordingToolsTest, InfoJsonCarriesTheSameFigures) {
   EXPECT_THAT(json, HasSubstr("\"problems\": []"));
 }
 
-TEST_F(RecordingToolsTest, InfoTextEscapesWhatPublishersChose) {
+TEST_F(RecordingCommandsTest, InfoTextEscapesWhatPublishersChose) {
   {
     RecordingWriter writer(path_);
     recordEvent(writer, received(source("run\x1b[2J", 300), 0, "name\x1b]0;pwned\x07\nfake line", 1s, {}));
@@ -195,18 +98,7 @@ TEST_F(RecordingToolsTest, InfoTextEscapesWhatPublishersChose) {
   EXPECT_THAT(text, HasSubstr("run\\u001b[2J@node-1:300"));
 }
 
-TEST_F(RecordingToolsTest, RecordingGoesOnPastTheEventNameLimit) {
-  RecordingWriter writer(path_);
-  const auto trainer = source("train", 100, 0);
-  for (uint64_t i = 0; i < 65535 + 5; ++i) {
-    EXPECT_NO_THROW(recordEvent(writer, received(trainer, 0, "name-" + std::to_string(i), 1ms, {})));
-  }
-  EXPECT_NO_THROW(recordEvent(writer, received(trainer, 1, "name-1", 2ms, {{"after", true}})));
-  writer.close();
-  EXPECT_EQ(writer.messageCount(), 65535u + 1u);
-}
-
-TEST_F(RecordingToolsTest, ExportWritesTimesAtBothEndsOfTheRange) {
+TEST_F(RecordingCommandsTest, ExportWritesTimesAtBothEndsOfTheRange) {
   {
     RecordingWriter writer(path_);
     for (int64_t ns : {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()}) {
@@ -222,7 +114,7 @@ TEST_F(RecordingToolsTest, ExportWritesTimesAtBothEndsOfTheRange) {
   EXPECT_THAT(out.str(), HasSubstr("\"time\":\"2262-04-11T23:47:16.854775807Z\",\"ts\":9223372036854775807,"));
 }
 
-TEST_F(RecordingToolsTest, InfoAndExportStopWhenAskedWithStatus130) {
+TEST_F(RecordingCommandsTest, InfoAndExportStopWhenAskedWithStatus130) {
   writeSample();
   stop_ = true;
   std::ostringstream out;
@@ -263,7 +155,7 @@ TEST(ReplayPacer, NeverWaitsBackwardsOrLongerThanTheCap) {
   EXPECT_THROW(ReplayPacer(1.0, -1ns), std::invalid_argument);
 }
 
-TEST_F(RecordingToolsTest, ReplayCutsLongGapsAndSaysSo) {
+TEST_F(RecordingCommandsTest, ReplayCutsLongGapsAndSaysSo) {
   {
     RecordingWriter writer(path_);
     const auto trainer = source("train", 100, 0);
@@ -295,7 +187,7 @@ TEST_F(RecordingToolsTest, ReplayCutsLongGapsAndSaysSo) {
   for (const auto& sleep : sleeps) EXPECT_LE(sleep, 50ms) << "waits are sliced, so Ctrl-C is seen at once";
 }
 
-TEST_F(RecordingToolsTest, InfoOnAFileThatIsNotARecordingFails) {
+TEST_F(RecordingCommandsTest, InfoOnAFileThatIsNotARecordingFails) {
   std::ofstream(path_) << "hello";
   std::ostringstream out;
   std::ostringstream err;
@@ -304,7 +196,7 @@ TEST_F(RecordingToolsTest, InfoOnAFileThatIsNotARecordingFails) {
   EXPECT_THAT(err.str(), HasSubstr("not an MCAP recording"));
 }
 
-TEST_F(RecordingToolsTest, ExportJsonLinesWithinATimeRange) {
+TEST_F(RecordingCommandsTest, ExportJsonLinesWithinATimeRange) {
   writeSample();
   std::ostringstream out;
   std::ostringstream err;
@@ -324,7 +216,7 @@ TEST_F(RecordingToolsTest, ExportJsonLinesWithinATimeRange) {
   EXPECT_THAT(err.str(), HasSubstr("exported 4 events"));
 }
 
-TEST_F(RecordingToolsTest, ExportCsvHasARowPerFieldAndQuotesText) {
+TEST_F(RecordingCommandsTest, ExportCsvHasARowPerFieldAndQuotesText) {
   writeSample();
   const std::string csv = (dir_ / "out.csv").string();
   std::ostringstream out;
@@ -343,7 +235,7 @@ TEST_F(RecordingToolsTest, ExportCsvHasARowPerFieldAndQuotesText) {
   EXPECT_TRUE(quoted) << "text with commas and quotes must be quoted CSV";
 }
 
-TEST_F(RecordingToolsTest, ExportRejectsABadTimeBound) {
+TEST_F(RecordingCommandsTest, ExportRejectsABadTimeBound) {
   writeSample();
   std::ostringstream out;
   std::ostringstream err;
@@ -351,7 +243,7 @@ TEST_F(RecordingToolsTest, ExportRejectsABadTimeBound) {
   EXPECT_THAT(err.str(), HasSubstr("--from yesterday"));
 }
 
-TEST_F(RecordingToolsTest, TimeBoundsAreSecondsFromTheStartOrUtcTimes) {
+TEST_F(RecordingCommandsTest, TimeBoundsAreSecondsFromTheStartOrUtcTimes) {
   const uint64_t start = 1'000'000'000'000'000'000ULL;
   EXPECT_EQ(parseTimeBound("0", start), start);
   EXPECT_EQ(parseTimeBound("1.5", start), start + 1'500'000'000ULL);
@@ -364,4 +256,4 @@ TEST_F(RecordingToolsTest, TimeBoundsAreSecondsFromTheStartOrUtcTimes) {
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

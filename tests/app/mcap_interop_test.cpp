@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <fstream>
 
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
 
 #include "test_support.h"
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 namespace {
+
+using namespace transport;
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -89,4 +92,4 @@ TEST(McapInterop, OfficialReaderAgreesWithLivemonctlInfo) {
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

@@ -1,32 +1,22 @@
 #pragma once
 
-#include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <iosfwd>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include <livemon/json_text.h>
 #include <livemon/transport/subscriber.h>
 
-// `livemonctl tail`: prints what publishers send, readably or as JSON lines.
-namespace livemon::transport {
+// How the livemonctl commands print what publishers send and what a recording holds: events,
+// notices about sources and gaps, and what a subscriber had to skip, readably or as JSON. Every
+// text a publisher or a file chose passes through printableText() (JSON escapes it anyway).
+// Thread-safe: pure functions.
+namespace livemon::livemonctl {
 
-struct TailOptions {
-  std::vector<std::string> endpoints{std::string(kDefaultEndpoint)};
-  std::vector<std::string> filters;  // event-name prefixes; empty prints every event
-  bool json = false;
-  std::chrono::milliseconds staleAfter{3000};
-  uint64_t maxEvents = 0;  // stop after this many events; 0: until stopped
-};
-
-// Subscribes to every endpoint and prints each event, each source joining, going stale, coming
-// back or saying goodbye, and each gap, to `out` until `stop` becomes true or maxEvents have been
-// printed; then a summary to `err`. Returns the process exit code (0).
-// Throws TransportError naming an endpoint that cannot be used.
-int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+using transport::GapInfo;
+using transport::ReceivedEvent;
+using transport::SourceChange;
+using transport::SubscriberStats;
 
 // One line, no newline: "17:46:18.123 demo@host:1234 livemon.Stat #12 key=value ..." in local time,
 // keys sorted, strings quoted, doubles to 6 significant digits; every text from the publisher
@@ -57,4 +47,7 @@ std::string printableText(std::string_view text);
 // The same between double quotes (a JSON string literal that is also safe to print).
 std::string quotedPrintableText(std::string_view text);
 
-}  // namespace livemon::transport
+// "2026-11-22T18:00:00.123456789Z", exact to the nanosecond over the whole range of `t`.
+std::string isoUtc(std::chrono::system_clock::time_point t);
+
+}  // namespace livemon::livemonctl

@@ -1,5 +1,6 @@
 // `livemonctl tail`'s formatting and its run loop, in process.
-#include <livemon/transport/tail.h>
+#include <livemonctl/event_format.h>
+#include <livemonctl/tail.h>
 
 #include <gtest/gtest.h>
 
@@ -12,8 +13,10 @@
 
 #include "test_support.h"
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 namespace {
+
+using namespace transport;
 
 ReceivedEvent received(Event event) {
   SourceInfo source;
@@ -218,4 +221,4 @@ TEST(Tail, SaysWhenItForgetsTopics) {
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

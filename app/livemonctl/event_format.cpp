@@ -1,28 +1,21 @@
-#include <livemon/transport/tail.h>
+#include <livemonctl/event_format.h>
 
 #include <time.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <ostream>
 #include <sstream>
 #include <vector>
 
-namespace livemon::transport {
+#include <livemonctl/text_format.h>
+
+namespace livemon::livemonctl {
+
+using transport::SourceInfo;
+using transport::toWireTime;
 
 namespace {
-
-// Shortest text that reads back as the same double, with ".0" added to integral values so they
-// still look like doubles.
-std::string doubleText(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  std::string text(buffer, result.ptr);
-  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
-}
 
 // Six significant digits, still marked as a double.
 std::string shortDoubleText(double value) {
@@ -36,7 +29,7 @@ std::string shortDoubleText(double value) {
 std::string valueText(const DataValue& value, bool exact) {
   switch (value.index()) {
     case 0: return exact ? jsonString(std::get<std::string>(value)) : quotedPrintableText(std::get<std::string>(value));
-    case 1: return exact ? doubleText(std::get<double>(value)) : shortDoubleText(std::get<double>(value));
+    case 1: return exact ? exactDouble(std::get<double>(value)) : shortDoubleText(std::get<double>(value));
     case 2: return std::to_string(std::get<int64_t>(value));
     default: return std::get<bool>(value) ? "true" : "false";
   }
@@ -70,43 +63,18 @@ std::string localClock(std::chrono::system_clock::time_point t) {
   return buffer;
 }
 
-// Total over every int64 nanosecond count (1677-09-21 to 2262-04-11): seconds are rounded down
-// without the subtraction that overflows near INT64_MIN.
-std::string isoUtc(std::chrono::system_clock::time_point t) {
-  const auto ns = toWireTime(t);
-  int64_t fraction = ns % 1'000'000'000;
-  int64_t wholeSeconds = ns / 1'000'000'000;
-  if (fraction < 0) {
-    fraction += 1'000'000'000;
-    wholeSeconds -= 1;
-  }
-  const auto seconds = static_cast<time_t>(wholeSeconds);
-  tm parts{};
-  gmtime_r(&seconds, &parts);
-  char buffer[48];
-  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", parts.tm_year + 1900, parts.tm_mon + 1,
-                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(fraction));
-  return buffer;
-}
-
-std::string hex(uint64_t value) {
-  char buffer[17];
-  std::snprintf(buffer, sizeof(buffer), "%016llx", static_cast<unsigned long long>(value));
-  return buffer;
-}
-
 std::string sourceJson(const SourceInfo& source) {
   std::string json = "{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
                      ",\"pid\":" + std::to_string(source.pid);
   if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
-  json += ",\"id\":\"" + hex(source.instanceId) + "\",\"start\":" + std::to_string(toWireTime(source.startTime)) + "}";
+  json += ",\"id\":\"" + hex16(source.instanceId) + "\",\"start\":" + std::to_string(toWireTime(source.startTime)) + "}";
   return json;
 }
 
 // describe(), made safe to print.
 std::string sourceName(const SourceInfo& source) { return printableText(describe(source)); }
 
-std::string sourceText(const SourceInfo& source) { return sourceName(source) + " (id " + hex(source.instanceId) + ")"; }
+std::string sourceText(const SourceInfo& source) { return sourceName(source) + " (id " + hex16(source.instanceId) + ")"; }
 
 // The UTF-8 encoding of C1 controls (U+0080..U+009F), line and paragraph separators and the
 // bidirectional embeddings, overrides and isolates: a terminal acts on them, or shows the text
@@ -150,6 +118,25 @@ std::string_view changeName(const SourceChange& change) {
 }
 
 }  // namespace
+
+// Total over every int64 nanosecond count (1677-09-21 to 2262-04-11): seconds are rounded down
+// without the subtraction that overflows near INT64_MIN.
+std::string isoUtc(std::chrono::system_clock::time_point t) {
+  const auto ns = toWireTime(t);
+  int64_t fraction = ns % 1'000'000'000;
+  int64_t wholeSeconds = ns / 1'000'000'000;
+  if (fraction < 0) {
+    fraction += 1'000'000'000;
+    wholeSeconds -= 1;
+  }
+  const auto seconds = static_cast<time_t>(wholeSeconds);
+  tm parts{};
+  gmtime_r(&seconds, &parts);
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", parts.tm_year + 1900, parts.tm_mon + 1,
+                parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, static_cast<int>(fraction));
+  return buffer;
+}
 
 std::string quotedPrintableText(std::string_view text) { return escapeActedOn(jsonString(text)); }
 
@@ -226,59 +213,4 @@ std::string formatReceiveSummary(const SubscriberStats& stats) {
   return text.str();
 }
 
-int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
-  SubscriberOptions subscriberOptions;
-  subscriberOptions.connect = options.endpoints;
-  subscriberOptions.filters = options.filters;
-  subscriberOptions.staleAfter = options.staleAfter;
-  Subscriber subscriber(subscriberOptions);
-
-  err << "livemonctl tail: listening to";
-  for (const std::string& endpoint : options.endpoints) err << ' ' << endpoint;
-  if (!options.filters.empty()) {
-    err << " (events starting with";
-    for (const std::string& filter : options.filters) err << " \"" << filter << '"';
-    err << ')';
-  }
-  err << std::endl;
-
-  uint64_t printed = 0;
-  SubscriberCallbacks callbacks;
-  callbacks.onEvent = [&](ReceivedEvent& event) {
-    if (options.maxEvents != 0 && printed >= options.maxEvents) return;
-    out << (options.json ? formatEventJson(event) : formatEventText(event)) << '\n';
-    ++printed;
-  };
-  callbacks.onSourceChange = [&](const SourceChange& change) {
-    out << (options.json ? formatSourceChangeJson(change) : formatSourceChangeText(change)) << '\n';
-  };
-  callbacks.onGap = [&](const GapInfo& gap) { out << (options.json ? formatGapJson(gap) : formatGapText(gap)) << '\n'; };
-
-  // What the subscriber had to give up, told once per poll at most: after a forgotten topic or
-  // source, gaps on it go uncounted until it is heard again.
-  SubscriberStats told;
-  auto notice = [&](const SubscriberStats& now) {
-    if (now.topicsEvicted != told.topicsEvicted || now.sourcesEvicted != told.sourcesEvicted) {
-      err << "livemonctl tail: notice: forgot the sequence numbers of " << now.topicsEvicted - told.topicsEvicted
-          << " topic(s) and " << now.sourcesEvicted - told.sourcesEvicted
-          << " source(s) beyond the limits; they start afresh if heard again" << std::endl;
-    }
-    if (now.protocolErrors != told.protocolErrors) {
-      err << "livemonctl tail: notice: reconnected " << now.protocolErrors - told.protocolErrors
-          << " time(s) after ZeroMQ dropped a connection for breaking the protocol (a frame far beyond the limits)"
-          << std::endl;
-    }
-    told = now;
-  };
-
-  while (!stop.load(std::memory_order_relaxed) && (options.maxEvents == 0 || printed < options.maxEvents)) {
-    subscriber.poll(std::chrono::milliseconds(200), callbacks);
-    out.flush();
-    notice(subscriber.stats());
-  }
-
-  err << "livemonctl tail: " << formatReceiveSummary(subscriber.stats()) << std::endl;
-  return 0;
-}
-
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

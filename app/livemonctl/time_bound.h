@@ -5,7 +5,7 @@
 #include <string>
 
 // The --from/--to values of `livemonctl export`: where in a recording to start and stop.
-namespace livemon::transport {
+namespace livemon::livemonctl {
 
 // The latest time a bound can name: log times in a recording are unsigned 64-bit nanoseconds
 // since the Unix epoch, which end at 2554-07-21T23:34:33.709551615Z.
@@ -21,4 +21,4 @@ inline constexpr uint64_t kLatestTimeBoundNs = UINT64_MAX;
 // Thread-safe: a pure function.
 std::optional<uint64_t> parseTimeBound(const std::string& text, uint64_t startNs, std::string* error = nullptr);
 
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

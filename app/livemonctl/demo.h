@@ -11,7 +11,7 @@
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl demo`: a synthetic training job that publishes what a real one would.
-namespace livemon::transport {
+namespace livemon::livemonctl {
 
 // The numbers of one simulated training step.
 struct TrainingStep {
@@ -53,7 +53,7 @@ class SyntheticTrainingJob {
 };
 
 struct DemoOptions {
-  std::string endpoint{kDefaultEndpoint};  // bound by the demo's publisher
+  std::string endpoint{transport::kDefaultEndpoint};  // bound by the demo's publisher
   double stepsPerSecond = 10;
   std::chrono::milliseconds window{1000};   // Stat window
   std::chrono::milliseconds duration{0};    // 0: until stopped
@@ -70,10 +70,9 @@ struct DemoOptions {
 // train.lr, train.samples_per_s, train.step_time_ms with p50/p90/p99, train.grad_norm,
 // system.memory_gb), an "eval" event each epoch, a WaitCounter "train.data_loading", and nested
 // ranges (train_step around data, forward, backward with allreduce inside, optimizer) timed live
-// as range/<name> Stats with the Stat window. Prints
-// where it publishes, and each eval, to `out`. Returns the process exit code (0).
-// Throws std::invalid_argument naming a bad option and TransportError if the endpoint cannot be
-// bound.
-int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out);
+// as range/<name> Stats with the Stat window. Prints where it publishes, and each eval, to `out`.
+// Returns the exit code: 0, or kFailedExitCode for a bad option or an endpoint that cannot be
+// bound (`err` names it).
+int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
 
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

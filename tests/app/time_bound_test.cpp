@@ -1,4 +1,4 @@
-#include <livemon/transport/time_bound.h>
+#include <livemonctl/time_bound.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 namespace {
 
 using ::testing::HasSubstr;
@@ -105,4 +105,4 @@ TEST(TimeBound, TheErrorIsOptional) {
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

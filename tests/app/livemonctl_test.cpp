@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <sstream>
 
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
 
 #include "test_support.h"
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 namespace {
+
+using namespace transport;
 
 using test::ChildProcess;
 
@@ -164,4 +167,4 @@ TEST(Livemonctl, ABusyPortIsAnErrorNamingIt) {
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

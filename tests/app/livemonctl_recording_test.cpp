@@ -13,15 +13,17 @@
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
-#include <livemon/transport/recording_tools.h>
+#include <livemon/transport/recorded_event.h>
 #include <livemon/transport/subscriber.h>
 
 #include "mcap_builder.h"
 #include "raw_subscriber.h"
 #include "test_support.h"
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 namespace {
+
+using namespace transport;
 
 using namespace std::chrono_literals;
 using test::ChildProcess;
@@ -360,4 +362,4 @@ TEST(LivemonctlRecordingCli, NotARecordingIsRefusedNamingTheFile) {
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

@@ -1,4 +1,4 @@
-#include <livemon/transport/demo.h>
+#include <livemonctl/demo.h>
 
 #include <algorithm>
 #include <cmath>
@@ -14,10 +14,13 @@
 #include <livemon/stat.h>
 #include <livemon/wait_counter.h>
 #include <livemon/transport/publisher.h>
+#include <livemonctl/command.h>
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 
 namespace {
+
+constexpr std::string_view kCommand = "demo";
 
 constexpr double kPi = 3.14159265358979323846;
 constexpr int64_t kWarmupSteps = 200;
@@ -80,7 +83,9 @@ std::optional<EvalResult> SyntheticTrainingJob::evalDue() const {
   return eval;
 }
 
-int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
+namespace {
+
+int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
   if (!(options.stepsPerSecond > 0) || options.stepsPerSecond > 100000) {
     throw std::invalid_argument("steps per second must be in (0, 100000], got " + std::to_string(options.stepsPerSecond));
   }
@@ -92,10 +97,10 @@ int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostr
     throw std::invalid_argument("steps per epoch must be at least 1, got " + std::to_string(options.stepsPerEpoch));
   }
 
-  PublisherOptions publisherOptions;
+  transport::PublisherOptions publisherOptions;
   publisherOptions.bind = {options.endpoint};
   publisherOptions.runName = options.runName;
-  Publisher publisher(publisherOptions);
+  transport::Publisher publisher(publisherOptions);
 
   const double periodMs = 1000.0 / options.stepsPerSecond;
   const uint64_t seed = options.seed != 0 ? options.seed : std::random_device{}();
@@ -122,7 +127,7 @@ int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostr
     profiler.emplace(std::move(profilerOptions));
   }
 
-  out << "livemonctl demo: run \"" << publisher.identity().run << "\" publishing on";
+  commandMessage(out, kCommand) << "run \"" << publisher.identity().run << "\" publishing on";
   for (const std::string& endpoint : publisher.endpoints()) out << ' ' << endpoint;
   out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows, "
       << options.stepsPerEpoch << " steps per epoch; ";
@@ -192,9 +197,15 @@ int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostr
   if (profiler) profiler->stop();
   setRangeStatsEnabled(false);
   flushRangeStats();  // the last range windows go out before the publisher closes
-  out << "livemonctl demo: stopped after " << steps << " steps; published " << publisher.publishedCount()
+  commandMessage(out, kCommand) << "stopped after " << steps << " steps; published " << publisher.publishedCount()
       << " events, dropped " << publisher.droppedCount() << std::endl;
   return 0;
 }
 
-}  // namespace livemon::transport
+}  // namespace
+
+int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  return runCommand(kCommand, err, [&] { return demo(options, stop, out); });
+}
+
+}  // namespace livemon::livemonctl

@@ -1,5 +1,5 @@
 // `livemonctl demo`: the synthetic job looks like training, and the demo publishes it.
-#include <livemon/transport/demo.h>
+#include <livemonctl/demo.h>
 
 #include <gtest/gtest.h>
 
@@ -9,11 +9,14 @@
 #include <thread>
 
 #include <livemon/transport/subscriber.h>
+#include <livemonctl/command.h>
 
 #include "test_support.h"
 
-namespace livemon::transport {
+namespace livemon::livemonctl {
 namespace {
+
+using namespace transport;
 
 TEST(SyntheticTrainingJob, LooksLikeTraining) {
   SyntheticTrainingJob job(42, 100.0, 100);
@@ -59,7 +62,8 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
   Subscriber subscriber(test::connectTo({options.endpoint}));
   std::atomic<bool> stop{false};
   std::ostringstream out;
-  std::thread demo([&] { runDemo(options, stop, out); });
+  std::ostringstream err;
+  std::thread demo([&] { EXPECT_EQ(runDemo(options, stop, out, err), 0) << err.str(); });
 
   const std::set<std::string> wanted{"train.loss.mean",        "train.loss.min",         "train.loss.max",
                                      "train.lr.value",         "train.samples_per_s.mean", "train.step_time_ms.mean",
@@ -95,13 +99,19 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
 TEST(Demo, RejectsBadOptions) {
   std::atomic<bool> stop{true};
   std::ostringstream out;
+  std::ostringstream err;
   DemoOptions options;
   options.stepsPerSecond = 0;
-  EXPECT_THROW(runDemo(options, stop, out), std::invalid_argument);
+  EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
+  EXPECT_NE(err.str().find("livemonctl demo: steps per second must be in (0, 100000], got 0"), std::string::npos)
+      << err.str();
+  err.str("");
   options = DemoOptions{};
   options.window = std::chrono::milliseconds(0);
-  EXPECT_THROW(runDemo(options, stop, out), std::invalid_argument);
+  EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
+  EXPECT_NE(err.str().find("livemonctl demo: window must be at least 1 ms, got 0 ms"), std::string::npos) << err.str();
+  EXPECT_EQ(out.str(), "") << "nothing is published with a bad option";
 }
 
 }  // namespace
-}  // namespace livemon::transport
+}  // namespace livemon::livemonctl

@@ -1,0 +1,30 @@
+#pragma once
+
+#include <atomic>
+#include <iosfwd>
+#include <string>
+
+// `livemonctl export`: a recording's events as JSON lines or CSV.
+namespace livemon::livemonctl {
+
+enum class ExportFormat { JsonLines, Csv };
+
+struct ExportOptions {
+  std::string path{};
+  ExportFormat format = ExportFormat::JsonLines;
+  std::string output{};  // empty: `out`
+  // Bounds on the receive time: seconds from the recording's start ("90", "1.5") or an absolute
+  // UTC time ("2026-11-22T18:00:00Z", fractions allowed); see parseTimeBound(). Empty: unbounded.
+  std::string from{};
+  std::string to{};
+  bool progress = false;  // a status line on `err`, rewritten in place (a terminal)
+};
+
+// Writes a recording's events as JSON lines (the objects of `livemonctl tail --json`) or as CSV
+// with one row per data field: time_ns,time,source,name,seq,key,type,value. Returns 0,
+// kFailedExitCode when a file cannot be read or written, kUsageExitCode for a bad --from/--to,
+// kInterruptedExitCode when `stop` became true first (what was written until then stays, ending
+// with a whole event).
+int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+}  // namespace livemon::livemonctl

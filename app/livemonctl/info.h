@@ -1,0 +1,24 @@
+#pragma once
+
+#include <atomic>
+#include <iosfwd>
+#include <string>
+
+// `livemonctl info`: what a recording holds.
+namespace livemon::livemonctl {
+
+struct InfoOptions {
+  std::string path{};
+  bool json = false;
+  bool progress = false;  // a status line on `err`, rewritten in place (a terminal)
+};
+
+// Prints a recording's duration, event count, counts per event name and per source, compression
+// ratio and any damage found. Names, runs and hosts are printed through printableText() (JSON
+// escapes them anyway). Returns 0, kFailedExitCode when the file is not a readable recording, or
+// kInterruptedExitCode when `stop` became true first (nothing is printed to `out` then).
+int runInfo(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+// The same without a way to stop it.
+int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace livemon::livemonctl

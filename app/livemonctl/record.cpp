@@ -1,0 +1,100 @@
+#include <livemonctl/record.h>
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <set>
+
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
+#include <livemon/transport/subscriber.h>
+#include <livemonctl/command.h>
+#include <livemonctl/event_format.h>
+#include <livemonctl/text_format.h>
+
+namespace livemon::livemonctl {
+
+namespace {
+
+using namespace transport;
+using SteadyClock = std::chrono::steady_clock;
+
+constexpr std::string_view kCommand = "record";
+// Distinct sources `record` counts for its summary; a peer inventing identities cannot make the
+// set grow beyond.
+constexpr std::size_t kMaxCountedSources = 10000;
+
+int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.connect = options.endpoints;
+  subscriberOptions.filters = options.filters;
+  Subscriber subscriber(subscriberOptions);
+  std::unique_ptr<RecordingWriter> writer;
+  try {
+    writer = std::make_unique<RecordingWriter>(options.output);
+  } catch (const RecordingError& error) {
+    commandMessage(err, kCommand) << error.what() << '\n';
+    return kFailedExitCode;
+  }
+  std::string where;
+  for (const auto& endpoint : options.endpoints) where += (where.empty() ? "" : ", ") + endpoint;
+  out << "recording " << where << " to " << options.output << " (Ctrl-C stops)" << std::endl;
+
+  // Only names that were recorded: at most kMaxRecordingChannels.
+  std::map<std::string, uint64_t> perName;
+  std::set<SourceInfo> sources;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    if (!recordEvent(*writer, event)) return;
+    ++perName[event.event.name];
+    if (event.source && sources.size() < kMaxCountedSources) sources.insert(*event.source);
+  };
+  callbacks.onSourceChange = [&](const SourceChange& change) {
+    if (change.joined && change.source) {
+      err << (options.progress ? kClearStatusLine : "") << "source joined: " << printableText(describe(*change.source))
+          << '\n';
+    }
+  };
+  StatusLine status(err, options.progress);
+  const auto started = SteadyClock::now();
+  int exitCode = 0;
+  try {
+    while (!stop.load(std::memory_order_relaxed)) {
+      const auto elapsed = SteadyClock::now() - started;
+      if (options.duration.count() > 0 && elapsed >= options.duration) break;
+      subscriber.poll(std::chrono::milliseconds(100), callbacks);
+      writer->flushIfDue();
+      status.show("recording: " + std::to_string(writer->messageCount()) + " events, " +
+                  humanBytes(writer->bytesWritten()) + ", " +
+                  fixedDecimals(std::chrono::duration<double>(SteadyClock::now() - started).count(), 0) + " s" +
+                  (writer->droppedCount() ? ", " + std::to_string(writer->droppedCount()) + " not recorded" : ""));
+    }
+    writer->close();
+  } catch (const RecordingError& error) {
+    status.finish();
+    commandMessage(err, kCommand) << error.what() << '\n';
+    exitCode = kFailedExitCode;
+  }
+  status.finish();
+  const double seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
+  out << (exitCode == 0 ? "wrote " : "stopped after ") << writer->messageCount() << " events (" << perName.size()
+      << " event names, " << sources.size() << (sources.size() == kMaxCountedSources ? "+" : "") << " sources) in "
+      << fixedDecimals(seconds, 1) << " s to " << options.output << ": " << humanBytes(writer->bytesWritten())
+      << ", compression " << fixedDecimals(compressionRatio(writer->uncompressedBytes(), writer->compressedBytes()), 1)
+      << "x";
+  if (writer->droppedCount() > 0) {
+    out << "; " << writer->droppedCount() << " events not recorded: a recording holds at most " << kMaxRecordingChannels
+        << " event names of up to " << kMaxRecordingTopicBytes << " bytes";
+  }
+  out << std::endl;
+  commandMessage(err, kCommand) << "received " << formatReceiveSummary(subscriber.stats()) << std::endl;
+  return exitCode;
+}
+
+}  // namespace
+
+int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  return runCommand(kCommand, err, [&] { return record(options, stop, out, err); });
+}
+
+}  // namespace livemon::livemonctl

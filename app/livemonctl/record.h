@@ -1,0 +1,29 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <livemon/transport/wire_format.h>
+
+// `livemonctl record`: records what publishers send into an MCAP file.
+namespace livemon::livemonctl {
+
+struct RecordOptions {
+  std::vector<std::string> endpoints{std::string(transport::kDefaultEndpoint)};
+  std::string output{};
+  std::vector<std::string> filters{};    // event-name prefixes; empty records everything
+  std::chrono::milliseconds duration{0};  // 0: until stopped
+  bool progress = false;                 // a status line on `err`, rewritten in place (a terminal)
+};
+
+// Subscribes to the endpoints and records every event into `output` until `stop` or `duration`,
+// then closes the file and prints what it wrote. Events whose names do not fit in the recording
+// (kMaxRecordingChannels) are counted and reported, and recording goes on. Returns the exit
+// code: 0, or kFailedExitCode when an endpoint cannot be used or the file could not be written
+// (`err` names it; what was written up to then stays readable).
+int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+}  // namespace livemon::livemonctl

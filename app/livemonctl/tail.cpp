@@ -1,0 +1,74 @@
+#include <livemonctl/tail.h>
+
+#include <ostream>
+
+#include <livemon/transport/subscriber.h>
+#include <livemonctl/command.h>
+#include <livemonctl/event_format.h>
+
+namespace livemon::livemonctl {
+
+namespace {
+constexpr std::string_view kCommand = "tail";
+}  // namespace
+
+int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  return runCommand(kCommand, err, [&] {
+    using namespace transport;
+    SubscriberOptions subscriberOptions;
+    subscriberOptions.connect = options.endpoints;
+    subscriberOptions.filters = options.filters;
+    subscriberOptions.staleAfter = options.staleAfter;
+    Subscriber subscriber(subscriberOptions);
+
+    commandMessage(err, kCommand) << "listening to";
+    for (const std::string& endpoint : options.endpoints) err << ' ' << endpoint;
+    if (!options.filters.empty()) {
+      err << " (events starting with";
+      for (const std::string& filter : options.filters) err << " \"" << filter << '"';
+      err << ')';
+    }
+    err << std::endl;
+
+    uint64_t printed = 0;
+    SubscriberCallbacks callbacks;
+    callbacks.onEvent = [&](ReceivedEvent& event) {
+      if (options.maxEvents != 0 && printed >= options.maxEvents) return;
+      out << (options.json ? formatEventJson(event) : formatEventText(event)) << '\n';
+      ++printed;
+    };
+    callbacks.onSourceChange = [&](const SourceChange& change) {
+      out << (options.json ? formatSourceChangeJson(change) : formatSourceChangeText(change)) << '\n';
+    };
+    callbacks.onGap = [&](const GapInfo& gap) { out << (options.json ? formatGapJson(gap) : formatGapText(gap)) << '\n'; };
+
+    // What the subscriber had to give up, told once per poll at most: after a forgotten topic or
+    // source, gaps on it go uncounted until it is heard again.
+    SubscriberStats told;
+    auto notice = [&](const SubscriberStats& now) {
+      if (now.topicsEvicted != told.topicsEvicted || now.sourcesEvicted != told.sourcesEvicted) {
+        commandMessage(err, kCommand) << "notice: forgot the sequence numbers of " << now.topicsEvicted - told.topicsEvicted
+                                      << " topic(s) and " << now.sourcesEvicted - told.sourcesEvicted
+                                      << " source(s) beyond the limits; they start afresh if heard again" << std::endl;
+      }
+      if (now.protocolErrors != told.protocolErrors) {
+        commandMessage(err, kCommand)
+            << "notice: reconnected " << now.protocolErrors - told.protocolErrors
+            << " time(s) after ZeroMQ dropped a connection for breaking the protocol (a frame far beyond the limits)"
+            << std::endl;
+      }
+      told = now;
+    };
+
+    while (!stop.load(std::memory_order_relaxed) && (options.maxEvents == 0 || printed < options.maxEvents)) {
+      subscriber.poll(std::chrono::milliseconds(200), callbacks);
+      out.flush();
+      notice(subscriber.stats());
+    }
+
+    commandMessage(err, kCommand) << formatReceiveSummary(subscriber.stats()) << std::endl;
+    return 0;
+  });
+}
+
+}  // namespace livemon::livemonctl

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <livemon/transport/wire_format.h>
+
+// `livemonctl tail`: prints what publishers send, readably or as JSON lines.
+namespace livemon::livemonctl {
+
+struct TailOptions {
+  std::vector<std::string> endpoints{std::string(transport::kDefaultEndpoint)};
+  std::vector<std::string> filters;  // event-name prefixes; empty prints every event
+  bool json = false;
+  std::chrono::milliseconds staleAfter{3000};
+  uint64_t maxEvents = 0;  // stop after this many events; 0: until stopped
+};
+
+// Subscribes to every endpoint and prints each event, each source joining, going stale, coming
+// back or saying goodbye, and each gap, to `out` until `stop` becomes true or maxEvents have been
+// printed; then a summary to `err` (event_format.h). Returns the exit code: 0, or
+// kFailedExitCode when an endpoint cannot be used (`err` names it).
+int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+}  // namespace livemon::livemonctl
