@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include <livemon/ui/event_converter.h>
-#include <livemon/ui/ingest_limits.h>
-#include <livemon/ui/ingest_worker.h>
-#include <livemon/ui/staging_buffer.h>
+#include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/ingest/staging_buffer.h>
 
 #include "ui_test_support.h"
 
