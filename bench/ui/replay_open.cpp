@@ -103,10 +103,10 @@ double openOnce(const QString& path, const QString& settingsFile, uint64_t* logR
   QCoreApplication::processEvents();
 
   const auto start = SteadyClock::now();
-  livemon::ui::ReplaySession* session = window.openRecording(path);
+  livemon::ui::ReplaySession* session = window.dashboard().openRecording(path);
   const auto complete = [&] {
     if (!session->isOpen() || session->busy()) return false;
-    window.refreshNow();
+    window.dashboard().refreshNow();
     livemon::ui::ChartGrid& grid = window.chartGrid();
     if (grid.pendingChartCount() > 0 || grid.charts().empty()) return false;
     const livemon::ui::ChartRenderContext context = grid.renderContext();
@@ -121,7 +121,7 @@ double openOnce(const QString& path, const QString& settingsFile, uint64_t* logR
   }
   QCoreApplication::processEvents();  // the paint of the finished view
   const double elapsed = seconds(SteadyClock::now() - start);
-  *logRows = static_cast<uint64_t>(window.eventLog().rowCount());
+  *logRows = static_cast<uint64_t>(window.dashboard().eventLog().rowCount());
   return elapsed;
 }
 

@@ -346,9 +346,9 @@ Results runSide(const Config& config, bool naive) {
     window = std::make_unique<livemon::ui::MainWindow>(options);
     window->resize(config.width, config.height);
     window->show();
-    QObject::connect(window.get(), &livemon::ui::MainWindow::refreshed,
+    QObject::connect(&window->dashboard(), &livemon::ui::Dashboard::refreshed,
                      [&](qint64 nanoseconds) { recordTick(static_cast<double>(nanoseconds) / 1e6); });
-    ingest = &window->ingest();
+    ingest = &window->dashboard().ingest();
   }
 
   QTimer probe;
@@ -389,7 +389,7 @@ Results runSide(const Config& config, bool naive) {
     results.logged = naiveWindow->log().receivedCount();
     results.charts = naiveWindow->chartCount();
   } else {
-    results.logged = window->eventLog().receivedCount();
+    results.logged = window->dashboard().eventLog().receivedCount();
     results.charts = static_cast<int>(window->chartGrid().charts().size());
   }
   return results;

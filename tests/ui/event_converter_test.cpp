@@ -445,9 +445,8 @@ TEST(IngestWorker, ReportsWhatItsLimitsDroppedLiveAndReplayed) {
                                              received(makeSource("b", 2), Event{"note", atMs(2), {}})};
   worker.deliver(live);
   std::vector<transport::ReceivedEvent> replayed{received(makeSource("c", 3), Event{"note", atMs(3), {}})};
-  const IngestBatch detached = worker.convertDetached(replayed);
-  EXPECT_TRUE(detached.log.empty());
-  EXPECT_EQ(worker.staging().take().log.size(), 1U);
+  worker.stageReplayed(replayed);
+  EXPECT_EQ(worker.staging().take().log.size(), 1U);  // the live "a"'s: "c" is beyond the limit
   EXPECT_EQ(worker.limits().maxSources, 1U);
   const LimitDrops drops = worker.limitDrops();
   EXPECT_EQ(drops.sources.dropped, 2U);

@@ -95,7 +95,7 @@ void deliverLiveWindow(MainWindow& window) {
   test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
   std::vector<transport::ReceivedEvent> events{test::received(
       test::makeSource("live", 77, std::nullopt, kT0Ms), Event{std::string(kStatEventName), test::atMs(kT0Ms), std::move(data)})};
-  window.ingest().deliver(events);
+  window.dashboard().ingest().deliver(events);
 }
 
 class ReplayTest : public ::testing::Test {
@@ -116,7 +116,7 @@ class ReplayTest : public ::testing::Test {
 
   // Opens the test's recording on the timeline and waits until its first window is shown.
   ReplaySession* openReplay(MainWindow& window, const QString& path) {
-    ReplaySession* session = window.openRecording(path);
+    ReplaySession* session = window.dashboard().openRecording(path);
     QSignalSpy opened(session, &ReplaySession::opened);
     EXPECT_TRUE(opened.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
     settle(window, *session);
@@ -125,12 +125,12 @@ class ReplayTest : public ::testing::Test {
 
   static void settle(MainWindow& window, ReplaySession& session) {
     ASSERT_TRUE(waitFor([&] { return !session.busy(); }));
-    window.refreshNow();
+    window.dashboard().refreshNow();
   }
 
   static const SeriesEntry* lossSeries(const MainWindow& window) {
-    for (SeriesId id = 0; id < window.registry().seriesIdEnd(); ++id) {
-      const SeriesEntry* series = window.registry().series(id);
+    for (SeriesId id = 0; id < window.dashboard().registry().seriesIdEnd(); ++id) {
+      const SeriesEntry* series = window.dashboard().registry().series(id);
       if (series != nullptr && series->stat == QLatin1String("loss")) return series;
     }
     return nullptr;
@@ -138,7 +138,7 @@ class ReplayTest : public ::testing::Test {
 
   // The log and the loss series show exactly events first..last (by index).
   static void expectShows(MainWindow& window, int first, int last) {
-    EXPECT_EQ(window.eventLog().rowCount(), last - first + 1);
+    EXPECT_EQ(window.dashboard().eventLog().rowCount(), last - first + 1);
     const SeriesEntry* loss = lossSeries(window);
     ASSERT_NE(loss, nullptr);
     EXPECT_EQ(loss->store.firstX(), kT0Ms + 500.0 * first);
@@ -235,24 +235,24 @@ TEST_F(ReplayTest, ATimeBeyondTheTimelinesRangeIsHeldAtItsEnd) {
   EXPECT_EQ(session->info().startNs, eventNs(0));
   EXPECT_EQ(session->info().endNs, std::numeric_limits<int64_t>::max());
   EXPECT_EQ(session->playheadNs(), session->info().endNs);
-  EXPECT_EQ(window.eventLog().rowCount(), 3);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 3);
 
   session->seek(eventNs(1));
   settle(window, *session);
   EXPECT_EQ(session->playheadNs(), eventNs(1));
-  EXPECT_EQ(window.eventLog().rowCount(), 2);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 2);
   for (int i = 0; i < 5; ++i) {  // far beyond the end, past what int64 holds: lands on it
     session->step(std::numeric_limits<int>::max());
     settle(window, *session);
   }
   EXPECT_EQ(session->playheadNs(), session->info().endNs);
-  EXPECT_EQ(window.eventLog().rowCount(), 3);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 3);
   for (int i = 0; i < 5; ++i) {
     session->step(std::numeric_limits<int>::min());
     settle(window, *session);
   }
   EXPECT_EQ(session->playheadNs(), session->info().startNs);
-  EXPECT_EQ(window.eventLog().rowCount(), 1);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 1);
 }
 
 TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {
@@ -267,14 +267,14 @@ TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {
 
   session->setSpeed(2.0);
   clock_.advance(5s);  // 10 s of recording: 20 events more
-  window.refreshNow();
+  window.dashboard().refreshNow();
   settle(window, *session);
   EXPECT_EQ(session->playheadNs(), eventNs(20));
   expectShows(window, 0, 20);
 
   session->setSpeed(64.0);
   clock_.advance(10s);  // 640 s: past the end
-  window.refreshNow();
+  window.dashboard().refreshNow();
   settle(window, *session);
   EXPECT_EQ(session->playheadNs(), eventNs(kEvents - 1));
   EXPECT_FALSE(session->isPlaying());
@@ -310,13 +310,13 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   window.show();
   test::QtWarnings warnings;
   deliverLiveWindow(window);
-  window.refreshNow();
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
+  window.dashboard().refreshNow();
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
   const SourceId live = 0;
   openReplay(window, path);
-  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
-  window.refreshNow();
-  ASSERT_EQ(window.registry().sourceCount(), 2U);
+  while (window.chartGrid().pendingChartCount() > 0) window.dashboard().refreshNow();
+  window.dashboard().refreshNow();
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 2U);
   ASSERT_NE(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
   StatChartView* loss = window.chartGrid().chart(QStringLiteral("loss"));
   ASSERT_NE(loss, nullptr);
@@ -328,18 +328,18 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   ASSERT_FALSE(ranges.table()->isColumnHidden(RangesModel::SourceColumn));
   // The recording's range is the one looked at when it closes.
   ASSERT_TRUE(ranges.selectRow(ranges.model().rowOf(1, QStringLiteral("forward"))));
-  window.refreshNow();
+  window.dashboard().refreshNow();
   ASSERT_NE(ranges.chart(), nullptr);
 
-  window.closeReplay();
-  window.refreshNow();
+  window.dashboard().closeReplay();
+  window.dashboard().refreshNow();
 
-  EXPECT_EQ(window.registry().sourceCount(), 1U);
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 1U);
   EXPECT_EQ(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
   EXPECT_EQ(window.chartGrid().charts().size(), 2U);  // loss and range/forward, the live run's
   for (StatChartView* chart : window.chartGrid().charts()) {
     chart->render(window.chartGrid().renderContext(), true);
-    for (SeriesId id : chart->seriesIds()) EXPECT_EQ(window.registry().series(id)->source, live);
+    for (SeriesId id : chart->seriesIds()) EXPECT_EQ(window.dashboard().registry().series(id)->source, live);
   }
   loss = window.chartGrid().chart(QStringLiteral("loss"));
   ASSERT_NE(loss, nullptr);
@@ -354,8 +354,8 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   EXPECT_TRUE(ranges.table()->isColumnHidden(RangesModel::SourceColumn));
   EXPECT_EQ(ranges.selectedRow(), 0);
   ASSERT_NE(ranges.chart(), nullptr);
-  for (SeriesId id : ranges.chart()->seriesIds()) EXPECT_EQ(window.registry().series(id)->source, live);
-  EXPECT_EQ(window.eventLog().rowCount(), 1);
+  for (SeriesId id : ranges.chart()->seriesIds()) EXPECT_EQ(window.dashboard().registry().series(id)->source, live);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 1);
   // The offscreen platform remarks on every size-hint change of a shown window (the timeline bar
   // hides): not the dashboard's doing.
   warnings.messages().removeIf([](const QString& message) { return message.contains(QLatin1String("propagateSizeHints")); });
@@ -369,14 +369,14 @@ TEST_F(ReplayTest, OpeningAnotherRecordingReplacesTheFirstsSources) {
   window.setTimeRange(TimeRange::All);
   test::QtWarnings warnings;
   openReplay(window, recording_);
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
-  ASSERT_NE(window.registry().source(0), nullptr);
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  ASSERT_NE(window.dashboard().registry().source(0), nullptr);
 
   openReplay(window, other);
-  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
-  EXPECT_EQ(window.registry().source(0), nullptr);
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
-  const SourceEntry* source = window.registry().source(1);
+  while (window.chartGrid().pendingChartCount() > 0) window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().source(0), nullptr);
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  const SourceEntry* source = window.dashboard().registry().source(1);
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->endpoint, other);
   EXPECT_EQ(source->label, QStringLiteral("train"));  // not "train :4343": nothing left to tell it from
@@ -385,7 +385,7 @@ TEST_F(ReplayTest, OpeningAnotherRecordingReplacesTheFirstsSources) {
   EXPECT_EQ(loss->seriesIds().size(), 1U);
   EXPECT_NE(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
   EXPECT_EQ(window.rangesView().model().rowCount(), 1);
-  EXPECT_EQ(window.eventLog().rowCount(), 20);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 20);
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
 }
 
@@ -394,18 +394,18 @@ TEST_F(ReplayTest, ARecordingOpenedAgainAfterClosingComesBackAsNewSources) {
   window.setTimeRange(TimeRange::All);
   openReplay(window, recording_);
   const SourceId first = lossSeries(window)->source;
-  window.closeReplay();
-  window.refreshNow();
-  EXPECT_EQ(window.registry().sourceCount(), 0U);
+  window.dashboard().closeReplay();
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 0U);
   EXPECT_EQ(window.chartGrid().charts().size(), 0U);
-  EXPECT_EQ(window.eventLog().rowCount(), 0);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 0);
 
   openReplay(window, recording_);
   ASSERT_NE(lossSeries(window), nullptr);
   EXPECT_NE(lossSeries(window)->source, first);
-  EXPECT_EQ(window.registry().sourceCount(), 1U);
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 1U);
   expectShows(window, 0, kEvents - 1);
-  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
+  while (window.chartGrid().pendingChartCount() > 0) window.dashboard().refreshNow();
   EXPECT_NE(window.chartGrid().chart(QStringLiteral("loss")), nullptr);
 }
 
@@ -438,16 +438,16 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   }
   MainWindow window(options());
   window.setTimeRange(TimeRange::All);
-  const IngestLimits limits = window.ingest().limits();
+  const IngestLimits limits = window.dashboard().ingest().limits();
   openReplay(window, path);
-  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), limits.maxCharts);
   EXPECT_EQ(window.chartGrid().charts().size() + static_cast<std::size_t>(window.chartGrid().pendingChartCount()),
             limits.maxCharts);
   // Every Stat window is logged; of the other events only those with the names that fit.
-  EXPECT_EQ(window.eventLog().rowCount(), static_cast<int>(kWindows + limits.maxEventNames - 1));
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), static_cast<int>(kWindows + limits.maxEventNames - 1));
   ASSERT_NE(lossSeries(window), nullptr);
   EXPECT_EQ(lossSeries(window)->store.lastY(), kWindows - 1.0);
-  window.updateStatus();
+  window.dashboard().updateStatus();
   const QLocale locale;
   const QString refused = locale.toString(static_cast<qulonglong>(kWindows - (limits.maxCharts - 1)));
   EXPECT_EQ(window.limitText(), QStringLiteral("⚠ dropped %1 values of %1 new charts beyond the %2-chart limit · +1 more")
@@ -455,10 +455,10 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   EXPECT_TRUE(window.limitToolTip().contains(QStringLiteral("%1 events of %1 new event names not logged").arg(refused)))
       << window.limitToolTip().toStdString();
 
-  window.closeReplay();
-  window.refreshNow();
-  EXPECT_EQ(window.registry().sourceCount(), 0U);
-  EXPECT_EQ(window.registry().seriesCount(), 0U);
+  window.dashboard().closeReplay();
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 0U);
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), 0U);
   EXPECT_EQ(window.chartGrid().charts().size() + static_cast<std::size_t>(window.chartGrid().pendingChartCount()), 0U);
 
   // The room is free again: a live run gets as many charts as the limit allows.
@@ -466,9 +466,9 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   for (std::size_t i = 0; i < limits.maxCharts; ++i) data[numbered("live", static_cast<int>(i), ".mean")] = 1.0;
   std::vector<transport::ReceivedEvent> live{test::received(test::makeSource("live", 77, std::nullopt, kT0Ms),
                                                             Event{std::string(kStatEventName), test::atMs(kT0Ms), std::move(data)})};
-  window.ingest().deliver(live);
-  window.refreshNow();
-  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
+  window.dashboard().ingest().deliver(live);
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), limits.maxCharts);
 }
 
 TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingTheOffset) {
@@ -486,20 +486,20 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
   EXPECT_LT(session->info().events, static_cast<uint64_t>(kEvents));
   ASSERT_FALSE(session->info().problems.isEmpty());
   EXPECT_TRUE(session->info().problems.front().startsWith(QStringLiteral("byte ")));
-  EXPECT_EQ(window.eventLog().rowCount(), static_cast<int>(session->info().events));
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), static_cast<int>(session->info().events));
 
   const QString garbled = dir_.filePath(QStringLiteral("garbled.mcap"));
   {
     std::ofstream out(garbled.toStdString(), std::ios::binary);
     out << "\x89MCAP0\r\n" << std::string(64, '\x5a');
   }
-  ReplaySession* bad = window.openRecording(garbled);
+  ReplaySession* bad = window.dashboard().openRecording(garbled);
   QSignalSpy failed(bad, &ReplaySession::openFailed);
   ASSERT_TRUE(failed.wait(30'000));
   const QString message = failed.front().at(0).toString();
   EXPECT_TRUE(message.contains(QStringLiteral("garbled.mcap"))) << message.toStdString();
   EXPECT_TRUE(message.contains(QStringLiteral("byte 8"))) << message.toStdString();
-  EXPECT_EQ(window.lastError(), message);
+  EXPECT_EQ(window.dashboard().lastError(), message);
   EXPECT_FALSE(bad->isOpen());
 }
 
@@ -513,9 +513,9 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&window, &drop);
-  ASSERT_NE(window.replay(), nullptr);
-  ASSERT_TRUE(waitFor([&] { return window.replay()->isOpen(); }));
-  EXPECT_EQ(window.replay()->info().path, recording_);
+  ASSERT_NE(window.dashboard().replay(), nullptr);
+  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay()->isOpen(); }));
+  EXPECT_EQ(window.dashboard().replay()->info().path, recording_);
 
   QMimeData text;
   text.setUrls({QUrl::fromLocalFile(dir_.filePath(QStringLiteral("notes.txt")))});
@@ -527,20 +527,20 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
 
 TEST_F(ReplayTest, ABaselineJoinsAsItsOwnLabelledSource) {
   MainWindow window(options());
-  ReplaySession* baseline = window.openRecording(recording_, ReplayMode::Baseline);
+  ReplaySession* baseline = window.dashboard().openRecording(recording_, ReplayMode::Baseline);
   ASSERT_TRUE(waitFor([&] { return baseline->isOpen() && !baseline->busy(); }));
-  window.refreshNow();
-  EXPECT_EQ(window.replay(), nullptr);
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
-  EXPECT_EQ(window.registry().source(0)->label, QStringLiteral("baseline: train"));
-  EXPECT_EQ(window.eventLog().rowCount(), kEvents);
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().replay(), nullptr);
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  EXPECT_EQ(window.dashboard().registry().source(0)->label, QStringLiteral("baseline: train"));
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), kEvents);
 }
 
 TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
   MainWindow window(options());
   const QString path = dir_.filePath(QStringLiteral("recorded.mcap"));
-  ASSERT_TRUE(window.startRecording(path));
-  EXPECT_TRUE(window.isRecording());
+  ASSERT_TRUE(window.dashboard().startRecording(path));
+  EXPECT_TRUE(window.dashboard().isRecording());
   const auto source = test::makeSource("live", 77);
   constexpr int kRecorded = 3000;
   for (int i = 0; i < kRecorded; i += 100) {
@@ -548,15 +548,15 @@ TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
     for (int j = i; j < i + 100; ++j) {
       events.push_back(test::received(source, Event{"step", test::atMs(kT0Ms + j), {{"i", int64_t{j}}}}));
     }
-    window.ingest().deliver(events);
+    window.dashboard().ingest().deliver(events);
   }
-  window.updateStatus();
+  window.dashboard().updateStatus();
   EXPECT_TRUE(window.recordingText().contains(QStringLiteral("recorded.mcap"))) << window.recordingText().toStdString();
   EXPECT_TRUE(window.recordingText().contains(QStringLiteral("3,000 events")) ||
               window.recordingText().contains(QStringLiteral("3000 events")))
       << window.recordingText().toStdString();
-  window.stopRecording();
-  EXPECT_FALSE(window.isRecording());
+  window.dashboard().stopRecording();
+  EXPECT_FALSE(window.dashboard().isRecording());
   EXPECT_TRUE(window.recordingText().isEmpty());
 
   transport::RecordingReader reader(path.toStdString());
@@ -568,8 +568,8 @@ TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
 TEST_F(ReplayTest, TheSizeLabelGrowsWithTheFile) {
   MainWindow window(options());
   const QString path = dir_.filePath(QStringLiteral("growing.mcap"));
-  ASSERT_TRUE(window.startRecording(path));
-  window.updateStatus();
+  ASSERT_TRUE(window.dashboard().startRecording(path));
+  window.dashboard().updateStatus();
   const QString before = window.recordingText();
   EXPECT_TRUE(before.contains(QStringLiteral("0 events"))) << before.toStdString();
   const auto source = test::makeSource("live", 78);
@@ -578,24 +578,24 @@ TEST_F(ReplayTest, TheSizeLabelGrowsWithTheFile) {
   for (int j = 0; j < 40'000; ++j) {
     events.push_back(test::received(source, Event{"step", test::atMs(kT0Ms + j), {{"text", std::string(40, 'x')}}}));
   }
-  window.ingest().deliver(events);
-  window.updateStatus();
+  window.dashboard().ingest().deliver(events);
+  window.dashboard().updateStatus();
   EXPECT_NE(window.recordingText(), before);
-  EXPECT_GT(window.ingest().recordingStatus().bytes, 0U);
+  EXPECT_GT(window.dashboard().ingest().recordingStatus().bytes, 0U);
   EXPECT_TRUE(window.recordingText().contains(QLocale().formattedDataSize(
-      static_cast<qint64>(window.ingest().recordingStatus().bytes))))
+      static_cast<qint64>(window.dashboard().ingest().recordingStatus().bytes))))
       << window.recordingText().toStdString();
-  window.stopRecording();
+  window.dashboard().stopRecording();
 }
 
 TEST_F(ReplayTest, RecordingIntoADirectoryOrAnUnwritablePlaceFailsWithAClearError) {
   MainWindow window(options());
-  EXPECT_FALSE(window.startRecording(dir_.path()));
-  EXPECT_FALSE(window.isRecording());
-  EXPECT_TRUE(window.lastError().contains(dir_.path())) << window.lastError().toStdString();
+  EXPECT_FALSE(window.dashboard().startRecording(dir_.path()));
+  EXPECT_FALSE(window.dashboard().isRecording());
+  EXPECT_TRUE(window.dashboard().lastError().contains(dir_.path())) << window.dashboard().lastError().toStdString();
   const QString missing = dir_.filePath(QStringLiteral("no/such/dir/run.mcap"));
-  EXPECT_FALSE(window.startRecording(missing));
-  EXPECT_TRUE(window.lastError().contains(missing)) << window.lastError().toStdString();
+  EXPECT_FALSE(window.dashboard().startRecording(missing));
+  EXPECT_TRUE(window.dashboard().lastError().contains(missing)) << window.dashboard().lastError().toStdString();
   EXPECT_TRUE(window.recordingText().isEmpty());
 }
 

@@ -60,26 +60,16 @@ void IngestWorker::deliver(std::vector<transport::ReceivedEvent>& events) {
   converted_.clear();
 }
 
-IngestBatch IngestWorker::convertDetached(std::vector<transport::ReceivedEvent>& events) {
-  IngestBatch result;
+void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events) {
+  IngestBatch replayed;
   std::lock_guard lock(converterMutex_);
-  // What the polling thread converted so far holds older descriptors: they go first.
+  // What the polling thread converted so far holds older descriptors: it goes first.
   if (!converted_.empty()) {
     staging_.push(std::move(converted_));
     converted_.clear();
   }
-  for (transport::ReceivedEvent& event : events) converter_.convert(event, result);
-  if (!result.sources.empty() || !result.names.empty() || !result.series.empty()) {
-    IngestBatch descriptors;
-    descriptors.sources = std::move(result.sources);
-    descriptors.names = std::move(result.names);
-    descriptors.series = std::move(result.series);
-    result.sources.clear();
-    result.names.clear();
-    result.series.clear();
-    staging_.push(std::move(descriptors));
-  }
-  return result;
+  for (transport::ReceivedEvent& event : events) converter_.convert(event, replayed);
+  if (!replayed.empty()) staging_.pushReplayed(std::move(replayed));
 }
 
 LimitDrops IngestWorker::limitDrops() const {

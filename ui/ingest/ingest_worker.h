@@ -70,12 +70,11 @@ class IngestWorker : public QObject {
   // be moved from.
   void deliver(std::vector<transport::ReceivedEvent>& events);
 
-  // Converts events (from a recording being replayed) with the same converter as live ones, so
-  // their sources, names and series share its ids. The descriptors of anything new go into the
-  // staging buffer, behind everything converted before; the samples and log entries are
-  // returned, for the caller to apply once the staging buffer's descriptors are applied (or to
-  // drop). Not recorded. The events may be moved from.
-  IngestBatch convertDetached(std::vector<transport::ReceivedEvent>& events);
+  // Converts events from a recording being replayed with the same converter as live ones, so
+  // their sources, names and series share its ids, and stages them behind everything converted
+  // before (StagingBuffer::pushReplayed): descriptors precede their samples by construction, as
+  // for live events. Not recorded. The events may be moved from.
+  void stageReplayed(std::vector<transport::ReceivedEvent>& events);
   // The converter forgets sources the dashboard removed (EventConverter::forgetSources), so a
   // recording opened again comes back as new sources. Call it once nothing converts their events
   // any more (their ReplaySession is gone).

@@ -14,8 +14,14 @@ namespace livemon::ui {
 // per poll under a short lock (a vector swap or move-append); the GUI take()s everything on its
 // refresh timer, so a burst of events costs the GUI one batch, never a signal per event.
 //
-// Overflow policy (GUI stalled or gone): descriptors are always kept; log entries and samples
-// beyond the limits are discarded new-first and counted, so memory stays bounded.
+// Overflow policy (GUI stalled or gone): descriptors are always kept; live log entries and
+// samples beyond the limits are discarded new-first and counted, so memory stays bounded.
+// Replayed batches (pushReplayed) are kept whole and do not use up the live limits: a recording's
+// reader thread converts only what a seek or the playhead asks for, so they are bounded by the
+// window read, and dropping them would leave holes in a recording the user is looking at.
+//
+// Live and replayed batches share this one buffer, in the order they were converted, so every
+// descriptor precedes the samples that use it and the GUI's refresh is take-then-apply.
 class StagingBuffer {
  public:
   struct Limits {
@@ -27,6 +33,7 @@ class StagingBuffer {
   explicit StagingBuffer(Limits limits);
 
   void push(IngestBatch&& batch);
+  void pushReplayed(IngestBatch&& batch);
   IngestBatch take();
 
   uint64_t droppedLogEntries() const noexcept { return droppedLog_.load(std::memory_order_relaxed); }
@@ -36,6 +43,8 @@ class StagingBuffer {
   Limits limits_;
   mutable std::mutex mutex_;
   IngestBatch pending_;
+  std::size_t liveLog_ = 0;      // guarded by mutex_: pending_'s live log entries
+  std::size_t liveSamples_ = 0;  // guarded by mutex_: pending_'s live samples
   std::atomic<uint64_t> droppedLog_{0};
   std::atomic<uint64_t> droppedSamples_{0};
 };

@@ -17,7 +17,7 @@ namespace livemon::ui {
 
 namespace {
 
-// Events converted per batch: bounds the memory a long window holds before the GUI takes it.
+// Events converted and staged at once: bounds the memory a read holds before staging it.
 constexpr std::size_t kEventsPerBatch = 16384;
 
 // Marks a replayed source's instance id, so a recording of a publisher that is also live is still
@@ -85,8 +85,7 @@ void ReplaySession::open(const QString& path, ReplayMode mode) {
 void ReplaySession::finishOpen(RecordingInfo info) {
   info_ = std::move(info);
   open_ = true;
-  ++generation_;
-  currentGeneration_.store(generation_, std::memory_order_relaxed);
+  startGeneration();
   playheadNs_ = info_.endNs;
   Request read;
   read.generation = generation_;
@@ -95,6 +94,15 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   post(std::move(read));
   emit opened();
   emit playheadChanged(playheadNs_);
+}
+
+void ReplaySession::startGeneration() {
+  {
+    std::lock_guard lock(stageMutex_);
+    ++generation_;
+    currentGeneration_.store(generation_, std::memory_order_relaxed);
+  }
+  emit generationStarted();
 }
 
 int64_t ReplaySession::windowStart(int64_t playhead) const {
@@ -113,8 +121,7 @@ void ReplaySession::setWindow(std::optional<std::chrono::nanoseconds> window) {
 void ReplaySession::seek(int64_t ns) {
   if (!open_ || mode_ != ReplayMode::Replay) return;
   playheadNs_ = std::clamp(ns, info_.startNs, info_.endNs);
-  ++generation_;
-  currentGeneration_.store(generation_, std::memory_order_relaxed);
+  startGeneration();
   Request read;
   read.generation = generation_;
   read.fromNs = windowStart(playheadNs_);
@@ -182,19 +189,6 @@ void ReplaySession::advance(std::chrono::nanoseconds elapsed) {
     playing_ = false;
     emit playingChanged(false);
   }
-}
-
-std::vector<IngestBatch> ReplaySession::takeBatches() {
-  std::vector<Result> results;
-  {
-    std::lock_guard lock(mutex_);
-    results.swap(results_);
-  }
-  std::vector<IngestBatch> batches;
-  for (Result& result : results) {
-    if (result.generation == generation_) batches.push_back(std::move(result.batch));
-  }
-  return batches;
 }
 
 bool ReplaySession::busy() const {
@@ -291,10 +285,12 @@ void ReplaySession::handleRead(const Request& request) {
   events.reserve(kEventsPerBatch);
   const auto hand = [&] {
     if (events.empty()) return;
-    IngestBatch batch = ingest_.convertDetached(events);
+    {
+      std::lock_guard lock(stageMutex_);
+      // A seek since: these would show what is no longer asked for.
+      if (currentGeneration_.load(std::memory_order_relaxed) == generation) ingest_.stageReplayed(events);
+    }
     events.clear();
-    std::lock_guard lock(mutex_);
-    results_.push_back(Result{generation, std::move(batch)});
   };
   std::string firstError;
   uint64_t undecodable = 0;

@@ -45,8 +45,8 @@ struct RecordingInfo {
 };
 
 // Thread-compatible: every public member is for the GUI thread. A worker thread owns the
-// RecordingReader (which is not thread-safe); requests reach it through a queue, and its results
-// come back as queued signals and as batches the GUI takes with takeBatches().
+// RecordingReader (which is not thread-safe); requests reach it through a queue, its results
+// come back as queued signals, and the events it reads go into the IngestWorker's staging buffer.
 //
 // A recording opened for replay, with a playhead on the recording's receive clock. The dashboard
 // shows exactly the events received at or before the playhead, over the time window its charts
@@ -56,9 +56,9 @@ struct RecordingInfo {
 // file of any size. Playing moves the playhead by the clock's elapsed time × speed on each tick()
 // and reads only the stretch it passed.
 //
-// Events are converted by the IngestWorker's converter (convertDetached), as live events are, so
-// the charts and the log treat them alike. Each source of the recording is kept apart from live
-// publishers, even the same one seen live.
+// Events are converted and staged by the IngestWorker (stageReplayed), as live events are, so the
+// charts and the log treat them alike and one refresh applies both. Each source of the recording
+// is kept apart from live publishers, even the same one seen live.
 class ReplaySession : public QObject {
   Q_OBJECT
 
@@ -107,10 +107,6 @@ class ReplaySession : public QObject {
 
   // Changes with every seek: what the dashboard shows of this recording must then be cleared.
   uint64_t generation() const noexcept { return generation_; }
-  // Converted events of the current generation, oldest first (those of older ones are dropped).
-  // Apply them after the IngestWorker's staging buffer taken after this call, which holds their
-  // sources, names and series.
-  std::vector<IngestBatch> takeBatches();
   // Requests the worker has not finished.
   bool busy() const;
 
@@ -125,6 +121,10 @@ class ReplaySession : public QObject {
   void progress(const QString& what, qint64 done, qint64 total);
   // A requested stretch has been read and its batches can be taken.
   void loaded();
+  // A seek started a new generation. Emitted on the GUI thread, before the new window is read and
+  // once nothing of the old generation can be staged any more: a receiver applies what is staged
+  // and then clears what it shows of this recording (endpointLabel()).
+  void generationStarted();
   // Damage found while reading, naming the byte offset.
   void problemFound(const QString& message);
   void playheadChanged(qint64 ns);
@@ -139,14 +139,12 @@ class ReplaySession : public QObject {
     std::string path;  // Open
     ReplayMode mode = ReplayMode::Replay;
   };
-  struct Result {
-    uint64_t generation = 0;
-    IngestBatch batch;
-  };
   // Worker-side state the GUI never touches.
   struct Worker;
 
   void post(Request request);
+  // Starts a new generation: reads of older ones stage nothing more.
+  void startGeneration();
   void finishOpen(RecordingInfo info);
   void forwardTo(int64_t ns);
   void run();
@@ -173,13 +171,15 @@ class ReplaySession : public QObject {
 
   // Shared with the worker.
   std::atomic<uint64_t> currentGeneration_{0};  // a read of an older generation stops early
+  // Held while the worker stages a batch and while the GUI starts a generation, so that nothing
+  // of an older generation is staged after generationStarted().
+  std::mutex stageMutex_;
   std::atomic<bool> abandoned_{false};  // set by the destructor: the worker stops reading
   std::atomic<uint64_t> chunksRead_{0};
   std::atomic<uint64_t> messagesRead_{0};
   mutable std::mutex mutex_;
   std::condition_variable wake_;
   std::deque<Request> requests_;  // guarded by mutex_
-  std::vector<Result> results_;   // guarded by mutex_
   int inFlight_ = 0;              // guarded by mutex_: requests queued or being handled
   bool stopping_ = false;         // guarded by mutex_
   std::unique_ptr<Worker> worker_;  // used by the worker thread only

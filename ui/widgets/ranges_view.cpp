@@ -21,8 +21,8 @@ namespace {
 constexpr int kNumberColumnWidth = 92;
 }  // namespace
 
-RangesView::RangesView(const StatRegistry& registry, QWidget* parent) : QWidget(parent), registry_(registry) {
-  model_ = new RangesModel(registry_, this);
+RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent)
+    : QWidget(parent), registry_(registry), model_(&model) {
   proxy_ = new QSortFilterProxyModel(this);
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(RangesModel::SortRole);
@@ -97,23 +97,20 @@ RangesView::RangesView(const StatRegistry& registry, QWidget* parent) : QWidget(
   updateSummary();
 }
 
-void RangesView::apply(const IngestBatch& batch, const RegistryChanges& changes) {
-  model_->apply(batch);
-  if (changes.labelsChanged) {
-    model_->sourceLabelsChanged();
-    if (chart_ != nullptr) chart_->refreshSeriesNames();
-    updateChartTitle();
-  }
+void RangesView::sourceLabelsChanged() {
+  if (chart_ != nullptr) chart_->refreshSeriesNames();
+  updateChartTitle();
 }
 
-void RangesView::remove(const RegistryRemoval& removal) {
-  if (removal.empty()) return;
-  const SourceId selectedSource = model_->source(selected_);
-  const QString selectedName = model_->rangeName(selected_);
+void RangesView::beginRemove() {
+  removingSelectedSource_ = model_->source(selected_);
+  removingSelectedName_ = model_->rangeName(selected_);
   removingRows_ = true;
-  model_->removeSources(removal.sources);
+}
+
+void RangesView::endRemove(const RegistryRemoval& removal) {
   removingRows_ = false;
-  const int stillThere = selected_ >= 0 ? model_->rowOf(selectedSource, selectedName) : -1;
+  const int stillThere = selected_ >= 0 ? model_->rowOf(removingSelectedSource_, removingSelectedName_) : -1;
   if (stillThere >= 0) {
     selected_ = stillThere;  // the chart shows a remaining source's series: it stays
   } else if (selected_ >= 0) {
@@ -121,10 +118,7 @@ void RangesView::remove(const RegistryRemoval& removal) {
     // Clearing the current index too, so that selecting the top row on the next refresh is a change.
     table_->selectionModel()->clear();
   }
-  if (removal.labelsChanged) {
-    model_->sourceLabelsChanged();
-    if (chart_ != nullptr) chart_->refreshSeriesNames();
-  }
+  if (removal.labelsChanged && chart_ != nullptr) chart_->refreshSeriesNames();
   table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
   updateChartTitle();
   updateSummary();

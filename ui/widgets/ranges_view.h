@@ -28,15 +28,17 @@ struct RegistryRemoval;
 // StatChartView of the range's Stat ("range/<name>") showing the selected row's source only; the
 // count is left out, as it is not a duration and would squash the y axis.
 //
-// Its owner feeds it like the chart grid: apply() with each batch, refresh() on each GUI tick with
-// the grid's render context, so the chart shares the grid's time range, zoom and pause. Zoom and
-// pan requests from the chart come out as rangeRequested/resetRequested for the owner of that
-// shared range.
+// The model is the Dashboard's, which applies each batch to it. Its owner wires the Dashboard's
+// signals to sourceLabelsChanged() and beginRemove()/endRemove(), and calls refresh() on each GUI
+// tick with the grid's render context, so the chart shares the grid's time range, zoom and pause.
+// Zoom and pan requests from the chart come out as rangeRequested/resetRequested for the owner of
+// that shared range.
 class RangesView : public QWidget {
   Q_OBJECT
 
  public:
-  explicit RangesView(const StatRegistry& registry, QWidget* parent = nullptr);
+  // `registry` and `model` must outlive the view.
+  RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent = nullptr);
 
   RangesModel& model() const noexcept { return *model_; }
   QSortFilterProxyModel& proxy() const noexcept { return *proxy_; }
@@ -45,11 +47,12 @@ class RangesView : public QWidget {
   // The selected range's chart; nullptr while no range is selected.
   StatChartView* chart() const noexcept { return chart_; }
 
-  // Records a batch, after StatRegistry::apply gave `changes`.
-  void apply(const IngestBatch& batch, const RegistryChanges& changes);
-  // Drops the rows of removed sources (StatRegistry::removeSources). A selected range of a
-  // removed source is unselected, and the next refresh selects the top row.
-  void remove(const RegistryRemoval& removal);
+  // A source's label changed (the model was told): the chart and its title follow.
+  void sourceLabelsChanged();
+  // Around RangesModel::removeSources: a selected range of a removed source is unselected, and
+  // the next refresh selects the top row; one of a remaining source stays selected.
+  void beginRemove();
+  void endRemove(const RegistryRemoval& removal);
   // One GUI tick: shows what was applied (unless paused), selects the top row when nothing is
   // selected yet, and redraws the chart if it is on screen and changed.
   void refresh(const ChartRenderContext& context);
@@ -87,7 +90,9 @@ class RangesView : public QWidget {
   StatChartView* chart_ = nullptr;
   int selected_ = -1;
   bool paused_ = false;
-  bool removingRows_ = false;  // the selection moves with the rows; remove() settles it after
+  bool removingRows_ = false;  // the selection moves with the rows; endRemove() settles it after
+  SourceId removingSelectedSource_ = 0;  // the selected row's, as beginRemove() found it
+  QString removingSelectedName_;
 };
 
 }  // namespace livemon::ui
