@@ -5,9 +5,12 @@
 #include <exception>
 #include <iterator>
 
+#include <QDateTime>
+#include <QDir>
 #include <QFileInfo>
 #include <QLocale>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <livemon/transport/wire_format.h>
@@ -286,6 +289,13 @@ void Dashboard::stopRecording() {
     reportError(tr("Recording incomplete"), QString::fromStdString(error.what()));
   }
   emit recordingChanged();
+}
+
+QString Dashboard::defaultRecordingPath() {
+  QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (directory.isEmpty() || !QFileInfo(directory).isDir()) directory = QDir::homePath();
+  return QDir(directory).filePath(
+      QStringLiteral("livemon-%1.mcap").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
 }
 
 bool Dashboard::isRecording() const { return ingest_->recordingStatus().active; }

@@ -136,6 +136,8 @@ class Dashboard : public QObject {
   void stopRecording();
   bool isRecording() const;
   IngestWorker::RecordingStatus recordingStatus() const;
+  // A file name for a new recording, in the user's documents directory.
+  static QString defaultRecordingPath();
   // The last error reported (a recording that cannot be opened or written).
   const QString& lastError() const noexcept { return lastError_; }
 

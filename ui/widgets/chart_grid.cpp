@@ -38,7 +38,7 @@ ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollAre
                             content_);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
-  placeholder_->setStyleSheet(QStringLiteral("color: #8b929e; padding: 40px;"));
+  placeholder_->setStyleSheet(dimTextStyle(QStringLiteral("padding: 40px;")));
   setWidget(content_);
   setWidgetResizable(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);

@@ -12,6 +12,7 @@
 
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 
@@ -37,11 +38,11 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent) : QDialog(pa
 
   error_ = new QLabel(this);
   error_->setWordWrap(true);
-  error_->setStyleSheet(QStringLiteral("color: #e8615a;"));
+  error_->setStyleSheet(errorTextStyle());
   error_->hide();
   layout->addWidget(error_);
   auto* hint = new QLabel(tr("Examples: tcp://127.0.0.1:5555, tcp://gpu-node-3:5555, ipc:///tmp/train.sock"), this);
-  hint->setStyleSheet(QStringLiteral("color: #8b929e;"));
+  hint->setStyleSheet(dimTextStyle());
   layout->addWidget(hint);
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);

@@ -3,8 +3,17 @@
 #include <array>
 
 #include <QApplication>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QPalette>
+#include <QPen>
 #include <QStyleFactory>
+#include <QVBoxLayout>
+#include <QtCharts/QAbstractAxis>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
 
 namespace livemon::ui {
 
@@ -93,6 +102,91 @@ int aggregationOrder(const QString& aggregation) {
     if (aggregation == QLatin1String(kAggregations[i].name)) return static_cast<int>(i);
   }
   return static_cast<int>(kAggregations.size());
+}
+
+QString dimTextStyle(const QString& extra) {
+  QString sheet = QStringLiteral("color: %1;").arg(QColor(colours::kDimText).name());
+  if (!extra.isEmpty()) sheet += QLatin1Char(' ') + extra;
+  return sheet;
+}
+
+QString errorTextStyle() { return QStringLiteral("color: %1;").arg(QColor(colours::kBad).name()); }
+
+QFont smallFont(int pointSize, bool bold) {
+  QFont font;
+  font.setPointSize(pointSize);
+  font.setBold(bold);
+  return font;
+}
+
+void styleChart(QChart* chart) {
+  chart->setTitleFont(smallFont(10, true));
+  chart->setTitleBrush(QColor(colours::kText));
+  chart->setBackgroundBrush(QColor(colours::kPanel));
+  chart->setBackgroundPen(QPen(QColor(colours::kBorder)));
+  chart->setBackgroundRoundness(4);
+  chart->setPlotAreaBackgroundBrush(QColor(colours::kWindow));
+  chart->setPlotAreaBackgroundVisible(true);
+  chart->setMargins(QMargins(6, 2, 6, 2));
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setFont(smallFont(8));
+  chart->legend()->setLabelColor(QColor(colours::kText));
+  chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
+}
+
+void styleAxis(QAbstractAxis* axis) {
+  axis->setLabelsColor(QColor(colours::kDimText));
+  axis->setLabelsFont(smallFont(8));
+  axis->setGridLineColor(QColor(colours::kGrid));
+  axis->setLinePenColor(QColor(colours::kBorder));
+  axis->setMinorGridLineVisible(false);
+  axis->setTitleVisible(false);
+}
+
+QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** column) {
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  auto* bar = new QWidget(panel);
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(6, 6, 6, 6);
+  row->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), bar));
+  layout->addWidget(bar);
+  if (column != nullptr) *column = layout;
+  return row;
+}
+
+QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
+  const bool edge = aggregation == QLatin1String("min") || aggregation == QLatin1String("max");
+  const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value");
+  QColor colour = source ? sourceColour(*source) : aggregationColour(aggregation);
+  if (edge) colour.setAlpha(150);  // the band's edges: the band itself carries the range
+  QPen pen(colour);
+  pen.setWidthF(edge ? 1.0 : main ? 2.0 : 1.5);
+  pen.setStyle(source ? aggregationPenStyle(aggregation) : Qt::SolidLine);
+  pen.setCapStyle(Qt::RoundCap);
+  pen.setJoinStyle(Qt::RoundJoin);
+  return pen;
+}
+
+QColor bandFill(std::optional<unsigned> source) {
+  QColor fill = source ? sourceColour(*source) : aggregationColour(QStringLiteral("min"));
+  fill.setAlpha(source ? 40 : 55);
+  return fill;
+}
+
+void styleLegendMarker(QLegendMarker* marker, QColor lineColour, bool hidden) {
+  QColor label(colours::kText);
+  if (hidden) {
+    lineColour.setAlpha(60);
+    label = QColor(colours::kDimText).darker(140);
+  }
+  marker->setVisible(true);
+  marker->setBrush(lineColour);
+  marker->setPen(Qt::NoPen);
+  marker->setLabelBrush(label);
 }
 
 }  // namespace livemon::ui

@@ -19,18 +19,14 @@
 #include <QVBoxLayout>
 
 #include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 
 EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(parent), model_(model) {
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(0);
-
-  auto* bar = new QWidget(this);
-  auto* barLayout = new QHBoxLayout(bar);
-  barLayout->setContentsMargins(6, 6, 6, 6);
-  auto* title = new QLabel(tr("<b>Event log</b>"), bar);
+  QVBoxLayout* layout = nullptr;
+  QHBoxLayout* barLayout = addPanelHeader(this, tr("Event log"), &layout);
+  QWidget* bar = barLayout->parentWidget();
   filter_ = new QLineEdit(bar);
   filter_->setPlaceholderText(tr("Filter events (source, name, data)…"));
   filter_->setClearButtonEnabled(true);
@@ -40,11 +36,9 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   auto* copy = new QToolButton(bar);
   copy->setText(tr("Copy"));
   copy->setToolTip(tr("Copy the selected rows as tab-separated text (Ctrl+C)"));
-  barLayout->addWidget(title);
   barLayout->addWidget(filter_, 1);
   barLayout->addWidget(autoScroll_);
   barLayout->addWidget(copy);
-  layout->addWidget(bar);
 
   table_ = new QTableView(this);
   table_->setModel(&model_);
@@ -72,7 +66,7 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
 
   count_ = new QLabel(this);
   count_->setContentsMargins(6, 3, 6, 3);
-  count_->setStyleSheet(QStringLiteral("color: #8b929e;"));
+  count_->setStyleSheet(dimTextStyle());
   layout->addWidget(count_);
 
   auto* copyAction = new QAction(tr("Copy rows"), table_);

@@ -1,14 +1,10 @@
 #include <livemon/ui/widgets/main_window.h>
 
 #include <algorithm>
-#include <chrono>
-#include <exception>
-#include <iterator>
 
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QDateTime>
 #include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -17,22 +13,18 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
-#include <QStandardPaths>
 #include <QUrl>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
 #include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
-#include <QTimer>
 #include <QToolBar>
 #include <QWidget>
 
-#include <livemon/transport/recording.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -236,7 +228,7 @@ void MainWindow::buildStatusBar() {
   endpointLabels_->setSpacing(18);
   statusBar()->addWidget(holder, 1);
   summaryLabel_ = new QLabel(statusBar());
-  summaryLabel_->setStyleSheet(QStringLiteral("color: #8b929e; padding-right: 6px;"));
+  summaryLabel_->setStyleSheet(dimTextStyle(QStringLiteral("padding-right: 6px;")));
   statusBar()->addPermanentWidget(summaryLabel_);
   // Its own label, hidden until a limit is reached: plain text, as the names in it are no markup.
   limitLabel_ = new QLabel(statusBar());
@@ -346,7 +338,7 @@ DashboardView MainWindow::view() const {
 void MainWindow::chooseRecording(ReplayMode mode) {
   const QString path = QFileDialog::getOpenFileName(
       this, mode == ReplayMode::Replay ? tr("Open recording") : tr("Open recording as baseline"),
-      QFileInfo(defaultRecordingPath()).absolutePath(), tr("MCAP recordings (*.mcap);;All files (*)"));
+      QFileInfo(Dashboard::defaultRecordingPath()).absolutePath(), tr("MCAP recordings (*.mcap);;All files (*)"));
   if (!path.isEmpty()) dashboard_->openRecording(path, mode);
 }
 
@@ -362,19 +354,12 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (qsizetype i = 1; i < paths.size(); ++i) dashboard_->openRecording(paths[i], ReplayMode::Baseline);
 }
 
-QString MainWindow::defaultRecordingPath() {
-  QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
-  if (directory.isEmpty() || !QFileInfo(directory).isDir()) directory = QDir::homePath();
-  return QDir(directory).filePath(
-      QStringLiteral("livemon-%1.mcap").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
-}
-
 void MainWindow::toggleRecording(bool on) {
   if (!on) {
     dashboard_->stopRecording();
     return;
   }
-  const QString path = QFileDialog::getSaveFileName(this, tr("Record to"), defaultRecordingPath(),
+  const QString path = QFileDialog::getSaveFileName(this, tr("Record to"), Dashboard::defaultRecordingPath(),
                                                     tr("MCAP recordings (*.mcap)"));
   if (path.isEmpty() || !dashboard_->startRecording(path)) recordAction_->setChecked(false);
 }
@@ -409,22 +394,7 @@ void MainWindow::updateStatus() {
   updateRecordingLabel();
   updateLimitLabel();
   const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
-  // One label per endpoint, reused while the list stays the same length.
-  while (endpointLabels_->count() > static_cast<int>(health.size())) {
-    QLayoutItem* item = endpointLabels_->takeAt(endpointLabels_->count() - 1);
-    delete item->widget();
-    delete item;
-  }
-  while (endpointLabels_->count() < static_cast<int>(health.size())) {
-    auto* label = new QLabel(endpointLabels_->parentWidget());
-    label->setTextFormat(Qt::RichText);
-    endpointLabels_->addWidget(label);
-  }
-  for (std::size_t i = 0; i < health.size(); ++i) {
-    auto* label = qobject_cast<QLabel*>(endpointLabels_->itemAt(static_cast<int>(i))->widget());
-    label->setText(describeHealth(health[i]));
-    label->setToolTip(tr("%n publisher(s) last heard here", nullptr, static_cast<int>(health[i].sources)));
-  }
+  showEndpointHealth(*endpointLabels_, health);
   if (health.empty() && dashboard_->replay() != nullptr) {
     statusBar()->showMessage(tr("Replaying %1").arg(dashboard_->replay()->info().path));
   } else if (health.empty()) {

@@ -63,8 +63,6 @@ class MainWindow : public QMainWindow {
   QString recordingText() const;
   void saveSettings();
   void openConnectDialog();
-  // A file name for a new recording, in the user's documents directory.
-  static QString defaultRecordingPath();
 
  protected:
   void closeEvent(QCloseEvent* event) override;

@@ -14,6 +14,7 @@
 
 #include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 
@@ -31,24 +32,18 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
   proxy_->setDynamicSortFilter(true);  // new windows re-sort the rows
 
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->setSpacing(0);
-
-  auto* bar = new QWidget(this);
-  auto* barLayout = new QHBoxLayout(bar);
-  barLayout->setContentsMargins(6, 6, 6, 6);
-  barLayout->addWidget(new QLabel(tr("<b>Ranges</b>"), bar));
+  QVBoxLayout* layout = nullptr;
+  QHBoxLayout* barLayout = addPanelHeader(this, tr("Ranges"), &layout);
+  QWidget* bar = barLayout->parentWidget();
   filter_ = new QLineEdit(bar);
   filter_->setPlaceholderText(tr("Filter ranges by name (* and ? allowed)…"));
   filter_->setClearButtonEnabled(true);
   filter_->setMaximumWidth(360);
   barLayout->addWidget(filter_, 1);
   summary_ = new QLabel(bar);
-  summary_->setStyleSheet(QStringLiteral("color: #8b929e;"));
+  summary_->setStyleSheet(dimTextStyle());
   barLayout->addWidget(summary_);
   barLayout->addStretch();
-  layout->addWidget(bar);
   connect(filter_, &QLineEdit::textChanged, this, &RangesView::setFilterText);
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
@@ -86,7 +81,7 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
                                  chartHolder_);
   chartPlaceholder_->setAlignment(Qt::AlignCenter);
   chartPlaceholder_->setWordWrap(true);
-  chartPlaceholder_->setStyleSheet(QStringLiteral("color: #8b929e; padding: 40px;"));
+  chartPlaceholder_->setStyleSheet(dimTextStyle(QStringLiteral("padding: 40px;")));
   chartLayout_->addWidget(chartPlaceholder_);
 
   splitter->addWidget(table_);

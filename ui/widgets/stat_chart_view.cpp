@@ -5,7 +5,6 @@
 #include <iterator>
 #include <limits>
 
-#include <QDateTime>
 #include <QGraphicsLayout>
 #include <QGraphicsLineItem>
 #include <QMouseEvent>
@@ -20,113 +19,20 @@
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 
-#include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/model/chart_axes.h>
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 
-namespace {
-
 constexpr int kMinimumDragPixels = 6;
-
-// 1, 2 or 5 times a power of ten, at least `raw`.
-double niceStep(double raw) {
-  if (!(raw > 0.0) || !std::isfinite(raw)) return 1.0;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double fraction = raw / magnitude;
-  const double nice = fraction <= 1.0 ? 1.0 : fraction <= 2.0 ? 2.0 : fraction <= 5.0 ? 5.0 : 10.0;
-  return nice * magnitude;
-}
-
-// A printf format that shows values `step` apart without noise digits.
-QString labelFormatFor(double step, double largest) {
-  if (largest >= 1e6 || step < 1e-4) return QStringLiteral("%.3g");
-  const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step) + 1e-9)));
-  return QStringLiteral("%.%1f").arg(decimals);
-}
-
-// Wall-clock ticks at round local times: the smallest step from a second to a week that leaves
-// room for the labels, and a label format that shows what changes between ticks.
-struct WallClockTicks {
-  double stepMs;
-  QString format;
-};
-
-WallClockTicks wallClockTicks(double spanMs, double widthPixels) {
-  static constexpr double kStepsMs[] = {1e3,    2e3,    5e3,    10e3,    15e3,    30e3,    60e3,
-                                        120e3,  300e3,  600e3,  900e3,   1800e3,  3600e3,  7200e3,
-                                        10800e3, 21600e3, 43200e3, 86400e3, 172800e3, 604800e3};
-  const double labels = std::max(2.0, widthPixels / 90.0);
-  double step = kStepsMs[std::size(kStepsMs) - 1];
-  for (double candidate : kStepsMs) {
-    if (spanMs / candidate <= labels) {
-      step = candidate;
-      break;
-    }
-  }
-  QString format = step < 60e3 ? QStringLiteral("HH:mm:ss") : QStringLiteral("HH:mm");
-  if (step >= 86400e3) {
-    format = QStringLiteral("MM-dd");
-  } else if (spanMs > 20 * 3600e3) {
-    format = QStringLiteral("MM-dd HH:mm");  // "HH:mm" alone would repeat across days
-  }
-  return WallClockTicks{step, format};
-}
-
-XRange paddedY(double low, double high) {
-  if (!(low <= high)) return XRange{0.0, 1.0};
-  if (high == low) {
-    const double pad = low == 0.0 ? 1.0 : std::abs(low) * 0.1;
-    return XRange{low - pad, high + pad};
-  }
-  const double pad = (high - low) * 0.08;
-  return XRange{low - pad, high + pad};
-}
-
-QString formatX(double x, TimeAxisMode mode) {
-  if (mode == TimeAxisMode::WallClock) {
-    return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(x)).toString(QStringLiteral("HH:mm:ss.zzz"));
-  }
-  return QStringLiteral("%1 s since start").arg(x, 0, 'f', 2);
-}
-
-QFont smallFont(int pointSize, bool bold = false) {
-  QFont font;
-  font.setPointSize(pointSize);
-  font.setBold(bold);
-  return font;
-}
-
-void styleAxis(QAbstractAxis* axis) {
-  axis->setLabelsColor(QColor(colours::kDimText));
-  axis->setLabelsFont(smallFont(8));
-  axis->setGridLineColor(QColor(colours::kGrid));
-  axis->setLinePenColor(QColor(colours::kBorder));
-  axis->setMinorGridLineVisible(false);
-  axis->setTitleVisible(false);
-}
-
-}  // namespace
 
 StatChartView::StatChartView(const QString& statName, const StatRegistry& registry, TimeAxisMode mode,
                              QWidget* parent)
     : QChartView(parent), statName_(statName), registry_(registry), mode_(mode) {
   auto* chart = new QChart();
   chart->setTitle(statName_);
-  chart->setTitleFont(smallFont(10, true));
-  chart->setTitleBrush(QColor(colours::kText));
-  chart->setBackgroundBrush(QColor(colours::kPanel));
-  chart->setBackgroundPen(QPen(QColor(colours::kBorder)));
-  chart->setBackgroundRoundness(4);
-  chart->setPlotAreaBackgroundBrush(QColor(colours::kWindow));
-  chart->setPlotAreaBackgroundVisible(true);
-  chart->setMargins(QMargins(6, 2, 6, 2));
-  chart->layout()->setContentsMargins(0, 0, 0, 0);
-  chart->setAnimationOptions(QChart::NoAnimation);
-  chart->legend()->setAlignment(Qt::AlignBottom);
-  chart->legend()->setFont(smallFont(8));
-  chart->legend()->setLabelColor(QColor(colours::kText));
-  chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
+  styleChart(chart);
   chart->legend()->setShowToolTips(true);  // the full label of an entry cut short
   setChart(chart);
   setRenderHint(QPainter::Antialiasing);
@@ -282,45 +188,23 @@ void StatChartView::styleLines() {
   // Below the plot the entries share one row; with several sources ("mean · train r1", ...) their
   // labels no longer fit and Qt cuts them to nothing. On the right each entry has a row of its own.
   chart()->legend()->setAlignment(several ? Qt::AlignRight : Qt::AlignBottom);
+  // Colour tells sources apart where several share the chart.
+  const auto colourIndex = [&](SourceId id) -> std::optional<unsigned> {
+    const SourceEntry* source = registry_.source(id);
+    return several && source != nullptr ? std::optional<unsigned>(source->id) : std::nullopt;
+  };
   for (const auto& line : lines_) {
-    const QString& aggregation = line->entry->aggregation;
-    const SourceEntry* source = registry_.source(line->entry->source);
-    const bool edge = aggregation == QLatin1String("min") || aggregation == QLatin1String("max");
-    const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value");
-    QColor colour = several && source != nullptr ? sourceColour(source->id) : aggregationColour(aggregation);
-    if (edge) colour.setAlpha(150);  // the band's edges: the band itself carries the range
-    QPen pen(colour);
-    pen.setWidthF(edge ? 1.0 : main ? 2.0 : 1.5);
-    pen.setStyle(several ? aggregationPenStyle(aggregation) : Qt::SolidLine);
-    pen.setCapStyle(Qt::RoundCap);
-    pen.setJoinStyle(Qt::RoundJoin);
-    line->series->setPen(pen);
+    line->series->setPen(linePen(line->entry->aggregation, colourIndex(line->entry->source)));
     line->series->setName(lineName(*line));
     line->series->setVisible(!line->hidden);
   }
   for (const Band& band : bands_) {
     if (band.area == nullptr) continue;
-    const SourceEntry* source = registry_.source(band.source);
-    QColor fill = several && source != nullptr ? sourceColour(source->id) : aggregationColour(QStringLiteral("min"));
-    fill.setAlpha(several ? 40 : 55);
-    band.area->setBrush(fill);
+    band.area->setBrush(bandFill(colourIndex(band.source)));
     band.area->setPen(Qt::NoPen);
     band.area->setName(QStringLiteral("min–max"));
     band.area->setVisible(!band.min->hidden && !band.max->hidden);
   }
-}
-
-void StatChartView::styleLegendMarker(QLegendMarker* marker, const Line& line) {
-  QColor colour = line.series->pen().color();
-  QColor label(colours::kText);
-  if (line.hidden) {
-    colour.setAlpha(60);
-    label = QColor(colours::kDimText).darker(140);
-  }
-  marker->setVisible(true);
-  marker->setBrush(colour);
-  marker->setPen(Qt::NoPen);
-  marker->setLabelBrush(label);
 }
 
 void StatChartView::connectLegend() {
@@ -331,7 +215,7 @@ void StatChartView::connectLegend() {
   }
   for (const auto& line : lines_) {
     for (QLegendMarker* marker : legend->markers(line->series)) {
-      styleLegendMarker(marker, *line);
+      styleLegendMarker(marker, line->series->pen().color(), line->hidden);
       const SeriesId id = line->id;
       disconnect(marker, &QLegendMarker::clicked, this, nullptr);  // called again on renames
       connect(marker, &QLegendMarker::clicked, this, [this, id] { setSeriesVisible(id, !isSeriesVisible(id)); });
@@ -472,24 +356,17 @@ void StatChartView::updateAxes(const ChartRenderContext& context, XRange y) {
   shownX_ = context.x;
   shownY_ = y;
   if (auto* wall = qobject_cast<QCategoryAxis*>(xAxis_)) {
-    const WallClockTicks ticks = wallClockTicks(context.x.max - context.x.min, width);
     for (const QString& label : wall->categoriesLabels()) wall->remove(label);
     wall->setStartValue(context.x.min);
-    // Round in local time: a minute tick falls on :00 of the local clock.
-    const double offsetMs =
-        1000.0 * QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(context.x.min)).offsetFromUtc();
-    for (double t = (std::floor((context.x.min + offsetMs) / ticks.stepMs) + 1) * ticks.stepMs - offsetMs;
-         t <= context.x.max; t += ticks.stepMs) {
-      wall->append(QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(t)).toString(ticks.format), t);
-    }
+    for (const WallClockTick& tick : wallClockTickMarks(context.x, width)) wall->append(tick.label, tick.ms);
     wall->setRange(context.x.min, context.x.max);
   } else if (auto* run = qobject_cast<QValueAxis*>(xAxis_)) {
-    const double step = niceStep((context.x.max - context.x.min) / std::max(2.0, width / 110.0));
+    const double step = tickStep(context.x.max - context.x.min, width, 110.0);
     run->setTickInterval(step);
     run->setLabelFormat(step >= 1.0 ? QStringLiteral("%.0f s") : QStringLiteral("%.1f s"));
     run->setRange(context.x.min, context.x.max);
   }
-  const double yStep = niceStep((y.max - y.min) / std::max(2.0, height / 45.0));
+  const double yStep = tickStep(y.max - y.min, height, 45.0);
   yAxis_->setTickInterval(yStep);
   yAxis_->setLabelFormat(labelFormatFor(yStep, std::max(std::abs(y.min), std::abs(y.max))));
   yAxis_->setRange(y.min, y.max);
@@ -553,7 +430,9 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
       }
     }
     // Hiding a series hides its legend entry too; keep it, dimmed, so it can be clicked back.
-    for (QLegendMarker* marker : chart()->legend()->markers(line->series)) styleLegendMarker(marker, *line);
+    for (QLegendMarker* marker : chart()->legend()->markers(line->series)) {
+      styleLegendMarker(marker, line->series->pen().color(), line->hidden);
+    }
     ++layoutVersion_;
   }
 }

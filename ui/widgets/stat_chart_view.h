@@ -147,7 +147,6 @@ class StatChartView : public QChartView {
   void rebuildSeries();
   void installXAxis(TimeAxisMode mode);
   void styleLines();
-  void styleLegendMarker(QLegendMarker* marker, const Line& line);
   void connectLegend();
   bool multiSource() const;
   QString lineName(const Line& line) const;

@@ -3,6 +3,8 @@
 #include <QColor>
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QLocale>
 
 #include <livemon/transport/recording.h>
@@ -59,6 +61,25 @@ QString describeHealth(const EndpointHealth& health) {
                 .arg(warn, locale.toString(static_cast<qulonglong>(health.protocolErrors)));
   }
   return text;
+}
+
+void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health) {
+  // One label per endpoint, reused while the list stays the same length.
+  while (labels.count() > static_cast<int>(health.size())) {
+    QLayoutItem* item = labels.takeAt(labels.count() - 1);
+    delete item->widget();
+    delete item;
+  }
+  while (labels.count() < static_cast<int>(health.size())) {
+    auto* label = new QLabel(labels.parentWidget());
+    label->setTextFormat(Qt::RichText);
+    labels.addWidget(label);
+  }
+  for (std::size_t i = 0; i < health.size(); ++i) {
+    auto* label = qobject_cast<QLabel*>(labels.itemAt(static_cast<int>(i))->widget());
+    label->setText(describeHealth(health[i]));
+    label->setToolTip(tr("%n publisher(s) last heard here", static_cast<int>(health[i].sources)));
+  }
 }
 
 StatusText recordingStatusText(const IngestWorker::RecordingStatus& status) {

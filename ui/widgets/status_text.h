@@ -3,12 +3,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include <QString>
 
 #include <livemon/transport/subscriber.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/model/endpoint_health.h>
+
+class QHBoxLayout;
 
 namespace livemon::ui {
 
@@ -22,6 +25,10 @@ struct StatusText {
 // The status bar's line for one endpoint (rich text): state, event rate, gaps, drops, protocol
 // errors, coloured by the dashboard style.
 QString describeHealth(const EndpointHealth& health);
+
+// Shows `health` in `labels`, a rich-text label per endpoint (describeHealth) with the number of
+// publishers in its tooltip; labels are reused while the number of endpoints stays the same.
+void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health);
 
 // The toolbar's recording line (rich text): file, size, events, and what was not recorded.
 // Empty while not recording.

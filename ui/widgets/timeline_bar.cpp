@@ -14,6 +14,7 @@
 #include <QToolButton>
 
 #include <livemon/ui/replay/replay_session.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 
@@ -37,7 +38,7 @@ TimelineBar::TimelineBar(QWidget* parent) : QWidget(parent) {
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(6, 2, 6, 2);
   name_ = new QLabel(this);
-  name_->setStyleSheet(QStringLiteral("color: #8b929e;"));
+  name_->setStyleSheet(dimTextStyle());
   stepBack_ = makeButton(this, tr("− 1 s"), tr("Step back one second"));
   play_ = makeButton(this, tr("Play"), tr("Play from the playhead"));
   play_->setMinimumWidth(56);
