@@ -29,11 +29,11 @@
 #include <livemon/event.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recording_tools.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/replay/replay_session.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
-#include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/widgets/main_window.h>
-#include <livemon/ui/replay/replay_session.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 namespace {

@@ -46,11 +46,11 @@
 #include <QtCharts/QValueAxis>
 
 #include <livemon/transport/subscriber.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
-#include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/widgets/event_log_view.h>
-#include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 

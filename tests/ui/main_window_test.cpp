@@ -17,15 +17,15 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recording_tools.h>
-#include <livemon/ui/widgets/chart_grid.h>
-#include <livemon/ui/widgets/connect_dialog.h>
-#include <livemon/ui/model/event_log_model.h>
-#include <livemon/ui/widgets/event_log_view.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/connect_dialog.h>
+#include <livemon/ui/widgets/event_log_view.h>
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
-#include <livemon/ui/model/stat_registry.h>
 
 #include "ui_test_support.h"
 

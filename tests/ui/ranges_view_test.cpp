@@ -17,10 +17,10 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
 
-#include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/ingest/ingest_worker.h>
-#include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/ranges_view.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 

@@ -27,16 +27,16 @@
 #include <livemon/clock.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recording_tools.h>
-#include <livemon/ui/widgets/chart_grid.h>
-#include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
-#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/ranges_model.h>
-#include <livemon/ui/widgets/ranges_view.h>
-#include <livemon/ui/replay/replay_session.h>
-#include <livemon/ui/widgets/stat_chart_view.h>
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/replay/replay_session.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/widgets/ranges_view.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 #include <livemon/ui/widgets/timeline_bar.h>
 
 #include "ui_test_support.h"

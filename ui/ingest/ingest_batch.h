@@ -15,7 +15,7 @@ using SourceId = uint32_t;
 using NameId = uint32_t;
 using SeriesId = uint32_t;
 
-// Thread-safety: a plain value type (as are the descriptors, samples and entries below).
+// Thread-safety: a plain value type.
 // A publisher seen for the first time.
 struct SourceDescriptor {
   SourceId id = 0;
@@ -23,12 +23,14 @@ struct SourceDescriptor {
   std::string endpoint;  // where it was first heard
 };
 
+// Thread-safety: a plain value type.
 // An event name seen for the first time.
 struct NameDescriptor {
   NameId id = 0;
   std::string name;
 };
 
+// Thread-safety: a plain value type.
 // A (source, Stat key) pair seen for the first time: one line on one chart.
 struct SeriesDescriptor {
   SeriesId id = 0;
@@ -37,6 +39,7 @@ struct SeriesDescriptor {
   std::string aggregation;  // line: the key after its last dot
 };
 
+// Thread-safety: a plain value type.
 // One value of one Stat window.
 struct StatSample {
   SeriesId series = 0;
@@ -44,6 +47,7 @@ struct StatSample {
   double y = 0.0;
 };
 
+// Thread-safety: a plain value type.
 // One event as the log shows it, rendered off the GUI thread.
 struct LogEntry {
   int64_t timeNs = 0;  // event timestamp, nanoseconds since the Unix epoch

@@ -35,6 +35,7 @@ class IngestWorker : public QObject {
   Q_OBJECT
 
  public:
+  // Thread-safety: a plain value type.
   struct Options {
     std::vector<std::string> endpoints;  // connected at construction
     std::chrono::milliseconds staleAfter{3000};

@@ -24,6 +24,7 @@ namespace livemon::ui {
 // descriptor precedes the samples that use it and the GUI's refresh is take-then-apply.
 class StagingBuffer {
  public:
+  // Thread-safety: a plain value type.
   struct Limits {
     std::size_t maxLogEntries = 1'000'000;
     std::size_t maxSamples = 4'000'000;

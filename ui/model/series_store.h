@@ -20,6 +20,7 @@ namespace livemon::ui {
 // fades with age while the whole run stays viewable (time range "all") and no extreme is lost.
 class SeriesStore {
  public:
+  // Thread-safety: a plain value type.
   struct Limits {
     std::size_t recentCapacity = 2048;  // full-resolution samples kept
     std::size_t bucketCapacity = 1024;  // min/max buckets kept

@@ -8,8 +8,8 @@
 #include <QEvent>
 #include <QScrollBar>
 
-#include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 

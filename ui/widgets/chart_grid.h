@@ -12,8 +12,8 @@
 
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
-#include <livemon/ui/widgets/stat_chart_view.h>
 #include <livemon/ui/model/time_view.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 class QLabel;
 
@@ -45,6 +45,7 @@ class ChartGrid : public QScrollArea {
   // Source labels changed: renames legend entries.
   void refreshSeriesNames();
 
+  // Thread-safety: a plain value type.
   struct RefreshStats {
     int created = 0;   // charts made
     int rendered = 0;  // charts redrawn

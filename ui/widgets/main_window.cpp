@@ -25,6 +25,7 @@
 #include <QToolBar>
 #include <QWidget>
 
+#include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -32,7 +33,6 @@
 #include <livemon/ui/widgets/ranges_view.h>
 #include <livemon/ui/widgets/status_text.h>
 #include <livemon/ui/widgets/timeline_bar.h>
-#include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {
 
