@@ -11,8 +11,8 @@
 #include <QStringList>
 
 #include <livemon/transport/wire_format.h>
-#include <livemon/ui/dashboard_style.h>
-#include <livemon/ui/main_window.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/main_window.h>
 
 namespace {
 

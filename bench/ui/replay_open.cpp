@@ -29,12 +29,12 @@
 #include <livemon/event.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
-#include <livemon/ui/chart_grid.h>
-#include <livemon/ui/dashboard_style.h>
-#include <livemon/ui/event_log_model.h>
-#include <livemon/ui/main_window.h>
-#include <livemon/ui/replay_session.h>
-#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/replay/replay_session.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 namespace {
 
@@ -103,10 +103,10 @@ double openOnce(const QString& path, const QString& settingsFile, uint64_t* logR
   QCoreApplication::processEvents();
 
   const auto start = SteadyClock::now();
-  livemon::ui::ReplaySession* session = window.openRecording(path);
+  livemon::ui::ReplaySession* session = window.dashboard().openRecording(path);
   const auto complete = [&] {
     if (!session->isOpen() || session->busy()) return false;
-    window.refreshNow();
+    window.dashboard().refreshNow();
     livemon::ui::ChartGrid& grid = window.chartGrid();
     if (grid.pendingChartCount() > 0 || grid.charts().empty()) return false;
     const livemon::ui::ChartRenderContext context = grid.renderContext();
@@ -121,7 +121,7 @@ double openOnce(const QString& path, const QString& settingsFile, uint64_t* logR
   }
   QCoreApplication::processEvents();  // the paint of the finished view
   const double elapsed = seconds(SteadyClock::now() - start);
-  *logRows = static_cast<uint64_t>(window.eventLog().rowCount());
+  *logRows = static_cast<uint64_t>(window.dashboard().eventLog().rowCount());
   return elapsed;
 }
 

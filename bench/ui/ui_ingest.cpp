@@ -46,13 +46,13 @@
 #include <QtCharts/QValueAxis>
 
 #include <livemon/transport/subscriber.h>
-#include <livemon/ui/chart_grid.h>
-#include <livemon/ui/dashboard_style.h>
-#include <livemon/ui/event_log_model.h>
-#include <livemon/ui/event_log_view.h>
-#include <livemon/ui/ingest_worker.h>
-#include <livemon/ui/main_window.h>
-#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/event_log_view.h>
+#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 namespace {
 
@@ -346,9 +346,9 @@ Results runSide(const Config& config, bool naive) {
     window = std::make_unique<livemon::ui::MainWindow>(options);
     window->resize(config.width, config.height);
     window->show();
-    QObject::connect(window.get(), &livemon::ui::MainWindow::refreshed,
+    QObject::connect(&window->dashboard(), &livemon::ui::Dashboard::refreshed,
                      [&](qint64 nanoseconds) { recordTick(static_cast<double>(nanoseconds) / 1e6); });
-    ingest = &window->ingest();
+    ingest = &window->dashboard().ingest();
   }
 
   QTimer probe;
@@ -389,7 +389,7 @@ Results runSide(const Config& config, bool naive) {
     results.logged = naiveWindow->log().receivedCount();
     results.charts = naiveWindow->chartCount();
   } else {
-    results.logged = window->eventLog().receivedCount();
+    results.logged = window->dashboard().eventLog().receivedCount();
     results.charts = static_cast<int>(window->chartGrid().charts().size());
   }
   return results;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <livemon/ui/endpoint_health.h>
+#include <livemon/ui/model/endpoint_health.h>
 
 #include "ui_test_support.h"
 

@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include <livemon/ui/event_converter.h>
-#include <livemon/ui/ingest_limits.h>
-#include <livemon/ui/ingest_worker.h>
-#include <livemon/ui/staging_buffer.h>
+#include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/ingest/staging_buffer.h>
 
 #include "ui_test_support.h"
 
@@ -178,6 +178,51 @@ TEST(StagingBuffer, BeyondItsLimitsNewEntriesAreDroppedAndCountedButDescriptorsK
   EXPECT_EQ(taken.log[0].data, "0");
   EXPECT_EQ(taken.samples.size(), 2U);
   EXPECT_EQ(taken.series.size(), 1U);
+}
+
+TEST(StagingBuffer, ReplayedBatchesAreKeptWholeInOrderAndLeaveTheLiveLimitsAlone) {
+  StagingBuffer staging(StagingBuffer::Limits{2, 2});
+  IngestBatch replayed;
+  replayed.series.push_back(SeriesDescriptor{0, 0, "loss", "mean"});
+  for (int i = 0; i < 5; ++i) {
+    replayed.log.push_back(LogEntry{i, 0, 0, std::to_string(i)});
+    replayed.samples.push_back(StatSample{0, static_cast<double>(i), 0.0});
+  }
+  staging.pushReplayed(std::move(replayed));
+  IngestBatch live;
+  for (int i = 5; i < 7; ++i) {
+    live.log.push_back(LogEntry{i, 0, 0, std::to_string(i)});
+    live.samples.push_back(StatSample{0, static_cast<double>(i), 0.0});
+  }
+  staging.push(std::move(live));
+  EXPECT_EQ(staging.droppedLogEntries(), 0U);
+  EXPECT_EQ(staging.droppedSamples(), 0U);
+  IngestBatch taken = staging.take();
+  ASSERT_EQ(taken.log.size(), 7U);
+  for (int i = 0; i < 7; ++i) EXPECT_EQ(taken.log[static_cast<std::size_t>(i)].timeNs, i);
+  EXPECT_EQ(taken.samples.size(), 7U);
+  EXPECT_EQ(taken.series.size(), 1U);
+}
+
+TEST(IngestWorker, ReplayedEventsAreStagedBehindWhatWasConvertedBeforeWithTheirDescriptors) {
+  IngestWorker::Options options;  // no endpoints: a synthetic feed only
+  IngestWorker worker(options);
+  std::vector<transport::ReceivedEvent> live{
+      received(makeSource("live", 1), Event{"livemon.Stat", atMs(1), {{"loss.mean", 1.0}}})};
+  worker.deliver(live);
+  std::vector<transport::ReceivedEvent> replayed{
+      received(makeSource("recorded", 2), Event{"livemon.Stat", atMs(2), {{"loss.mean", 2.0}}})};
+  worker.stageReplayed(replayed);
+  IngestBatch batch = worker.staging().take();
+  ASSERT_EQ(batch.sources.size(), 2U);
+  ASSERT_EQ(batch.series.size(), 2U);
+  ASSERT_EQ(batch.samples.size(), 2U);
+  EXPECT_EQ(batch.samples[0].y, 1.0);
+  EXPECT_EQ(batch.samples[1].y, 2.0);
+  // The replayed sample uses the series the replayed descriptor brought along.
+  EXPECT_EQ(batch.samples[1].series, batch.series[1].id);
+  EXPECT_EQ(batch.series[1].source, batch.sources[1].id);
+  EXPECT_TRUE(worker.staging().take().empty());
 }
 
 TEST(IngestWorker, DeliveredEventsReachTheStagingBuffer) {
@@ -445,9 +490,8 @@ TEST(IngestWorker, ReportsWhatItsLimitsDroppedLiveAndReplayed) {
                                              received(makeSource("b", 2), Event{"note", atMs(2), {}})};
   worker.deliver(live);
   std::vector<transport::ReceivedEvent> replayed{received(makeSource("c", 3), Event{"note", atMs(3), {}})};
-  const IngestBatch detached = worker.convertDetached(replayed);
-  EXPECT_TRUE(detached.log.empty());
-  EXPECT_EQ(worker.staging().take().log.size(), 1U);
+  worker.stageReplayed(replayed);
+  EXPECT_EQ(worker.staging().take().log.size(), 1U);  // the live "a"'s: "c" is beyond the limit
   EXPECT_EQ(worker.limits().maxSources, 1U);
   const LimitDrops drops = worker.limitDrops();
   EXPECT_EQ(drops.sources.dropped, 2U);

@@ -9,7 +9,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 
-#include <livemon/ui/event_log_model.h>
+#include <livemon/ui/model/event_log_model.h>
 
 #include "ui_test_support.h"
 

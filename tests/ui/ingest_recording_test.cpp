@@ -8,7 +8,7 @@
 #include <QTemporaryDir>
 
 #include <livemon/transport/recording.h>
-#include <livemon/ui/ingest_worker.h>
+#include <livemon/ui/ingest/ingest_worker.h>
 
 #include "ui_test_support.h"
 

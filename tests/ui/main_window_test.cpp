@@ -17,15 +17,15 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
-#include <livemon/ui/chart_grid.h>
-#include <livemon/ui/connect_dialog.h>
-#include <livemon/ui/event_log_model.h>
-#include <livemon/ui/event_log_view.h>
-#include <livemon/ui/ingest_limits.h>
-#include <livemon/ui/ingest_worker.h>
-#include <livemon/ui/main_window.h>
-#include <livemon/ui/stat_chart_view.h>
-#include <livemon/ui/stat_registry.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/connect_dialog.h>
+#include <livemon/ui/widgets/event_log_view.h>
+#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
 
@@ -50,7 +50,7 @@ transport::PublisherOptions publisherOptions() {
 // lost to ZeroMQ's slow-joiner effect.
 bool waitForPublisher(MainWindow& window, const transport::Publisher& publisher) {
   return waitFor([&] {
-    for (const transport::SourceStatus& status : window.ingest().sources()) {
+    for (const transport::SourceStatus& status : window.dashboard().ingest().sources()) {
       if (*status.source == publisher.identity()) return true;
     }
     return false;
@@ -88,7 +88,7 @@ TEST_F(MainWindowTest, PublishedStatsBecomeChartsWithTheLastValuesAndTheLogHolds
     logEvent(Event{"checkpoint", at, {{"path", std::string("/ckpt/") + std::to_string(i)}, {"step", int64_t{100} * i}}});
   }
 
-  EventLogModel& log = window.eventLog();
+  EventLogModel& log = window.dashboard().eventLog();
   ASSERT_TRUE(waitFor([&] { return log.rowCount() == 3 * kWindows; })) << log.rowCount();
 
   ChartGrid& grid = window.chartGrid();
@@ -157,45 +157,45 @@ TEST_F(MainWindowTest, PauseFreezesChartsAndLogAndResumeCatchesUp) {
     StatChartView* chart = window.chartGrid().chart("loss");
     return chart != nullptr && lastY(chart->line("mean", 0)) == 1.0;
   }));
-  const int rowsBefore = window.eventLog().rowCount();
+  const int rowsBefore = window.dashboard().eventLog().rowCount();
 
-  window.setPaused(true);
+  window.dashboard().setPaused(true);
   logEvent(Event{std::string(kStatEventName), test::atMs(t0 + 1000), {{"loss.mean", 2.0}}});
   // The sample arrives (the store has it) but the chart and the log stay as they were.
-  const SeriesEntry* mean = window.registry().series(0);
+  const SeriesEntry* mean = window.dashboard().registry().series(0);
   ASSERT_NE(mean, nullptr);
   ASSERT_TRUE(waitFor([&] { return mean->store.lastY() == 2.0; }));
-  window.refreshNow();
+  window.dashboard().refreshNow();
   StatChartView* chart = window.chartGrid().chart("loss");
   EXPECT_EQ(chart->line("mean", 0)->count(), 1);
   EXPECT_EQ(lastY(chart->line("mean", 0)), 1.0);
-  EXPECT_EQ(window.eventLog().rowCount(), rowsBefore);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), rowsBefore);
 
-  window.setPaused(false);
-  EXPECT_EQ(window.eventLog().rowCount(), rowsBefore + 1);
+  window.dashboard().setPaused(false);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), rowsBefore + 1);
   ASSERT_TRUE(waitFor([&] { return lastY(chart->line("mean", 0)) == 2.0; }));
 }
 
 TEST_F(MainWindowTest, EndpointsAreAddedAndRemovedWhileRunning) {
   MainWindow window(options({"tcp://127.0.0.1:1"}));
   transport::Publisher publisher(publisherOptions());
-  ConnectDialog dialog(window.ingest());
+  ConnectDialog dialog(window.dashboard().ingest());
   EXPECT_EQ(dialog.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:1")});
 
   ASSERT_TRUE(dialog.addEndpoint(QString::fromStdString(publisher.endpoints().front())));
-  EXPECT_EQ(window.endpoints().size(), 2);
+  EXPECT_EQ(window.dashboard().endpoints().size(), 2);
   ASSERT_TRUE(waitForPublisher(window, publisher));
   logEvent(Event{"hello", std::chrono::system_clock::now(), {{"n", int64_t{1}}}});
-  ASSERT_TRUE(waitFor([&] { return window.eventLog().rowCount() == 1; }));
+  ASSERT_TRUE(waitFor([&] { return window.dashboard().eventLog().rowCount() == 1; }));
 
   EXPECT_FALSE(dialog.addEndpoint(QStringLiteral("nonsense://x")));  // refused, nothing changes
-  EXPECT_EQ(window.endpoints().size(), 2);
+  EXPECT_EQ(window.dashboard().endpoints().size(), 2);
   EXPECT_TRUE(dialog.removeEndpoint(QStringLiteral("tcp://127.0.0.1:1")));
-  EXPECT_EQ(window.endpoints(), QStringList{QString::fromStdString(publisher.endpoints().front())});
+  EXPECT_EQ(window.dashboard().endpoints(), QStringList{QString::fromStdString(publisher.endpoints().front())});
 
-  window.updateStatus();
-  ASSERT_EQ(window.endpointHealth().size(), 1U);
-  EXPECT_EQ(window.endpointHealth().front().state, EndpointState::Connected);
+  window.dashboard().updateStatus();
+  ASSERT_EQ(window.dashboard().endpointHealth().size(), 1U);
+  EXPECT_EQ(window.dashboard().endpointHealth().front().state, EndpointState::Connected);
 }
 
 TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
@@ -209,7 +209,7 @@ TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
     window.close();  // saves
   }
   MainWindow restored(options({}));  // no endpoints given: the saved ones
-  EXPECT_EQ(restored.endpoints(), (QStringList{QStringLiteral("tcp://127.0.0.1:5601"), QStringLiteral("tcp://127.0.0.1:5602")}));
+  EXPECT_EQ(restored.dashboard().endpoints(), (QStringList{QStringLiteral("tcp://127.0.0.1:5601"), QStringLiteral("tcp://127.0.0.1:5602")}));
   EXPECT_EQ(restored.chartGrid().timeView().range(), TimeRange::Last30Minutes);
   EXPECT_EQ(restored.chartGrid().timeView().mode(), TimeAxisMode::SinceRunStart);
   EXPECT_FALSE(restored.eventLogView().autoScroll());
@@ -218,7 +218,7 @@ TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
 
 TEST_F(MainWindowTest, WithoutEndpointsOrSettingsItListensOnTheDefault) {
   MainWindow window(options({}));
-  EXPECT_EQ(window.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5555")});
+  EXPECT_EQ(window.dashboard().endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5555")});
 }
 
 TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {
@@ -226,7 +226,7 @@ TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {
   MainWindow window(options({publisher.endpoints().front()}));
   ASSERT_TRUE(waitForPublisher(window, publisher));
   const QString path = settingsDir_.filePath(QStringLiteral("live.mcap"));
-  ASSERT_TRUE(window.startRecording(path)) << window.lastError().toStdString();
+  ASSERT_TRUE(window.dashboard().startRecording(path)) << window.dashboard().lastError().toStdString();
 
   const double t0 = std::floor(std::chrono::duration<double, std::milli>(
                                    std::chrono::system_clock::now().time_since_epoch()).count());
@@ -234,10 +234,10 @@ TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {
   for (int i = 0; i < kEvents; ++i) {
     logEvent(Event{"step", test::atMs(t0 + i), {{"i", int64_t{i}}, {"tag", std::string("s") + std::to_string(i)}}});
   }
-  EventLogModel& log = window.eventLog();
+  EventLogModel& log = window.dashboard().eventLog();
   ASSERT_TRUE(waitFor([&] { return log.rowCount() == kEvents; })) << log.rowCount();
-  window.stopRecording();
-  EXPECT_FALSE(window.isRecording());
+  window.dashboard().stopRecording();
+  EXPECT_FALSE(window.dashboard().isRecording());
 
   // Every event shown is in the file, in order, with its data and its publisher.
   transport::RecordingReader reader(path.toStdString());
@@ -274,17 +274,17 @@ TEST_F(MainWindowTest, AFloodOfInventedNamesStopsAtTheLimitsTheStatusBarSaysSoAn
   window.resize(1600, 1000);
   window.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-  const IngestLimits limits = window.ingest().limits();
+  const IngestLimits limits = window.dashboard().ingest().limits();
   const auto train = test::makeSource("train", 1, 0);
   const auto window1 = [&](double ms, double loss) {
     std::vector<transport::ReceivedEvent> events{
         test::received(train, Event{std::string(kStatEventName), test::atMs(ms), {{"loss.mean", loss}}})};
-    window.ingest().deliver(events);
+    window.dashboard().ingest().deliver(events);
   };
   constexpr double kT0 = 1'700'000'000'000.0;
   window1(kT0, 1.0);
-  window.refreshNow();
-  window.updateStatus();
+  window.dashboard().refreshNow();
+  window.dashboard().updateStatus();
   EXPECT_TRUE(window.limitText().isEmpty());
 
   constexpr int kFlood = 100'000;
@@ -292,10 +292,10 @@ TEST_F(MainWindowTest, AFloodOfInventedNamesStopsAtTheLimitsTheStatusBarSaysSoAn
   for (int i = 0; i < kFlood; ++i) {
     names.push_back(test::received(train, Event{std::string(kStatEventName), test::atMs(kT0 + i), {{numbered("step", i, ".mean"), 1.0}}}));
   }
-  window.ingest().deliver(names);
-  window.refreshNow();
+  window.dashboard().ingest().deliver(names);
+  window.dashboard().refreshNow();
   ChartGrid& grid = window.chartGrid();
-  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), limits.maxCharts);
   EXPECT_EQ(grid.charts().size() + static_cast<std::size_t>(grid.pendingChartCount()), limits.maxCharts);
 
   std::vector<transport::ReceivedEvent> sources;
@@ -303,24 +303,24 @@ TEST_F(MainWindowTest, AFloodOfInventedNamesStopsAtTheLimitsTheStatusBarSaysSoAn
     sources.push_back(test::received(test::makeSource("flood", 10 + i, i),
                                      Event{std::string(kStatEventName), test::atMs(kT0 + i), {{"loss.mean", 9.0}}}));
   }
-  window.ingest().deliver(sources);
-  window.refreshNow();
-  EXPECT_EQ(window.registry().sourceCount(), limits.maxSources);
-  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts + limits.maxSources - 1);
-  EXPECT_EQ(window.eventLog().receivedCount(), 1 + kFlood + (limits.maxSources - 1));
+  window.dashboard().ingest().deliver(sources);
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), limits.maxSources);
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), limits.maxCharts + limits.maxSources - 1);
+  EXPECT_EQ(window.dashboard().eventLog().receivedCount(), 1 + kFlood + (limits.maxSources - 1));
 
   // The run known before the flood keeps getting its points on its chart.
   window1(kT0 + 200'000, 2.0);
   StatChartView* loss = nullptr;
   ASSERT_TRUE(waitFor([&] {
-    window.refreshNow();
+    window.dashboard().refreshNow();
     loss = grid.chart(QStringLiteral("loss"));
     return loss != nullptr && lastY(loss->line(QStringLiteral("mean"), 0)) == 2.0;
   }));
   EXPECT_EQ(loss->lineCount(), window.chartGrid().maxLinesPerChart());
   EXPECT_EQ(grid.undrawnLineCount(), limits.maxSources - window.chartGrid().maxLinesPerChart());
 
-  window.updateStatus();
+  window.dashboard().updateStatus();
   const QLocale locale;
   const QString text = window.limitText();
   EXPECT_TRUE(text.startsWith(QStringLiteral("⚠ dropped %1 events of over %2 new sources beyond the %3-source limit")

@@ -14,10 +14,10 @@
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 
-#include <livemon/ui/event_converter.h>
-#include <livemon/ui/ingest_limits.h>
-#include <livemon/ui/ranges_model.h>
-#include <livemon/ui/stat_registry.h>
+#include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/model/stat_registry.h>
 
 #include "ui_test_support.h"
 

@@ -17,12 +17,12 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
 
-#include <livemon/ui/chart_grid.h>
-#include <livemon/ui/ingest_worker.h>
-#include <livemon/ui/main_window.h>
-#include <livemon/ui/ranges_model.h>
-#include <livemon/ui/ranges_view.h>
-#include <livemon/ui/stat_chart_view.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/widgets/ranges_view.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
 
@@ -65,7 +65,7 @@ class RangesViewTest : public ::testing::Test {
   void deliver(const std::shared_ptr<const transport::SourceInfo>& source, double ms, EventData data) {
     std::vector<transport::ReceivedEvent> events;
     events.push_back(test::received(source, Event{std::string(kStatEventName), test::atMs(ms), std::move(data)}));
-    window_->ingest().deliver(events);
+    window_->dashboard().ingest().deliver(events);
   }
 
   RangesView& view() { return window_->rangesView(); }
@@ -74,7 +74,7 @@ class RangesViewTest : public ::testing::Test {
   // Refreshes (and lets Qt lay out and show new widgets) until `condition` holds.
   bool refreshUntil(const std::function<bool()>& condition) {
     return test::waitFor([&] {
-      window_->refreshNow();
+      window_->dashboard().refreshNow();
       return condition();
     });
   }
@@ -96,7 +96,7 @@ TEST_F(RangesViewTest, ShowsTheRangesLiveAndChartsTheSelectedOne) {
   QAbstractItemModelTester tester(&proxy(), QAbstractItemModelTester::FailureReportingMode::Warning);
   constexpr int kWindows = 5;
   for (int i = 0; i < kWindows; ++i) deliver(train_, kT0 + 1000.0 * i, stepWindow(i));
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
 
   ASSERT_EQ(model().rowCount(), 4);  // train.loss is not a range
   // Sorted by mean, slowest first, with the latest window's values.
@@ -127,7 +127,7 @@ TEST_F(RangesViewTest, ShowsTheRangesLiveAndChartsTheSelectedOne) {
 
   // A new window updates the table and the chart; the selection stays on its range.
   deliver(train_, kT0 + 1000.0 * kWindows, stepWindow(kWindows));
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
   EXPECT_EQ(model().index(model().rowOf(0, QStringLiteral("optimizer")), RangesModel::MeanColumn).data(Qt::EditRole).toDouble(),
             0.5 + kWindows);
   EXPECT_EQ(view().chart(), chart);
@@ -149,7 +149,7 @@ TEST_F(RangesViewTest, ClickingAHeaderSortsByThatColumnAsNumbers) {
     data["range/" + name + ".mean"] = 1.0;
   }
   deliver(train_, kT0, data);
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
   ASSERT_EQ(proxy().rowCount(), 4);
 
   QHeaderView* header = view().table()->horizontalHeader();
@@ -168,7 +168,7 @@ TEST_F(RangesViewTest, ClickingAHeaderSortsByThatColumnAsNumbers) {
 
 TEST_F(RangesViewTest, TheFilterMatchesRangeNames) {
   deliver(train_, kT0, stepWindow(0));
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
   view().setFilterText(QStringLiteral("WARD"));
   ASSERT_EQ(proxy().rowCount(), 2);
   for (int row = 0; row < proxy().rowCount(); ++row) EXPECT_TRUE(shownName(row).endsWith(QStringLiteral("ward")));
@@ -187,7 +187,7 @@ TEST_F(RangesViewTest, SeveralSourcesGetASourceColumnAndTheChartShowsTheSelected
     deliver(rank0, kT0 + 1000.0 * i, stepWindow(i));
     deliver(rank1, kT0 + 1000.0 * i, stepWindow(i + 10));
   }
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
   ASSERT_EQ(model().rowCount(), 8);
   EXPECT_FALSE(view().table()->isColumnHidden(RangesModel::SourceColumn));
 
@@ -203,17 +203,17 @@ TEST_F(RangesViewTest, SeveralSourcesGetASourceColumnAndTheChartShowsTheSelected
 
 TEST_F(RangesViewTest, PauseHoldsTheTableAndResumeCatchesUp) {
   deliver(train_, kT0, stepWindow(0));
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
   const int forward = model().rowOf(0, QStringLiteral("forward"));
   const QModelIndex mean = model().index(forward, RangesModel::MeanColumn);
   ASSERT_EQ(mean.data(Qt::EditRole).toDouble(), 30.0);
 
-  window_->setPaused(true);
+  window_->dashboard().setPaused(true);
   deliver(train_, kT0 + 1000.0, stepWindow(1));
-  window_->refreshNow();
+  window_->dashboard().refreshNow();
   EXPECT_EQ(mean.data(Qt::EditRole).toDouble(), 30.0);
-  window_->setPaused(false);
-  window_->refreshNow();
+  window_->dashboard().setPaused(false);
+  window_->dashboard().refreshNow();
   EXPECT_EQ(mean.data(Qt::EditRole).toDouble(), 31.0);
   EXPECT_EQ(model().index(forward, RangesModel::TotalColumn).data(Qt::EditRole).toDouble(), 20.0);
 }

@@ -5,14 +5,10 @@
 
 #include <chrono>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
-#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include <QDir>
 #include <QLocale>
 #include <QMimeData>
 #include <QSignalSpy>
@@ -27,155 +23,61 @@
 #include <livemon/clock.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
-#include <livemon/ui/chart_grid.h>
-#include <livemon/ui/event_log_model.h>
-#include <livemon/ui/ingest_limits.h>
-#include <livemon/ui/ingest_worker.h>
-#include <livemon/ui/main_window.h>
-#include <livemon/ui/ranges_model.h>
-#include <livemon/ui/ranges_view.h>
-#include <livemon/ui/replay_session.h>
-#include <livemon/ui/stat_chart_view.h>
-#include <livemon/ui/stat_registry.h>
-#include <livemon/ui/timeline_bar.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/replay/replay_session.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/main_window.h>
+#include <livemon/ui/widgets/ranges_view.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
+#include <livemon/ui/widgets/timeline_bar.h>
 
+#include "replay_test_support.h"
 #include "ui_test_support.h"
 
 namespace livemon::ui {
 namespace {
 
 using namespace std::chrono_literals;
+using test::deliverLiveWindow;
+using test::eventNs;
+using test::kEvents;
+using test::kT0Ms;
+using test::kT0Ns;
 using test::lastY;
+using test::ReplayTest;
 using test::waitFor;
-
-constexpr double kT0Ms = 1'700'000'000'000.0;
-constexpr int kEvents = 361;          // one every 500 ms: 180 s
-constexpr int64_t kSpacingNs = 500'000'000;
-constexpr int64_t kT0Ns = static_cast<int64_t>(kT0Ms) * 1'000'000;
-
-int64_t eventNs(int i) { return kT0Ns + i * kSpacingNs; }
-
-// A Stat event per 500 ms from "train" with loss.mean = i, received when it happened, in small
-// chunks so the index has many entries.
-void writeRecording(const std::string& path, int events = kEvents) {
-  transport::RecordingWriterOptions options;
-  options.chunkBytes = 2048;
-  transport::RecordingWriter writer(path, options);
-  const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
-  for (int i = 0; i < events; ++i) {
-    transport::ReceivedEvent event = test::received(source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i),
-                                                                  {{"loss.mean", static_cast<double>(i)}}});
-    event.sequence = static_cast<uint64_t>(i);
-    event.receivedAt = event.event.timestamp;
-    transport::recordEvent(writer, event);
-  }
-  writer.close();
-}
-
-// Twenty Stat windows, 500 ms apart, from "train" (pid `pid`): loss, as the live run sends it too,
-// accuracy, which only this recording has, and the range "forward", slower than the live run's.
-void writeRecordingWithRanges(const std::string& path, int64_t pid = 4242) {
-  transport::RecordingWriter writer(path);
-  const auto source = test::makeSource("train", pid, std::nullopt, kT0Ms);
-  for (int i = 0; i < 20; ++i) {
-    std::unordered_map<std::string, DataValue> data{{"loss.mean", static_cast<double>(i)}, {"accuracy.mean", 0.5}};
-    test::addRangeWindow(data, "forward", {10, 40.0, 39.0, 75.0, 80.0});
-    transport::ReceivedEvent event =
-        test::received(source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), std::move(data)});
-    event.sequence = static_cast<uint64_t>(i);
-    event.receivedAt = event.event.timestamp;
-    transport::recordEvent(writer, event);
-  }
-  writer.close();
-}
-
-// One Stat window from a live publisher "live": loss and the range "forward".
-void deliverLiveWindow(MainWindow& window) {
-  std::unordered_map<std::string, DataValue> data{{"loss.mean", 7.0}};
-  test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
-  std::vector<transport::ReceivedEvent> events{test::received(
-      test::makeSource("live", 77, std::nullopt, kT0Ms), Event{std::string(kStatEventName), test::atMs(kT0Ms), std::move(data)})};
-  window.ingest().deliver(events);
-}
-
-class ReplayTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(dir_.isValid());
-    recording_ = dir_.filePath(QStringLiteral("run.mcap"));
-    writeRecording(recording_.toStdString());
-  }
-
-  DashboardOptions options() {
-    DashboardOptions result;
-    result.exactEndpoints = true;  // no publishers: only what the test feeds
-    result.settingsFile = dir_.filePath(QStringLiteral("livemon.ini"));
-    result.clock = &clock_;
-    return result;
-  }
-
-  // Opens the test's recording on the timeline and waits until its first window is shown.
-  ReplaySession* openReplay(MainWindow& window, const QString& path) {
-    ReplaySession* session = window.openRecording(path);
-    QSignalSpy opened(session, &ReplaySession::opened);
-    EXPECT_TRUE(opened.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
-    settle(window, *session);
-    return session;
-  }
-
-  static void settle(MainWindow& window, ReplaySession& session) {
-    ASSERT_TRUE(waitFor([&] { return !session.busy(); }));
-    window.refreshNow();
-  }
-
-  static const SeriesEntry* lossSeries(const MainWindow& window) {
-    for (SeriesId id = 0; id < window.registry().seriesIdEnd(); ++id) {
-      const SeriesEntry* series = window.registry().series(id);
-      if (series != nullptr && series->stat == QLatin1String("loss")) return series;
-    }
-    return nullptr;
-  }
-
-  // The log and the loss series show exactly events first..last (by index).
-  static void expectShows(MainWindow& window, int first, int last) {
-    EXPECT_EQ(window.eventLog().rowCount(), last - first + 1);
-    const SeriesEntry* loss = lossSeries(window);
-    ASSERT_NE(loss, nullptr);
-    EXPECT_EQ(loss->store.firstX(), kT0Ms + 500.0 * first);
-    EXPECT_EQ(loss->store.lastX(), kT0Ms + 500.0 * last);
-    EXPECT_EQ(loss->store.lastY(), static_cast<double>(last));
-  }
-
-  QTemporaryDir dir_;
-  QString recording_;
-  ManualClock clock_;
-};
+using test::writeRecording;
+using test::writeRecordingWithRanges;
 
 TEST_F(ReplayTest, OpensAtTheEndAndSeeksBothWaysShowingExactlyTheEventsUpToThePlayhead) {
   MainWindow window(options());
   window.setTimeRange(TimeRange::All);
   window.resize(1400, 900);
   window.show();
-  ReplaySession* session = openReplay(window, recording_);
+  ReplaySession* session = openReplay(window.dashboard(), recording_);
   EXPECT_EQ(session->info().events, static_cast<uint64_t>(kEvents));
   EXPECT_EQ(session->info().startNs, eventNs(0));
   EXPECT_EQ(session->info().endNs, eventNs(kEvents - 1));
   EXPECT_EQ(session->playheadNs(), eventNs(kEvents - 1));
-  expectShows(window, 0, kEvents - 1);
+  expectShows(window.dashboard(), 0, kEvents - 1);
 
   session->seek(eventNs(100) + 250'000'000);  // between two events
-  settle(window, *session);
-  expectShows(window, 0, 100);
+  settle(window.dashboard(), *session);
+  expectShows(window.dashboard(), 0, 100);
 
   session->seek(eventNs(250));  // exactly on one: it is shown
-  settle(window, *session);
-  expectShows(window, 0, 250);
+  settle(window.dashboard(), *session);
+  expectShows(window.dashboard(), 0, 250);
 
   // The chart draws the same: its last point is event 250's.
   StatChartView* chart = nullptr;
   ASSERT_TRUE(waitFor([&] {
     chart = window.chartGrid().chart(QStringLiteral("loss"));
-    return chart != nullptr && lastY(chart->line(QStringLiteral("mean"), lossSeries(window)->source)) == 250.0;
+    return chart != nullptr && lastY(chart->line(QStringLiteral("mean"), lossSeries(window.dashboard())->source)) == 250.0;
   }));
   // With the wall-clock axis the charts' right edge is the playhead.
   EXPECT_DOUBLE_EQ(window.chartGrid().renderContext().x.max, static_cast<double>(eventNs(250)) / 1e6);
@@ -183,122 +85,9 @@ TEST_F(ReplayTest, OpensAtTheEndAndSeeksBothWaysShowingExactlyTheEventsUpToThePl
       << window.timeline().positionText().toStdString();
 
   session->seek(eventNs(0) - 5'000'000'000);  // clamped to the start
-  settle(window, *session);
+  settle(window.dashboard(), *session);
   EXPECT_EQ(session->playheadNs(), eventNs(0));
-  expectShows(window, 0, 0);
-}
-
-TEST_F(ReplayTest, StepMovesBySecondsAndSpeedIsClamped) {
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::All);
-  ReplaySession* session = openReplay(window, recording_);
-  session->seek(eventNs(10));
-  settle(window, *session);
-  session->step(2);  // 2 s forward: four more events
-  settle(window, *session);
-  EXPECT_EQ(session->playheadNs(), eventNs(14));
-  expectShows(window, 0, 14);
-  session->step(-3);
-  settle(window, *session);
-  EXPECT_EQ(session->playheadNs(), eventNs(8));
-  expectShows(window, 0, 8);
-
-  session->setSpeed(1000.0);
-  EXPECT_EQ(session->speed(), ReplaySession::kMaxSpeed);
-  session->setSpeed(0.01);
-  EXPECT_EQ(session->speed(), ReplaySession::kMinSpeed);
-  session->setSpeed(4.0);
-  EXPECT_EQ(session->speed(), 4.0);
-}
-
-// Receive times are unsigned in a recording: one recorded by a machine whose clock read before
-// 1970 (or crafted) holds times beyond what the timeline can place. The timeline still runs
-// forward from its start, and seeking, stepping and playing stay within it.
-TEST_F(ReplayTest, ATimeBeyondTheTimelinesRangeIsHeldAtItsEnd) {
-  const QString path = dir_.filePath(QStringLiteral("clock.mcap"));
-  {
-    transport::RecordingWriter writer(path.toStdString());
-    const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
-    for (int i = 0; i < 3; ++i) {
-      transport::ReceivedEvent event = test::received(
-          source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), {{"loss.mean", double(i)}}});
-      event.sequence = static_cast<uint64_t>(i);
-      // The last one was received "1 ns before 1970": 2^64 - 1 in the file.
-      event.receivedAt = i < 2 ? event.event.timestamp : std::chrono::system_clock::time_point(-1ns);
-      transport::recordEvent(writer, event);
-    }
-    writer.close();
-  }
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::All);
-  ReplaySession* session = openReplay(window, path);
-  EXPECT_EQ(session->info().startNs, eventNs(0));
-  EXPECT_EQ(session->info().endNs, std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(session->playheadNs(), session->info().endNs);
-  EXPECT_EQ(window.eventLog().rowCount(), 3);
-
-  session->seek(eventNs(1));
-  settle(window, *session);
-  EXPECT_EQ(session->playheadNs(), eventNs(1));
-  EXPECT_EQ(window.eventLog().rowCount(), 2);
-  for (int i = 0; i < 5; ++i) {  // far beyond the end, past what int64 holds: lands on it
-    session->step(std::numeric_limits<int>::max());
-    settle(window, *session);
-  }
-  EXPECT_EQ(session->playheadNs(), session->info().endNs);
-  EXPECT_EQ(window.eventLog().rowCount(), 3);
-  for (int i = 0; i < 5; ++i) {
-    session->step(std::numeric_limits<int>::min());
-    settle(window, *session);
-  }
-  EXPECT_EQ(session->playheadNs(), session->info().startNs);
-  EXPECT_EQ(window.eventLog().rowCount(), 1);
-}
-
-TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::All);
-  ReplaySession* session = openReplay(window, recording_);
-  QSignalSpy playing(session, &ReplaySession::playingChanged);
-  session->setPlaying(true);  // at the end: starts over
-  settle(window, *session);
-  EXPECT_EQ(session->playheadNs(), eventNs(0));
-  expectShows(window, 0, 0);
-
-  session->setSpeed(2.0);
-  clock_.advance(5s);  // 10 s of recording: 20 events more
-  window.refreshNow();
-  settle(window, *session);
-  EXPECT_EQ(session->playheadNs(), eventNs(20));
-  expectShows(window, 0, 20);
-
-  session->setSpeed(64.0);
-  clock_.advance(10s);  // 640 s: past the end
-  window.refreshNow();
-  settle(window, *session);
-  EXPECT_EQ(session->playheadNs(), eventNs(kEvents - 1));
-  EXPECT_FALSE(session->isPlaying());
-  expectShows(window, 0, kEvents - 1);
-  ASSERT_GE(playing.count(), 2);
-  EXPECT_EQ(playing.last().at(0).toBool(), false);
-}
-
-TEST_F(ReplayTest, SeekingBackReadsOnlyTheChunksOfTheVisibleWindow) {
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::LastMinute);
-  ReplaySession* session = openReplay(window, recording_);
-  const uint64_t chunks = session->info().chunks;
-  ASSERT_GE(chunks, 20U);  // the test means something only with many chunks
-  // At the end: the last minute, both ends included: events 240..360.
-  expectShows(window, 240, kEvents - 1);
-
-  const uint64_t chunksBefore = session->chunksRead();
-  const uint64_t messagesBefore = session->messagesRead();
-  session->seek(eventNs(150));
-  settle(window, *session);
-  expectShows(window, 30, 150);  // 60 s before the playhead
-  EXPECT_EQ(session->messagesRead() - messagesBefore, 121U);
-  EXPECT_LT(session->chunksRead() - chunksBefore, chunks / 2);
+  expectShows(window.dashboard(), 0, 0);
 }
 
 TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
@@ -309,14 +98,14 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   window.resize(1400, 900);
   window.show();
   test::QtWarnings warnings;
-  deliverLiveWindow(window);
-  window.refreshNow();
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
+  deliverLiveWindow(window.dashboard());
+  window.dashboard().refreshNow();
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
   const SourceId live = 0;
-  openReplay(window, path);
-  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
-  window.refreshNow();
-  ASSERT_EQ(window.registry().sourceCount(), 2U);
+  openReplay(window.dashboard(), path);
+  while (window.chartGrid().pendingChartCount() > 0) window.dashboard().refreshNow();
+  window.dashboard().refreshNow();
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 2U);
   ASSERT_NE(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
   StatChartView* loss = window.chartGrid().chart(QStringLiteral("loss"));
   ASSERT_NE(loss, nullptr);
@@ -328,18 +117,18 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   ASSERT_FALSE(ranges.table()->isColumnHidden(RangesModel::SourceColumn));
   // The recording's range is the one looked at when it closes.
   ASSERT_TRUE(ranges.selectRow(ranges.model().rowOf(1, QStringLiteral("forward"))));
-  window.refreshNow();
+  window.dashboard().refreshNow();
   ASSERT_NE(ranges.chart(), nullptr);
 
-  window.closeReplay();
-  window.refreshNow();
+  window.dashboard().closeReplay();
+  window.dashboard().refreshNow();
 
-  EXPECT_EQ(window.registry().sourceCount(), 1U);
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 1U);
   EXPECT_EQ(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
   EXPECT_EQ(window.chartGrid().charts().size(), 2U);  // loss and range/forward, the live run's
   for (StatChartView* chart : window.chartGrid().charts()) {
     chart->render(window.chartGrid().renderContext(), true);
-    for (SeriesId id : chart->seriesIds()) EXPECT_EQ(window.registry().series(id)->source, live);
+    for (SeriesId id : chart->seriesIds()) EXPECT_EQ(window.dashboard().registry().series(id)->source, live);
   }
   loss = window.chartGrid().chart(QStringLiteral("loss"));
   ASSERT_NE(loss, nullptr);
@@ -354,8 +143,8 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   EXPECT_TRUE(ranges.table()->isColumnHidden(RangesModel::SourceColumn));
   EXPECT_EQ(ranges.selectedRow(), 0);
   ASSERT_NE(ranges.chart(), nullptr);
-  for (SeriesId id : ranges.chart()->seriesIds()) EXPECT_EQ(window.registry().series(id)->source, live);
-  EXPECT_EQ(window.eventLog().rowCount(), 1);
+  for (SeriesId id : ranges.chart()->seriesIds()) EXPECT_EQ(window.dashboard().registry().series(id)->source, live);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 1);
   // The offscreen platform remarks on every size-hint change of a shown window (the timeline bar
   // hides): not the dashboard's doing.
   warnings.messages().removeIf([](const QString& message) { return message.contains(QLatin1String("propagateSizeHints")); });
@@ -368,15 +157,15 @@ TEST_F(ReplayTest, OpeningAnotherRecordingReplacesTheFirstsSources) {
   MainWindow window(options());
   window.setTimeRange(TimeRange::All);
   test::QtWarnings warnings;
-  openReplay(window, recording_);
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
-  ASSERT_NE(window.registry().source(0), nullptr);
+  openReplay(window.dashboard(), recording_);
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  ASSERT_NE(window.dashboard().registry().source(0), nullptr);
 
-  openReplay(window, other);
-  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
-  EXPECT_EQ(window.registry().source(0), nullptr);
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
-  const SourceEntry* source = window.registry().source(1);
+  openReplay(window.dashboard(), other);
+  while (window.chartGrid().pendingChartCount() > 0) window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().source(0), nullptr);
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  const SourceEntry* source = window.dashboard().registry().source(1);
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->endpoint, other);
   EXPECT_EQ(source->label, QStringLiteral("train"));  // not "train :4343": nothing left to tell it from
@@ -385,27 +174,27 @@ TEST_F(ReplayTest, OpeningAnotherRecordingReplacesTheFirstsSources) {
   EXPECT_EQ(loss->seriesIds().size(), 1U);
   EXPECT_NE(window.chartGrid().chart(QStringLiteral("accuracy")), nullptr);
   EXPECT_EQ(window.rangesView().model().rowCount(), 1);
-  EXPECT_EQ(window.eventLog().rowCount(), 20);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 20);
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
 }
 
 TEST_F(ReplayTest, ARecordingOpenedAgainAfterClosingComesBackAsNewSources) {
   MainWindow window(options());
   window.setTimeRange(TimeRange::All);
-  openReplay(window, recording_);
-  const SourceId first = lossSeries(window)->source;
-  window.closeReplay();
-  window.refreshNow();
-  EXPECT_EQ(window.registry().sourceCount(), 0U);
+  openReplay(window.dashboard(), recording_);
+  const SourceId first = lossSeries(window.dashboard())->source;
+  window.dashboard().closeReplay();
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 0U);
   EXPECT_EQ(window.chartGrid().charts().size(), 0U);
-  EXPECT_EQ(window.eventLog().rowCount(), 0);
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), 0);
 
-  openReplay(window, recording_);
-  ASSERT_NE(lossSeries(window), nullptr);
-  EXPECT_NE(lossSeries(window)->source, first);
-  EXPECT_EQ(window.registry().sourceCount(), 1U);
-  expectShows(window, 0, kEvents - 1);
-  while (window.chartGrid().pendingChartCount() > 0) window.refreshNow();
+  openReplay(window.dashboard(), recording_);
+  ASSERT_NE(lossSeries(window.dashboard()), nullptr);
+  EXPECT_NE(lossSeries(window.dashboard())->source, first);
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  expectShows(window.dashboard(), 0, kEvents - 1);
+  while (window.chartGrid().pendingChartCount() > 0) window.dashboard().refreshNow();
   EXPECT_NE(window.chartGrid().chart(QStringLiteral("loss")), nullptr);
 }
 
@@ -438,16 +227,16 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   }
   MainWindow window(options());
   window.setTimeRange(TimeRange::All);
-  const IngestLimits limits = window.ingest().limits();
-  openReplay(window, path);
-  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
+  const IngestLimits limits = window.dashboard().ingest().limits();
+  openReplay(window.dashboard(), path);
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), limits.maxCharts);
   EXPECT_EQ(window.chartGrid().charts().size() + static_cast<std::size_t>(window.chartGrid().pendingChartCount()),
             limits.maxCharts);
   // Every Stat window is logged; of the other events only those with the names that fit.
-  EXPECT_EQ(window.eventLog().rowCount(), static_cast<int>(kWindows + limits.maxEventNames - 1));
-  ASSERT_NE(lossSeries(window), nullptr);
-  EXPECT_EQ(lossSeries(window)->store.lastY(), kWindows - 1.0);
-  window.updateStatus();
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), static_cast<int>(kWindows + limits.maxEventNames - 1));
+  ASSERT_NE(lossSeries(window.dashboard()), nullptr);
+  EXPECT_EQ(lossSeries(window.dashboard())->store.lastY(), kWindows - 1.0);
+  window.dashboard().updateStatus();
   const QLocale locale;
   const QString refused = locale.toString(static_cast<qulonglong>(kWindows - (limits.maxCharts - 1)));
   EXPECT_EQ(window.limitText(), QStringLiteral("⚠ dropped %1 values of %1 new charts beyond the %2-chart limit · +1 more")
@@ -455,10 +244,10 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   EXPECT_TRUE(window.limitToolTip().contains(QStringLiteral("%1 events of %1 new event names not logged").arg(refused)))
       << window.limitToolTip().toStdString();
 
-  window.closeReplay();
-  window.refreshNow();
-  EXPECT_EQ(window.registry().sourceCount(), 0U);
-  EXPECT_EQ(window.registry().seriesCount(), 0U);
+  window.dashboard().closeReplay();
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().sourceCount(), 0U);
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), 0U);
   EXPECT_EQ(window.chartGrid().charts().size() + static_cast<std::size_t>(window.chartGrid().pendingChartCount()), 0U);
 
   // The room is free again: a live run gets as many charts as the limit allows.
@@ -466,41 +255,9 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   for (std::size_t i = 0; i < limits.maxCharts; ++i) data[numbered("live", static_cast<int>(i), ".mean")] = 1.0;
   std::vector<transport::ReceivedEvent> live{test::received(test::makeSource("live", 77, std::nullopt, kT0Ms),
                                                             Event{std::string(kStatEventName), test::atMs(kT0Ms), std::move(data)})};
-  window.ingest().deliver(live);
-  window.refreshNow();
-  EXPECT_EQ(window.registry().seriesCount(), limits.maxCharts);
-}
-
-TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingTheOffset) {
-  const std::filesystem::path original = recording_.toStdString();
-  const auto size = std::filesystem::file_size(original);
-  const QString truncated = dir_.filePath(QStringLiteral("truncated.mcap"));
-  std::filesystem::copy_file(original, truncated.toStdString());
-  std::filesystem::resize_file(truncated.toStdString(), size / 2);
-
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::All);
-  ReplaySession* session = openReplay(window, truncated);
-  EXPECT_FALSE(session->info().indexed);
-  EXPECT_GT(session->info().events, 0U);
-  EXPECT_LT(session->info().events, static_cast<uint64_t>(kEvents));
-  ASSERT_FALSE(session->info().problems.isEmpty());
-  EXPECT_TRUE(session->info().problems.front().startsWith(QStringLiteral("byte ")));
-  EXPECT_EQ(window.eventLog().rowCount(), static_cast<int>(session->info().events));
-
-  const QString garbled = dir_.filePath(QStringLiteral("garbled.mcap"));
-  {
-    std::ofstream out(garbled.toStdString(), std::ios::binary);
-    out << "\x89MCAP0\r\n" << std::string(64, '\x5a');
-  }
-  ReplaySession* bad = window.openRecording(garbled);
-  QSignalSpy failed(bad, &ReplaySession::openFailed);
-  ASSERT_TRUE(failed.wait(30'000));
-  const QString message = failed.front().at(0).toString();
-  EXPECT_TRUE(message.contains(QStringLiteral("garbled.mcap"))) << message.toStdString();
-  EXPECT_TRUE(message.contains(QStringLiteral("byte 8"))) << message.toStdString();
-  EXPECT_EQ(window.lastError(), message);
-  EXPECT_FALSE(bad->isOpen());
+  window.dashboard().ingest().deliver(live);
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().registry().seriesCount(), limits.maxCharts);
 }
 
 TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
@@ -513,9 +270,9 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&window, &drop);
-  ASSERT_NE(window.replay(), nullptr);
-  ASSERT_TRUE(waitFor([&] { return window.replay()->isOpen(); }));
-  EXPECT_EQ(window.replay()->info().path, recording_);
+  ASSERT_NE(window.dashboard().replay(), nullptr);
+  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay()->isOpen(); }));
+  EXPECT_EQ(window.dashboard().replay()->info().path, recording_);
 
   QMimeData text;
   text.setUrls({QUrl::fromLocalFile(dir_.filePath(QStringLiteral("notes.txt")))});
@@ -527,20 +284,20 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
 
 TEST_F(ReplayTest, ABaselineJoinsAsItsOwnLabelledSource) {
   MainWindow window(options());
-  ReplaySession* baseline = window.openRecording(recording_, ReplayMode::Baseline);
+  ReplaySession* baseline = window.dashboard().openRecording(recording_, ReplayMode::Baseline);
   ASSERT_TRUE(waitFor([&] { return baseline->isOpen() && !baseline->busy(); }));
-  window.refreshNow();
-  EXPECT_EQ(window.replay(), nullptr);
-  ASSERT_EQ(window.registry().sourceCount(), 1U);
-  EXPECT_EQ(window.registry().source(0)->label, QStringLiteral("baseline: train"));
-  EXPECT_EQ(window.eventLog().rowCount(), kEvents);
+  window.dashboard().refreshNow();
+  EXPECT_EQ(window.dashboard().replay(), nullptr);
+  ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
+  EXPECT_EQ(window.dashboard().registry().source(0)->label, QStringLiteral("baseline: train"));
+  EXPECT_EQ(window.dashboard().eventLog().rowCount(), kEvents);
 }
 
 TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
   MainWindow window(options());
   const QString path = dir_.filePath(QStringLiteral("recorded.mcap"));
-  ASSERT_TRUE(window.startRecording(path));
-  EXPECT_TRUE(window.isRecording());
+  ASSERT_TRUE(window.dashboard().startRecording(path));
+  EXPECT_TRUE(window.dashboard().isRecording());
   const auto source = test::makeSource("live", 77);
   constexpr int kRecorded = 3000;
   for (int i = 0; i < kRecorded; i += 100) {
@@ -548,15 +305,15 @@ TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
     for (int j = i; j < i + 100; ++j) {
       events.push_back(test::received(source, Event{"step", test::atMs(kT0Ms + j), {{"i", int64_t{j}}}}));
     }
-    window.ingest().deliver(events);
+    window.dashboard().ingest().deliver(events);
   }
-  window.updateStatus();
+  window.dashboard().updateStatus();
   EXPECT_TRUE(window.recordingText().contains(QStringLiteral("recorded.mcap"))) << window.recordingText().toStdString();
   EXPECT_TRUE(window.recordingText().contains(QStringLiteral("3,000 events")) ||
               window.recordingText().contains(QStringLiteral("3000 events")))
       << window.recordingText().toStdString();
-  window.stopRecording();
-  EXPECT_FALSE(window.isRecording());
+  window.dashboard().stopRecording();
+  EXPECT_FALSE(window.dashboard().isRecording());
   EXPECT_TRUE(window.recordingText().isEmpty());
 
   transport::RecordingReader reader(path.toStdString());
@@ -568,8 +325,8 @@ TEST_F(ReplayTest, RecordButtonWritesEveryEventReceivedAndShowsTheFileSize) {
 TEST_F(ReplayTest, TheSizeLabelGrowsWithTheFile) {
   MainWindow window(options());
   const QString path = dir_.filePath(QStringLiteral("growing.mcap"));
-  ASSERT_TRUE(window.startRecording(path));
-  window.updateStatus();
+  ASSERT_TRUE(window.dashboard().startRecording(path));
+  window.dashboard().updateStatus();
   const QString before = window.recordingText();
   EXPECT_TRUE(before.contains(QStringLiteral("0 events"))) << before.toStdString();
   const auto source = test::makeSource("live", 78);
@@ -578,24 +335,24 @@ TEST_F(ReplayTest, TheSizeLabelGrowsWithTheFile) {
   for (int j = 0; j < 40'000; ++j) {
     events.push_back(test::received(source, Event{"step", test::atMs(kT0Ms + j), {{"text", std::string(40, 'x')}}}));
   }
-  window.ingest().deliver(events);
-  window.updateStatus();
+  window.dashboard().ingest().deliver(events);
+  window.dashboard().updateStatus();
   EXPECT_NE(window.recordingText(), before);
-  EXPECT_GT(window.ingest().recordingStatus().bytes, 0U);
+  EXPECT_GT(window.dashboard().ingest().recordingStatus().bytes, 0U);
   EXPECT_TRUE(window.recordingText().contains(QLocale().formattedDataSize(
-      static_cast<qint64>(window.ingest().recordingStatus().bytes))))
+      static_cast<qint64>(window.dashboard().ingest().recordingStatus().bytes))))
       << window.recordingText().toStdString();
-  window.stopRecording();
+  window.dashboard().stopRecording();
 }
 
 TEST_F(ReplayTest, RecordingIntoADirectoryOrAnUnwritablePlaceFailsWithAClearError) {
   MainWindow window(options());
-  EXPECT_FALSE(window.startRecording(dir_.path()));
-  EXPECT_FALSE(window.isRecording());
-  EXPECT_TRUE(window.lastError().contains(dir_.path())) << window.lastError().toStdString();
+  EXPECT_FALSE(window.dashboard().startRecording(dir_.path()));
+  EXPECT_FALSE(window.dashboard().isRecording());
+  EXPECT_TRUE(window.dashboard().lastError().contains(dir_.path())) << window.dashboard().lastError().toStdString();
   const QString missing = dir_.filePath(QStringLiteral("no/such/dir/run.mcap"));
-  EXPECT_FALSE(window.startRecording(missing));
-  EXPECT_TRUE(window.lastError().contains(missing)) << window.lastError().toStdString();
+  EXPECT_FALSE(window.dashboard().startRecording(missing));
+  EXPECT_TRUE(window.dashboard().lastError().contains(missing)) << window.dashboard().lastError().toStdString();
   EXPECT_TRUE(window.recordingText().isEmpty());
 }
 

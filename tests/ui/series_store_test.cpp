@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include <livemon/ui/column_decimator.h>
-#include <livemon/ui/series_store.h>
+#include <livemon/ui/model/column_decimator.h>
+#include <livemon/ui/model/series_store.h>
 
 namespace livemon::ui {
 namespace {

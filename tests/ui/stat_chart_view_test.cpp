@@ -20,11 +20,11 @@
 #include <QtCharts/QLineSeries>
 #include <QtTest/QTest>
 
-#include <livemon/ui/chart_grid.h>
-#include <livemon/ui/event_converter.h>
-#include <livemon/ui/ingest_limits.h>
-#include <livemon/ui/stat_chart_view.h>
-#include <livemon/ui/stat_registry.h>
+#include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
 

@@ -1,7 +1,7 @@
 // The x range all charts share: live with a filling start, scrolling, all, fixed, paused.
 #include <gtest/gtest.h>
 
-#include <livemon/ui/time_view.h>
+#include <livemon/ui/model/time_view.h>
 
 namespace livemon::ui {
 namespace {

@@ -12,12 +12,11 @@
 
 #include <QString>
 #include <QStringList>
-#include <QtCharts/QLineSeries>
 #include <QtTest/QTest>
 
 #include <livemon/event.h>
 #include <livemon/transport/subscriber.h>
-#include <livemon/ui/ingest_batch.h>
+#include <livemon/ui/ingest/ingest_batch.h>
 
 namespace livemon::ui::test {
 
@@ -56,7 +55,10 @@ inline transport::ReceivedEvent received(std::shared_ptr<const transport::Source
   return r;
 }
 
-inline std::optional<double> lastY(const QLineSeries* series) {
+// The y of a chart line's last point (a QLineSeries; a template, so tests without charts need no Qt
+// Charts).
+template <typename Series>
+std::optional<double> lastY(const Series* series) {
   if (series == nullptr || series->count() == 0) return std::nullopt;
   return series->at(series->count() - 1).y();
 }

@@ -1,0 +1,183 @@
+// A recording on the timeline, driven through the Dashboard without a widget: seeking, stepping
+// and playing with a manual clock show exactly the events up to the playhead, seeking back reads
+// only the visible window's chunks, times beyond the timeline's range, and damaged files.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <string>
+
+#include <QSignalSpy>
+
+#include <livemon/transport/recording.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/replay/replay_session.h>
+
+#include "replay_test_support.h"
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using namespace std::chrono_literals;
+using test::eventNs;
+using test::kEvents;
+using test::kT0Ms;
+using test::ReplayTest;
+
+TEST_F(ReplayTest, StepMovesBySecondsAndSpeedIsClamped) {
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  dashboard.start();
+  ReplaySession* session = openReplay(dashboard, recording_);
+  session->seek(eventNs(10));
+  settle(dashboard, *session);
+  session->step(2);  // 2 s forward: four more events
+  settle(dashboard, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(14));
+  expectShows(dashboard, 0, 14);
+  session->step(-3);
+  settle(dashboard, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(8));
+  expectShows(dashboard, 0, 8);
+
+  session->setSpeed(1000.0);
+  EXPECT_EQ(session->speed(), ReplaySession::kMaxSpeed);
+  session->setSpeed(0.01);
+  EXPECT_EQ(session->speed(), ReplaySession::kMinSpeed);
+  session->setSpeed(4.0);
+  EXPECT_EQ(session->speed(), 4.0);
+}
+
+// Receive times are unsigned in a recording: one recorded by a machine whose clock read before
+// 1970 (or crafted) holds times beyond what the timeline can place. The timeline still runs
+// forward from its start, and seeking, stepping and playing stay within it.
+TEST_F(ReplayTest, ATimeBeyondTheTimelinesRangeIsHeldAtItsEnd) {
+  const QString path = dir_.filePath(QStringLiteral("clock.mcap"));
+  {
+    transport::RecordingWriter writer(path.toStdString());
+    const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
+    for (int i = 0; i < 3; ++i) {
+      transport::ReceivedEvent event = test::received(
+          source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), {{"loss.mean", double(i)}}});
+      event.sequence = static_cast<uint64_t>(i);
+      // The last one was received "1 ns before 1970": 2^64 - 1 in the file.
+      event.receivedAt = i < 2 ? event.event.timestamp : std::chrono::system_clock::time_point(-1ns);
+      transport::recordEvent(writer, event);
+    }
+    writer.close();
+  }
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  dashboard.start();
+  ReplaySession* session = openReplay(dashboard, path);
+  EXPECT_EQ(session->info().startNs, eventNs(0));
+  EXPECT_EQ(session->info().endNs, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(session->playheadNs(), session->info().endNs);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), 3);
+
+  session->seek(eventNs(1));
+  settle(dashboard, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(1));
+  EXPECT_EQ(dashboard.eventLog().rowCount(), 2);
+  for (int i = 0; i < 5; ++i) {  // far beyond the end, past what int64 holds: lands on it
+    session->step(std::numeric_limits<int>::max());
+    settle(dashboard, *session);
+  }
+  EXPECT_EQ(session->playheadNs(), session->info().endNs);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), 3);
+  for (int i = 0; i < 5; ++i) {
+    session->step(std::numeric_limits<int>::min());
+    settle(dashboard, *session);
+  }
+  EXPECT_EQ(session->playheadNs(), session->info().startNs);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), 1);
+}
+
+TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  dashboard.start();
+  ReplaySession* session = openReplay(dashboard, recording_);
+  QSignalSpy playing(session, &ReplaySession::playingChanged);
+  session->setPlaying(true);  // at the end: starts over
+  settle(dashboard, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(0));
+  expectShows(dashboard, 0, 0);
+
+  session->setSpeed(2.0);
+  clock_.advance(5s);  // 10 s of recording: 20 events more
+  dashboard.refreshNow();
+  settle(dashboard, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(20));
+  expectShows(dashboard, 0, 20);
+
+  session->setSpeed(64.0);
+  clock_.advance(10s);  // 640 s: past the end
+  dashboard.refreshNow();
+  settle(dashboard, *session);
+  EXPECT_EQ(session->playheadNs(), eventNs(kEvents - 1));
+  EXPECT_FALSE(session->isPlaying());
+  expectShows(dashboard, 0, kEvents - 1);
+  ASSERT_GE(playing.count(), 2);
+  EXPECT_EQ(playing.last().at(0).toBool(), false);
+}
+
+TEST_F(ReplayTest, SeekingBackReadsOnlyTheChunksOfTheVisibleWindow) {
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::LastMinute);
+  dashboard.start();
+  ReplaySession* session = openReplay(dashboard, recording_);
+  const uint64_t chunks = session->info().chunks;
+  ASSERT_GE(chunks, 20U);  // the test means something only with many chunks
+  // At the end: the last minute, both ends included: events 240..360.
+  expectShows(dashboard, 240, kEvents - 1);
+
+  const uint64_t chunksBefore = session->chunksRead();
+  const uint64_t messagesBefore = session->messagesRead();
+  session->seek(eventNs(150));
+  settle(dashboard, *session);
+  expectShows(dashboard, 30, 150);  // 60 s before the playhead
+  EXPECT_EQ(session->messagesRead() - messagesBefore, 121U);
+  EXPECT_LT(session->chunksRead() - chunksBefore, chunks / 2);
+}
+
+TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingTheOffset) {
+  const std::filesystem::path original = recording_.toStdString();
+  const auto size = std::filesystem::file_size(original);
+  const QString truncated = dir_.filePath(QStringLiteral("truncated.mcap"));
+  std::filesystem::copy_file(original, truncated.toStdString());
+  std::filesystem::resize_file(truncated.toStdString(), size / 2);
+
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  dashboard.start();
+  ReplaySession* session = openReplay(dashboard, truncated);
+  EXPECT_FALSE(session->info().indexed);
+  EXPECT_GT(session->info().events, 0U);
+  EXPECT_LT(session->info().events, static_cast<uint64_t>(kEvents));
+  ASSERT_FALSE(session->info().problems.isEmpty());
+  EXPECT_TRUE(session->info().problems.front().startsWith(QStringLiteral("byte ")));
+  EXPECT_EQ(dashboard.eventLog().rowCount(), static_cast<int>(session->info().events));
+
+  const QString garbled = dir_.filePath(QStringLiteral("garbled.mcap"));
+  {
+    std::ofstream out(garbled.toStdString(), std::ios::binary);
+    out << "\x89MCAP0\r\n" << std::string(64, '\x5a');
+  }
+  ReplaySession* bad = dashboard.openRecording(garbled);
+  QSignalSpy failed(bad, &ReplaySession::openFailed);
+  ASSERT_TRUE(failed.wait(30'000));
+  const QString message = failed.front().at(0).toString();
+  EXPECT_TRUE(message.contains(QStringLiteral("garbled.mcap"))) << message.toStdString();
+  EXPECT_TRUE(message.contains(QStringLiteral("byte 8"))) << message.toStdString();
+  EXPECT_EQ(dashboard.lastError(), message);
+  EXPECT_FALSE(bad->isOpen());
+}
+
+}  // namespace
+}  // namespace livemon::ui

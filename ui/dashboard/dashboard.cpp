@@ -1,0 +1,330 @@
+#include <livemon/ui/dashboard/dashboard.h>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <iterator>
+
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QLocale>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTimer>
+
+#include <livemon/transport/wire_format.h>
+#include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/model/stat_registry.h>
+
+namespace livemon::ui {
+
+namespace {
+
+const QString kEndpointsKey = QStringLiteral("endpoints");
+
+std::unique_ptr<QSettings> openSettings(const QString& file) {
+  if (file.isEmpty()) return std::make_unique<QSettings>(QStringLiteral("livemon"), QStringLiteral("livemon"));
+  return std::make_unique<QSettings>(file, QSettings::IniFormat);
+}
+
+std::vector<std::string> chooseEndpoints(const DashboardOptions& options, const QSettings& settings) {
+  if (!options.endpoints.empty() || options.exactEndpoints) return options.endpoints;
+  std::vector<std::string> saved;
+  for (const QString& endpoint : settings.value(kEndpointsKey).toStringList()) {
+    if (!endpoint.trimmed().isEmpty()) saved.push_back(endpoint.trimmed().toStdString());
+  }
+  if (!saved.empty()) return saved;
+  return {std::string(transport::kDefaultEndpoint)};
+}
+
+IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector<std::string> endpoints) {
+  IngestWorker::Options ingest;
+  ingest.endpoints = std::move(endpoints);
+  ingest.staleAfter = options.staleAfter;
+  ingest.staging.maxLogEntries = std::max<std::size_t>(options.logCapacity, 10'000);
+  ingest.limits = options.limits;
+  return ingest;
+}
+
+}  // namespace
+
+Dashboard::Dashboard(DashboardOptions options, QObject* parent)
+    : QObject(parent), options_(std::move(options)), settings_(openSettings(options_.settingsFile)) {
+  registry_ = std::make_unique<StatRegistry>(options_.seriesLimits);
+  ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_)));
+  logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
+  rangesModel_ = std::make_unique<RangesModel>(*registry_);
+  rangesModel_->setMaxRows(options_.maxRangeRows);
+
+  connect(ingest_.get(), &IngestWorker::errorOccurred, this, &Dashboard::showError);
+  connect(ingest_.get(), &IngestWorker::recordingFailed, this, [this](const QString& message) {
+    emit recordingChanged();
+    reportError(tr("Recording stopped"), message);
+  });
+  refreshTimer_ = new QTimer(this);
+  refreshTimer_->setTimerType(Qt::PreciseTimer);
+  refreshTimer_->setInterval(static_cast<int>(options_.refreshInterval.count()));
+  connect(refreshTimer_, &QTimer::timeout, this, &Dashboard::refreshNow);
+  statusTimer_ = new QTimer(this);
+  statusTimer_->setInterval(1000);
+  connect(statusTimer_, &QTimer::timeout, this, &Dashboard::updateStatus);
+}
+
+Dashboard::~Dashboard() {
+  refreshTimer_->stop();
+  statusTimer_->stop();
+  // The replay sessions stage through the ingest worker: they go first.
+  replay_.reset();
+  baselines_.clear();
+  ingest_->stop();
+}
+
+void Dashboard::start() {
+  ingest_->start();
+  refreshTimer_->start();
+  statusTimer_->start();
+  emit endpointsChanged();
+
+  if (!options_.replay.isEmpty()) {
+    ReplaySession* session = openRecording(options_.replay);
+    connect(session, &ReplaySession::opened, this, [this, session] {
+      if (options_.replaySeekSeconds) {
+        session->seek(session->info().startNs + static_cast<int64_t>(*options_.replaySeekSeconds * 1e9));
+      }
+      if (options_.replayPlay) session->setPlaying(true);
+    });
+  }
+  for (const QString& baseline : options_.baselines) openRecording(baseline, ReplayMode::Baseline);
+}
+
+QStringList Dashboard::endpoints() const {
+  QStringList result;
+  for (const transport::EndpointStatus& status : ingest_->endpoints()) {
+    if (status.endpoint) result << QString::fromStdString(*status.endpoint);
+  }
+  return result;
+}
+
+void Dashboard::setPaused(bool paused) {
+  if (paused == paused_) return;
+  paused_ = paused;
+  if (!paused && !heldLog_.empty()) {
+    std::vector<LogEntry> held(std::make_move_iterator(heldLog_.begin()), std::make_move_iterator(heldLog_.end()));
+    heldLog_.clear();
+    heldBytes_ = 0;
+    logModel_->append(std::move(held));
+    emit logChanged();
+  }
+  emit pausedChanged(paused);
+}
+
+void Dashboard::setTimeRange(TimeRange range) {
+  timeRange_ = range;
+  setReplayWindow();
+}
+
+void Dashboard::refreshNow() {
+  const auto start = std::chrono::steady_clock::now();
+  if (replay_) replay_->tick();
+  applyStaged();
+  emit updated();
+  emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
+}
+
+void Dashboard::applyStaged() {
+  IngestBatch batch = ingest_->staging().take();
+  applyBatch(batch);
+}
+
+void Dashboard::applyBatch(IngestBatch& batch) {
+  if (batch.empty()) return;
+  const RegistryChanges changes = registry_->apply(batch);
+  for (SourceId id : changes.newSources) {
+    if (const SourceEntry* source = registry_->source(id)) logModel_->setSourceLabel(id, source->description);
+  }
+  for (const NameDescriptor& name : batch.names) logModel_->setEventName(name.id, QString::fromStdString(name.name));
+  if (!changes.newSeries.empty()) emit seriesAdded(changes.newSeries);
+  rangesModel_->apply(batch);
+  if (changes.labelsChanged) {
+    rangesModel_->sourceLabelsChanged();
+    emit sourceLabelsChanged();
+  }
+  if (batch.log.empty()) return;
+  if (paused_) {
+    for (LogEntry& entry : batch.log) {
+      heldBytes_ += entry.data.size();
+      heldLog_.push_back(std::move(entry));
+    }
+    // Held within what the log itself would keep, in rows and in bytes.
+    while (heldLog_.size() > 1 && (heldLog_.size() > logModel_->capacity() || heldBytes_ > logModel_->byteBudget())) {
+      heldBytes_ -= heldLog_.front().data.size();
+      heldLog_.pop_front();
+    }
+  } else {
+    logModel_->append(std::move(batch.log));
+    emit logChanged();
+  }
+}
+
+// A seek: the recording's samples, range values and log rows go, but its sources and series stay,
+// as the window read after the seek brings them straight back.
+void Dashboard::clearReplayed(const QString& endpoint) {
+  std::vector<char> replayedSource(registry_->sourceIdEnd(), 0);
+  for (std::size_t id = 0; id < replayedSource.size(); ++id) {
+    const SourceEntry* source = registry_->source(static_cast<SourceId>(id));
+    replayedSource[id] = source != nullptr && source->endpoint == endpoint ? 1 : 0;
+  }
+  registry_->clearSamples([&](const SourceEntry& source) { return replayedSource[source.id] != 0; });
+  rangesModel_->clearValues([&](SourceId id) { return id < replayedSource.size() && replayedSource[id] != 0; });
+  removeLogRows(replayedSource);
+}
+
+// The recording was closed: its sources go, with every line, chart, range row and log row of theirs.
+void Dashboard::removeReplayed(const QString& endpoint) {
+  const RegistryRemoval removal =
+      registry_->removeSources([&endpoint](const SourceEntry& source) { return source.endpoint == endpoint; });
+  if (removal.empty()) return;
+  emit sourcesAboutToBeRemoved(removal);
+  rangesModel_->removeSources(removal.sources);
+  if (removal.labelsChanged) rangesModel_->sourceLabelsChanged();
+  emit sourcesRemoved(removal);
+  std::vector<char> removedSource(registry_->sourceIdEnd(), 0);
+  for (SourceId id : removal.sources) removedSource[id] = 1;
+  removeLogRows(removedSource);
+  ingest_->forgetSources(removal.sources);
+}
+
+void Dashboard::removeLogRows(const std::vector<char>& ofSource) {
+  const auto of = [&ofSource](const LogEntry& entry) {
+    return entry.source < ofSource.size() && ofSource[entry.source] != 0;
+  };
+  if (logModel_->removeIf(of) > 0) emit logChanged();
+  std::erase_if(heldLog_, of);
+  heldBytes_ = 0;
+  for (const LogEntry& entry : heldLog_) heldBytes_ += entry.data.size();
+}
+
+ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
+  auto session = std::make_unique<ReplaySession>(*ingest_, options_.clock);
+  ReplaySession* raw = session.get();
+  const QString name = QFileInfo(path).fileName();
+  connect(raw, &ReplaySession::openFailed, this,
+          [this](const QString& text) { reportError(tr("Cannot open the recording"), text); });
+  connect(raw, &ReplaySession::problemFound, this, &Dashboard::showError);
+  connect(raw, &ReplaySession::progress, this, [this, name](const QString& what, qint64 done, qint64 total) {
+    if (total > 0) emit message(tr("%1 %2… %3 %").arg(what, name).arg(100 * done / total), 2000);
+  });
+  // A window read in full is shown at once, not on the next tick.
+  connect(raw, &ReplaySession::loaded, this, &Dashboard::refreshNow);
+  connect(raw, &ReplaySession::opened, this, [this, raw, name] {
+    emit message(tr("Opened %1: %2 events").arg(name, QLocale().toString(static_cast<qulonglong>(raw->info().events))), 5000);
+    for (const QString& problem : raw->info().problems) showError(QStringLiteral("%1: %2").arg(name, problem));
+  });
+  if (mode == ReplayMode::Replay) {
+    // Nothing of the old generation is staged any more: what was is applied, then cleared with
+    // the rest of what the recording showed, before the new window arrives behind it.
+    connect(raw, &ReplaySession::generationStarted, this, [this, raw] {
+      applyStaged();
+      clearReplayed(raw->endpointLabel());
+    });
+    if (replay_) closeReplay();
+    replay_ = std::move(session);
+    setReplayWindow();
+    emit replayChanged(raw);
+  } else {
+    baselines_.push_back(std::move(session));
+  }
+  raw->open(path, mode);
+  return raw;
+}
+
+std::optional<double> Dashboard::playheadMs() const {
+  if (!replay_ || !replay_->isOpen()) return std::nullopt;
+  return static_cast<double>(replay_->playheadNs()) / 1e6;
+}
+
+void Dashboard::closeReplay() {
+  if (!replay_) return;
+  emit replayChanged(nullptr);
+  const QString endpoint = replay_->endpointLabel();
+  // Destroying the session first joins its worker, so nothing stages the recording's events any
+  // more; what it staged is applied now, so that its sources are removed with the rest instead
+  // of turning up after.
+  replay_.reset();
+  applyStaged();
+  removeReplayed(endpoint);
+  emit endpointsChanged();
+}
+
+void Dashboard::setReplayWindow() {
+  if (!replay_) return;
+  const std::optional<double> seconds = timeRangeSeconds(timeRange_);
+  replay_->setWindow(seconds ? std::optional<std::chrono::nanoseconds>(
+                                   std::chrono::nanoseconds(static_cast<int64_t>(*seconds * 1e9)))
+                             : std::nullopt);
+}
+
+bool Dashboard::startRecording(const QString& path) {
+  try {
+    ingest_->startRecording(path.toStdString());
+  } catch (const std::exception& error) {
+    emit recordingChanged();
+    reportError(tr("Cannot record"), QString::fromStdString(error.what()));
+    return false;
+  }
+  emit recordingChanged();
+  return true;
+}
+
+void Dashboard::stopRecording() {
+  try {
+    const IngestWorker::RecordingStatus status = ingest_->stopRecording();
+    if (!status.path.empty()) {
+      emit message(tr("Recorded %1 events into %2")
+                       .arg(QLocale().toString(static_cast<qulonglong>(status.events)), QString::fromStdString(status.path)),
+                   10'000);
+    }
+  } catch (const std::exception& error) {
+    reportError(tr("Recording incomplete"), QString::fromStdString(error.what()));
+  }
+  emit recordingChanged();
+}
+
+QString Dashboard::defaultRecordingPath() {
+  QString directory = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  if (directory.isEmpty() || !QFileInfo(directory).isDir()) directory = QDir::homePath();
+  return QDir(directory).filePath(
+      QStringLiteral("livemon-%1.mcap").arg(QDateTime::currentDateTime().toString(QStringLiteral("yyyyMMdd-HHmmss"))));
+}
+
+bool Dashboard::isRecording() const { return ingest_->recordingStatus().active; }
+
+IngestWorker::RecordingStatus Dashboard::recordingStatus() const { return ingest_->recordingStatus(); }
+
+void Dashboard::updateStatus() {
+  health_ = healthTracker_.update(ingest_->endpoints(), ingest_->sources(), std::chrono::steady_clock::now());
+  emit statusUpdated();
+}
+
+LimitReport Dashboard::limitReport() const {
+  LimitReport report;
+  report.limits = ingest_->limits();
+  report.drops = ingest_->limitDrops();
+  report.maxRangeRows = rangesModel_->maxRows();
+  report.unlistedRanges = rangesModel_->unlistedCount();
+  return report;
+}
+
+void Dashboard::showError(const QString& text) {
+  qWarning("livemon: %s", qUtf8Printable(text));
+  emit errorOccurred(text);
+}
+
+void Dashboard::reportError(const QString& title, const QString& text) {
+  lastError_ = text;
+  showError(text);
+  emit errorReported(title, text);
+}
+
+}  // namespace livemon::ui

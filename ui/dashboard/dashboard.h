@@ -1,0 +1,204 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+#include <livemon/clock.h>
+#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/model/series_store.h>
+#include <livemon/ui/model/time_view.h>
+#include <livemon/ui/replay/replay_session.h>
+
+class QSettings;
+class QTimer;
+
+namespace livemon::ui {
+
+class RangesModel;
+class StatRegistry;
+struct RegistryRemoval;
+
+// The views beside the event log, on tabs.
+enum class DashboardView { Charts, Ranges };
+
+// Thread-safety: a plain value type.
+// How a Dashboard (and the MainWindow showing it) starts.
+struct DashboardOptions {
+  // Endpoints to subscribe to. Empty: those saved in the settings, or else
+  // transport::kDefaultEndpoint; with exactEndpoints, exactly these (none: a synthetic feed
+  // through IngestWorker::deliver only).
+  std::vector<std::string> endpoints;
+  bool exactEndpoints = false;
+  std::size_t logCapacity = EventLogModel::kDefaultCapacity;
+  // Settings file (INI). Empty: the user's livemon settings.
+  QString settingsFile;
+  std::chrono::milliseconds refreshInterval{33};
+  std::chrono::milliseconds staleAfter{3000};
+  SeriesStore::Limits seriesLimits{};
+  // What publishers and recordings may make the dashboard hold, and what its views show at most.
+  IngestLimits limits{};
+  std::size_t maxLinesPerChart = kDefaultMaxLinesPerChart;
+  std::size_t maxRangeRows = kDefaultMaxRangeRows;
+  // The view shown first. None: the one shown when the last session ended.
+  std::optional<DashboardView> view;
+  // Recordings to open at start: the first on the timeline, the baselines beside it.
+  QString replay;
+  QStringList baselines;
+  // Where the replay starts (seconds from the recording's start; default: its end), and whether
+  // it plays at once.
+  std::optional<double> replaySeekSeconds;
+  bool replayPlay = false;
+  // Drives replay playback; nullptr: the system clock. Must outlive the dashboard.
+  Clock* clock = nullptr;
+};
+
+// Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its
+// IngestWorker and ReplaySessions run threads of their own and hand their work over through the
+// staging buffer and queued signals.
+// The dashboard's pipeline, without a widget: it owns the ingest worker, the StatRegistry, the
+// EventLogModel, the RangesModel, the replayed and baseline recordings, the recording of what is
+// received, the pause buffer and the refresh timer.
+//
+// Data flow: the IngestWorker thread converts live events, and each ReplaySession's thread
+// converts recorded ones, into the one StagingBuffer, in conversion order, so every descriptor
+// precedes its samples. A refresh (about 30 Hz) takes everything staged and applies it to the
+// registry, the log and the ranges; the views redraw on updated(). A seek in the replay is a new
+// generation: what is staged is applied and the recording's data cleared before the window after
+// the seek is read (ReplaySession::generationStarted).
+//
+// Paused: samples still go into the stores (nothing is lost) but new log rows are held back (up to
+// the log's capacity, in rows and bytes) until resumed; the views freeze on pausedChanged().
+class Dashboard : public QObject {
+  Q_OBJECT
+
+ public:
+  // Throws transport::TransportError naming an endpoint that cannot be used.
+  explicit Dashboard(DashboardOptions options = {}, QObject* parent = nullptr);
+  ~Dashboard() override;
+
+  // Starts receiving and refreshing, and opens the recordings named in the options. Separate from
+  // the constructor, so that views connect to the signals first.
+  void start();
+
+  const DashboardOptions& options() const noexcept { return options_; }
+  // Where the dashboard and its window keep what they restore next time.
+  QSettings& settings() noexcept { return *settings_; }
+  IngestWorker& ingest() noexcept { return *ingest_; }
+  const StatRegistry& registry() const noexcept { return *registry_; }
+  EventLogModel& eventLog() noexcept { return *logModel_; }
+  RangesModel& rangesModel() noexcept { return *rangesModel_; }
+
+  bool isPaused() const noexcept { return paused_; }
+  void setPaused(bool paused);
+  // Log rows received while paused, shown on resume.
+  std::size_t heldLogRows() const noexcept { return heldLog_.size(); }
+  // The time range the charts show: a replay reads this much before its playhead.
+  void setTimeRange(TimeRange range);
+  QStringList endpoints() const;
+  // The per-endpoint health, as of the last status update.
+  const std::vector<EndpointHealth>& endpointHealth() const noexcept { return health_; }
+
+  // Takes what is staged and applies it, then signals updated() and refreshed(); the timer calls it.
+  void refreshNow();
+  // Updates the endpoint health, then signals statusUpdated(); a timer calls it every second.
+  void updateStatus();
+  // What the limits dropped, as of now (the chart limits are the window's: left at zero here).
+  LimitReport limitReport() const;
+
+  // Opens a recording (asynchronously: the session's opened() or openFailed() follows). Replay:
+  // on the timeline, replacing one replayed before; Baseline: its runs join as "baseline: RUN"
+  // sources. Returns the session.
+  ReplaySession* openRecording(const QString& path, ReplayMode mode = ReplayMode::Replay);
+  // The recording on the timeline, if any.
+  ReplaySession* replay() const noexcept { return replay_.get(); }
+  // The replay's playhead in ms since the Unix epoch, while a replay is open.
+  std::optional<double> playheadMs() const;
+  // Stops replaying: the recording's sources leave the dashboard with all their data (lines,
+  // charts only they had, range rows, log rows); opened again, they return as new sources.
+  void closeReplay();
+
+  // Records every event received from now on into `path`. False, with the error reported, when
+  // the file cannot be created.
+  bool startRecording(const QString& path);
+  void stopRecording();
+  bool isRecording() const;
+  IngestWorker::RecordingStatus recordingStatus() const;
+  // A file name for a new recording, in the user's documents directory.
+  static QString defaultRecordingPath();
+  // The last error reported (a recording that cannot be opened or written).
+  const QString& lastError() const noexcept { return lastError_; }
+
+ signals:
+  // New series were registered: a line each, on their Stat's chart.
+  void seriesAdded(const std::vector<SeriesId>& series);
+  // A source's short label changed: lines and rows named after it are renamed.
+  void sourceLabelsChanged();
+  // Sources are being removed (with `removal.series`) from the registry: the views drop their
+  // lines now; the RangesModel still holds their rows until sourcesRemoved().
+  void sourcesAboutToBeRemoved(const RegistryRemoval& removal);
+  void sourcesRemoved(const RegistryRemoval& removal);
+  // Rows were appended to or removed from the event log.
+  void logChanged();
+  // A refresh applied what was staged: the views redraw what is on screen and changed.
+  void updated();
+  // After every refresh, with how long it took (views' redraws included).
+  void refreshed(qint64 nanoseconds);
+  void pausedChanged(bool paused);
+  // A recording went on the timeline, or left it (nullptr).
+  void replayChanged(ReplaySession* session);
+  void endpointsChanged();
+  void statusUpdated();
+  void recordingChanged();
+  // A passing note for the status bar, shown for `timeoutMs` (0: until the next).
+  void message(const QString& text, int timeoutMs);
+  // A failure to show in the status bar; errorReported is one the user must acknowledge.
+  void errorOccurred(const QString& message);
+  void errorReported(const QString& title, const QString& message);
+
+ private:
+  void applyStaged();
+  void applyBatch(IngestBatch& batch);
+  void clearReplayed(const QString& endpoint);
+  void removeReplayed(const QString& endpoint);
+  // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
+  void removeLogRows(const std::vector<char>& ofSource);
+  void setReplayWindow();
+  void showError(const QString& message);
+  void reportError(const QString& title, const QString& message);
+
+  DashboardOptions options_;
+  std::unique_ptr<QSettings> settings_;
+  // Declared before what refers to them, so they go last.
+  std::unique_ptr<StatRegistry> registry_;
+  std::unique_ptr<IngestWorker> ingest_;
+  std::unique_ptr<EventLogModel> logModel_;
+  std::unique_ptr<RangesModel> rangesModel_;
+  QTimer* refreshTimer_ = nullptr;
+  QTimer* statusTimer_ = nullptr;
+  TimeRange timeRange_ = TimeRange::Last5Minutes;
+
+  bool paused_ = false;
+  std::deque<LogEntry> heldLog_;  // log rows received while paused
+  std::size_t heldBytes_ = 0;     // their data bytes
+  EndpointHealthTracker healthTracker_;
+  std::vector<EndpointHealth> health_;
+
+  std::unique_ptr<ReplaySession> replay_;
+  std::vector<std::unique_ptr<ReplaySession>> baselines_;
+  QString lastError_;
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,40 @@
+#include <livemon/ui/ingest/ingest_batch.h>
+
+#include <iterator>
+
+namespace livemon::ui {
+
+namespace {
+
+template <typename T>
+void moveAppend(std::vector<T>& to, std::vector<T>& from) {
+  if (to.empty()) {
+    to.swap(from);
+  } else {
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  }
+  from.clear();
+}
+
+}  // namespace
+
+void IngestBatch::clear() noexcept {
+  sources.clear();
+  names.clear();
+  series.clear();
+  samples.clear();
+  log.clear();
+  events = 0;
+}
+
+void IngestBatch::append(IngestBatch&& later) {
+  moveAppend(sources, later.sources);
+  moveAppend(names, later.names);
+  moveAppend(series, later.series);
+  moveAppend(samples, later.samples);
+  moveAppend(log, later.log);
+  events += later.events;
+  later.events = 0;
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,78 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <livemon/transport/wire_format.h>
+
+namespace livemon::ui {
+
+// Ids handed out by the EventConverter, dense from 0, stable for the life of the dashboard.
+using SourceId = uint32_t;
+using NameId = uint32_t;
+using SeriesId = uint32_t;
+
+// Thread-safety: a plain value type.
+// A publisher seen for the first time.
+struct SourceDescriptor {
+  SourceId id = 0;
+  std::shared_ptr<const transport::SourceInfo> info;
+  std::string endpoint;  // where it was first heard
+};
+
+// Thread-safety: a plain value type.
+// An event name seen for the first time.
+struct NameDescriptor {
+  NameId id = 0;
+  std::string name;
+};
+
+// Thread-safety: a plain value type.
+// A (source, Stat key) pair seen for the first time: one line on one chart.
+struct SeriesDescriptor {
+  SeriesId id = 0;
+  SourceId source = 0;
+  std::string stat;         // chart: the key up to its last dot
+  std::string aggregation;  // line: the key after its last dot
+};
+
+// Thread-safety: a plain value type.
+// One value of one Stat window.
+struct StatSample {
+  SeriesId series = 0;
+  double x = 0.0;  // the window's timestamp, milliseconds since the Unix epoch
+  double y = 0.0;
+};
+
+// Thread-safety: a plain value type.
+// One event as the log shows it, rendered off the GUI thread.
+struct LogEntry {
+  int64_t timeNs = 0;  // event timestamp, nanoseconds since the Unix epoch
+  SourceId source = 0;
+  NameId name = 0;
+  std::string data;  // "key=value, ..." sorted by key
+};
+
+// Thread-safety: a plain value type, moved from the ingest thread to the GUI thread.
+// Everything decoded since the GUI last looked, in the order it must be applied: new sources,
+// names and series come before the samples and log entries that use them.
+struct IngestBatch {
+  std::vector<SourceDescriptor> sources;
+  std::vector<NameDescriptor> names;
+  std::vector<SeriesDescriptor> series;
+  std::vector<StatSample> samples;
+  std::vector<LogEntry> log;
+  uint64_t events = 0;  // events converted into this batch
+
+  bool empty() const noexcept {
+    return sources.empty() && names.empty() && series.empty() && samples.empty() && log.empty() && events == 0;
+  }
+  void clear() noexcept;
+  // Appends `later`, which must come after this batch; `later` is left empty.
+  void append(IngestBatch&& later);
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,182 @@
+#include <livemon/ui/ingest/ingest_worker.h>
+
+#include <exception>
+#include <utility>
+
+#include <livemon/transport/recorded_event.h>
+
+namespace livemon::ui {
+
+namespace {
+
+transport::SubscriberOptions subscriberOptions(const IngestWorker::Options& options) {
+  transport::SubscriberOptions subscriber;
+  subscriber.connect = options.endpoints;
+  subscriber.staleAfter = options.staleAfter;
+  return subscriber;
+}
+
+}  // namespace
+
+IngestWorker::IngestWorker(Options options, QObject* parent)
+    : QObject(parent),
+      options_(std::move(options)),
+      subscriber_(std::make_unique<transport::Subscriber>(subscriberOptions(options_))),
+      staging_(options_.staging),
+      converter_(options_.limits) {}
+
+IngestWorker::~IngestWorker() { stop(); }
+
+void IngestWorker::start() {
+  if (thread_.joinable()) return;
+  stopRequested_.store(false, std::memory_order_relaxed);
+  thread_ = std::thread([this] { run(); });
+}
+
+void IngestWorker::stop() {
+  {
+    std::lock_guard lock(stopMutex_);
+    stopRequested_.store(true, std::memory_order_relaxed);
+  }
+  stopSignal_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+std::string IngestWorker::addEndpoint(const std::string& endpoint) { return subscriber_->addEndpoint(endpoint); }
+
+bool IngestWorker::removeEndpoint(const std::string& endpoint) { return subscriber_->removeEndpoint(endpoint); }
+
+std::vector<transport::EndpointStatus> IngestWorker::endpoints() const { return subscriber_->endpoints(); }
+
+std::vector<transport::SourceStatus> IngestWorker::sources() const { return subscriber_->sources(); }
+
+transport::SubscriberStats IngestWorker::stats() const { return subscriber_->stats(); }
+
+void IngestWorker::deliver(std::vector<transport::ReceivedEvent>& events) {
+  for (const transport::ReceivedEvent& event : events) record(event);
+  std::lock_guard lock(converterMutex_);
+  for (transport::ReceivedEvent& event : events) converter_.convert(event, converted_);
+  staging_.push(std::move(converted_));
+  converted_.clear();
+}
+
+void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events) {
+  IngestBatch replayed;
+  std::lock_guard lock(converterMutex_);
+  // What the polling thread converted so far holds older descriptors: it goes first.
+  if (!converted_.empty()) {
+    staging_.push(std::move(converted_));
+    converted_.clear();
+  }
+  for (transport::ReceivedEvent& event : events) converter_.convert(event, replayed);
+  if (!replayed.empty()) staging_.pushReplayed(std::move(replayed));
+}
+
+LimitDrops IngestWorker::limitDrops() const {
+  std::lock_guard lock(converterMutex_);
+  return converter_.drops();
+}
+
+void IngestWorker::forgetSources(const std::vector<SourceId>& ids) {
+  std::lock_guard lock(converterMutex_);
+  converter_.forgetSources(ids);
+}
+
+void IngestWorker::startRecording(const std::string& path, transport::RecordingWriterOptions options) {
+  // Created here, on the caller's thread, so a path that cannot be written fails at once.
+  auto writer = std::make_unique<transport::RecordingWriter>(path, std::move(options));
+  std::unique_ptr<transport::RecordingWriter> previous;
+  {
+    std::lock_guard lock(recorderMutex_);
+    previous = std::move(recorder_);
+    recorder_ = std::move(writer);
+    recorderStatus_ = RecordingStatus{true, path, 0, recorder_->bytesWritten()};
+  }
+  if (previous) {
+    try {
+      previous->close();
+    } catch (const transport::RecordingError& error) {
+      emit recordingFailed(QString::fromStdString(error.what()));
+    }
+  }
+}
+
+IngestWorker::RecordingStatus IngestWorker::stopRecording() {
+  std::unique_ptr<transport::RecordingWriter> writer;
+  RecordingStatus status;
+  {
+    std::lock_guard lock(recorderMutex_);
+    writer = std::move(recorder_);
+    recorderStatus_.active = false;
+    status = recorderStatus_;
+  }
+  if (writer) {
+    writer->close();
+    status.events = writer->messageCount();
+    status.bytes = writer->bytesWritten();
+    std::lock_guard lock(recorderMutex_);
+    if (!recorder_) recorderStatus_ = status;
+  }
+  return status;
+}
+
+IngestWorker::RecordingStatus IngestWorker::recordingStatus() const {
+  std::lock_guard lock(recorderMutex_);
+  return recorderStatus_;
+}
+
+void IngestWorker::record(const transport::ReceivedEvent& event) {
+  std::lock_guard lock(recorderMutex_);
+  if (!recorder_) return;
+  try {
+    transport::recordEvent(*recorder_, event);
+    recorderStatus_.events = recorder_->messageCount();
+    recorderStatus_.bytes = recorder_->bytesWritten();
+    recorderStatus_.notRecorded = recorder_->droppedCount();
+  } catch (const std::exception& error) {
+    recorder_.reset();  // the file stays readable up to its last complete chunk
+    recorderStatus_.active = false;
+    emit recordingFailed(QString::fromStdString(error.what()));
+  }
+}
+
+void IngestWorker::flushRecordingIfDue() {
+  std::lock_guard lock(recorderMutex_);
+  if (!recorder_) return;
+  try {
+    recorder_->flushIfDue();
+    recorderStatus_.bytes = recorder_->bytesWritten();
+  } catch (const std::exception& error) {
+    recorder_.reset();
+    recorderStatus_.active = false;
+    emit recordingFailed(QString::fromStdString(error.what()));
+  }
+}
+
+void IngestWorker::run() {
+  transport::SubscriberCallbacks callbacks;
+  callbacks.onEvent = [this](transport::ReceivedEvent& event) {
+    record(event);  // first: converting may move the event's data
+    std::lock_guard lock(converterMutex_);
+    converter_.convert(event, converted_);
+  };
+  while (!stopRequested_.load(std::memory_order_relaxed)) {
+    try {
+      subscriber_->poll(options_.pollTimeout, callbacks);
+    } catch (const std::exception& error) {
+      emit errorOccurred(QStringLiteral("Receiving failed: %1").arg(QString::fromStdString(error.what())));
+      // Back off instead of spinning on a persistent failure, but stay stoppable.
+      std::unique_lock lock(stopMutex_);
+      stopSignal_.wait_for(lock, std::chrono::milliseconds(500),
+                           [this] { return stopRequested_.load(std::memory_order_relaxed); });
+    }
+    flushRecordingIfDue();
+    std::lock_guard lock(converterMutex_);
+    if (!converted_.empty()) {
+      staging_.push(std::move(converted_));
+      converted_.clear();
+    }
+  }
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,130 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <QObject>
+#include <QString>
+
+#include <livemon/transport/recording.h>
+#include <livemon/transport/subscriber.h>
+#include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/staging_buffer.h>
+
+namespace livemon::ui {
+
+// Thread-safe: every member may be called from any thread. errorOccurred is emitted on the ingest
+// thread, so receivers in the GUI thread get it queued.
+// Receives events off the GUI thread. It owns a transport::Subscriber and a thread that polls it,
+// converts each event (EventConverter) and leaves the results in a StagingBuffer for the GUI.
+// Failures on that thread reach the GUI as errorOccurred(text), a queued signal; nothing here
+// touches a widget.
+//
+// Recording: between startRecording() and stopRecording() every event received (or delivered) is
+// also appended to an MCAP recording by the thread that receives it. A write that fails (disk
+// full) ends the recording and is reported as recordingFailed(text); what was written up to then
+// stays readable.
+class IngestWorker : public QObject {
+  Q_OBJECT
+
+ public:
+  // Thread-safety: a plain value type.
+  struct Options {
+    std::vector<std::string> endpoints;  // connected at construction
+    std::chrono::milliseconds staleAfter{3000};
+    std::chrono::milliseconds pollTimeout{50};  // bounds how long stop() waits
+    StagingBuffer::Limits staging{};
+    // What peers and recordings may make the dashboard hold (EventConverter).
+    IngestLimits limits{};
+  };
+
+  // Throws transport::TransportError naming the endpoint when one cannot be used. The thread
+  // starts with start().
+  explicit IngestWorker(Options options, QObject* parent = nullptr);
+  // Stops the thread and joins it.
+  ~IngestWorker() override;
+
+  void start();
+  void stop();
+
+  StagingBuffer& staging() noexcept { return staging_; }
+  const IngestLimits& limits() const noexcept { return options_.limits; }
+  // What the limits refused so far, live and replayed.
+  LimitDrops limitDrops() const;
+
+  // Returns the endpoint as used. Throws transport::TransportError naming it and the reason.
+  std::string addEndpoint(const std::string& endpoint);
+  bool removeEndpoint(const std::string& endpoint);
+  std::vector<transport::EndpointStatus> endpoints() const;
+  std::vector<transport::SourceStatus> sources() const;
+  transport::SubscriberStats stats() const;
+
+  // Converts events into the staging buffer as if they had been received: the ingest path for
+  // synthetic feeds (benchmarks, tests). They are recorded too while recording. The events may
+  // be moved from.
+  void deliver(std::vector<transport::ReceivedEvent>& events);
+
+  // Converts events from a recording being replayed with the same converter as live ones, so
+  // their sources, names and series share its ids, and stages them behind everything converted
+  // before (StagingBuffer::pushReplayed): descriptors precede their samples by construction, as
+  // for live events. Not recorded. The events may be moved from.
+  void stageReplayed(std::vector<transport::ReceivedEvent>& events);
+  // The converter forgets sources the dashboard removed (EventConverter::forgetSources), so a
+  // recording opened again comes back as new sources. Call it once nothing converts their events
+  // any more (their ReplaySession is gone).
+  void forgetSources(const std::vector<SourceId>& ids);
+
+  // Thread-safety: a plain value type.
+  struct RecordingStatus {
+    bool active = false;
+    std::string path;
+    uint64_t events = 0;  // recorded so far
+    uint64_t bytes = 0;   // in the file so far (complete chunks)
+    uint64_t notRecorded = 0;  // events whose names did not fit (transport::kMaxRecordingChannels)
+  };
+  // Starts recording into `path` (created or truncated), ending any recording in progress.
+  // Throws transport::RecordingError naming the file when it cannot be created.
+  void startRecording(const std::string& path, transport::RecordingWriterOptions options = {});
+  // Writes the rest and closes the file. Returns the final status (inactive when nothing was
+  // being recorded). Throws transport::RecordingError when the file cannot be completed.
+  RecordingStatus stopRecording();
+  RecordingStatus recordingStatus() const;
+
+ signals:
+  void errorOccurred(const QString& message);
+  // Recording ended because the file could not be written; the text names the file and why.
+  void recordingFailed(const QString& message);
+
+ private:
+  void run();
+
+  Options options_;
+  std::unique_ptr<transport::Subscriber> subscriber_;
+  StagingBuffer staging_;
+  // The converter and the batch it fills are shared by the polling thread and deliver(); pushing
+  // under the same lock keeps every descriptor ahead of the samples that use it.
+  mutable std::mutex converterMutex_;
+  EventConverter converter_;  // guarded by converterMutex_
+  IngestBatch converted_;     // guarded by converterMutex_
+  // Appends to the recording, if any; on failure ends it and emits recordingFailed.
+  void record(const transport::ReceivedEvent& event);
+  void flushRecordingIfDue();
+
+  mutable std::mutex recorderMutex_;
+  std::unique_ptr<transport::RecordingWriter> recorder_;  // guarded by recorderMutex_
+  RecordingStatus recorderStatus_;                        // guarded by recorderMutex_
+
+  std::atomic<bool> stopRequested_{false};
+  std::mutex stopMutex_;
+  std::condition_variable stopSignal_;
+  std::thread thread_;
+};
+
+}  // namespace livemon::ui

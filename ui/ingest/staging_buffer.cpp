@@ -1,0 +1,43 @@
+#include <livemon/ui/ingest/staging_buffer.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace livemon::ui {
+
+StagingBuffer::StagingBuffer() : StagingBuffer(Limits{}) {}
+
+StagingBuffer::StagingBuffer(Limits limits) : limits_(limits) {}
+
+void StagingBuffer::push(IngestBatch&& batch) {
+  std::lock_guard lock(mutex_);
+  const std::size_t logRoom = limits_.maxLogEntries - std::min(limits_.maxLogEntries, liveLog_);
+  if (batch.log.size() > logRoom) {
+    droppedLog_.fetch_add(batch.log.size() - logRoom, std::memory_order_relaxed);
+    batch.log.resize(logRoom);
+  }
+  const std::size_t sampleRoom = limits_.maxSamples - std::min(limits_.maxSamples, liveSamples_);
+  if (batch.samples.size() > sampleRoom) {
+    droppedSamples_.fetch_add(batch.samples.size() - sampleRoom, std::memory_order_relaxed);
+    batch.samples.resize(sampleRoom);
+  }
+  liveLog_ += batch.log.size();
+  liveSamples_ += batch.samples.size();
+  pending_.append(std::move(batch));
+}
+
+void StagingBuffer::pushReplayed(IngestBatch&& batch) {
+  std::lock_guard lock(mutex_);
+  pending_.append(std::move(batch));
+}
+
+IngestBatch StagingBuffer::take() {
+  IngestBatch taken;
+  std::lock_guard lock(mutex_);
+  std::swap(taken, pending_);
+  liveLog_ = 0;
+  liveSamples_ = 0;
+  return taken;
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,53 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include <livemon/ui/ingest/ingest_batch.h>
+
+namespace livemon::ui {
+
+// Thread-safe: every member may be called from any thread.
+// Where the ingest thread leaves converted events for the GUI. The ingest thread push()es a batch
+// per poll under a short lock (a vector swap or move-append); the GUI take()s everything on its
+// refresh timer, so a burst of events costs the GUI one batch, never a signal per event.
+//
+// Overflow policy (GUI stalled or gone): descriptors are always kept; live log entries and
+// samples beyond the limits are discarded new-first and counted, so memory stays bounded.
+// Replayed batches (pushReplayed) are kept whole and do not use up the live limits: a recording's
+// reader thread converts only what a seek or the playhead asks for, so they are bounded by the
+// window read, and dropping them would leave holes in a recording the user is looking at.
+//
+// Live and replayed batches share this one buffer, in the order they were converted, so every
+// descriptor precedes the samples that use it and the GUI's refresh is take-then-apply.
+class StagingBuffer {
+ public:
+  // Thread-safety: a plain value type.
+  struct Limits {
+    std::size_t maxLogEntries = 1'000'000;
+    std::size_t maxSamples = 4'000'000;
+  };
+
+  StagingBuffer();
+  explicit StagingBuffer(Limits limits);
+
+  void push(IngestBatch&& batch);
+  void pushReplayed(IngestBatch&& batch);
+  IngestBatch take();
+
+  uint64_t droppedLogEntries() const noexcept { return droppedLog_.load(std::memory_order_relaxed); }
+  uint64_t droppedSamples() const noexcept { return droppedSamples_.load(std::memory_order_relaxed); }
+
+ private:
+  Limits limits_;
+  mutable std::mutex mutex_;
+  IngestBatch pending_;
+  std::size_t liveLog_ = 0;      // guarded by mutex_: pending_'s live log entries
+  std::size_t liveSamples_ = 0;  // guarded by mutex_: pending_'s live samples
+  std::atomic<uint64_t> droppedLog_{0};
+  std::atomic<uint64_t> droppedSamples_{0};
+};
+
+}  // namespace livemon::ui

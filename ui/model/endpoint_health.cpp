@@ -1,0 +1,61 @@
+#include <livemon/ui/model/endpoint_health.h>
+
+namespace livemon::ui {
+
+std::string_view endpointStateName(EndpointState state) noexcept {
+  switch (state) {
+    case EndpointState::Connected:
+      return "connected";
+    case EndpointState::Stale:
+      return "stale";
+    case EndpointState::Dead:
+      break;
+  }
+  return "dead";
+}
+
+EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
+                                 const std::vector<transport::SourceStatus>& sources) {
+  EndpointHealth health;
+  health.endpoint = endpoint.endpoint ? *endpoint.endpoint : std::string();
+  health.events = endpoint.events;
+  health.protocolErrors = endpoint.protocolErrors;
+  bool anyAlive = false;
+  bool anyStale = false;
+  for (const transport::SourceStatus& source : sources) {
+    if (!source.endpoint || *source.endpoint != health.endpoint) continue;
+    ++health.sources;
+    anyAlive = anyAlive || source.state == transport::SourceState::Alive;
+    anyStale = anyStale || source.state == transport::SourceState::Stale;
+    health.gaps += source.gaps;
+    health.missedEvents += source.missedEvents;
+    if (source.lastCounters) health.publisherDrops += source.lastCounters->dropped;
+  }
+  health.state = anyAlive ? EndpointState::Connected : anyStale ? EndpointState::Stale : EndpointState::Dead;
+  return health;
+}
+
+std::vector<EndpointHealth> EndpointHealthTracker::update(const std::vector<transport::EndpointStatus>& endpoints,
+                                                          const std::vector<transport::SourceStatus>& sources,
+                                                          std::chrono::steady_clock::time_point now) {
+  std::vector<EndpointHealth> result;
+  std::map<std::string, std::deque<Sample>> current;
+  for (const transport::EndpointStatus& endpoint : endpoints) {
+    EndpointHealth health = summarizeEndpoint(endpoint, sources);
+    std::deque<Sample> history;
+    if (auto found = history_.find(health.endpoint); found != history_.end()) history.swap(found->second);
+    // Keep the newest sample at least `window` old, to measure from.
+    while (history.size() > 1 && now - history[1].at >= window_) history.pop_front();
+    if (!history.empty() && health.events >= history.front().events) {
+      const double seconds = std::chrono::duration<double>(now - history.front().at).count();
+      if (seconds > 0.0) health.eventsPerSecond = static_cast<double>(health.events - history.front().events) / seconds;
+    }
+    history.push_back(Sample{health.events, now});
+    current[health.endpoint] = std::move(history);
+    result.push_back(std::move(health));
+  }
+  history_.swap(current);
+  return result;
+}
+
+}  // namespace livemon::ui

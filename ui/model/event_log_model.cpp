@@ -1,0 +1,283 @@
+#include <livemon/ui/model/event_log_model.h>
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+
+#include <QDateTime>
+#include <QFont>
+#include <QFontDatabase>
+
+namespace livemon::ui {
+
+namespace {
+
+char lowerAscii(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+
+bool containsIgnoringCase(std::string_view haystack, std::string_view lowerNeedle) {
+  if (lowerNeedle.empty()) return true;
+  const auto found = std::search(haystack.begin(), haystack.end(), lowerNeedle.begin(), lowerNeedle.end(),
+                                 [](char a, char b) { return lowerAscii(a) == b; });
+  return found != haystack.end();
+}
+
+QString formatTime(int64_t timeNs) {
+  const QDateTime time = QDateTime::fromMSecsSinceEpoch(timeNs / 1'000'000);
+  return time.time().toString(QStringLiteral("HH:mm:ss.zzz"));
+}
+
+const QString kUnknown = QStringLiteral("?");
+
+}  // namespace
+
+EventLogModel::EventLogModel(std::size_t capacity, QObject* parent, std::size_t byteBudget)
+    : QAbstractTableModel(parent), capacity_(capacity), byteBudget_(byteBudget) {
+  if (capacity_ == 0) throw std::invalid_argument("EventLogModel: capacity must be at least 1");
+  if (byteBudget_ == 0) throw std::invalid_argument("EventLogModel: byteBudget must be at least 1");
+  // Qt models count rows in int.
+  if (capacity_ > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw std::invalid_argument("EventLogModel: capacity must be at most 2147483647");
+  }
+  fixedFont_ = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+}
+
+void EventLogModel::setSourceLabel(SourceId id, const QString& label) {
+  if (sourceLabels_.size() <= id) sourceLabels_.resize(id + 1);
+  sourceLabels_[id] = label;
+  if (!filterLower_.empty()) {
+    sourceMatches_.resize(sourceLabels_.size(), 0);
+    sourceMatches_[id] = containsIgnoringCase(label.toStdString(), filterLower_) ? 1 : 0;
+  }
+}
+
+void EventLogModel::setEventName(NameId id, const QString& name) {
+  if (eventNames_.size() <= id) eventNames_.resize(id + 1);
+  eventNames_[id] = name;
+  if (!filterLower_.empty()) {
+    nameMatches_.resize(eventNames_.size(), 0);
+    nameMatches_[id] = containsIgnoringCase(name.toStdString(), filterLower_) ? 1 : 0;
+  }
+}
+
+const QString& EventLogModel::sourceLabel(SourceId id) const {
+  return id < sourceLabels_.size() ? sourceLabels_[id] : kUnknown;
+}
+
+const QString& EventLogModel::eventName(NameId id) const {
+  return id < eventNames_.size() ? eventNames_[id] : kUnknown;
+}
+
+bool EventLogModel::matches(const LogEntry& entry) const {
+  if (filterLower_.empty()) return true;
+  if (entry.source < sourceMatches_.size() && sourceMatches_[entry.source] != 0) return true;
+  if (entry.name < nameMatches_.size() && nameMatches_[entry.name] != 0) return true;
+  return containsIgnoringCase(entry.data, filterLower_);
+}
+
+LogEntry& EventLogModel::slot(std::size_t index) {
+  const std::size_t block = index / kBlockSize;
+  while (blocks_.size() <= block) {
+    const std::size_t first = blocks_.size() * kBlockSize;
+    blocks_.push_back(std::make_unique<LogEntry[]>(std::min(kBlockSize, capacity_ - first)));
+  }
+  return blocks_[block][index % kBlockSize];
+}
+
+uint64_t EventLogModel::seqOfRow(int row) const {
+  return filterLower_.empty() ? firstSeq_ + static_cast<uint64_t>(row) : matches_[static_cast<std::size_t>(row)];
+}
+
+void EventLogModel::append(std::vector<LogEntry>&& entries) {
+  if (entries.empty()) return;
+  received_ += entries.size();
+  // More than the ring holds, in rows or bytes: the oldest of them would be evicted at once, so
+  // skip them. The newest always stays.
+  std::size_t skip = entries.size() > capacity_ ? entries.size() - capacity_ : 0;
+  std::size_t incomingBytes = 0;
+  for (std::size_t i = skip; i < entries.size(); ++i) incomingBytes += entries[i].data.size();
+  while (incomingBytes > byteBudget_ && skip + 1 < entries.size()) incomingBytes -= entries[skip++].data.size();
+  const std::size_t incoming = entries.size() - skip;
+  const uint64_t newEnd = endSeq_ + incoming;
+  uint64_t newFirst = std::max(firstSeq_, newEnd > capacity_ ? newEnd - capacity_ : 0);
+  // The stored rows that stay, oldest first out until the bytes fit. Evicted rows free their data
+  // now rather than when their slot is reused.
+  std::size_t keptBytes = storedBytes_;
+  for (uint64_t seq = firstSeq_; seq < endSeq_ && (seq < newFirst || keptBytes + incomingBytes > byteBudget_); ++seq) {
+    std::string& data = slot(static_cast<std::size_t>(seq % capacity_)).data;
+    keptBytes -= data.size();
+    std::string().swap(data);
+    newFirst = std::max(newFirst, seq + 1);
+  }
+
+  // 1. Evict: rows leave at the front.
+  if (newFirst > firstSeq_) {
+    std::size_t leaving = 0;
+    if (filterLower_.empty()) {
+      leaving = static_cast<std::size_t>(newFirst - firstSeq_);
+    } else {
+      while (leaving < matches_.size() && matches_[leaving] < newFirst) ++leaving;
+    }
+    if (leaving > 0) beginRemoveRows(QModelIndex(), 0, static_cast<int>(leaving) - 1);
+    firstSeq_ = newFirst;
+    if (!filterLower_.empty()) matches_.erase(matches_.begin(), matches_.begin() + static_cast<std::ptrdiff_t>(leaving));
+    if (leaving > 0) endRemoveRows();
+  }
+
+  // 2. Store the new entries in the slots just freed (or at the end while the ring grows).
+  std::vector<uint64_t> matching;
+  for (std::size_t i = skip; i < entries.size(); ++i) {
+    const uint64_t seq = endSeq_ + (i - skip);
+    LogEntry& entry = entries[i];
+    if (!filterLower_.empty() && matches(entry)) matching.push_back(seq);
+    slot(static_cast<std::size_t>(seq % capacity_)) = std::move(entry);
+  }
+
+  // 3. Rows arrive at the end.
+  const int before = rowCount();
+  const std::size_t arriving = filterLower_.empty() ? incoming : matching.size();
+  if (arriving > 0) beginInsertRows(QModelIndex(), before, before + static_cast<int>(arriving) - 1);
+  endSeq_ = newEnd;
+  storedBytes_ = keptBytes + incomingBytes;
+  matches_.insert(matches_.end(), matching.begin(), matching.end());
+  if (arriving > 0) endInsertRows();
+}
+
+void EventLogModel::clear() {
+  beginResetModel();
+  blocks_.clear();
+  matches_.clear();
+  firstSeq_ = endSeq_ = 0;
+  storedBytes_ = 0;
+  received_ = 0;
+  endResetModel();
+}
+
+std::size_t EventLogModel::removeIf(const std::function<bool(const LogEntry&)>& which) {
+  std::vector<LogEntry> kept;
+  std::size_t removed = 0;
+  for (uint64_t seq = firstSeq_; seq < endSeq_; ++seq) {
+    LogEntry& entry = slot(static_cast<std::size_t>(seq % capacity_));
+    if (which(entry)) {
+      ++removed;
+      storedBytes_ -= entry.data.size();
+      std::string().swap(entry.data);
+    } else {
+      kept.push_back(std::move(entry));
+    }
+  }
+  beginResetModel();
+  // Back in the ring from slot 0, as if received in this order.
+  firstSeq_ = 0;
+  endSeq_ = kept.size();
+  for (std::size_t i = 0; i < kept.size(); ++i) slot(i) = std::move(kept[i]);
+  received_ -= removed;
+  rebuildMatches();
+  endResetModel();
+  return removed;
+}
+
+void EventLogModel::rebuildMatches() {
+  matches_.clear();
+  sourceMatches_.assign(sourceLabels_.size(), 0);
+  nameMatches_.assign(eventNames_.size(), 0);
+  if (filterLower_.empty()) return;
+  for (std::size_t i = 0; i < sourceLabels_.size(); ++i) {
+    sourceMatches_[i] = containsIgnoringCase(sourceLabels_[i].toStdString(), filterLower_) ? 1 : 0;
+  }
+  for (std::size_t i = 0; i < eventNames_.size(); ++i) {
+    nameMatches_[i] = containsIgnoringCase(eventNames_[i].toStdString(), filterLower_) ? 1 : 0;
+  }
+  for (uint64_t seq = firstSeq_; seq < endSeq_; ++seq) {
+    if (matches(entryAt(seq))) matches_.push_back(seq);
+  }
+}
+
+void EventLogModel::setFilterText(const QString& text) {
+  const QString trimmed = text.trimmed();
+  if (trimmed == filterText_) return;
+  beginResetModel();
+  filterText_ = trimmed;
+  filterLower_ = trimmed.toLower().toStdString();
+  rebuildMatches();
+  endResetModel();
+}
+
+int EventLogModel::rowCount(const QModelIndex& parent) const {
+  if (parent.isValid()) return 0;
+  return static_cast<int>(filterLower_.empty() ? endSeq_ - firstSeq_ : matches_.size());
+}
+
+int EventLogModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QString EventLogModel::cellText(const LogEntry& entry, int column) const {
+  switch (column) {
+    case TimeColumn:
+      return formatTime(entry.timeNs);
+    case SourceColumn:
+      return sourceLabel(entry.source);
+    case NameColumn:
+      return eventName(entry.name);
+    case DataColumn:
+      return QString::fromStdString(entry.data);
+    default:
+      return {};
+  }
+}
+
+QVariant EventLogModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  const LogEntry& entry = entryAt(seqOfRow(index.row()));
+  switch (role) {
+    case Qt::DisplayRole:
+      return cellText(entry, index.column());
+    case Qt::ToolTipRole:
+      if (index.column() == TimeColumn) {
+        return QDateTime::fromMSecsSinceEpoch(entry.timeNs / 1'000'000).toString(Qt::ISODateWithMs);
+      }
+      return cellText(entry, index.column());
+    case Qt::FontRole:
+      if (index.column() == DataColumn || index.column() == TimeColumn) {
+        return fixedFont_;
+      }
+      return {};
+    default:
+      return {};
+  }
+}
+
+QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
+  switch (section) {
+    case TimeColumn:
+      return tr("Time");
+    case SourceColumn:
+      return tr("Source");
+    case NameColumn:
+      return tr("Name");
+    case DataColumn:
+      return tr("Data");
+    default:
+      return {};
+  }
+}
+
+QString EventLogModel::rowsAsText(const std::vector<int>& rows) const {
+  QString text;
+  const int count = rowCount();
+  for (const int row : rows) {
+    if (row < 0 || row >= count) continue;
+    const LogEntry& entry = entryAt(seqOfRow(row));
+    const QDateTime time = QDateTime::fromMSecsSinceEpoch(entry.timeNs / 1'000'000);
+    text += time.toString(Qt::ISODateWithMs);
+    for (int column = SourceColumn; column < ColumnCount; ++column) {
+      text += QLatin1Char('\t');
+      text += cellText(entry, column);
+    }
+    text += QLatin1Char('\n');
+  }
+  return text;
+}
+
+}  // namespace livemon::ui

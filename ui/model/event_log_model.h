@@ -1,0 +1,109 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QAbstractTableModel>
+#include <QFont>
+#include <QString>
+
+#include <livemon/ui/ingest/ingest_batch.h>
+
+namespace livemon::ui {
+
+// Thread-compatible: a Qt model, used on the GUI thread only.
+// The event log: every event received, newest last, in a ring of the newest `capacity` events
+// whose data together take at most `byteBudget` bytes (older ones are evicted, so memory stays
+// bounded however long the run and however large the events a peer sends). Columns: time, source,
+// name, data. An optional filter (case-insensitive substring of source, name or data) shows only
+// matching rows; it is applied here rather than in a proxy model because a proxy keeps a
+// per-row mapping that it rebuilds as rows leave the front of a million-row ring.
+//
+// Rows arrive in batches (append), each one rowsRemoved at the front for what the ring evicts and
+// one rowsInserted at the end.
+class EventLogModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { TimeColumn = 0, SourceColumn, NameColumn, DataColumn, ColumnCount };
+
+  static constexpr std::size_t kDefaultCapacity = 1'000'000;
+  // A million rows of typical data (a few hundred bytes) fit; rows of the largest data a row
+  // keeps (IngestLimits::maxLogDataBytes) are evicted sooner.
+  static constexpr std::size_t kDefaultByteBudget = 256u * 1024 * 1024;
+
+  // Throws std::invalid_argument when capacity or byteBudget is 0.
+  explicit EventLogModel(std::size_t capacity = kDefaultCapacity, QObject* parent = nullptr,
+                         std::size_t byteBudget = kDefaultByteBudget);
+
+  // Labels for the ids LogEntry uses; set them before appending entries that use them.
+  void setSourceLabel(SourceId id, const QString& label);
+  void setEventName(NameId id, const QString& name);
+
+  // Appends entries (oldest first), evicting the oldest stored ones beyond the capacity.
+  void append(std::vector<LogEntry>&& entries);
+  void clear();
+  // Removes the stored entries `which` selects, keeping the order of the others (a replayed
+  // recording that seeks). Resets the model; returns how many were removed.
+  std::size_t removeIf(const std::function<bool(const LogEntry&)>& which);
+
+  // Shows only rows whose source, name or data contain `text` (ignoring case); empty shows all.
+  void setFilterText(const QString& text);
+  const QString& filterText() const noexcept { return filterText_; }
+
+  std::size_t capacity() const noexcept { return capacity_; }
+  std::size_t byteBudget() const noexcept { return byteBudget_; }
+  // The data bytes of the stored rows (at most byteBudget(), but for a single row beyond it).
+  std::size_t storedBytes() const noexcept { return storedBytes_; }
+  std::size_t storedCount() const noexcept { return static_cast<std::size_t>(endSeq_ - firstSeq_); }
+  uint64_t receivedCount() const noexcept { return received_; }
+  uint64_t evictedCount() const noexcept { return received_ - storedCount(); }
+
+  // The rows as tab-separated text, one line per row, in the order given.
+  QString rowsAsText(const std::vector<int>& rows) const;
+
+  int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+  int columnCount(const QModelIndex& parent = QModelIndex()) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+ private:
+  // The ring is stored in fixed-size blocks, allocated as it first fills: it never moves a million
+  // entries to grow, as a vector would.
+  static constexpr std::size_t kBlockSize = 16384;
+  LogEntry& slot(std::size_t index);
+  const LogEntry& entryAt(uint64_t seq) const {
+    const auto index = static_cast<std::size_t>(seq % capacity_);
+    return blocks_[index / kBlockSize][index % kBlockSize];
+  }
+  uint64_t seqOfRow(int row) const;
+  bool matches(const LogEntry& entry) const;
+  void rebuildMatches();
+  QString cellText(const LogEntry& entry, int column) const;
+  const QString& sourceLabel(SourceId id) const;
+  const QString& eventName(NameId id) const;
+
+  std::size_t capacity_;
+  std::size_t byteBudget_;
+  std::size_t storedBytes_ = 0;  // data bytes of the entries firstSeq_..endSeq_
+  std::vector<std::unique_ptr<LogEntry[]>> blocks_;  // the ring: entry for seq s at slot s % capacity_
+  uint64_t firstSeq_ = 0;       // oldest stored
+  uint64_t endSeq_ = 0;         // one past the newest stored
+  uint64_t received_ = 0;
+  std::vector<QString> sourceLabels_;
+  std::vector<QString> eventNames_;
+  QFont fixedFont_;
+
+  QString filterText_;
+  std::string filterLower_;                // UTF-8, lower-cased ASCII
+  std::vector<char> sourceMatches_;        // per SourceId, for the current filter
+  std::vector<char> nameMatches_;          // per NameId, for the current filter
+  std::deque<uint64_t> matches_;           // seqs of the rows shown while filtering
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,149 @@
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <functional>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <QAbstractTableModel>
+#include <QString>
+
+#include <livemon/record_function.h>
+#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+
+namespace livemon::ui {
+
+class StatRegistry;
+
+// Ranges (<livemon/record_function.h>) are timed by Stats named kRangeStatPrefix + name
+// ("range/forward"), whose count, mean, p50, p99 and max (in milliseconds) arrive once per window.
+
+// The range name of a Stat name ("range/aten::mm" -> "aten::mm"); std::nullopt for a Stat that
+// is not a range, or a bare "range/".
+std::optional<QString> rangeNameOfStat(const QString& statName);
+
+// Formats a duration given in milliseconds with a unit that suits it: "850 ns", "12.4 µs",
+// "3.07 ms", "1.25 s" (three significant digits); "NaN" and "∞" for what is not finite.
+QString formatDurationMs(double ms);
+
+// Thread-compatible: a Qt model, used on the GUI thread only.
+// The Ranges table: one row per (source, range), values of the range's latest Stat window (its
+// count, mean, p50, p99 and max) and the total count since the dashboard first saw it.
+//
+// apply() takes each batch after the StatRegistry has applied it and records what changed;
+// publish() shows it: new rows are inserted at the end (rows are never moved, sorting is a
+// proxy's job, and only removeSources() removes any) and changed cells are reported with one
+// dataChanged per run of adjacent changed rows, never with a reset. Between the two the model
+// reports what it last published, so a paused dashboard keeps a table that does not move while
+// counting every window.
+//
+// Rows are bounded (setMaxRows): a (source, range) pair beyond it gets no row, for good, and is
+// counted (unlistedCount()); its series still chart as usual.
+//
+// Qt::DisplayRole is formatted (durations with their unit, counts with digit grouping);
+// Qt::EditRole and SortRole give the raw double (milliseconds, or a count) so a proxy sorts
+// numbers as numbers. SortRole is empty for a missing value and for NaN, which sort last.
+class RangesModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column {
+    RangeColumn = 0,
+    SourceColumn,
+    CountColumn,  // samples in the latest window
+    TotalColumn,  // samples in all windows seen
+    MeanColumn,
+    P50Column,
+    P99Column,
+    MaxColumn,
+    ColumnCount
+  };
+  static constexpr int SortRole = Qt::UserRole;
+
+  explicit RangesModel(const StatRegistry& registry, QObject* parent = nullptr);
+
+  // Records the batch's range series and samples. Call after StatRegistry::apply(batch).
+  void apply(const IngestBatch& batch);
+  // Shows what apply() recorded since the last publish().
+  void publish();
+  // Source labels changed (RegistryChanges::labelsChanged): re-reads them.
+  void sourceLabelsChanged();
+  // Forgets the values and totals of the rows of the sources `which` selects (a replayed
+  // recording that seeks, as StatRegistry::clearSamples); the rows stay, empty until their next
+  // window. Shown by the next publish().
+  void clearValues(const std::function<bool(SourceId)>& which);
+  // Removes the rows of sources the StatRegistry removed (a replayed recording that is closed),
+  // at once, paused or not: their source can no longer be looked up. Rows below move up.
+  void removeSources(const std::vector<SourceId>& sources);
+
+  // The row of a range of a source, or -1.
+  int rowOf(SourceId source, const QString& rangeName) const;
+  QString rangeName(int row) const;
+  SourceId source(int row) const;
+  // The Stat the row's range is timed by ("range/<name>").
+  QString statName(int row) const;
+  // The row's duration series (mean, p50, p99, max: what a chart of the range shows), as far as
+  // they are known.
+  std::vector<SeriesId> durationSeries(int row) const;
+  // Rows at most; lowering it does not take rows away.
+  void setMaxRows(std::size_t rows) noexcept { maxRows_ = rows; }
+  std::size_t maxRows() const noexcept { return maxRows_; }
+  // (source, range) pairs left without a row, their sources not removed.
+  std::size_t unlistedCount() const noexcept { return unlisted_.size(); }
+  // How many sources the published rows come from (the view shows the source column from two).
+  int sourceCount() const noexcept { return static_cast<int>(publishedSources_.size()); }
+
+  int rowCount(const QModelIndex& parent = QModelIndex()) const override;
+  int columnCount(const QModelIndex& parent = QModelIndex()) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
+
+ private:
+  // The aggregations a row shows, in this order.
+  enum Value { Count = 0, Mean, P50, P99, Max, ValueCount };
+  static constexpr SeriesId kNoSeries = std::numeric_limits<SeriesId>::max();
+
+  struct Values {
+    std::array<std::optional<double>, ValueCount> latest;
+    std::optional<double> total;  // sum of the windows' counts
+  };
+  struct Row {
+    SourceId source = 0;
+    QString name;
+    std::array<SeriesId, ValueCount> series{kNoSeries, kNoSeries, kNoSeries, kNoSeries, kNoSeries};
+    Values current;  // as applied
+    Values shown;    // as last published
+  };
+  // Where a series' samples go.
+  struct Target {
+    int row = -1;
+    int value = 0;
+  };
+
+  static std::optional<double> cell(const Values& values, int column);
+  // Equal, taking NaN as equal to NaN (so a NaN cell is not reported as changed on every publish).
+  static bool same(std::optional<double> a, std::optional<double> b);
+  static bool same(const Values& a, const Values& b);
+  QString sourceLabel(SourceId id) const;
+  // Rebuilds what refers to rows by index after rows were removed.
+  void reindex();
+
+  const StatRegistry& registry_;
+  std::vector<Row> rows_;
+  std::map<std::pair<SourceId, QString>, int> rowIndex_;
+  int publishedRows_ = 0;
+  std::vector<SourceId> publishedSources_;
+  std::vector<Target> targets_;  // indexed by SeriesId; row -1 for series that are not ranges
+  std::size_t maxRows_ = kDefaultMaxRangeRows;
+  // Left without a row; at most one entry per series, so bounded by the ingest's limits.
+  std::set<std::pair<SourceId, QString>> unlisted_;
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,108 @@
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QString>
+
+#include <livemon/transport/wire_format.h>
+#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/model/series_store.h>
+#include <livemon/ui/model/time_view.h>
+
+namespace livemon::ui {
+
+// Thread-safety: a plain value type.
+// A publisher as the dashboard shows it.
+struct SourceEntry {
+  SourceId id = 0;
+  std::shared_ptr<const transport::SourceInfo> info;
+  QString description;  // transport::describe(): "run@host:pid rank N"
+  QString label;        // short, unique among the sources: "train", "train r1", "train :4242"
+  QString endpoint;
+  std::optional<double> startMs;  // run start (publisher start), ms since the Unix epoch
+};
+
+// Thread-compatible: owned by the StatRegistry, on the GUI thread.
+// One line: a (source, Stat, aggregation) triple and its samples.
+struct SeriesEntry {
+  SeriesId id = 0;
+  SourceId source = 0;
+  QString stat;
+  QString aggregation;
+  SeriesStore store;
+};
+
+// Thread-safety: a plain value type.
+// What applying a batch changed.
+struct RegistryChanges {
+  std::vector<SeriesId> newSeries;
+  std::vector<SourceId> newSources;
+  bool labelsChanged = false;  // an existing source's short label changed
+  std::size_t samples = 0;
+};
+
+// Thread-safety: a plain value type.
+// What removing sources took away, for the views that show them to drop too.
+struct RegistryRemoval {
+  std::vector<SourceId> sources;
+  std::vector<SeriesId> series;
+  bool labelsChanged = false;  // a remaining source's short label changed (it may be shorter now)
+
+  bool empty() const noexcept { return sources.empty(); }
+};
+
+// Thread-compatible: owned and used by the GUI thread.
+// Every source and series seen (until removed), with their samples: the data behind the charts.
+class StatRegistry {
+ public:
+  explicit StatRegistry(SeriesStore::Limits limits = {});
+
+  // Applies a batch's sources, names-free descriptors and samples (log entries are the log's).
+  RegistryChanges apply(const IngestBatch& batch);
+
+  // nullptr for an id never seen or removed.
+  const SourceEntry* source(SourceId id) const;
+  const SeriesEntry* series(SeriesId id) const;
+  // Those present (not removed).
+  std::size_t sourceCount() const noexcept;
+  std::size_t seriesCount() const noexcept;
+  // One past the highest id seen, removed ones included: ids below it look up to an entry or,
+  // when removed, to nullptr.
+  SourceId sourceIdEnd() const noexcept { return static_cast<SourceId>(sources_.size()); }
+  SeriesId seriesIdEnd() const noexcept { return static_cast<SeriesId>(series_.size()); }
+
+  // Maps a series' store x (ms since the epoch) into a mode's chart units and back.
+  PlotTransform transform(const SeriesEntry& series, TimeAxisMode mode) const;
+  // The span of all samples in a mode's units; std::nullopt before the first sample.
+  std::optional<XRange> extent(TimeAxisMode mode) const;
+
+  // Forgets the samples of every series whose source `which` selects (a replayed recording that
+  // seeks); sources and series stay. The extents are recomputed from what remains.
+  void clearSamples(const std::function<bool(const SourceEntry&)>& which);
+  // Removes the sources `which` selects and all their series (a replayed recording that is
+  // closed). Their ids are never handed out again, so anything still holding one looks it up to
+  // nullptr; descriptors and samples that still arrive for them are dropped. The remaining sources
+  // are relabelled (a label made unique against a removed source may get shorter) and the extents
+  // recomputed.
+  RegistryRemoval removeSources(const std::function<bool(const SourceEntry&)>& which);
+
+  // Bytes held by all series stores.
+  std::size_t storedBytes() const;
+
+ private:
+  // Returns whether a label that was already set changed.
+  bool relabel();
+  void recomputeExtents();
+
+  SeriesStore::Limits limits_;
+  std::vector<std::unique_ptr<SourceEntry>> sources_;
+  std::vector<std::unique_ptr<SeriesEntry>> series_;
+  std::optional<XRange> wallExtent_;
+  std::optional<XRange> runExtent_;
+};
+
+}  // namespace livemon::ui

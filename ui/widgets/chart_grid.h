@@ -1,0 +1,121 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include <QScrollArea>
+#include <QString>
+
+#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/time_view.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
+
+class QLabel;
+
+namespace livemon::ui {
+
+class StatRegistry;
+
+// Thread-compatible: a widget, used on the GUI thread only.
+// The scrollable grid of Stat charts, sorted by name (livemon's own diagnostics, "livemon.*",
+// last), in as many columns as fit. A chart is made when its Stat's first series arrives; making
+// one costs about a millisecond, so a burst of new Stats is spread over several refreshes (a time
+// budget per refresh) to keep the GUI responsive. Charts are placed by hand rather than by a
+// QGridLayout, whose cost grows with every widget re-added when a chart is inserted in name order.
+//
+// It owns the x range all charts share (TimeView): zooming or panning any chart moves them all;
+// a double click, a new time range or a new x-axis mode returns them to following live data.
+class ChartGrid : public QScrollArea {
+  Q_OBJECT
+
+ public:
+  explicit ChartGrid(const StatRegistry& registry, QWidget* parent = nullptr);
+
+  // New series from the registry: their charts are made (or extended) over the next refreshes.
+  // A chart draws at most maxLinesPerChart() lines; the series beyond are left off it.
+  void addSeries(const std::vector<SeriesId>& ids);
+  // Series whose source was removed (StatRegistry::removeSources): their lines leave the charts,
+  // and a chart (or a chart still to be made) left with no series leaves the grid.
+  void removeSeries(const std::vector<SeriesId>& ids);
+  // Source labels changed: renames legend entries.
+  void refreshSeriesNames();
+
+  // Thread-safety: a plain value type.
+  struct RefreshStats {
+    int created = 0;   // charts made
+    int rendered = 0;  // charts redrawn
+    int deferred = 0;  // charts due but over the budget, drawn next time
+  };
+  // One GUI tick: makes pending charts (within a time budget) and redraws what is on screen and
+  // changed. Redrawing has a time budget too: charts are drawn here and painted right after, and
+  // a Stat window that lands on every chart at once would otherwise make one long stall; charts
+  // over the budget are drawn first on the next refresh.
+  RefreshStats refresh();
+
+  // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards.
+  void setNameFilter(const QString& filter);
+  const QString& nameFilter() const noexcept { return nameFilter_; }
+  void setTimeAxisMode(TimeAxisMode mode);
+  void setTimeRange(TimeRange range);
+  void setPaused(bool paused);
+  void showRange(XRange range);
+  void followLive();
+  // Replaying a recording: with the wall-clock axis the live edge is the playhead (ms since the
+  // Unix epoch), not the newest sample or the clock. std::nullopt returns to live data.
+  void setPlayhead(std::optional<double> wallMs) { playheadMs_ = wallMs; }
+  std::optional<double> playhead() const noexcept { return playheadMs_; }
+  const TimeView& timeView() const noexcept { return view_; }
+  ChartRenderContext renderContext() const;
+
+  StatChartView* chart(const QString& statName) const;
+  // In display order, including those the filter hides.
+  std::vector<StatChartView*> charts() const;
+  int pendingChartCount() const noexcept { return static_cast<int>(pendingStats_.size()); }
+
+  // Lines one chart draws at most (StatChartView::setMaxLines), for the charts made from now on.
+  void setMaxLinesPerChart(std::size_t lines) noexcept { maxLinesPerChart_ = lines; }
+  std::size_t maxLinesPerChart() const noexcept { return maxLinesPerChart_; }
+  // Series of the registry on no chart (drawn or to be drawn), their chart being full.
+  std::size_t undrawnLineCount() const;
+
+  // Time allowed per refresh for making charts (at least one is made per refresh).
+  void setCreationBudget(std::chrono::milliseconds budget) { creationBudget_ = budget; }
+  // Time allowed per refresh for redrawing charts (at least one is redrawn per refresh).
+  void setRenderBudget(std::chrono::milliseconds budget) { renderBudget_ = budget; }
+
+ signals:
+  void chartCountChanged(int count);
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  bool matchesFilter(const QString& statName) const;
+  int columnCount() const;
+  void relayout();
+  StatChartView* createChart(const QString& statName);
+
+  const StatRegistry& registry_;
+  TimeView view_;
+  QWidget* content_ = nullptr;
+  QLabel* placeholder_ = nullptr;
+  // Display order: by name, with livemon's own Stats ("livemon.publisher.dropped", ...) last.
+  struct DisplayOrder {
+    bool operator()(const QString& a, const QString& b) const;
+  };
+  std::map<QString, StatChartView*, DisplayOrder> charts_;
+  std::map<QString, std::vector<SeriesId>, DisplayOrder> pendingStats_;  // series waiting for their chart
+  QString nameFilter_;
+  std::chrono::milliseconds creationBudget_{6};
+  std::chrono::milliseconds renderBudget_{5};
+  std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
+  std::set<const StatChartView*> deferred_;  // over the last refresh's budget
+  std::optional<double> playheadMs_;
+};
+
+}  // namespace livemon::ui

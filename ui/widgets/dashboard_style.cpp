@@ -1,0 +1,192 @@
+#include <livemon/ui/widgets/dashboard_style.h>
+
+#include <array>
+
+#include <QApplication>
+#include <QGraphicsLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPalette>
+#include <QPen>
+#include <QStyleFactory>
+#include <QVBoxLayout>
+#include <QtCharts/QAbstractAxis>
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+
+namespace livemon::ui {
+
+namespace {
+
+struct AggregationStyle {
+  const char* name;
+  QRgb colour;
+  Qt::PenStyle pen;
+};
+
+// Legend order, line colour (one source) and dash pattern (several sources).
+constexpr std::array<AggregationStyle, 10> kAggregations{{
+    {"value", 0xff4fc3f7, Qt::SolidLine},
+    {"mean", 0xff4fa3f7, Qt::SolidLine},
+    {"p50", 0xff7ed491, Qt::DashLine},
+    {"p90", 0xffffb454, Qt::DotLine},
+    {"p99", 0xffff6e6e, Qt::DashDotLine},
+    {"min", 0xff8e9cf0, Qt::SolidLine},
+    {"max", 0xff8e9cf0, Qt::SolidLine},
+    {"stddev", 0xffc792ea, Qt::DashDotDotLine},
+    {"count", 0xff4dd0c4, Qt::DashLine},
+    {"sum", 0xfff78c6c, Qt::DotLine},
+}};
+
+constexpr std::array<QRgb, 8> kSourcePalette{0xff4fa3f7, 0xffffb454, 0xff7ed491, 0xffff6e6e,
+                                             0xffc792ea, 0xff4dd0c4, 0xfff06292, 0xffd4e157};
+
+}  // namespace
+
+void applyDashboardStyle(QApplication& app) {
+  app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  QPalette palette;
+  palette.setColor(QPalette::Window, QColor(colours::kWindow));
+  palette.setColor(QPalette::WindowText, QColor(colours::kText));
+  palette.setColor(QPalette::Base, QColor(colours::kBase));
+  palette.setColor(QPalette::AlternateBase, QColor(colours::kAlternateBase));
+  palette.setColor(QPalette::ToolTipBase, QColor(colours::kPanel));
+  palette.setColor(QPalette::ToolTipText, QColor(colours::kText));
+  palette.setColor(QPalette::PlaceholderText, QColor(colours::kDimText));
+  palette.setColor(QPalette::Text, QColor(colours::kText));
+  palette.setColor(QPalette::Button, QColor(colours::kPanel));
+  palette.setColor(QPalette::ButtonText, QColor(colours::kText));
+  palette.setColor(QPalette::BrightText, QColor(colours::kBad));
+  palette.setColor(QPalette::Highlight, QColor(colours::kAccent).darker(130));
+  palette.setColor(QPalette::HighlightedText, Qt::white);
+  palette.setColor(QPalette::Link, QColor(colours::kAccent));
+  palette.setColor(QPalette::Mid, QColor(colours::kBorder));
+  palette.setColor(QPalette::Dark, QColor(colours::kBase));
+  palette.setColor(QPalette::Light, QColor(colours::kBorder));
+  palette.setColor(QPalette::Disabled, QPalette::Text, QColor(colours::kDimText));
+  palette.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(colours::kDimText));
+  palette.setColor(QPalette::Disabled, QPalette::WindowText, QColor(colours::kDimText));
+  app.setPalette(palette);
+  app.setStyleSheet(QStringLiteral(
+      "QToolTip { color: #d7dae0; background-color: #22262e; border: 1px solid #323844; padding: 4px; }"
+      "QToolBar { border: none; border-bottom: 1px solid #323844; spacing: 6px; padding: 4px; }"
+      "QStatusBar { border-top: 1px solid #323844; }"
+      "QStatusBar::item { border: none; }"
+      "QHeaderView::section { background-color: #22262e; color: #8b929e; border: none;"
+      "  border-right: 1px solid #323844; border-bottom: 1px solid #323844; padding: 3px 6px; }"
+      "QTableView { gridline-color: #2c313a; border: none; }"
+      "QScrollArea { border: none; }"
+      "QSplitter::handle { background-color: #323844; }"));
+}
+
+QColor sourceColour(unsigned index) { return QColor(kSourcePalette[index % kSourcePalette.size()]); }
+
+QColor aggregationColour(const QString& aggregation) {
+  for (const AggregationStyle& style : kAggregations) {
+    if (aggregation == QLatin1String(style.name)) return QColor(style.colour);
+  }
+  // Unknown aggregations get a stable colour of their own.
+  return sourceColour(static_cast<unsigned>(qHash(aggregation)));
+}
+
+Qt::PenStyle aggregationPenStyle(const QString& aggregation) {
+  for (const AggregationStyle& style : kAggregations) {
+    if (aggregation == QLatin1String(style.name)) return style.pen;
+  }
+  return Qt::SolidLine;
+}
+
+int aggregationOrder(const QString& aggregation) {
+  for (std::size_t i = 0; i < kAggregations.size(); ++i) {
+    if (aggregation == QLatin1String(kAggregations[i].name)) return static_cast<int>(i);
+  }
+  return static_cast<int>(kAggregations.size());
+}
+
+QString dimTextStyle(const QString& extra) {
+  QString sheet = QStringLiteral("color: %1;").arg(QColor(colours::kDimText).name());
+  if (!extra.isEmpty()) sheet += QLatin1Char(' ') + extra;
+  return sheet;
+}
+
+QString errorTextStyle() { return QStringLiteral("color: %1;").arg(QColor(colours::kBad).name()); }
+
+QFont smallFont(int pointSize, bool bold) {
+  QFont font;
+  font.setPointSize(pointSize);
+  font.setBold(bold);
+  return font;
+}
+
+void styleChart(QChart* chart) {
+  chart->setTitleFont(smallFont(10, true));
+  chart->setTitleBrush(QColor(colours::kText));
+  chart->setBackgroundBrush(QColor(colours::kPanel));
+  chart->setBackgroundPen(QPen(QColor(colours::kBorder)));
+  chart->setBackgroundRoundness(4);
+  chart->setPlotAreaBackgroundBrush(QColor(colours::kWindow));
+  chart->setPlotAreaBackgroundVisible(true);
+  chart->setMargins(QMargins(6, 2, 6, 2));
+  chart->layout()->setContentsMargins(0, 0, 0, 0);
+  chart->setAnimationOptions(QChart::NoAnimation);
+  chart->legend()->setAlignment(Qt::AlignBottom);
+  chart->legend()->setFont(smallFont(8));
+  chart->legend()->setLabelColor(QColor(colours::kText));
+  chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
+}
+
+void styleAxis(QAbstractAxis* axis) {
+  axis->setLabelsColor(QColor(colours::kDimText));
+  axis->setLabelsFont(smallFont(8));
+  axis->setGridLineColor(QColor(colours::kGrid));
+  axis->setLinePenColor(QColor(colours::kBorder));
+  axis->setMinorGridLineVisible(false);
+  axis->setTitleVisible(false);
+}
+
+QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** column) {
+  auto* layout = new QVBoxLayout(panel);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  auto* bar = new QWidget(panel);
+  auto* row = new QHBoxLayout(bar);
+  row->setContentsMargins(6, 6, 6, 6);
+  row->addWidget(new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), bar));
+  layout->addWidget(bar);
+  if (column != nullptr) *column = layout;
+  return row;
+}
+
+QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
+  const bool edge = aggregation == QLatin1String("min") || aggregation == QLatin1String("max");
+  const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value");
+  QColor colour = source ? sourceColour(*source) : aggregationColour(aggregation);
+  if (edge) colour.setAlpha(150);  // the band's edges: the band itself carries the range
+  QPen pen(colour);
+  pen.setWidthF(edge ? 1.0 : main ? 2.0 : 1.5);
+  pen.setStyle(source ? aggregationPenStyle(aggregation) : Qt::SolidLine);
+  pen.setCapStyle(Qt::RoundCap);
+  pen.setJoinStyle(Qt::RoundJoin);
+  return pen;
+}
+
+QColor bandFill(std::optional<unsigned> source) {
+  QColor fill = source ? sourceColour(*source) : aggregationColour(QStringLiteral("min"));
+  fill.setAlpha(source ? 40 : 55);
+  return fill;
+}
+
+void styleLegendMarker(QLegendMarker* marker, QColor lineColour, bool hidden) {
+  QColor label(colours::kText);
+  if (hidden) {
+    lineColour.setAlpha(60);
+    label = QColor(colours::kDimText).darker(140);
+  }
+  marker->setVisible(true);
+  marker->setBrush(lineColour);
+  marker->setPen(Qt::NoPen);
+  marker->setLabelBrush(label);
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,135 @@
+#include <livemon/ui/widgets/event_log_view.h>
+
+#include <algorithm>
+#include <vector>
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QTableView>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <livemon/ui/model/event_log_model.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+
+namespace livemon::ui {
+
+EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(parent), model_(model) {
+  QVBoxLayout* layout = nullptr;
+  QHBoxLayout* barLayout = addPanelHeader(this, tr("Event log"), &layout);
+  QWidget* bar = barLayout->parentWidget();
+  filter_ = new QLineEdit(bar);
+  filter_->setPlaceholderText(tr("Filter events (source, name, data)…"));
+  filter_->setClearButtonEnabled(true);
+  autoScroll_ = new QCheckBox(tr("Auto-scroll"), bar);
+  autoScroll_->setChecked(true);
+  autoScroll_->setToolTip(tr("Keep the newest event in view"));
+  auto* copy = new QToolButton(bar);
+  copy->setText(tr("Copy"));
+  copy->setToolTip(tr("Copy the selected rows as tab-separated text (Ctrl+C)"));
+  barLayout->addWidget(filter_, 1);
+  barLayout->addWidget(autoScroll_);
+  barLayout->addWidget(copy);
+
+  table_ = new QTableView(this);
+  table_->setModel(&model_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  table_->setAlternatingRowColors(true);
+  table_->setShowGrid(false);
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideRight);
+  table_->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+  // Fixed row heights: the header then never measures a million rows.
+  QHeaderView* rows = table_->verticalHeader();
+  rows->setVisible(false);
+  rows->setSectionResizeMode(QHeaderView::Fixed);
+  rows->setDefaultSectionSize(fontMetrics().height() + 6);
+  QHeaderView* columns = table_->horizontalHeader();
+  columns->setSectionResizeMode(QHeaderView::Interactive);
+  columns->setStretchLastSection(true);
+  columns->setHighlightSections(false);
+  columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  columns->resizeSection(EventLogModel::TimeColumn, fontMetrics().horizontalAdvance(QStringLiteral("00:00:00.000")) + 24);
+  columns->resizeSection(EventLogModel::SourceColumn, 125);
+  columns->resizeSection(EventLogModel::NameColumn, 115);
+  layout->addWidget(table_, 1);
+
+  count_ = new QLabel(this);
+  count_->setContentsMargins(6, 3, 6, 3);
+  count_->setStyleSheet(dimTextStyle());
+  layout->addWidget(count_);
+
+  auto* copyAction = new QAction(tr("Copy rows"), table_);
+  copyAction->setShortcut(QKeySequence::Copy);
+  copyAction->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  table_->addAction(copyAction);
+  table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  connect(copyAction, &QAction::triggered, this, &EventLogView::copySelection);
+  connect(copy, &QToolButton::clicked, this, &EventLogView::copySelection);
+
+  // Filtering scans the whole ring: wait for a pause in typing.
+  filterDelay_ = new QTimer(this);
+  filterDelay_->setSingleShot(true);
+  filterDelay_->setInterval(200);
+  connect(filter_, &QLineEdit::textChanged, filterDelay_, qOverload<>(&QTimer::start));
+  connect(filterDelay_, &QTimer::timeout, this, [this] {
+    model_.setFilterText(filter_->text());
+    rowsAppended();
+  });
+  connect(autoScroll_, &QCheckBox::toggled, this, [this](bool on) {
+    if (on) table_->scrollToBottom();
+  });
+  updateCount();
+}
+
+bool EventLogView::autoScroll() const { return autoScroll_->isChecked(); }
+
+void EventLogView::setAutoScroll(bool enabled) { autoScroll_->setChecked(enabled); }
+
+void EventLogView::setFilterText(const QString& text) {
+  filter_->setText(text);
+  filterDelay_->stop();
+  model_.setFilterText(text);
+  rowsAppended();
+}
+
+void EventLogView::rowsAppended() {
+  if (autoScroll_->isChecked()) table_->scrollToBottom();
+  updateCount();
+}
+
+void EventLogView::updateCount() {
+  const QLocale locale;
+  QString text = tr("%1 events received, %2 kept (newest %3)")
+                     .arg(locale.toString(static_cast<qulonglong>(model_.receivedCount())),
+                          locale.toString(static_cast<qulonglong>(model_.storedCount())),
+                          locale.toString(static_cast<qulonglong>(model_.capacity())));
+  if (!model_.filterText().isEmpty()) {
+    text += tr(" · %1 match the filter").arg(locale.toString(model_.rowCount()));
+  }
+  count_->setText(text);
+}
+
+QString EventLogView::selectedRowsText() const {
+  std::vector<int> rows;
+  for (const QModelIndex& index : table_->selectionModel()->selectedRows()) rows.push_back(index.row());
+  std::sort(rows.begin(), rows.end());
+  return model_.rowsAsText(rows);
+}
+
+void EventLogView::copySelection() {
+  const QString text = selectedRowsText();
+  if (!text.isEmpty()) QApplication::clipboard()->setText(text);
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,437 @@
+#include <livemon/ui/widgets/main_window.h>
+
+#include <algorithm>
+
+#include <QAction>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QUrl>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QScreen>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QWidget>
+
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/connect_dialog.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/event_log_view.h>
+#include <livemon/ui/widgets/ranges_view.h>
+#include <livemon/ui/widgets/status_text.h>
+#include <livemon/ui/widgets/timeline_bar.h>
+
+namespace livemon::ui {
+
+namespace {
+
+namespace keys {
+const QString kEndpoints = QStringLiteral("endpoints");
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kState = QStringLiteral("window/state");
+const QString kSplitter = QStringLiteral("window/splitter");
+const QString kTimeRange = QStringLiteral("view/timeRange");
+const QString kTimeAxis = QStringLiteral("view/xAxis");
+const QString kAutoScroll = QStringLiteral("log/autoScroll");
+const QString kView = QStringLiteral("view/tab");
+}  // namespace keys
+
+// The recordings among dropped URLs.
+QStringList droppedRecordings(const QMimeData* mime) {
+  QStringList paths;
+  if (mime == nullptr || !mime->hasUrls()) return paths;
+  for (const QUrl& url : mime->urls()) {
+    if (url.isLocalFile() && url.toLocalFile().endsWith(QStringLiteral(".mcap"), Qt::CaseInsensitive)) {
+      paths << url.toLocalFile();
+    }
+  }
+  return paths;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
+    : QMainWindow(parent), dashboard_(std::make_unique<Dashboard>(std::move(options))) {
+  setWindowTitle(QStringLiteral("livemon"));
+  splitter_ = new QSplitter(Qt::Horizontal, this);
+  views_ = new QTabWidget(splitter_);
+  views_->setDocumentMode(true);
+  grid_ = new ChartGrid(dashboard_->registry(), views_);
+  grid_->setMaxLinesPerChart(dashboard_->options().maxLinesPerChart);
+  ranges_ = new RangesView(dashboard_->registry(), dashboard_->rangesModel(), views_);
+  views_->addTab(grid_, tr("Charts"));
+  views_->addTab(ranges_, tr("Ranges"));
+  // The Ranges chart follows the grid's time range, zoom and pause.
+  connect(ranges_, &RangesView::rangeRequested, grid_, [this](double min, double max) { grid_->showRange(XRange{min, max}); });
+  connect(ranges_, &RangesView::resetRequested, grid_, &ChartGrid::followLive);
+  logView_ = new EventLogView(dashboard_->eventLog(), splitter_);
+  splitter_->addWidget(views_);
+  splitter_->addWidget(logView_);
+  splitter_->setStretchFactor(0, 3);
+  splitter_->setStretchFactor(1, 2);
+  splitter_->setChildrenCollapsible(false);
+  setCentralWidget(splitter_);
+
+  buildFileMenu();
+  buildToolbar();
+  buildTimeline();
+  buildStatusBar();
+  restoreSettings();
+  setAcceptDrops(true);
+  wireDashboard();
+  dashboard_->start();
+}
+
+MainWindow::~MainWindow() {
+  // The views show the dashboard's models: they go before it.
+  timeline_->setSession(nullptr);
+  delete takeCentralWidget();
+}
+
+void MainWindow::wireDashboard() {
+  Dashboard* d = dashboard_.get();
+  connect(d, &Dashboard::seriesAdded, grid_, &ChartGrid::addSeries);
+  connect(d, &Dashboard::sourceLabelsChanged, this, [this] {
+    grid_->refreshSeriesNames();
+    ranges_->sourceLabelsChanged();
+  });
+  connect(d, &Dashboard::sourcesAboutToBeRemoved, this, [this](const RegistryRemoval& removal) {
+    grid_->removeSeries(removal.series);
+    if (removal.labelsChanged) grid_->refreshSeriesNames();
+    ranges_->beginRemove();
+  });
+  connect(d, &Dashboard::sourcesRemoved, ranges_, &RangesView::endRemove);
+  connect(d, &Dashboard::logChanged, logView_, &EventLogView::rowsAppended);
+  connect(d, &Dashboard::updated, this, &MainWindow::redraw);
+  connect(d, &Dashboard::pausedChanged, this, &MainWindow::pausedChanged);
+  connect(d, &Dashboard::replayChanged, this, &MainWindow::replayChanged);
+  connect(d, &Dashboard::endpointsChanged, this, &MainWindow::endpointsChanged);
+  connect(d, &Dashboard::statusUpdated, this, &MainWindow::updateStatus);
+  connect(d, &Dashboard::recordingChanged, this, &MainWindow::updateRecordingLabel);
+  connect(d, &Dashboard::message, this, [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
+  connect(d, &Dashboard::errorOccurred, this, &MainWindow::showError);
+  connect(d, &Dashboard::errorReported, this, &MainWindow::reportError);
+}
+
+void MainWindow::buildFileMenu() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open recording…"));
+  open->setShortcut(QKeySequence::Open);
+  open->setToolTip(tr("Replay an MCAP recording on a timeline"));
+  connect(open, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Replay); });
+  QAction* baseline = file->addAction(tr("Open as &baseline…"));
+  baseline->setToolTip(tr("Show a recorded run beside the live ones, to compare with"));
+  connect(baseline, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Baseline); });
+  QAction* close = file->addAction(tr("&Close recording"));
+  connect(close, &QAction::triggered, dashboard_.get(), &Dashboard::closeReplay);
+  file->addSeparator();
+  recordAction_ = file->addAction(tr("&Record"));
+  recordAction_->setCheckable(true);
+  recordAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  recordAction_->setToolTip(tr("Record every event this dashboard receives into an MCAP file"));
+  connect(recordAction_, &QAction::triggered, this, &MainWindow::toggleRecording);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+}
+
+void MainWindow::buildTimeline() {
+  timeline_ = new TimelineBar(this);
+  timelineBar_ = new QToolBar(tr("Timeline"), this);
+  timelineBar_->setObjectName(QStringLiteral("timelineToolBar"));
+  timelineBar_->setMovable(false);
+  timelineBar_->addWidget(timeline_);
+  addToolBar(Qt::BottomToolBarArea, timelineBar_);
+  timelineBar_->hide();
+  connect(timeline_, &TimelineBar::closeRequested, dashboard_.get(), &Dashboard::closeReplay);
+}
+
+void MainWindow::buildToolbar() {
+  QToolBar* bar = addToolBar(tr("View"));
+  bar->setObjectName(QStringLiteral("viewToolBar"));
+  bar->setMovable(false);
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+
+  QAction* connectAction = bar->addAction(tr("Connect…"));
+  connectAction->setToolTip(tr("Add or remove the publishers this dashboard listens to"));
+  connect(connectAction, &QAction::triggered, this, &MainWindow::openConnectDialog);
+  bar->addSeparator();
+
+  bar->addWidget(new QLabel(tr(" Range "), bar));
+  rangeBox_ = new QComboBox(bar);
+  rangeBox_->addItem(tr("Last 1 min"), timeRangeKey(TimeRange::LastMinute));
+  rangeBox_->addItem(tr("Last 5 min"), timeRangeKey(TimeRange::Last5Minutes));
+  rangeBox_->addItem(tr("Last 30 min"), timeRangeKey(TimeRange::Last30Minutes));
+  rangeBox_->addItem(tr("All"), timeRangeKey(TimeRange::All));
+  rangeBox_->setCurrentIndex(1);
+  bar->addWidget(rangeBox_);
+  connect(rangeBox_, &QComboBox::currentIndexChanged, this, [this] {
+    if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) {
+      grid_->setTimeRange(*range);
+      dashboard_->setTimeRange(*range);
+    }
+  });
+
+  bar->addWidget(new QLabel(tr("  X axis "), bar));
+  axisBox_ = new QComboBox(bar);
+  axisBox_->addItem(tr("Wall clock"), timeAxisModeKey(TimeAxisMode::WallClock));
+  axisBox_->addItem(tr("Since run start"), timeAxisModeKey(TimeAxisMode::SinceRunStart));
+  bar->addWidget(axisBox_);
+  connect(axisBox_, &QComboBox::currentIndexChanged, this, [this] {
+    if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
+  });
+  bar->addSeparator();
+
+  chartFilter_ = new QLineEdit(bar);
+  chartFilter_->setPlaceholderText(tr("Filter charts by name (* and ? allowed)…"));
+  chartFilter_->setClearButtonEnabled(true);
+  chartFilter_->setMinimumWidth(240);
+  chartFilter_->setMaximumWidth(360);
+  bar->addWidget(chartFilter_);
+  connect(chartFilter_, &QLineEdit::textChanged, grid_, &ChartGrid::setNameFilter);
+  bar->addSeparator();
+
+  pauseAction_ = bar->addAction(tr("Pause"));
+  pauseAction_->setCheckable(true);
+  pauseAction_->setToolTip(tr("Freeze the charts and the log; data keeps arriving and is shown on resume"));
+  connect(pauseAction_, &QAction::toggled, dashboard_.get(), &Dashboard::setPaused);
+
+  QAction* resetAction = bar->addAction(tr("Follow live"));
+  resetAction->setToolTip(tr("Undo zoom and pan on every chart (or double-click a chart)"));
+  connect(resetAction, &QAction::triggered, grid_, &ChartGrid::followLive);
+  bar->addSeparator();
+
+  bar->addAction(recordAction_);
+  recordingLabel_ = new QLabel(bar);
+  recordingLabel_->setTextFormat(Qt::RichText);
+  bar->addWidget(recordingLabel_);
+}
+
+void MainWindow::buildStatusBar() {
+  auto* holder = new QWidget(statusBar());
+  endpointLabels_ = new QHBoxLayout(holder);
+  endpointLabels_->setContentsMargins(4, 0, 4, 0);
+  endpointLabels_->setSpacing(18);
+  statusBar()->addWidget(holder, 1);
+  summaryLabel_ = new QLabel(statusBar());
+  summaryLabel_->setStyleSheet(dimTextStyle(QStringLiteral("padding-right: 6px;")));
+  statusBar()->addPermanentWidget(summaryLabel_);
+  // Its own label, hidden until a limit is reached: plain text, as the names in it are no markup.
+  limitLabel_ = new QLabel(statusBar());
+  limitLabel_->setTextFormat(Qt::PlainText);
+  // A selector, so the tooltip keeps the usual colours.
+  limitLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; padding-right: 6px; }").arg(QColor(colours::kWarn).name()));
+  limitLabel_->hide();
+  statusBar()->addPermanentWidget(limitLabel_);
+}
+
+void MainWindow::restoreSettings() {
+  const QSettings& settings = dashboard_->settings();
+  if (const QByteArray geometry = settings.value(keys::kGeometry).toByteArray(); !geometry.isEmpty()) {
+    restoreGeometry(geometry);
+  } else {
+    const QRect available = screen() != nullptr ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
+    resize(std::min(1600, available.width() * 9 / 10), std::min(1000, available.height() * 9 / 10));
+  }
+  restoreState(settings.value(keys::kState).toByteArray());
+  timelineBar_->setVisible(dashboard_->replay() != nullptr);
+  if (const QByteArray sizes = settings.value(keys::kSplitter).toByteArray(); !sizes.isEmpty()) {
+    splitter_->restoreState(sizes);
+  } else {
+    splitter_->setSizes({width() * 3 / 5, width() * 2 / 5});
+  }
+  const int range = rangeBox_->findData(settings.value(keys::kTimeRange).toString());
+  if (range >= 0) rangeBox_->setCurrentIndex(range);
+  const int axis = axisBox_->findData(settings.value(keys::kTimeAxis).toString());
+  if (axis >= 0) axisBox_->setCurrentIndex(axis);
+  if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) {
+    grid_->setTimeRange(*key);
+    dashboard_->setTimeRange(*key);
+  }
+  if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
+  logView_->setAutoScroll(settings.value(keys::kAutoScroll, true).toBool());
+  const bool ranges = settings.value(keys::kView).toString() == QLatin1String("ranges");
+  setView(dashboard_->options().view.value_or(ranges ? DashboardView::Ranges : DashboardView::Charts));
+}
+
+void MainWindow::saveSettings() {
+  QSettings& settings = dashboard_->settings();
+  settings.setValue(keys::kEndpoints, dashboard_->endpoints());
+  settings.setValue(keys::kGeometry, saveGeometry());
+  settings.setValue(keys::kState, saveState());
+  settings.setValue(keys::kSplitter, splitter_->saveState());
+  settings.setValue(keys::kTimeRange, rangeBox_->currentData().toString());
+  settings.setValue(keys::kTimeAxis, axisBox_->currentData().toString());
+  settings.setValue(keys::kAutoScroll, logView_->autoScroll());
+  settings.setValue(keys::kView, view() == DashboardView::Ranges ? QStringLiteral("ranges") : QStringLiteral("charts"));
+  settings.sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::redraw() {
+  grid_->setPlayhead(dashboard_->playheadMs());
+  grid_->refresh();
+  ranges_->refresh(grid_->renderContext());
+}
+
+void MainWindow::pausedChanged(bool paused) {
+  grid_->setPaused(paused);
+  ranges_->setPaused(paused);
+  if (pauseAction_->isChecked() != paused) pauseAction_->setChecked(paused);
+  pauseAction_->setText(paused ? tr("Resume") : tr("Pause"));
+}
+
+void MainWindow::replayChanged(ReplaySession* session) {
+  timeline_->setSession(session);
+  timelineBar_->setVisible(session != nullptr);
+  if (session != nullptr) {
+    setWindowTitle(QStringLiteral("livemon — %1").arg(QFileInfo(session->endpointLabel()).fileName()));
+  } else {
+    grid_->setPlayhead(std::nullopt);
+  }
+}
+
+void MainWindow::setTimeRange(TimeRange range) {
+  const int index = rangeBox_->findData(timeRangeKey(range));
+  if (index >= 0) rangeBox_->setCurrentIndex(index);
+  grid_->setTimeRange(range);
+  dashboard_->setTimeRange(range);
+}
+
+void MainWindow::setTimeAxisMode(TimeAxisMode mode) {
+  const int index = axisBox_->findData(timeAxisModeKey(mode));
+  if (index >= 0) axisBox_->setCurrentIndex(index);
+  grid_->setTimeAxisMode(mode);
+}
+
+void MainWindow::setChartFilter(const QString& filter) {
+  chartFilter_->setText(filter);
+  grid_->setNameFilter(filter);
+}
+
+void MainWindow::setView(DashboardView view) {
+  views_->setCurrentWidget(view == DashboardView::Ranges ? static_cast<QWidget*>(ranges_) : grid_);
+}
+
+DashboardView MainWindow::view() const {
+  return views_->currentWidget() == ranges_ ? DashboardView::Ranges : DashboardView::Charts;
+}
+
+void MainWindow::chooseRecording(ReplayMode mode) {
+  const QString path = QFileDialog::getOpenFileName(
+      this, mode == ReplayMode::Replay ? tr("Open recording") : tr("Open recording as baseline"),
+      QFileInfo(Dashboard::defaultRecordingPath()).absolutePath(), tr("MCAP recordings (*.mcap);;All files (*)"));
+  if (!path.isEmpty()) dashboard_->openRecording(path, mode);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (!droppedRecordings(event->mimeData()).isEmpty()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const QStringList paths = droppedRecordings(event->mimeData());
+  if (paths.isEmpty()) return;
+  event->acceptProposedAction();
+  dashboard_->openRecording(paths.front());
+  for (qsizetype i = 1; i < paths.size(); ++i) dashboard_->openRecording(paths[i], ReplayMode::Baseline);
+}
+
+void MainWindow::toggleRecording(bool on) {
+  if (!on) {
+    dashboard_->stopRecording();
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(this, tr("Record to"), Dashboard::defaultRecordingPath(),
+                                                    tr("MCAP recordings (*.mcap)"));
+  if (path.isEmpty() || !dashboard_->startRecording(path)) recordAction_->setChecked(false);
+}
+
+QString MainWindow::recordingText() const { return recordingLabel_->text(); }
+
+void MainWindow::updateRecordingLabel() {
+  const IngestWorker::RecordingStatus status = dashboard_->recordingStatus();
+  recordAction_->setChecked(status.active);
+  recordAction_->setText(status.active ? tr("Stop recording") : tr("Record"));
+  const StatusText text = recordingStatusText(status);
+  recordingLabel_->setText(text.text);
+  recordingLabel_->setToolTip(text.toolTip);
+}
+
+void MainWindow::reportError(const QString& title, const QString& message) {
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();  // not exec(): the dashboard keeps refreshing behind it
+}
+
+void MainWindow::showError(const QString& message) { statusBar()->showMessage(message, 10'000); }
+
+void MainWindow::endpointsChanged() {
+  if (dashboard_->replay() != nullptr) return;  // the title names the recording
+  const QStringList current = dashboard_->endpoints();
+  setWindowTitle(current.isEmpty() ? QStringLiteral("livemon") : QStringLiteral("livemon — %1").arg(current.join(QStringLiteral(", "))));
+  dashboard_->updateStatus();
+}
+
+void MainWindow::updateStatus() {
+  updateRecordingLabel();
+  updateLimitLabel();
+  const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
+  showEndpointHealth(*endpointLabels_, health);
+  if (health.empty() && dashboard_->replay() != nullptr) {
+    statusBar()->showMessage(tr("Replaying %1").arg(dashboard_->replay()->info().path));
+  } else if (health.empty()) {
+    statusBar()->showMessage(tr("Not connected: add an endpoint with Connect…"));
+  } else {
+    statusBar()->clearMessage();
+  }
+  IngestWorker& ingest = dashboard_->ingest();
+  const StatusText summary = summaryStatusText(
+      ingest.stats(), ingest.staging().droppedLogEntries() + ingest.staging().droppedSamples(), grid_->charts().size(),
+      dashboard_->isPaused() ? std::optional<std::size_t>(dashboard_->heldLogRows()) : std::nullopt);
+  summaryLabel_->setText(summary.text);
+  summaryLabel_->setToolTip(summary.toolTip);
+}
+
+LimitReport MainWindow::limitReport() const {
+  LimitReport report = dashboard_->limitReport();
+  report.maxLinesPerChart = grid_->maxLinesPerChart();
+  report.undrawnLines = grid_->undrawnLineCount();
+  return report;
+}
+
+QString MainWindow::limitText() const { return limitLabel_->text(); }
+
+QString MainWindow::limitToolTip() const { return limitLabel_->toolTip(); }
+
+void MainWindow::updateLimitLabel() {
+  const LimitReport report = limitReport();
+  limitLabel_->setText(limitSummary(report));
+  limitLabel_->setToolTip(limitDetails(report));
+  limitLabel_->setVisible(report.any());
+}
+
+void MainWindow::openConnectDialog() {
+  ConnectDialog dialog(dashboard_->ingest(), this);
+  connect(&dialog, &ConnectDialog::endpointsChanged, this, &MainWindow::endpointsChanged);
+  dialog.exec();
+}
+
+}  // namespace livemon::ui

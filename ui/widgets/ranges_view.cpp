@@ -1,0 +1,209 @@
+#include <livemon/ui/widgets/ranges_view.h>
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <QtCharts/QChart>
+
+#include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+
+namespace livemon::ui {
+
+namespace {
+constexpr int kNumberColumnWidth = 92;
+}  // namespace
+
+RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent)
+    : QWidget(parent), registry_(registry), model_(&model) {
+  proxy_ = new QSortFilterProxyModel(this);
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(RangesModel::SortRole);
+  proxy_->setSortCaseSensitivity(Qt::CaseInsensitive);
+  proxy_->setFilterKeyColumn(RangesModel::RangeColumn);
+  proxy_->setFilterCaseSensitivity(Qt::CaseInsensitive);
+  proxy_->setDynamicSortFilter(true);  // new windows re-sort the rows
+
+  QVBoxLayout* layout = nullptr;
+  QHBoxLayout* barLayout = addPanelHeader(this, tr("Ranges"), &layout);
+  QWidget* bar = barLayout->parentWidget();
+  filter_ = new QLineEdit(bar);
+  filter_->setPlaceholderText(tr("Filter ranges by name (* and ? allowed)…"));
+  filter_->setClearButtonEnabled(true);
+  filter_->setMaximumWidth(360);
+  barLayout->addWidget(filter_, 1);
+  summary_ = new QLabel(bar);
+  summary_->setStyleSheet(dimTextStyle());
+  barLayout->addWidget(summary_);
+  barLayout->addStretch();
+  connect(filter_, &QLineEdit::textChanged, this, &RangesView::setFilterText);
+
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->setChildrenCollapsible(false);
+  table_ = new QTableView(splitter);
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(RangesModel::MeanColumn, Qt::DescendingOrder);  // the slowest first
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setAlternatingRowColors(true);
+  table_->setShowGrid(false);
+  table_->setWordWrap(false);
+  table_->verticalHeader()->setVisible(false);
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  QHeaderView* columns = table_->horizontalHeader();
+  columns->setHighlightSections(false);
+  columns->setSectionResizeMode(QHeaderView::Interactive);
+  columns->setSectionResizeMode(RangesModel::RangeColumn, QHeaderView::Stretch);
+  columns->setMinimumSectionSize(60);
+  for (int column = RangesModel::CountColumn; column < RangesModel::ColumnCount; ++column) {
+    columns->resizeSection(column, kNumberColumnWidth);
+  }
+  columns->resizeSection(RangesModel::SourceColumn, 130);
+  table_->setColumnHidden(RangesModel::SourceColumn, true);  // until a second source times ranges
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) { currentChanged(current); });
+
+  chartHolder_ = new QWidget(splitter);
+  chartLayout_ = new QVBoxLayout(chartHolder_);
+  chartLayout_->setContentsMargins(6, 6, 6, 6);
+  chartPlaceholder_ = new QLabel(tr("No ranges yet.\n\nA range appears here when a publisher sends a Stat named "
+                                    "range/<name> with its count, mean, p50, p99 and max in milliseconds."),
+                                 chartHolder_);
+  chartPlaceholder_->setAlignment(Qt::AlignCenter);
+  chartPlaceholder_->setWordWrap(true);
+  chartPlaceholder_->setStyleSheet(dimTextStyle(QStringLiteral("padding: 40px;")));
+  chartLayout_->addWidget(chartPlaceholder_);
+
+  splitter->addWidget(table_);
+  splitter->addWidget(chartHolder_);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 1);
+  layout->addWidget(splitter, 1);
+  updateSummary();
+}
+
+void RangesView::sourceLabelsChanged() {
+  if (chart_ != nullptr) chart_->refreshSeriesNames();
+  updateChartTitle();
+}
+
+void RangesView::beginRemove() {
+  removingSelectedSource_ = model_->source(selected_);
+  removingSelectedName_ = model_->rangeName(selected_);
+  removingRows_ = true;
+}
+
+void RangesView::endRemove(const RegistryRemoval& removal) {
+  removingRows_ = false;
+  const int stillThere = selected_ >= 0 ? model_->rowOf(removingSelectedSource_, removingSelectedName_) : -1;
+  if (stillThere >= 0) {
+    selected_ = stillThere;  // the chart shows a remaining source's series: it stays
+  } else if (selected_ >= 0) {
+    showChart(-1);
+    // Clearing the current index too, so that selecting the top row on the next refresh is a change.
+    table_->selectionModel()->clear();
+  }
+  if (removal.labelsChanged && chart_ != nullptr) chart_->refreshSeriesNames();
+  table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+  updateChartTitle();
+  updateSummary();
+}
+
+void RangesView::refresh(const ChartRenderContext& context) {
+  if (!paused_) {
+    const int before = model_->rowCount();
+    model_->publish();
+    if (model_->rowCount() != before) {
+      table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+      updateChartTitle();
+      updateSummary();
+    }
+  }
+  // Something to look at from the start: the top row.
+  if (selected_ < 0 && proxy_->rowCount() > 0) table_->selectRow(0);
+  if (chart_ != nullptr) {
+    for (SeriesId id : model_->durationSeries(selected_)) chart_->addSeries(id);  // windows may add aggregations
+    chart_->render(context);
+  }
+}
+
+void RangesView::setPaused(bool paused) { paused_ = paused; }
+
+void RangesView::setFilterText(const QString& filter) {
+  const QString trimmed = filter.trimmed();
+  if (filter_->text().trimmed() != trimmed) filter_->setText(trimmed);
+  if (trimmed.contains(QLatin1Char('*')) || trimmed.contains(QLatin1Char('?'))) {
+    proxy_->setFilterRegularExpression(QRegularExpression(
+        QRegularExpression::wildcardToRegularExpression(trimmed, QRegularExpression::UnanchoredWildcardConversion),
+        QRegularExpression::CaseInsensitiveOption));
+  } else {
+    proxy_->setFilterFixedString(trimmed);
+  }
+  updateSummary();
+}
+
+bool RangesView::selectRow(int modelRow) {
+  const QModelIndex shown = proxy_->mapFromSource(model_->index(modelRow, RangesModel::RangeColumn));
+  if (!shown.isValid()) return false;
+  table_->selectRow(shown.row());
+  table_->scrollTo(shown);
+  return selected_ == modelRow;
+}
+
+void RangesView::currentChanged(const QModelIndex& current) {
+  if (removingRows_) return;
+  const int row = current.isValid() ? proxy_->mapToSource(current).row() : -1;
+  if (row != selected_) showChart(row);
+}
+
+void RangesView::showChart(int modelRow) {
+  selected_ = modelRow;
+  if (chart_ != nullptr) {
+    chartLayout_->removeWidget(chart_);
+    chart_->hide();
+    chart_->deleteLater();
+    chart_ = nullptr;
+  }
+  if (modelRow < 0) {
+    chartPlaceholder_->show();
+    return;
+  }
+  chartPlaceholder_->hide();
+  // The mode is the grid's: render() switches the axis if the context says otherwise.
+  chart_ = new StatChartView(model_->statName(modelRow), registry_, TimeAxisMode::WallClock, chartHolder_);
+  updateChartTitle();
+  for (SeriesId id : model_->durationSeries(modelRow)) chart_->addSeries(id);
+  connect(chart_, &StatChartView::rangeRequested, this, &RangesView::rangeRequested);
+  connect(chart_, &StatChartView::resetRequested, this, &RangesView::resetRequested);
+  chartLayout_->addWidget(chart_);
+  chart_->show();  // now, not when the layout gets to it: the next refresh draws it
+}
+
+void RangesView::updateChartTitle() {
+  if (chart_ == nullptr) return;
+  QString title = tr("%1 · duration (ms)").arg(model_->rangeName(selected_));
+  const SourceEntry* source = model_->sourceCount() > 1 ? registry_.source(model_->source(selected_)) : nullptr;
+  if (source != nullptr) title += QStringLiteral(" · ") + source->label;
+  chart_->chart()->setTitle(title);
+}
+
+void RangesView::updateSummary() {
+  const int total = model_->rowCount();
+  const int shown = proxy_->rowCount();
+  QString text = tr("%n range(s)", nullptr, total);
+  if (model_->sourceCount() > 1) text += tr(" from %n source(s)", nullptr, model_->sourceCount());
+  if (shown != total) text += tr(" · %1 match the filter").arg(shown);
+  summary_->setText(text);
+}
+
+}  // namespace livemon::ui

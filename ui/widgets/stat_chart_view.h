@@ -1,0 +1,186 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <QList>
+#include <QPointF>
+#include <QString>
+#include <QtCharts/QChartView>
+
+#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/time_view.h>
+
+class QGraphicsLineItem;
+class QLegendMarker;
+class QRubberBand;
+QT_BEGIN_NAMESPACE
+class QAbstractAxis;
+class QAreaSeries;
+class QLineSeries;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace livemon::ui {
+
+class StatRegistry;
+struct SeriesEntry;
+
+// Thread-safety: a plain value type.
+// What every chart is asked to show on a refresh.
+struct ChartRenderContext {
+  TimeAxisMode mode = TimeAxisMode::WallClock;
+  XRange x;
+  bool frozen = false;  // paused: new samples alone do not redraw
+  // Paused: samples after this x (the newest when pausing) are not drawn.
+  std::optional<double> cutoff;
+};
+
+// Thread-compatible: a widget, used on the GUI thread only.
+// One Stat's chart: a line per (source, aggregation), a shaded min–max band per source that has
+// both, a legend whose entries toggle their lines, a hover tooltip with the time and the values
+// under the cursor, rubber-band zoom (left drag), wheel zoom, pan (right or middle drag) and a
+// double click that returns to following live data. The y axis fits what is visible unless a
+// rubber band set it.
+//
+// Drawing is pull-based: render() reads the series stores, decimates the visible range to the
+// plot's pixel columns (SeriesStore::decimate) and hands each line its points with one
+// QXYSeries::replace. It does nothing when the chart is off screen or nothing it shows changed,
+// so a grid of hundreds of charts costs only what is on screen. (QXYSeries::append recomputes the
+// series geometry on every call and OpenGL acceleration does not apply to area series, so neither
+// is used.)
+class StatChartView : public QChartView {
+  Q_OBJECT
+
+ public:
+  StatChartView(const QString& statName, const StatRegistry& registry, TimeAxisMode mode, QWidget* parent = nullptr);
+  ~StatChartView() override;
+
+  const QString& statName() const noexcept { return statName_; }
+
+  // Adds a series of this Stat; it is drawn from the next render(). Returns whether the chart
+  // draws it: false when it already has maxLines() lines (the series is left out, for good).
+  bool addSeries(SeriesId id);
+  // Lines drawn at most. Lowering it does not take lines off.
+  void setMaxLines(std::size_t lines) noexcept { maxLines_ = lines; }
+  std::size_t maxLines() const noexcept { return maxLines_; }
+  // Lines drawn and to be drawn from the next render().
+  std::size_t lineCount() const noexcept { return lines_.size() + pendingSeries_.size(); }
+  // Takes series off the chart, with any band they edge (their source's data is gone: see
+  // StatRegistry::removeSources). Ids it does not show are ignored. Their registry entries may
+  // already be freed: only the ids are used.
+  void removeSeries(const std::vector<SeriesId>& ids);
+  void setTimeAxisMode(TimeAxisMode mode);
+  // Source labels changed: renames the legend entries.
+  void refreshSeriesNames();
+
+  // Redraws from the stores when on screen and anything shown changed; `force` redraws anyway.
+  // Returns whether it redrew.
+  bool render(const ChartRenderContext& context, bool force = false);
+  // Whether render(context) would redraw: on screen, with something new to show.
+  bool needsRender(const ChartRenderContext& context) const;
+  bool isOnScreen() const;
+
+  // What the chart shows, for tooltips and tests.
+  std::vector<SeriesId> seriesIds() const;
+  QLineSeries* line(SeriesId id) const;
+  QLineSeries* line(const QString& aggregation, SourceId source) const;
+  QAreaSeries* band(SourceId source) const;
+  XRange xRange() const;
+  XRange yRange() const;
+  bool hasManualYRange() const noexcept { return manualY_.has_value(); }
+  bool isSeriesVisible(SeriesId id) const;
+  // What a click on the series' legend entry does.
+  void setSeriesVisible(SeriesId id, bool visible);
+  // The hover text at a viewport position; empty outside the plot area or without data.
+  QString tooltipAt(QPoint viewportPos) const;
+  // The plot area in viewport coordinates.
+  QRect plotRect() const;
+
+ signals:
+  // The user zoomed or panned to [min, max] (in the current mode's x units).
+  void rangeRequested(double min, double max);
+  // The user asked to follow live data again (double click).
+  void resetRequested();
+
+ protected:
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+
+ private:
+  struct Line {
+    SeriesId id = 0;
+    const SeriesEntry* entry = nullptr;
+    QLineSeries* series = nullptr;  // owned by the chart
+    bool hidden = false;
+    QList<QPointF> points;  // as last handed to the series
+  };
+  struct Band {
+    SourceId source = 0;
+    QAreaSeries* area = nullptr;  // owned by the chart
+    QLineSeries* lower = nullptr;  // owned by this view
+    QLineSeries* upper = nullptr;
+    Line* min = nullptr;
+    Line* max = nullptr;
+  };
+  struct RenderKey {
+    TimeAxisMode mode = TimeAxisMode::WallClock;
+    XRange x;
+    int columns = 0;
+    int rows = 0;
+    uint64_t data = 0;
+    uint64_t layout = 0;
+    std::optional<XRange> manualY;
+    friend bool operator==(const RenderKey&, const RenderKey&) = default;
+  };
+
+  RenderKey keyFor(const ChartRenderContext& context) const;
+  void draw(const ChartRenderContext& context, const RenderKey& key);
+  void rebuildSeries();
+  void installXAxis(TimeAxisMode mode);
+  void styleLines();
+  void connectLegend();
+  bool multiSource() const;
+  QString lineName(const Line& line) const;
+  Line* findLine(const QLineSeries* series) const;
+  uint64_t dataVersion() const;
+  void updateAxes(const ChartRenderContext& context, XRange y);
+  std::optional<QPointF> valueAt(QPoint viewportPos) const;
+  void showHover(QPoint viewportPos);
+  void hideHover();
+
+  QString statName_;
+  const StatRegistry& registry_;
+  TimeAxisMode mode_;
+  std::vector<std::unique_ptr<Line>> lines_;
+  std::vector<Band> bands_;
+  std::vector<SeriesId> pendingSeries_;
+  std::size_t maxLines_ = kDefaultMaxLinesPerChart;
+  QAbstractAxis* xAxis_ = nullptr;
+  QValueAxis* yAxis_ = nullptr;
+
+  uint64_t layoutVersion_ = 0;  // series added, hidden, shown, renamed, axis swapped
+  std::optional<RenderKey> lastKey_;
+  uint64_t frozenData_ = 0;
+  XRange shownX_;
+  XRange shownY_{0.0, 1.0};
+  std::optional<XRange> manualY_;
+
+  QGraphicsLineItem* crosshair_ = nullptr;
+  QRubberBand* rubberBand_ = nullptr;
+  QPoint rubberOrigin_;
+  bool selecting_ = false;
+  bool panning_ = false;
+  QPoint panOrigin_;
+  XRange panStart_;
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,116 @@
+#include <livemon/ui/widgets/status_text.h>
+
+#include <QColor>
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLocale>
+
+#include <livemon/transport/recording.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+
+namespace livemon::ui {
+
+namespace {
+
+QString tr(const char* text, int n = -1) { return QCoreApplication::translate("livemon::ui::MainWindow", text, nullptr, n); }
+
+QString number(uint64_t value) { return QLocale().toString(static_cast<qulonglong>(value)); }
+
+QString stateColour(EndpointState state) {
+  switch (state) {
+    case EndpointState::Connected:
+      return QColor(colours::kGood).name();
+    case EndpointState::Stale:
+      return QColor(colours::kWarn).name();
+    case EndpointState::Dead:
+      break;
+  }
+  return QColor(colours::kBad).name();
+}
+
+QString formatRate(double perSecond) {
+  if (perSecond >= 10'000) return QStringLiteral("%1k").arg(perSecond / 1000.0, 0, 'f', 0);
+  if (perSecond >= 1'000) return QStringLiteral("%1k").arg(perSecond / 1000.0, 0, 'f', 1);
+  return QString::number(perSecond, 'f', 0);
+}
+
+}  // namespace
+
+QString describeHealth(const EndpointHealth& health) {
+  const QLocale locale;
+  QString text = QStringLiteral("<span style='color:%1'>&#9679;</span> %2 <span style='color:%1'>%3</span>")
+                     .arg(stateColour(health.state), QString::fromStdString(health.endpoint).toHtmlEscaped(),
+                          QString::fromUtf8(endpointStateName(health.state).data()));
+  text += QStringLiteral(" · %1 ev/s").arg(formatRate(health.eventsPerSecond));
+  const QString warn = QColor(colours::kWarn).name();
+  if (health.gaps > 0) {
+    text += QStringLiteral(" · <span style='color:%1'>%2 gaps (%3 missed)</span>")
+                .arg(warn, locale.toString(static_cast<qulonglong>(health.gaps)),
+                     locale.toString(static_cast<qulonglong>(health.missedEvents)));
+  } else {
+    text += QStringLiteral(" · no gaps");
+  }
+  if (health.publisherDrops > 0) {
+    text += QStringLiteral(" · <span style='color:%1'>%2 dropped by publisher</span>")
+                .arg(warn, locale.toString(static_cast<qulonglong>(health.publisherDrops)));
+  }
+  if (health.protocolErrors > 0) {
+    text += QStringLiteral(" · <span style='color:%1'>%2 reconnects after protocol errors</span>")
+                .arg(warn, locale.toString(static_cast<qulonglong>(health.protocolErrors)));
+  }
+  return text;
+}
+
+void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health) {
+  // One label per endpoint, reused while the list stays the same length.
+  while (labels.count() > static_cast<int>(health.size())) {
+    QLayoutItem* item = labels.takeAt(labels.count() - 1);
+    delete item->widget();
+    delete item;
+  }
+  while (labels.count() < static_cast<int>(health.size())) {
+    auto* label = new QLabel(labels.parentWidget());
+    label->setTextFormat(Qt::RichText);
+    labels.addWidget(label);
+  }
+  for (std::size_t i = 0; i < health.size(); ++i) {
+    auto* label = qobject_cast<QLabel*>(labels.itemAt(static_cast<int>(i))->widget());
+    label->setText(describeHealth(health[i]));
+    label->setToolTip(tr("%n publisher(s) last heard here", static_cast<int>(health[i].sources)));
+  }
+}
+
+StatusText recordingStatusText(const IngestWorker::RecordingStatus& status) {
+  StatusText result;
+  if (!status.active) return result;
+  const QString path = QString::fromStdString(status.path);
+  result.text = QStringLiteral("<span style='color:%1'>&#9679;</span> %2 · %3 · %4 events")
+                    .arg(QColor(colours::kBad).name(), QFileInfo(path).fileName().toHtmlEscaped(),
+                         QLocale().formattedDataSize(static_cast<qint64>(status.bytes)), number(status.events));
+  result.toolTip = path;
+  if (status.notRecorded > 0) {
+    result.text += tr(" · %1 not recorded").arg(number(status.notRecorded));
+    result.toolTip = tr("%1\nEvents of more than %2 distinct names are not recorded.")
+                         .arg(path, number(transport::kMaxRecordingChannels));
+  }
+  return result;
+}
+
+StatusText summaryStatusText(const transport::SubscriberStats& stats, uint64_t droppedByDashboard,
+                             std::size_t charts, std::optional<std::size_t> heldLogRows) {
+  StatusText result;
+  result.text = tr("%n chart(s)", static_cast<int>(charts));
+  if (heldLogRows) result.text = tr("Paused (%1 log rows held)").arg(number(*heldLogRows)) + QStringLiteral(" · ") + result.text;
+  const uint64_t bad = stats.malformed + stats.oversized + stats.unsupported;
+  if (bad > 0) result.text += tr(" · %1 bad messages skipped").arg(number(bad));
+  // Beyond the subscriber's limits: gaps on what it forgot go uncounted until heard again.
+  const uint64_t forgotten = stats.topicsEvicted + stats.sourcesEvicted;
+  if (forgotten > 0) result.text += tr(" · %1 topics or sources forgotten").arg(number(forgotten));
+  if (droppedByDashboard > 0) result.text += tr(" · %1 dropped by the dashboard").arg(number(droppedByDashboard));
+  if (!stats.lastError.empty()) result.toolTip = tr("Last bad message: %1").arg(QString::fromStdString(stats.lastError));
+  return result;
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include <QString>
+
+#include <livemon/transport/subscriber.h>
+#include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/endpoint_health.h>
+
+class QHBoxLayout;
+
+namespace livemon::ui {
+
+// Thread-safety: a plain value type.
+// A status line and its tooltip.
+struct StatusText {
+  QString text;
+  QString toolTip;
+};
+
+// The status bar's line for one endpoint (rich text): state, event rate, gaps, drops, protocol
+// errors, coloured by the dashboard style.
+QString describeHealth(const EndpointHealth& health);
+
+// Shows `health` in `labels`, a rich-text label per endpoint (describeHealth) with the number of
+// publishers in its tooltip; labels are reused while the number of endpoints stays the same.
+void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health);
+
+// The toolbar's recording line (rich text): file, size, events, and what was not recorded.
+// Empty while not recording.
+StatusText recordingStatusText(const IngestWorker::RecordingStatus& status);
+
+// The status bar's summary: charts, log rows held while paused (`heldLogRows`, set while
+// paused), bad messages, forgotten topics and what the dashboard dropped.
+StatusText summaryStatusText(const transport::SubscriberStats& stats, uint64_t droppedByDashboard,
+                             std::size_t charts, std::optional<std::size_t> heldLogRows);
+
+}  // namespace livemon::ui
