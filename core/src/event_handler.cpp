@@ -1,7 +1,5 @@
 #include <livemon/event_handler.h>
 
-#include <pthread.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -12,7 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "spin_lock.h"
+#include <livemon/detail/fork_hooks.h>
+#include <livemon/detail/spin_lock.h>
 
 namespace livemon {
 namespace {
@@ -72,19 +71,16 @@ class HandlerRegistry {
  private:
   HandlerRegistry() {
     // A forked child (a PyTorch DataLoader worker) must not inherit a locked registry.
-    pthread_atfork(
-        [] {
-          instance().mutex_.lock();
-          instance().publishLock_.lock();
-        },
-        [] {
-          instance().publishLock_.unlock();
-          instance().mutex_.unlock();
-        },
-        [] {
-          instance().publishLock_.unlock();
-          instance().mutex_.unlock();
-        });
+    detail::registerForkHooks(detail::ForkStage::EventHandlers, {lockForFork, unlockAfterFork, unlockAfterFork});
+  }
+
+  static void lockForFork() noexcept {
+    instance().mutex_.lock();
+    instance().publishLock_.lock();
+  }
+  static void unlockAfterFork() noexcept {
+    instance().publishLock_.unlock();
+    instance().mutex_.unlock();
   }
 };
 

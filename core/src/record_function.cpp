@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <livemon/detail/fork_hooks.h>
 #include <livemon/stat.h>
 
 #include "range_registry.h"
@@ -369,8 +370,9 @@ class RangeRegistry {
  private:
   RangeRegistry() {
     addEntryLocked(kOverflowNameId, "livemon.too_many_range_names");
-    pthread_atfork([] { instance().beforeFork(); }, [] { instance().afterForkInParent(); },
-                   [] { instance().afterForkInChild(); });
+    registerForkHooks(ForkStage::Ranges, {[]() noexcept { instance().beforeFork(); },
+                                          []() noexcept { instance().afterForkInParent(); },
+                                          []() noexcept { instance().afterForkInChild(); }});
   }
 
   void addEntryLocked(uint32_t id, std::string name) {

@@ -13,9 +13,8 @@
 #include <livemon/aggregation.h>
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/detail/spin_lock.h>
 #include <livemon/quantile_sketch.h>
-
-#include "spin_lock.h"
 
 namespace livemon::detail {
 

@@ -1,7 +1,5 @@
 #include "py_handlers.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -9,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include <livemon/detail/fork_hooks.h>
 
 #include "py_convert.h"
 
@@ -165,6 +165,16 @@ void shutdownHandlers() {
   drainDeferred(nullptr);
 }
 
+void lockForFork() noexcept {
+  g_registrationsMutex.lock();
+  g_deferredMutex.lock();
+}
+
+void unlockAfterFork() noexcept {
+  g_deferredMutex.unlock();
+  g_registrationsMutex.unlock();
+}
+
 void forgetRegistration(const EventHandlerHandle& handle) {
   std::lock_guard lock(g_registrationsMutex);
   g_pythonHandles.erase(std::remove(g_pythonHandles.begin(), g_pythonHandles.end(), handle), g_pythonHandles.end());
@@ -174,19 +184,7 @@ void forgetRegistration(const EventHandlerHandle& handle) {
 
 void bindHandlers(py::module_& m) {
   // A fork while another thread holds one of these must not leave it locked in the child.
-  pthread_atfork(
-      [] {
-        g_registrationsMutex.lock();
-        g_deferredMutex.lock();
-      },
-      [] {
-        g_deferredMutex.unlock();
-        g_registrationsMutex.unlock();
-      },
-      [] {
-        g_deferredMutex.unlock();
-        g_registrationsMutex.unlock();
-      });
+  detail::registerForkHooks(detail::ForkStage::PythonHandlers, {lockForFork, unlockAfterFork, unlockAfterFork});
 
   py::class_<HandleBox>(m, "EventHandlerHandle", R"doc(
         Identifies one registration made by ``register_event_handler``; pass it to
