@@ -16,6 +16,8 @@
 namespace livemon {
 namespace {
 
+// Thread-safe: its fields are immutable, atomic, or the idle mutex and condition.
+//
 // One registration. `active` counts the calls in flight; unregistering waits for it to reach
 // zero. The pair active/removed is used Dekker-style (both sequentially consistent): a caller
 // either sees `removed` and skips the handler, or the unregistering thread sees it active.
@@ -84,6 +86,7 @@ class HandlerRegistry {
   }
 };
 
+// Thread-safety: one per thread (thread_local), used only by its thread.
 struct ThreadState {
   int depth = 0;  // nesting of handler calls on this thread
 };

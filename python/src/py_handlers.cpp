@@ -4,13 +4,16 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <livemon/detail/fork_hooks.h>
+#include <livemon/event_handler.h>
 
 #include "py_convert.h"
+#include "py_transport.h"
 
 namespace livemon::python {
 namespace {
@@ -72,9 +75,10 @@ std::string describe(PyObject* object) {
   return result;
 }
 
-// A Python callable registered as an event handler. Thread-safe: called from any thread, it
-// takes the GIL for the call (the Stat window thread has no Python thread state of its own;
-// PyGILState_Ensure makes one for the call).
+// Thread-safe: called from any thread, it takes the GIL for the call (the Stat window thread has
+// no Python thread state of its own; PyGILState_Ensure makes one for the call).
+//
+// A Python callable registered as an event handler.
 class PythonHandler {
  public:
   explicit PythonHandler(py::object callable) : callable_(callable.release().ptr()) {}
@@ -139,7 +143,8 @@ class PythonHandler {
   std::atomic<bool> reported_{false};
 };
 
-// The Python face of an EventHandlerHandle; `serial` numbers registrations for hashing.
+// Thread-safety: a plain value type. The Python face of an EventHandlerHandle; `serial` numbers
+// registrations for hashing.
 struct HandleBox {
   explicit HandleBox(EventHandlerHandle h) : handle(h), serial(nextSerial()) {}
   static uint64_t nextSerial() {
