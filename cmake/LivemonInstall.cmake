@@ -1,6 +1,5 @@
 # Installs the libraries, their headers and a CMake package so that
 # find_package(livemon) gives livemon::core (and livemon::transport when built).
-include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(LIVEMON_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/livemon")

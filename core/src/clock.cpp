@@ -7,6 +7,7 @@
 namespace livemon {
 namespace {
 
+// Thread-safe: every member may be called from any thread. The process clock.
 class SystemClock final : public Clock {
  public:
   SystemClock() : Clock(/*backgroundThread=*/true) {}

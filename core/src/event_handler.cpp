@@ -1,7 +1,5 @@
 #include <livemon/event_handler.h>
 
-#include <pthread.h>
-
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
@@ -12,11 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "spin_lock.h"
+#include <livemon/detail/fork_hooks.h>
+#include <livemon/detail/spin_lock.h>
 
 namespace livemon {
 namespace {
 
+// Thread-safe: its fields are immutable, atomic, or the idle mutex and condition.
+//
 // One registration. `active` counts the calls in flight; unregistering waits for it to reach
 // zero. The pair active/removed is used Dekker-style (both sequentially consistent): a caller
 // either sees `removed` and skips the handler, or the unregistering thread sees it active.
@@ -72,22 +73,20 @@ class HandlerRegistry {
  private:
   HandlerRegistry() {
     // A forked child (a PyTorch DataLoader worker) must not inherit a locked registry.
-    pthread_atfork(
-        [] {
-          instance().mutex_.lock();
-          instance().publishLock_.lock();
-        },
-        [] {
-          instance().publishLock_.unlock();
-          instance().mutex_.unlock();
-        },
-        [] {
-          instance().publishLock_.unlock();
-          instance().mutex_.unlock();
-        });
+    detail::registerForkHooks(detail::ForkStage::EventHandlers, {lockForFork, unlockAfterFork, unlockAfterFork});
+  }
+
+  static void lockForFork() noexcept {
+    instance().mutex_.lock();
+    instance().publishLock_.lock();
+  }
+  static void unlockAfterFork() noexcept {
+    instance().publishLock_.unlock();
+    instance().mutex_.unlock();
   }
 };
 
+// Thread-safety: one per thread (thread_local), used only by its thread.
 struct ThreadState {
   int depth = 0;  // nesting of handler calls on this thread
 };

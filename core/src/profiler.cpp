@@ -201,7 +201,8 @@ void Profiler::step() {
   const ProfilerAction previous = action_;
   ++stepNum_;
   action_ = next;
-  // The step range opens before the handler runs, so a throwing handler leaves a consistent state.
+  // Not thread-safe: a scope guard of the calling thread. The step range opens before the
+  // handler runs, so a throwing handler leaves a consistent state.
   struct OpenOnExit {
     Profiler& self;
     ~OpenOnExit() { self.openStepRange(); }

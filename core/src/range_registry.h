@@ -27,7 +27,8 @@ Trace collectBufferedRanges(int64_t since);
 
 int64_t steadyNowNs() noexcept;
 
-// The clock ranges are timed with, as it stands; for tests and diagnostics.
+// Thread-safety: a plain value type. The clock ranges are timed with, as it stands; for tests
+// and diagnostics.
 struct RangeClockState {
   bool counter = false;     // the time-stamp counter (else steady_clock nanoseconds)
   double nsPerTick = 1.0;

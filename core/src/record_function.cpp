@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <livemon/detail/fork_hooks.h>
 #include <livemon/stat.h>
 
 #include "range_registry.h"
@@ -75,11 +76,11 @@ int64_t fencedTsc() noexcept {
 #endif
 }
 
-// The calibration of the counter, or none when ranges are timed with steady_clock.
-//
 // Thread-safe: every member takes its own mutex; refineIfIdle(), for the end of a range on any
 // thread, skips the refine instead of waiting when another thread holds it. The registry may
 // call the others while holding its mutex, which is always taken before this one.
+//
+// The calibration of the counter, or none when ranges are timed with steady_clock.
 class RangeClock {
  public:
   RangeClock() {
@@ -138,7 +139,7 @@ class RangeClock {
   std::optional<TickCalibration> calibration_;  // set in the constructor only
 };
 
-// One closed range, as its thread wrote it (times in ticks).
+// Thread-safety: a plain value type. One closed range, as its thread wrote it (times in ticks).
 struct RangeRecord {
   int64_t startNs;
   int64_t endNs;
@@ -146,9 +147,9 @@ struct RangeRecord {
   int32_t depth;
 };
 
-// A block of records with one writer (its thread) and one reader (the collector). The writer
-// publishes each record by a release store of `count`, and a successor chunk by a release store
-// of `next`, after which it never touches this chunk again; the reader frees it then.
+// Thread-safe for one writer (its thread) and one reader (the collector): the writer publishes
+// each record by a release store of `count`, and a successor chunk by a release store of `next`,
+// after which it never touches this chunk again; the reader frees it then. A block of records.
 struct Chunk {
   static constexpr uint32_t kCapacity = 4096;
   std::atomic<uint32_t> count{0};
@@ -161,9 +162,10 @@ struct Chunk {
 // growing without bound when a schedule's active steps are long or nothing collects.
 constexpr uint32_t kMaxChunksPerThread = 256;
 
-// The ranges of one thread. Fields marked "writer" belong to the thread; "reader" fields to
-// the collector, which holds the registry mutex. A buffer outlives its thread until the
-// collector has read it.
+// Thread-safety: fields marked "writer" belong to the thread; "reader" fields to the collector,
+// which holds the registry mutex.
+//
+// The ranges of one thread. A buffer outlives its thread until the collector has read it.
 struct ThreadBuffer {
   explicit ThreadBuffer(Chunk* first) : writeChunk(first), readChunk(first) {}
 
@@ -178,7 +180,8 @@ struct ThreadBuffer {
   std::atomic<bool> exited{false};  // set by the thread's exit, after its last write
 };
 
-// A name and, once a range of that name was timed with stats on, its Stat.
+// Thread-safe: `name` is complete before the entry's id is handed out and never changes; `stat`
+// is atomic. A name and, once a range of that name was timed with stats on, its Stat.
 struct NameEntry {
   std::string name;
   std::atomic<Stat*> stat{nullptr};
@@ -201,11 +204,16 @@ NameEntry& entryOf(uint32_t id) noexcept {
 thread_local ThreadBuffer* t_buffer = nullptr;
 thread_local int32_t t_depth = 0;
 
+// Thread-safety: stateless. Lets the name index be searched with a string_view.
 struct StringHash {
   using is_transparent = void;
   std::size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
 };
 
+// Thread-safe: every member may be called from any thread; the collector's work, the names and
+// the buffers' list are serialised by `mutex_`, which the hot path takes only to register a new
+// thread or name.
+//
 // Names, thread buffers and the mode flags. Never destroyed: threads that exit during static
 // destruction, and fork hooks, still find it.
 class RangeRegistry {
@@ -369,8 +377,9 @@ class RangeRegistry {
  private:
   RangeRegistry() {
     addEntryLocked(kOverflowNameId, "livemon.too_many_range_names");
-    pthread_atfork([] { instance().beforeFork(); }, [] { instance().afterForkInParent(); },
-                   [] { instance().afterForkInChild(); });
+    registerForkHooks(ForkStage::Ranges, {[]() noexcept { instance().beforeFork(); },
+                                          []() noexcept { instance().afterForkInParent(); },
+                                          []() noexcept { instance().afterForkInChild(); }});
   }
 
   void addEntryLocked(uint32_t id, std::string name) {
@@ -433,7 +442,8 @@ class RangeRegistry {
   RangeClock rangeClock_;
 };
 
-// Marks the thread's buffer for the collector when the thread exits.
+// Thread-safety: one per thread (thread_local). Marks the thread's buffer for the collector
+// when the thread exits.
 struct ThreadExitNotice {
   ~ThreadExitNotice() {
     if (t_buffer != nullptr) RangeRegistry::instance().threadExited(t_buffer);

@@ -13,17 +13,16 @@
 #include <livemon/aggregation.h>
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/detail/spin_lock.h>
 #include <livemon/quantile_sketch.h>
-
-#include "spin_lock.h"
 
 namespace livemon::detail {
 
-// The shared state behind a Stat. The window scheduler holds it weakly, so a window closing on
-// the scheduler's thread keeps it alive while the Stat object itself is destroyed.
-//
 // Thread-safe. Lock order: closeMutex_, then lock_; resultMutex_ on its own. No lock is held
 // while handlers run.
+//
+// The shared state behind a Stat. The window scheduler holds it weakly, so a window closing on
+// the scheduler's thread keeps it alive while the Stat object itself is destroyed.
 class StatState : public std::enable_shared_from_this<StatState> {
  public:
   StatState(std::string name, std::vector<Aggregation> aggregations, std::chrono::milliseconds windowSize,
@@ -49,6 +48,8 @@ class StatState : public std::enable_shared_from_this<StatState> {
   const int64_t maxSamples_;
 
  private:
+  // Not thread-safe: guarded by the StatState's lock_.
+  //
   // The open window's accumulators. Min and max start at +/-infinity so NaN never enters them;
   // variance sums are taken around the window's first value, which keeps them accurate for data
   // far from zero.

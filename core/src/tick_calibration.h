@@ -5,6 +5,8 @@
 
 namespace livemon::detail {
 
+// Thread-safety: a plain value type; its functions are called by the calibration's owner.
+//
 // The two clocks a TickCalibration reads: a fast counter (the x86 time-stamp counter) and the
 // reference it is converted to (steady_clock, in nanoseconds). Injected so that tests can
 // simulate a preemption at any moment.
@@ -13,6 +15,8 @@ struct TickSources {
   std::function<int64_t()> steadyNs;
 };
 
+// Thread-safety: a plain value type.
+//
 // The counter's reading at one moment, and that moment on the reference clock: the reading was
 // taken between two reference reads `widthNs` apart, so the true moment is within widthNs / 2
 // of `ns`, however long the thread was preempted between the reads.
@@ -22,6 +26,8 @@ struct TickSample {
   int64_t widthNs = 0;
 };
 
+// Thread-safety: a plain value type.
+//
 // An increasing affine map from ticks to reference nanoseconds. One map converts a whole
 // trace, so its ranges keep their order and nesting.
 struct TickMapping {
@@ -32,6 +38,8 @@ struct TickMapping {
   int64_t toSteadyNs(int64_t ticks) const noexcept;
 };
 
+// Not thread-safe: its owner serialises every call.
+//
 // Converts ticks of a fast counter into steady_clock nanoseconds.
 //
 // The rate is the ratio of the two clocks' advances between two samples (an anchor and a later
@@ -44,8 +52,6 @@ struct TickMapping {
 // refine() measures again over the longer baseline since the anchor and keeps the result when
 // its bound is tighter. A result that contradicts the current rate beyond both bounds (the
 // counter jumped or changed rate) starts a new baseline at that sample.
-//
-// Not thread-safe: its owner serialises every call.
 class TickCalibration {
  public:
   // Brackets per sample; the tightest is kept, so one preemption cannot widen a sample.

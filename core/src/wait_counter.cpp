@@ -12,7 +12,7 @@
 namespace livemon {
 namespace detail {
 
-// The totals and Stat of one key. Thread-safe.
+// Thread-safe: every member may be called from any thread. The totals and Stat of one key.
 class WaitCounterState {
  public:
   WaitCounterState(const std::string& key, Clock& clock)
@@ -51,6 +51,8 @@ class WaitCounterState {
 
 namespace {
 
+// Thread-safe: stateFor() may be called from any thread (one mutex).
+//
 // Keys on the system clock keep their totals for the life of the process; keys on a test clock
 // live while a counter or guard uses them, since their clock may go away.
 class WaitCounterRegistry {

@@ -1,14 +1,12 @@
 #include "window_scheduler.h"
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
 
 #include <livemon/clock.h>
-#include <livemon/event_handler.h>
+#include <livemon/detail/fork_hooks.h>
 
 #include "stat_state.h"
 
@@ -26,13 +24,12 @@ WindowScheduler::WindowScheduler(const Clock& clock, bool backgroundThread)
     : clock_(clock), background_(backgroundThread) {
   if (background_) {
     backgroundScheduler.store(this, std::memory_order_release);
-    // Fork hooks run "prepare" in reverse order of registration. Making the handler registry
-    // register its hooks first means ours runs first: the window thread finishes its close
-    // (which logs through the registry) before the registry's locks are taken.
-    (void)registeredEventHandlerCount();
-    pthread_atfork([] { backgroundScheduler.load(std::memory_order_acquire)->beforeFork(); },
-                   [] { backgroundScheduler.load(std::memory_order_acquire)->afterForkInParent(); },
-                   [] { backgroundScheduler.load(std::memory_order_acquire)->afterForkInChild(); });
+    // The first stage: the window thread finishes its close (which logs through the handler
+    // registry) before the registry's locks are taken.
+    registerForkHooks(ForkStage::WindowThread,
+                      {[]() noexcept { backgroundScheduler.load(std::memory_order_acquire)->beforeFork(); },
+                       []() noexcept { backgroundScheduler.load(std::memory_order_acquire)->afterForkInParent(); },
+                       []() noexcept { backgroundScheduler.load(std::memory_order_acquire)->afterForkInChild(); }});
     std::atexit([] { backgroundScheduler.load(std::memory_order_acquire)->shutdown(); });
   }
 }

@@ -17,6 +17,8 @@ namespace livemon::detail {
 
 class StatState;
 
+// Thread-safe.
+//
 // Closes Stat windows when they end. Each Stat with an open, non-empty window has one entry
 // here, keyed by the window's end on the clock's monotonic axis.
 //
@@ -24,8 +26,6 @@ class StatState;
 // deadline. It starts on the first schedule(), is detached so it never keeps the process from
 // exiting, stops taking work at exit, and is restarted in a forked child. Without one (a
 // ManualClock), runDue() closes due windows on the caller's thread.
-//
-// Thread-safe.
 class WindowScheduler {
  public:
   using TimePoint = std::chrono::steady_clock::time_point;

@@ -5,6 +5,7 @@
 #include "py_core.h"
 #include "py_handlers.h"
 #include "py_profiler.h"
+#include "py_transport.h"
 
 PYBIND11_MODULE(_livemon, m) {
   m.doc() = "livemon: live monitoring for training jobs, with torch.monitor's API.";

@@ -96,8 +96,9 @@ std::string statRepr(const Stat& stat) {
   return out.str();
 }
 
-// What `WaitCounter.guard()` returns: measures one wait per `with` block.
 // Not thread-safe: one guard belongs to one thread at a time (each thread takes its own guard()).
+//
+// What `WaitCounter.guard()` returns: measures one wait per `with` block.
 struct WaitCounterGuard {
   WaitCounter counter;
   WaitGuard guard;

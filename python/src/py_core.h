@@ -9,7 +9,4 @@ namespace py = pybind11;
 // Aggregation, Event, Stat, WaitCounter, log_event and the STAT_EVENT constants.
 void bindCore(py::module_& m);
 
-// Publisher and TensorboardEventHandler.
-void bindTransport(py::module_& m);
-
 }  // namespace livemon::python

@@ -1,16 +1,19 @@
 #include "py_handlers.h"
 
-#include <pthread.h>
-
 #include <algorithm>
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <livemon/detail/fork_hooks.h>
+#include <livemon/event_handler.h>
+
 #include "py_convert.h"
+#include "py_transport.h"
 
 namespace livemon::python {
 namespace {
@@ -72,9 +75,10 @@ std::string describe(PyObject* object) {
   return result;
 }
 
-// A Python callable registered as an event handler. Thread-safe: called from any thread, it
-// takes the GIL for the call (the Stat window thread has no Python thread state of its own;
-// PyGILState_Ensure makes one for the call).
+// Thread-safe: called from any thread, it takes the GIL for the call (the Stat window thread has
+// no Python thread state of its own; PyGILState_Ensure makes one for the call).
+//
+// A Python callable registered as an event handler.
 class PythonHandler {
  public:
   explicit PythonHandler(py::object callable) : callable_(callable.release().ptr()) {}
@@ -139,7 +143,8 @@ class PythonHandler {
   std::atomic<bool> reported_{false};
 };
 
-// The Python face of an EventHandlerHandle; `serial` numbers registrations for hashing.
+// Thread-safety: a plain value type. The Python face of an EventHandlerHandle; `serial` numbers
+// registrations for hashing.
 struct HandleBox {
   explicit HandleBox(EventHandlerHandle h) : handle(h), serial(nextSerial()) {}
   static uint64_t nextSerial() {
@@ -165,6 +170,16 @@ void shutdownHandlers() {
   drainDeferred(nullptr);
 }
 
+void lockForFork() noexcept {
+  g_registrationsMutex.lock();
+  g_deferredMutex.lock();
+}
+
+void unlockAfterFork() noexcept {
+  g_deferredMutex.unlock();
+  g_registrationsMutex.unlock();
+}
+
 void forgetRegistration(const EventHandlerHandle& handle) {
   std::lock_guard lock(g_registrationsMutex);
   g_pythonHandles.erase(std::remove(g_pythonHandles.begin(), g_pythonHandles.end(), handle), g_pythonHandles.end());
@@ -174,19 +189,7 @@ void forgetRegistration(const EventHandlerHandle& handle) {
 
 void bindHandlers(py::module_& m) {
   // A fork while another thread holds one of these must not leave it locked in the child.
-  pthread_atfork(
-      [] {
-        g_registrationsMutex.lock();
-        g_deferredMutex.lock();
-      },
-      [] {
-        g_deferredMutex.unlock();
-        g_registrationsMutex.unlock();
-      },
-      [] {
-        g_deferredMutex.unlock();
-        g_registrationsMutex.unlock();
-      });
+  detail::registerForkHooks(detail::ForkStage::PythonHandlers, {lockForFork, unlockAfterFork, unlockAfterFork});
 
   py::class_<HandleBox>(m, "EventHandlerHandle", R"doc(
         Identifies one registration made by ``register_event_handler``; pass it to

@@ -17,8 +17,9 @@
 namespace livemon::python {
 namespace {
 
+// Not thread-safe: opened and closed on one thread, as a with block is.
+//
 // One `with record_function(...)` block: the range opens in open() and closes in close().
-// Opened and closed on one thread, as a with block is.
 class PyRange {
  public:
   explicit PyRange(std::string name) : name_(std::move(name)) {}

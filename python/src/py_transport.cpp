@@ -1,4 +1,6 @@
 // Publisher and TensorboardEventHandler: livemon's transport for Python.
+#include "py_transport.h"
+
 #include <pybind11/stl.h>
 
 #include <cstdlib>
@@ -14,8 +16,6 @@
 #include <livemon/transport/tensorboard_writer.h>
 
 #include "py_convert.h"
-#include "py_core.h"
-#include "py_handlers.h"
 
 namespace livemon::python {
 namespace {
@@ -80,8 +80,9 @@ py::dict statsDict(const PublisherStats& stats) {
   return result;
 }
 
-// Python's face of a transport::Publisher. Thread-safe as far as the GIL serialises its calls;
-// the Publisher itself is thread-safe.
+// Thread-safe as far as the GIL serialises its calls; the Publisher itself is thread-safe.
+//
+// Python's face of a transport::Publisher.
 class PyPublisher {
  public:
   PyPublisher(const py::object& endpoint, const py::object& connect, const std::string& run,
@@ -152,7 +153,7 @@ void rememberRegisteredWriter(const std::shared_ptr<TensorboardWriter>& writer) 
   g_registeredWriters->push_back(writer);
 }
 
-// Python's face of a TensorboardWriter. Thread-safe: the writer is.
+// Thread-safe: the writer is. Python's face of a TensorboardWriter.
 class PyTensorboardHandler {
  public:
   PyTensorboardHandler(const py::object& logDir, bool allEvents, const py::object& flushInterval) {

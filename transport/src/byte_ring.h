@@ -7,40 +7,22 @@
 #include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
+
+#include <livemon/detail/spin_lock.h>
 
 namespace livemon::transport::detail {
 
-// Thread-safe: a lock.
-// Serializes producers for the length of one memcpy. Spins (no system call) and yields the CPU
-// only after a long spin, which happens only when the holder was descheduled mid-copy.
-class SpinLock {
- public:
-  void lock() noexcept {
-    for (int spins = 0; locked_.exchange(true, std::memory_order_acquire); ++spins) {
-      while (locked_.load(std::memory_order_relaxed)) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        if (++spins > kSpinsBeforeYield) {
-          std::this_thread::yield();
-          spins = 0;
-        }
-      }
-    }
-  }
-  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
-
- private:
-  static constexpr int kSpinsBeforeYield = 4096;
-  std::atomic<bool> locked_{false};
-};
+// Serializes producers for the length of one memcpy, which may be long (an event of up to a
+// payload's 4 MiB): waiters spin longer than on a Stat's lock before yielding the CPU, which
+// then happens only when the holder was descheduled mid-copy.
+using CopyLock = livemon::detail::BasicSpinLock<4096>;
 
 // Thread-safe: push() may be called from any thread; drain() from one consumer thread at a time.
 //
-// A bounded queue of variable-size byte records: many producers, one consumer. Producers take a spin lock that only covers a memcpy; the consumer takes no lock, so a
-// producer never waits for the consumer's I/O. Policy when full: push() returns false and the
-// record is not stored (the caller counts the drop).
+// A bounded queue of variable-size byte records: many producers, one consumer. Producers take a
+// spin lock that only covers a memcpy; the consumer takes no lock, so a producer never waits for
+// the consumer's I/O. Policy when full: push() returns false and the record is not stored (the
+// caller counts the drop).
 class ByteRing {
  public:
   explicit ByteRing(std::size_t capacity)
@@ -111,7 +93,7 @@ class ByteRing {
 
   const std::size_t capacity_;
   std::unique_ptr<char[]> buffer_;
-  alignas(64) SpinLock producerLock_;
+  alignas(64) CopyLock producerLock_;
   // Positions grow forever; a position's byte is buffer_[position % capacity_].
   alignas(64) std::atomic<uint64_t> head_{0};  // written by producers, under producerLock_
   alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer

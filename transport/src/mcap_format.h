@@ -53,7 +53,7 @@ inline uint32_t crc32(std::string_view bytes, uint32_t crc = 0) noexcept {
   return ~crc;
 }
 
-// Appends little-endian fields to a byte string.
+// Not thread-safe: appends to one string. Writes little-endian fields.
 class ByteWriter {
  public:
   explicit ByteWriter(std::string& out) : out_(out) {}
@@ -97,12 +97,14 @@ class ByteWriter {
   std::string& out_;
 };
 
-// A malformed field, found `offset` bytes into the file.
+// Thread-safety: a plain value type. A malformed field, found `offset` bytes into the file.
 struct ParseError {
   uint64_t offset;
   std::string what;
 };
 
+// Not thread-safe: reads one span.
+//
 // Reads little-endian fields from a span of the file, checking every bound. `base` is the span's
 // offset in the file, for error messages.
 class ByteReader {

@@ -11,6 +11,7 @@
 // failures throw DecodeFailure with the byte offset where the input broke.
 namespace livemon::transport::detail {
 
+// Thread-safety: a plain value type. What MsgpackReader throws: why and where the input broke.
 struct DecodeFailure {
   DecodeStatus status;
   std::string message;

@@ -49,6 +49,7 @@ constexpr long kBusyCheckMs = 1;
 // read the data before the poll sees it.
 constexpr long kQuietCheckMs = 50;
 
+// Thread-safety: a plain value type. One end of a TCP connection.
 struct Address {
   sockaddr_storage storage{};
   socklen_t size = 0;
@@ -87,6 +88,7 @@ std::optional<uint16_t> endpointPort(std::string_view endpoint) {
   return static_cast<uint16_t>(port);
 }
 
+// Not thread-safe: owned by the guard's thread, in its Watch. One connection of the socket.
 struct Peer {
   int fd = -1;  // libzmq's descriptor: read only, never closed here
   Address local;
@@ -98,6 +100,7 @@ struct Peer {
 
 }  // namespace
 
+// Not thread-safe: owned by the guard's thread while it runs.
 struct PeerGuard::Watch {
   void* monitor = nullptr;
   PeerLimits limits;

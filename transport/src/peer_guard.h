@@ -10,7 +10,7 @@
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
 
-// What the peers of one sending socket may make it hold.
+// Thread-safety: a plain value type. What the peers of one sending socket may make it hold.
 struct PeerLimits {
   std::size_t maxBytesPerPeer = 64 * 1024;   // received over one TCP connection, in all
   std::size_t maxBytesTotal = 256 * 1024;    // received over all live TCP connections together

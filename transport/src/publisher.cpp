@@ -104,8 +104,12 @@ SourceInfo makeIdentity(const PublisherOptions& options) {
 
 }  // namespace
 
+// Thread-safe: the calling threads touch only the immutable members, the ring and the atomic
+// counters; the socket and the members after "I/O thread only" belong to the I/O thread;
+// `wakeMutex` and `wake` let the two meet.
 struct Publisher::State {
-  // One topic's pending batch and its next sequence number. Owned by the I/O thread.
+  // Not thread-safe: owned by the I/O thread. One topic's pending batch and its next sequence
+  // number.
   struct Batch {
     std::string name;
     std::string body;  // concatenated event entries

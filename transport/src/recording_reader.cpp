@@ -92,9 +92,10 @@ RecordingChannel parseChannel(mcap::ByteReader& r) {
   return channel;
 }
 
+// Not thread-safe: one reader's.
+//
 // The recording's bytes, read with pread(2) into bounded buffers: a file that shrinks while it is
 // read gives an error at the first byte that is gone (a mapping would raise SIGBUS).
-// Not thread-safe.
 class File {
  public:
   File() = default;
@@ -172,6 +173,7 @@ class File {
 
 }  // namespace
 
+// Not thread-safe: one reader's state.
 struct RecordingReader::State {
   std::string path;
   File file;

@@ -38,6 +38,7 @@ RecordingStopped::RecordingStopped(std::string path, uint64_t offset)
 
 RecordingStopped::~RecordingStopped() = default;
 
+// Not thread-safe: one writer's state.
 struct RecordingWriter::State {
   struct ChunkIndexEntry {
     RecordingChunk chunk;

@@ -75,6 +75,8 @@ std::string_view sourceStateName(SourceState state) noexcept {
   return "unknown";
 }
 
+// Thread-safe: each mutex below says what it guards (socketMutex before stateMutex); the
+// immutable members and the atomics need none.
 struct Subscriber::State {
   struct Socket {
     std::shared_ptr<const std::string> endpoint;
@@ -85,7 +87,8 @@ struct Subscriber::State {
     std::optional<std::chrono::steady_clock::time_point> droppedAt;
   };
   struct Source;
-  // A topic in the order topics were last heard, over all sources.
+  // Not thread-safe: guarded by stateMutex, as the sources are. A topic in the order topics were
+  // last heard, over all sources.
   struct TopicRef {
     Source* source;
     const std::string* name;  // the key in source->topics
@@ -112,7 +115,8 @@ struct Subscriber::State {
     [[maybe_unused]] const ssize_t written = write(wakeFd, &one, sizeof(one));
   }
 
-  // Endpoint changes: a poll() in progress is woken and lets the change through first.
+  // Thread-safe: held by the thread that changes the endpoints. A poll() in progress is woken
+  // and lets the change through first.
   class ChangeGuard {
    public:
     explicit ChangeGuard(State& state) : state_(state) {

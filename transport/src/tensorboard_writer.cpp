@@ -166,6 +166,8 @@ std::string TensorboardWriter::fileName(std::chrono::system_clock::time_point cr
   return std::string("events.out.tfevents.") + digits + "." + host;
 }
 
+// Thread-safe: `mutex` guards the records waiting for the writer thread, `ioMutex` the file and
+// its counters; the rest is immutable once the writer thread starts.
 struct TensorboardWriter::State {
   State(Options opts, uint64_t generation) : options(std::move(opts)), forkGeneration(generation) {}
 

@@ -1,11 +1,8 @@
 #include "zmq_support.h"
 
-#include <pthread.h>
-
 #include <atomic>
 #include <cerrno>
 #include <mutex>
-#include <thread>
 
 #include <zmq.h>
 
@@ -13,6 +10,8 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
+#include <livemon/detail/fork_hooks.h>
+#include <livemon/detail/spin_lock.h>
 #include <livemon/transport/error.h>
 
 namespace livemon::transport::detail {
@@ -22,15 +21,15 @@ namespace {
 std::atomic<uint64_t> g_forkGeneration{0};
 
 // Guards the shared context below. A spin lock, so the fork handler can release it in a child
-// forked while another thread held it.
-std::atomic<bool> g_contextLock{false};
+// forked while another thread held it (the child replaces the context anyway).
+livemon::detail::SpinLock g_contextLock;
 // Never destroyed: a child leaves the parent's in place and starts its own.
 std::weak_ptr<void>* g_context = nullptr;
 uint64_t g_contextGeneration = 0;
 
 void onForkChild() noexcept {
   g_forkGeneration.fetch_add(1, std::memory_order_relaxed);
-  g_contextLock.store(false, std::memory_order_release);
+  g_contextLock.unlock();
 }
 
 void* newContext() {
@@ -51,17 +50,14 @@ uint64_t forkGeneration() noexcept { return g_forkGeneration.load(std::memory_or
 void watchForks() {
   static std::once_flag once;
   std::call_once(once, [] {
-    if (pthread_atfork(nullptr, nullptr, onForkChild) != 0) {
+    if (!livemon::detail::registerForkHooks(livemon::detail::ForkStage::ZmqContext, {.child = onForkChild})) {
       throw TransportError("", "pthread_atfork failed", "livemon transport: cannot watch for fork()");
     }
   });
 }
 
 std::shared_ptr<void> sharedContext() {
-  while (g_contextLock.exchange(true, std::memory_order_acquire)) std::this_thread::yield();
-  struct Unlock {
-    ~Unlock() { g_contextLock.store(false, std::memory_order_release); }
-  } unlock;
+  std::lock_guard lock(g_contextLock);
   if (g_context == nullptr || g_contextGeneration != forkGeneration()) {
     g_context = new std::weak_ptr<void>();
     g_contextGeneration = forkGeneration();

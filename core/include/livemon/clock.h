@@ -10,9 +10,10 @@ namespace detail {
 class WindowScheduler;
 }
 
+// Thread-safe: every member may be called from any thread.
+//
 // A source of time for Stats and WaitCounters. Each clock owns the scheduler that closes the
 // windows of the Stats that use it, so window logic can be driven by a test clock.
-// Thread-safe: every member may be called from any thread.
 class Clock {
  public:
   virtual ~Clock();
@@ -41,9 +42,11 @@ class Clock {
 // exiting.
 Clock& systemClock() noexcept;
 
+// Thread-safe: every member may be called from any thread; advance() and set() close the due
+// windows on the calling thread, before they return.
+//
 // A clock that moves only when told to, for tests. advance() and set() close every window that
-// has ended by the new time, on the calling thread, before they return. Stats and WaitCounters
-// must not outlive the ManualClock they use.
+// has ended by the new time. Stats and WaitCounters must not outlive the ManualClock they use.
 class ManualClock final : public Clock {
  public:
   // Starts at `start` on the monotonic axis and `wallStart` on the wall clock.

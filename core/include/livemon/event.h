@@ -13,9 +13,10 @@ namespace livemon {
 // One value of an event's data. The alternatives' order is part of the wire format.
 using DataValue = std::variant<std::string, double, int64_t, bool>;
 
+// Thread-safety: a plain value type.
+//
 // A structured, timestamped record. Stat windows are logged as events named kStatEventName
 // with one double per "<stat name>.<aggregation name>" key.
-// Thread-safety: a plain value type.
 struct Event {
   std::string name;
   std::chrono::system_clock::time_point timestamp;

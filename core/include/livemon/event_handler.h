@@ -8,8 +8,20 @@
 namespace livemon {
 
 // Receives every logged event, synchronously, on the thread that logged it.
+//
+// Stat windows that close on time arrive on livemon's window thread, the one background thread
+// that closes the windows of every Stat on systemClock(). A window closed by
+// Stat::flush(), by reaching maxSamples or by the Stat's destruction arrives on the thread that
+// did it; on a ManualClock, on the thread that advanced it.
+//
+// A handler must not block (on I/O, a network peer, a lock held across slow work): the thread
+// that logged waits for it, and while it runs on the window thread no other Stat's window closes
+// on time. Hand slow work to a thread of your own through a bounded queue, as
+// transport::Publisher does.
 using EventHandler = std::function<void(const Event&)>;
 
+// Thread-safety: a plain value type.
+//
 // Identifies one registration. Copyable; a default-constructed handle is empty and matches
 // no registration.
 class EventHandlerHandle {

@@ -25,10 +25,11 @@ enum class ProfilerAction {
 // "NONE" "WARMUP" "RECORD" "RECORD_AND_SAVE"
 std::string_view profilerActionName(ProfilerAction action) noexcept;
 
+// Thread-safety: a value type; operator() is const.
+//
 // torch.profiler.schedule: skip the first `skipFirst` steps, then cycles of `wait` steps of
 // None, `warmup` of Warmup and `active` of Record, the last of which is RecordAndSave.
 // `repeat` cycles, or without end when it is 0.
-// Thread-safety: a value type; operator() is const.
 class Schedule {
  public:
   // Throws std::invalid_argument naming the argument: a negative wait, warmup, repeat or
@@ -52,6 +53,8 @@ class Schedule {
   int64_t skipFirst_;
 };
 
+// Thread-safety: a plain value type.
+//
 // One closed range of a trace. `name` points into the process-wide name table, which lives
 // as long as the process.
 struct TraceRange {
@@ -62,13 +65,16 @@ struct TraceRange {
   int32_t depth = 0;      // ranges open on the thread when this one opened
 };
 
+// Thread-safety: a plain value type. A thread with ranges in a trace, by its id (gettid).
 struct TraceThread {
   uint64_t id = 0;
   std::string name;
 };
 
+// Thread-safety: a plain value type.
+//
 // The ranges recorded during one cycle's active steps (or from start() to stop() without a
-// schedule). Thread-safety: a plain value type.
+// schedule).
 struct Trace {
   int64_t step = 0;      // the step during which recording ended
   int64_t startNs = 0;   // steady_clock, when recording started
@@ -103,6 +109,7 @@ TraceHandler chromeTraceHandler(std::filesystem::path dir, std::string workerNam
 // The action for a step number: a Schedule, or any function (as torch.profiler accepts).
 using ScheduleFunction = std::function<ProfilerAction(int64_t step)>;
 
+// Thread-safety: a plain value type.
 struct ProfilerOptions {
   // Without a schedule every step records and the trace is handed over at stop(), as
   // torch.profiler.profile without a schedule. An exception thrown by the schedule leaves the
@@ -118,11 +125,11 @@ struct ProfilerOptions {
   bool recordSteps = true;
 };
 
-// Drives the schedule: which steps record ranges, and when a recorded trace is handed over.
-//
 // Not thread-safe: start(), step(), stop() and the destructor are called from one thread (the
 // training loop). Ranges may be recorded on any thread meanwhile. One Profiler runs at a time
 // in a process; start() throws std::logic_error while another runs.
+//
+// Drives the schedule: which steps record ranges, and when a recorded trace is handed over.
 class Profiler {
  public:
   explicit Profiler(ProfilerOptions options = {});

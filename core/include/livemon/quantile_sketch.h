@@ -5,6 +5,8 @@
 
 namespace livemon {
 
+// Not thread-safe: one thread at a time uses a sketch (a Stat's is guarded by the Stat's lock).
+//
 // A mergeable quantile sketch with a fixed relative error.
 //
 // Each finite non-zero value falls in a bucket given by its sign, binary exponent and the top
@@ -17,8 +19,6 @@ namespace livemon {
 // The bound holds while the magnitudes in one sketch span at most kMaxBuckets buckets (64
 // binary orders of magnitude); beyond that the smallest magnitudes are merged into one bucket,
 // which loosens only the lowest quantiles.
-//
-// Not thread-safe.
 class QuantileSketch {
  public:
   static constexpr int kSubBucketBits = 7;
@@ -36,7 +36,8 @@ class QuantileSketch {
   bool empty() const noexcept { return count_ == 0; }
 
  private:
-  // Bucket counts for keys [offset_, offset_ + counts.size()); a key orders magnitudes.
+  // Not thread-safe: part of its sketch. Bucket counts for keys [offset_, offset_ + counts.size());
+  // a key orders magnitudes.
   struct Store {
     int64_t offset = 0;
     std::vector<int64_t> counts;

@@ -28,9 +28,10 @@ void endRange(uint32_t nameId, uint32_t mode, int64_t start) noexcept;
 
 }  // namespace detail
 
+// Thread-safe: name() and id() may be called from any thread at once.
+//
 // A range name known at compile time, interned on its first use while ranges are recorded.
 // constexpr-constructible, so `static constinit RangeName` costs no initialisation guard.
-// Thread-safe.
 class RangeName {
  public:
   constexpr explicit RangeName(std::string_view name) noexcept : name_(name) {}
@@ -52,10 +53,10 @@ class RangeName {
   mutable std::atomic<uint32_t> id_{0};
 };
 
-// A labelled range of CPU time: from construction to destruction, on the constructing thread.
-//
 // Not thread-safe: a RecordFunction is opened and closed on one thread. Any number of threads
 // may open ranges at once, and ranges nest.
+//
+// A labelled range of CPU time: from construction to destruction, on the constructing thread.
 //
 // With no Profiler recording and range stats off, a range costs one relaxed atomic load and a
 // branch. While a Profiler records, the range is written as one fixed-size record to a buffer of

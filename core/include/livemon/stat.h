@@ -17,10 +17,10 @@ namespace detail {
 class StatState;
 }
 
-// A windowed statistic, cheap enough for a training job's innermost loop.
-//
 // Thread-safe: add(), count(), get() and flush() may be called from any thread at once, and
 // from inside event handlers.
+//
+// A windowed statistic, cheap enough for a training job's innermost loop.
 //
 // Windows are aligned to multiples of `windowSize` on the clock's monotonic axis, as in
 // torch.monitor. When a window that holds samples ends, the clock's scheduler logs it as an

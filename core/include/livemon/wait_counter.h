@@ -13,7 +13,7 @@ namespace detail {
 class WaitCounterState;
 }
 
-// Process-wide totals of one WaitCounter key.
+// Thread-safety: a plain value type. Process-wide totals of one WaitCounter key.
 struct WaitCounterTotals {
   int64_t active = 0;                        // waits started and not yet finished
   int64_t calls = 0;                         // waits finished
@@ -21,8 +21,10 @@ struct WaitCounterTotals {
   std::chrono::nanoseconds maxTime{0};       // longest finished wait
 };
 
+// Not thread-safe: one guard belongs to one thread at a time. Move-only.
+//
 // Measures one wait, from WaitCounter::start() until stop() or destruction, whichever comes
-// first. Move-only. Not thread-safe: one guard belongs to one thread at a time.
+// first.
 class WaitGuard {
  public:
   WaitGuard() = default;  // records nothing
@@ -43,12 +45,12 @@ class WaitGuard {
   std::chrono::steady_clock::time_point start_;
 };
 
+// Thread-safe: start() and totals() may be called from any thread.
+//
 // Counts waits (data loading, a barrier, a lock) under a key. Counters with the same key share
 // process-wide totals, and every finished wait is added, in milliseconds, to a Stat named after
 // the key (aggregations count, mean, max, p50, p99; 1 s windows), so waits show on the dashboard.
 // Setting LIVEMON_DISABLE_WAIT_COUNTERS=1 before a counter is constructed makes it a no-op.
-//
-// Thread-safe: start() and totals() may be called from any thread.
 class WaitCounter {
  public:
   // Throws std::invalid_argument if `key` is empty.

@@ -23,6 +23,7 @@ enum class SlowSubscriberPolicy {
   WaitForSlowest,
 };
 
+// Thread-safety: a plain value type.
 struct PublisherOptions {
   // Endpoints to bind and to connect to (at least one in all). Port "*" binds a free port;
   // Publisher::endpoints() tells which.
@@ -60,7 +61,7 @@ struct PublisherOptions {
   std::size_t maxSubscriberConnections = 128;
 };
 
-// Counters of one publisher.
+// Thread-safety: a plain value type. Counters of one publisher.
 struct PublisherStats {
   uint64_t published = 0;         // events handed to the socket
   uint64_t droppedQueueFull = 0;  // events that found the queue full

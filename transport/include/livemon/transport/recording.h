@@ -41,10 +41,11 @@ inline constexpr std::size_t kMaxRecordingTopicBytes = 4096;
 // Problems a reader lists; beyond, they are only counted (RecordingReader::unlistedProblems()).
 inline constexpr std::size_t kMaxRecordingProblems = 1000;
 
+// Thread-safety: a plain value type.
+//
 // A recording could not be written or read. what() names the file, the byte offset where the
 // problem is (when there is one) and what was wrong, e.g.
 // "run.mcap: byte 1048631: chunk data does not match its CRC".
-// Thread-safety: a plain value type.
 class RecordingError : public std::runtime_error {
  public:
   RecordingError(std::string path, std::optional<uint64_t> offset, std::string reason);
@@ -60,14 +61,16 @@ class RecordingError : public std::runtime_error {
   std::string reason_;
 };
 
-// Reading stopped because the caller's stop flag was set (Ctrl-C): not damage.
 // Thread-safety: a plain value type.
+//
+// Reading stopped because the caller's stop flag was set (Ctrl-C): not damage.
 class RecordingStopped : public RecordingError {
  public:
   RecordingStopped(std::string path, uint64_t offset);
   ~RecordingStopped() override;
 };
 
+// Thread-safety: a plain value type.
 struct RecordingWriterOptions {
   // A chunk is written once it holds this many uncompressed bytes...
   std::size_t chunkBytes = 1 << 20;
@@ -81,9 +84,9 @@ struct RecordingWriterOptions {
   Clock* clock = nullptr;
 };
 
-// Writes an MCAP recording.
+// Not thread-safe: one thread writes.
 //
-// Not thread-safe: one thread writes. Every chunk reaches the operating system (write(2)) as soon
+// Writes an MCAP recording. Every chunk reaches the operating system (write(2)) as soon
 // as it is complete, so a process killed afterwards leaves it readable. A write that fails (disk
 // full, RLIMIT_FSIZE exceeded) throws RecordingError; the file is then readable up to its last
 // complete chunk, and later calls throw the same error.
@@ -134,6 +137,7 @@ class RecordingWriter {
   std::unique_ptr<State> state_;
 };
 
+// Thread-safety: a plain value type.
 struct RecordingChannel {
   uint16_t id = 0;
   std::string topic;
@@ -141,6 +145,8 @@ struct RecordingChannel {
   std::map<std::string, std::string> metadata;
 };
 
+// Thread-safety: a plain value type.
+//
 // Where a chunk is and what it holds, from the chunk index (or a scan of the file).
 struct RecordingChunk {
   uint64_t offset = 0;  // of the Chunk record
@@ -153,6 +159,7 @@ struct RecordingChunk {
   std::map<uint16_t, uint64_t> messageCounts;  // per channel; empty when unknown
 };
 
+// Thread-safety: a plain value type.
 struct RecordingSummary {
   std::map<uint16_t, RecordingChannel> channels;
   std::map<uint16_t, uint64_t> messageCounts;  // per channel
@@ -165,14 +172,15 @@ struct RecordingSummary {
   uint64_t uncompressedBytes = 0;  // chunk payloads decompressed
 };
 
-// Something wrong in a file that was read anyway.
+// Thread-safety: a plain value type. Something wrong in a file that was read anyway.
 struct RecordingProblem {
   uint64_t offset = 0;
   std::string what;
 };
 
-// The work a reader has done: it grows with the bytes of the file, never with what they claim.
 // Thread-safety: a plain value type.
+//
+// The work a reader has done: it grows with the bytes of the file, never with what they claim.
 struct RecordingReadStats {
   uint64_t chunksRead = 0;         // chunk records loaded (each read of a chunk counts)
   uint64_t bytesRead = 0;          // from the file
@@ -180,6 +188,7 @@ struct RecordingReadStats {
   uint64_t recordsVisited = 0;     // records parsed inside chunks and the summary
 };
 
+// Thread-safety: a plain value type.
 struct RecordedMessage {
   const RecordingChannel* channel = nullptr;
   uint32_t sequence = 0;
@@ -188,10 +197,10 @@ struct RecordedMessage {
   std::string_view payload;  // valid during the callback only
 };
 
-// Reads an MCAP recording, including one cut off by a crash.
-//
 // Not thread-safe: one thread uses a reader; the stop flag may be set from any thread or a
 // signal handler.
+//
+// Reads an MCAP recording, including one cut off by a crash.
 //
 // A cleanly closed file is opened from its summary section without reading the data. A file with
 // no summary (the writer was killed, the disk filled up) is scanned: every complete chunk is

@@ -19,6 +19,7 @@ namespace livemon::transport {
 
 enum class EndpointMode { Connect, Bind };
 
+// Thread-safety: a plain value type.
 struct SubscriberOptions {
   // Endpoints to connect to and to bind at construction; more can be added later.
   std::vector<std::string> connect;
@@ -45,7 +46,7 @@ struct SubscriberOptions {
   std::size_t maxTopics = 16384;
 };
 
-// An event as received, with where it came from.
+// Thread-safety: a plain value type. An event as received, with where it came from.
 struct ReceivedEvent {
   Event event;
   std::shared_ptr<const SourceInfo> source;
@@ -62,6 +63,7 @@ enum class SourceState {
 
 std::string_view sourceStateName(SourceState state) noexcept;  // "alive" "stale" "gone"
 
+// Thread-safety: a plain value type.
 struct SourceChange {
   std::shared_ptr<const SourceInfo> source;
   SourceState state = SourceState::Alive;
@@ -69,6 +71,7 @@ struct SourceChange {
   std::shared_ptr<const std::string> endpoint;  // where it was last heard
 };
 
+// Thread-safety: a plain value type.
 struct GapInfo {
   std::shared_ptr<const SourceInfo> source;
   std::string topic;
@@ -77,6 +80,7 @@ struct GapInfo {
   uint64_t missed() const noexcept { return received - expected; }
 };
 
+// Thread-safety: a plain value type.
 struct SourceStatus {
   std::shared_ptr<const SourceInfo> source;
   SourceState state = SourceState::Alive;
@@ -93,6 +97,7 @@ struct SourceStatus {
   std::optional<PublisherCounters> lastCounters;  // from its latest heartbeat
 };
 
+// Thread-safety: a plain value type.
 struct EndpointStatus {
   std::shared_ptr<const std::string> endpoint;
   EndpointMode mode = EndpointMode::Connect;
@@ -105,6 +110,7 @@ struct EndpointStatus {
   uint64_t protocolErrors = 0;  // connections re-established after ZeroMQ dropped them (see SubscriberStats)
 };
 
+// Thread-safety: a plain value type.
 struct SubscriberStats {
   uint64_t messages = 0;     // messages received, well-formed or not
   uint64_t events = 0;       // events handed to the caller
@@ -130,6 +136,8 @@ struct SubscriberStats {
 
 using EventCallback = std::function<void(ReceivedEvent&)>;
 
+// Thread-safety: a plain value type; the callbacks run on the thread that calls
+// Subscriber::poll().
 struct SubscriberCallbacks {
   EventCallback onEvent;  // may move from the event
   std::function<void(const SourceChange&)> onSourceChange;

@@ -13,6 +13,7 @@
 
 namespace livemon::transport {
 
+// Thread-safety: a plain value type.
 struct TensorboardWriterOptions {
   // The directory TensorBoard is pointed at (`tensorboard --logdir`); created if missing.
   std::filesystem::path logDir;
@@ -26,7 +27,7 @@ struct TensorboardWriterOptions {
   std::size_t maxPendingBytes = 16 * 1024 * 1024;
 };
 
-// Counters of one writer.
+// Thread-safety: a plain value type. Counters of one writer.
 struct TensorboardWriterStats {
   uint64_t records = 0;         // Event records written to the file, the file_version record included
   uint64_t scalars = 0;         // scalar values among them
@@ -35,6 +36,10 @@ struct TensorboardWriterStats {
   std::string lastError;        // what the last failed write said
 };
 
+// Thread-safe: every member may be called from any thread, and write() (or the handler()) from
+// many at once. write() only encodes the event and appends it to a bounded buffer under a mutex;
+// a writer thread owns the file and writes the buffer out every flushInterval.
+//
 // Writes events as TensorBoard scalars into one `events.out.tfevents.<unix time>.<host>` file
 // (with ".<pid>.<n>" appended when that name is taken), in TensorBoard's format: TFRecord framing
 // (length, masked CRC32C of the length, data, masked CRC32C of the data) around Event protocol
@@ -43,10 +48,6 @@ struct TensorboardWriterStats {
 //
 // Each key of a Stat event is a tag ("loss.mean"); wall_time is the event's timestamp and step
 // counts that tag's points from 0, so every Stat window is one step.
-//
-// Thread-safe: every member may be called from any thread, and write() (or the handler()) from
-// many at once. write() only encodes the event and appends it to a bounded buffer under a mutex;
-// a writer thread owns the file and writes the buffer out every flushInterval.
 //
 // Fork: a child forked while a writer exists ignores its events and leaves the file to the parent.
 class TensorboardWriter {

@@ -22,6 +22,8 @@ inline constexpr uint64_t kWireVersion = 1;
 // Topic (first frame) of heartbeat and goodbye messages. Event messages use the event name.
 inline constexpr std::string_view kHeartbeatTopic = "livemon.heartbeat";
 
+// Thread-safety: a plain value type.
+//
 // The limits of version 1. A publisher never sends more; a subscriber rejects more.
 struct WireLimits {
   std::size_t maxPayloadBytes = 4 * 1024 * 1024;  // the MessagePack frame
@@ -61,7 +63,7 @@ enum class MessageKind : uint8_t {
 // The "kind" string of each MessageKind: "events", "heartbeat", "goodbye".
 std::string_view messageKindName(MessageKind kind) noexcept;
 
-// Counters a publisher reports in its heartbeats and goodbye.
+// Thread-safety: a plain value type. Counters a publisher reports in its heartbeats and goodbye.
 struct PublisherCounters {
   std::chrono::system_clock::time_point timestamp;  // when the heartbeat was sent
   std::chrono::milliseconds interval{0};            // how often heartbeats are sent
@@ -69,7 +71,7 @@ struct PublisherCounters {
   uint64_t dropped = 0;                             // events the publisher could not send
 };
 
-// One decoded payload.
+// Thread-safety: a plain value type. One decoded payload.
 struct WireMessage {
   MessageKind kind = MessageKind::Events;
   SourceInfo source;

@@ -1,0 +1,49 @@
+#pragma once
+
+// Internal to livemon: shared by core, transport and the Python module through the build-only
+// target livemon_internal. Never installed; not part of the API.
+
+namespace livemon::detail {
+
+// The parts of livemon that act around fork(), in the order their prepare hooks run (the forking
+// thread, before fork). Their parent and child hooks run in the reverse order. One process-wide
+// pthread_atfork handler runs them all, so the order does not depend on which part happened to
+// be used first.
+//
+// A prepare hook may wait for work that needs the locks of the stages after it, never before it.
+enum class ForkStage : unsigned {
+  // core: holds the Stat window thread between two closes. First, because a close in progress
+  // logs through every stage below (ranges, Python handlers, the handler list).
+  WindowThread,
+  // core: the range registry (names, thread buffers, the profiler slot) and its clock.
+  Ranges,
+  // core: the list of event handlers.
+  EventHandlers,
+  // python: the registrations of Python handlers and the objects waiting for the GIL.
+  PythonHandlers,
+  // transport: the ZeroMQ context. It has only a child hook, which runs first in the child: the
+  // transport objects there learn they were inherited before anything else can run (the window
+  // thread that WindowThread's child hook restarts logs to the publishers).
+  ZmqContext,
+};
+inline constexpr unsigned kForkStages = 5;
+
+using ForkHook = void (*)() noexcept;
+
+// Thread-safety: a plain value type.
+// What one stage does around fork(); any hook may be null.
+struct ForkHooks {
+  ForkHook prepare = nullptr;  // before fork(), on the forking thread
+  ForkHook parent = nullptr;   // after fork(), in the parent, on the forking thread
+  ForkHook child = nullptr;    // after fork(), in the child (its only thread)
+};
+
+// Thread-safe. Makes `hooks` run at every later fork() of the process. Each stage is registered
+// once: a second registration of a stage is ignored. The hooks of a stage registered while
+// another thread forks run from the next fork on, never a parent or child hook without its
+// prepare. Returns false when the hooks will not run: the stage already has hooks, or the
+// process's fork handler could not be installed (pthread_atfork failed, out of memory; the
+// failure is not retried).
+bool registerForkHooks(ForkStage stage, const ForkHooks& hooks) noexcept;
+
+}  // namespace livemon::detail
