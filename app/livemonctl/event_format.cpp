@@ -121,6 +121,8 @@ std::string_view changeName(const SourceChange& change) {
 
 }  // namespace
 
+std::string localTimeOfDay(std::chrono::system_clock::time_point t) { return localClock(t); }
+
 // Total over every int64 nanosecond count (1677-09-21 to 2262-04-11): seconds are rounded down
 // without the subtraction that overflows near INT64_MIN.
 std::string isoUtc(std::chrono::system_clock::time_point t) {

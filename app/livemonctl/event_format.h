@@ -69,6 +69,9 @@ class QuietEndpointNotice {
   std::set<std::string> told_;
 };
 
+// "17:46:18.123": the local time of day, as event lines start.
+std::string localTimeOfDay(std::chrono::system_clock::time_point t);
+
 // "2026-11-22T18:00:00.123456789Z", exact to the nanosecond over the whole range of `t`.
 std::string isoUtc(std::chrono::system_clock::time_point t);
 
