@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 #include <sstream>
 #include <vector>
 
+#include <livemonctl/command.h>
 #include <livemonctl/text_format.h>
 
 namespace livemon::livemonctl {
@@ -119,6 +121,8 @@ std::string_view changeName(const SourceChange& change) {
 
 }  // namespace
 
+std::string localTimeOfDay(std::chrono::system_clock::time_point t) { return localClock(t); }
+
 // Total over every int64 nanosecond count (1677-09-21 to 2262-04-11): seconds are rounded down
 // without the subtraction that overflows near INT64_MIN.
 std::string isoUtc(std::chrono::system_clock::time_point t) {
@@ -211,6 +215,19 @@ std::string formatReceiveSummary(const SubscriberStats& stats) {
   // The reason may quote what a peer sent.
   if (!stats.lastError.empty()) text << " (last: " << printableText(stats.lastError) << ")";
   return text.str();
+}
+
+QuietEndpointNotice::QuietEndpointNotice(std::string_view command, const Clock& clock, std::chrono::milliseconds after)
+    : command_(command), clock_(clock), due_(clock.now() + after), enabled_(after.count() > 0) {}
+
+void QuietEndpointNotice::check(const transport::Subscriber& subscriber, std::ostream& err) {
+  if (!enabled_ || clock_.now() < due_) return;
+  for (const transport::EndpointStatus& endpoint : subscriber.endpoints()) {
+    if (endpoint.messages != 0 || !endpoint.endpoint || told_.contains(*endpoint.endpoint)) continue;
+    told_.insert(*endpoint.endpoint);
+    commandMessage(err, command_) << "nothing received from " << printableText(*endpoint.endpoint)
+                                  << " yet; is a publisher running there?" << std::endl;
+  }
 }
 
 }  // namespace livemon::livemonctl

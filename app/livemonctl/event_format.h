@@ -1,8 +1,12 @@
 #pragma once
 
 #include <chrono>
+#include <iosfwd>
+#include <set>
 #include <string>
 #include <string_view>
+
+#include <livemon/clock.h>
 
 #include <livemon/json_text.h>
 #include <livemon/transport/subscriber.h>
@@ -46,6 +50,27 @@ using livemon::jsonString;
 std::string printableText(std::string_view text);
 // The same between double quotes (a JSON string literal that is also safe to print).
 std::string quotedPrintableText(std::string_view text);
+
+// Not thread-safe: one command's loop calls check().
+// Tells once per endpoint, on `err`, that nothing at all (not even a heartbeat) has come from it
+// `after` the command started: "livemonctl tail: nothing received from EP yet; is a publisher
+// running there?". A user who connects to the wrong port otherwise waits in silence. An `after`
+// of 0 turns it off.
+class QuietEndpointNotice {
+ public:
+  QuietEndpointNotice(std::string_view command, const Clock& clock, std::chrono::milliseconds after);
+  void check(const transport::Subscriber& subscriber, std::ostream& err);
+
+ private:
+  std::string command_;
+  const Clock& clock_;
+  std::chrono::steady_clock::time_point due_;
+  bool enabled_;
+  std::set<std::string> told_;
+};
+
+// "17:46:18.123": the local time of day, as event lines start.
+std::string localTimeOfDay(std::chrono::system_clock::time_point t);
 
 // "2026-11-22T18:00:00.123456789Z", exact to the nanosecond over the whole range of `t`.
 std::string isoUtc(std::chrono::system_clock::time_point t);

@@ -18,6 +18,7 @@
 #include <livemonctl/replay.h>
 #include <livemonctl/tail.h>
 #include <livemonctl/time_bound.h>
+#include <livemonctl/watch.h>
 
 namespace {
 
@@ -49,6 +50,14 @@ const CLI::Validator kTimeBound(
       return ctl::parseTimeBound(text, 0, &why) ? std::string() : text + ' ' + why;
     },
     "T", "time bound");
+
+// Checks a --rule before anything runs, so a bad one is a usage error naming the rule.
+const CLI::Validator kAlertRule(
+    [](std::string& text) {
+      livemon::AlertRuleError error;
+      return livemon::parseAlertRule(text, &error) ? std::string() : livemon::describeAlertRuleError(text, error);
+    },
+    "RULE", "alert rule");
 
 std::chrono::milliseconds secondsToMs(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
@@ -97,6 +106,20 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tailCommand->add_option("--count", tail.maxEvents, "Exit after printing N events (0: run until Ctrl-C)")
       ->option_text("N");
+
+  ctl::WatchOptions watch;
+  CLI::App* watchCommand = app.add_subcommand(
+      "watch", "Apply alert rules to what publishers send; print each alert (exit status 3 with --exit-on-alert)");
+  watchCommand->add_option("endpoints", watch.endpoints, "Endpoints to connect to")->capture_default_str();
+  watchCommand
+      ->add_option("--rule", watch.rules,
+                   "An alert rule (repeatable): nan | silent [DURATION] | loss | KEY > X [for N] (also >=, <, <=). "
+                   "Default: nan, silent, loss")
+      ->option_text("RULE")
+      ->allow_extra_args(false)
+      ->check(kAlertRule);
+  watchCommand->add_flag("--exit-on-alert", watch.exitOnAlert, "Exit with status 3 at the first alert");
+  watchCommand->add_flag("--json", watch.json, "Print one JSON object per alert and line");
 
   const bool terminal = isatty(STDERR_FILENO) != 0;
 
@@ -158,7 +181,7 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     CLI::App* command = &app;
-    for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand}) {
+    for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand}) {
       if (sub->parsed()) command = sub;
     }
     std::string message = e.what();
@@ -169,7 +192,7 @@ int main(int argc, char** argv) {
 
   handleStopSignals();
   CLI::App* command = tailCommand;
-  for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand}) {
+  for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand}) {
     if (sub->parsed()) command = sub;
   }
   try {
@@ -192,6 +215,7 @@ int main(int argc, char** argv) {
       replay.maxGap = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(maxGap));
       return ctl::runReplay(replay, g_stop, std::cout, std::cerr);
     }
+    if (command == watchCommand) return ctl::runWatch(watch, g_stop, std::cout, std::cerr);
     if (command == demoCommand) {
       demo.window = secondsToMs(demoWindow);
       demo.duration = secondsToMs(demoDuration);

@@ -19,7 +19,10 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
     subscriberOptions.connect = options.endpoints;
     subscriberOptions.filters = options.filters;
     subscriberOptions.staleAfter = options.staleAfter;
+    subscriberOptions.clock = options.clock;
     Subscriber subscriber(subscriberOptions);
+    QuietEndpointNotice quietNotice(kCommand, options.clock != nullptr ? *options.clock : systemClock(),
+                                    options.quietNotice);
 
     commandMessage(err, kCommand) << "listening to";
     for (const std::string& endpoint : options.endpoints) err << ' ' << endpoint;
@@ -64,6 +67,7 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
       subscriber.poll(std::chrono::milliseconds(200), callbacks);
       out.flush();
       notice(subscriber.stats());
+      quietNotice.check(subscriber, err);
     }
 
     commandMessage(err, kCommand) << formatReceiveSummary(subscriber.stats()) << std::endl;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <livemon/clock.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl tail`: prints what publishers send, readably or as JSON lines.
@@ -18,6 +19,11 @@ struct TailOptions {
   bool json = false;
   std::chrono::milliseconds staleAfter{3000};
   uint64_t maxEvents = 0;  // stop after this many events; 0: until stopped
+  // After this long without a single message from an endpoint, say so once on `err` (a user
+  // tailing the wrong endpoint would otherwise wait in silence); 0: never.
+  std::chrono::milliseconds quietNotice{5000};
+  // Measures staleness and quietNotice; nullptr means livemon::systemClock(). Must outlive runTail.
+  Clock* clock = nullptr;
 };
 
 // Subscribes to every endpoint and prints each event, each source joining, going stale, coming

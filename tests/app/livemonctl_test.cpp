@@ -1,12 +1,16 @@
-// The livemonctl program: usage errors exit 2 with usage, help exits 0, and demo + tail work
-// together as separate processes.
+// The livemonctl program: usage errors exit 2 with usage, help exits 0, and demo + tail (and
+// watch) work together as separate processes.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <sstream>
 
+#include <livemon/event_handler.h>
+#include <livemon/transport/publisher.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 
@@ -35,6 +39,9 @@ TEST(Livemonctl, BadArgumentsExitTwoWithUsage) {
       {"demo", "--no-such-option"},
       {"tail", "--count", "many"},
       {"tail", "--stale-after", "-3"},
+      {"watch", "--rule", "train.loss.mean >> 10"},
+      {"watch", "--rule", ""},
+      {"watch", "--rule", "silent 5 parsecs"},
   };
   for (const auto& args : cases) {
     std::vector<std::string> argv{LIVEMONCTL_PATH};
@@ -100,7 +107,7 @@ TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
 
 TEST(Livemonctl, HelpOnEveryCommand) {
   for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"--help"}, {"demo", "--help"}, {"tail", "--help"}}) {
+       std::vector<std::vector<std::string>>{{"--help"}, {"demo", "--help"}, {"tail", "--help"}, {"watch", "--help"}}) {
     std::vector<std::string> argv{LIVEMONCTL_PATH};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
@@ -146,6 +153,67 @@ TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
   idle.signal(SIGTERM);
   EXPECT_EQ(exitCode(idle), 0);
   EXPECT_NE(idle.err().find("livemonctl tail: 0 events"), std::string::npos) << idle.err();
+}
+
+// The endpoint a `livemonctl demo` child publishes on, from its first lines.
+std::string demoEndpoint(ChildProcess& demo) {
+  std::string endpoint;
+  demo.readStdoutUntil([&](const std::string& out) {
+    const auto at = out.find("publishing on ");
+    const auto end = out.find('\n', at);
+    if (at == std::string::npos || end == std::string::npos) return false;
+    endpoint = out.substr(at + 14, end - at - 14);
+    return true;
+  });
+  return endpoint;
+}
+
+TEST(Livemonctl, WatchNamesABadRuleWhereItBreaks) {
+  ChildProcess child({LIVEMONCTL_PATH, "watch", "tcp://127.0.0.1:1", "--rule", "nan", "--rule", "train.loss.mean >> 10"});
+  EXPECT_EQ(exitCode(child), 2);
+  EXPECT_NE(child.err().find("rule \"train.loss.mean >> 10\": at column 17: unknown comparison"), std::string::npos)
+      << child.err();
+  EXPECT_EQ(child.out(), "");
+}
+
+// What a script does to stop a diverging job: watch exits with status 3 at the first NaN.
+TEST(Livemonctl, WatchExitsWithStatus3OnANaN) {
+  Publisher publisher(test::testPublisherOptions());
+  ChildProcess watch({LIVEMONCTL_PATH, "watch", publisher.endpoints()[0], "--rule", "nan", "--exit-on-alert", "--json"});
+  std::optional<int> status;
+  // Until watch is connected, what is logged may be lost: log until it exits.
+  const auto end = std::chrono::steady_clock::now() + test::kDeadline;
+  while (!status && std::chrono::steady_clock::now() < end) {
+    logEvent(test::makeEvent(std::string(kStatEventName), {{"train.loss.mean", std::nan("")}}));
+    status = watch.wait(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(status && WIFEXITED(*status)) << watch.err();
+  EXPECT_EQ(WEXITSTATUS(*status), 3) << watch.err();
+  EXPECT_EQ(std::count(watch.out().begin(), watch.out().end(), '\n'), 1) << watch.out();
+  EXPECT_NE(watch.out().find("\"alert\":\"nan\",\"rule\":\"nan\",\"key\":\"train.loss.mean\",\"value\":\"NaN\""),
+            std::string::npos)
+      << watch.out();
+}
+
+// A training job killed without warning says no goodbye: watch tells its silence.
+TEST(Livemonctl, WatchTellsWhenAJobDiesWithoutGoodbye) {
+  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
+                     "--window", "0.05", "--run", "doomed"});
+  const std::string endpoint = demoEndpoint(demo);
+  ASSERT_FALSE(endpoint.empty()) << demo.out();
+  // The threshold holds for every loss value: its one alert says watch receives the demo.
+  ChildProcess watch({LIVEMONCTL_PATH, "watch", endpoint, "--rule", "silent 2s", "--rule", "train.loss.mean > -1e300"});
+  ASSERT_TRUE(watch.readStdoutUntil([](const std::string& out) { return out.find("train.loss.mean = ") != std::string::npos; }))
+      << watch.out() << watch.err();
+  demo.signal(SIGKILL);
+  demo.wait();
+  ASSERT_TRUE(watch.readStdoutUntil([](const std::string& out) { return out.find("silent for") != std::string::npos; }))
+      << watch.out() << watch.err();
+  EXPECT_NE(watch.out().find(": doomed@"), std::string::npos) << watch.out();
+  EXPECT_NE(watch.out().find("without a goodbye (rule \"silent 2s\")"), std::string::npos) << watch.out();
+  watch.signal(SIGINT);
+  EXPECT_EQ(exitCode(watch), 0) << watch.err();
+  EXPECT_NE(watch.err().find(" alert(s); "), std::string::npos) << watch.err();
 }
 
 TEST(Livemonctl, ABusyPortIsAnErrorNamingIt) {

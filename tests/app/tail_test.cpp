@@ -8,9 +8,11 @@
 #include <sstream>
 #include <thread>
 
+#include <livemon/clock.h>
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
 
+#include "locked_stream.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
@@ -150,6 +152,97 @@ TEST(Tail, NoticesForSourcesAndGaps) {
   EXPECT_EQ(formatGapText(gap), "-- gap: 5 event(s) of loss missing from run@host:12 rank 3 (#10 to #14)");
   EXPECT_EQ(formatGapJson(gap).rfind("{\"notice\":\"gap\",\"topic\":\"loss\",\"expected\":10,\"received\":15,\"missed\":5,", 0),
             0u);
+}
+
+std::size_t occurrences(const std::string& text, const std::string& what) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++count;
+  return count;
+}
+
+// Runs tail on a thread of its own until stop().
+class TailRun {
+ public:
+  explicit TailRun(TailOptions options) : options_(std::move(options)) {
+    thread_ = std::thread([this] { code_ = runTail(options_, stop_, out_, err_); });
+  }
+  ~TailRun() { stop(); }
+  int stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    return code_;
+  }
+  std::string out() const { return out_.text(); }
+  std::string err() const { return err_.text(); }
+
+ private:
+  TailOptions options_;
+  std::atomic<bool> stop_{false};
+  test::LockedStream out_;
+  test::LockedStream err_;
+  int code_ = -1;
+  std::thread thread_;
+};
+
+std::string quietNotice(const std::string& endpoint) {
+  return "livemonctl tail: nothing received from " + endpoint + " yet; is a publisher running there?\n";
+}
+
+// Where nothing publishes, tail used to wait in silence forever: a user on the wrong port could
+// not tell it from a quiet job. It says so once, on stderr, and stdout stays empty.
+TEST(Tail, SaysOnceWhenNothingArrivesFromAnEndpoint) {
+  test::TempDir dir;
+  const std::string nowhere = "ipc://" + (dir.path() / "nobody-publishes-here").string();
+  ManualClock clock;
+  TailOptions options;
+  options.endpoints = {nowhere};
+  options.clock = &clock;
+  TailRun tail(options);
+  ASSERT_TRUE(test::waitUntil([&] { return tail.err().find("listening to") != std::string::npos; }));
+  clock.advance(std::chrono::seconds(4));
+  clock.advance(std::chrono::milliseconds(1500));  // past the default 5 s
+  EXPECT_TRUE(test::waitUntil([&] { return tail.err().find(quietNotice(nowhere)) != std::string::npos; })) << tail.err();
+  clock.advance(std::chrono::minutes(10));
+  EXPECT_EQ(tail.stop(), 0);
+  EXPECT_EQ(occurrences(tail.err(), "nothing received"), 1u) << tail.err();
+  EXPECT_EQ(tail.out(), "") << "stdout keeps its format: events and notices about sources only";
+}
+
+// An endpoint that delivers gets no notice, whatever the clock says afterwards; a quiet one beside
+// it does.
+TEST(Tail, NoQuietNoticeForAnEndpointThatDelivered) {
+  test::TempDir dir;
+  const std::string nowhere = "ipc://" + (dir.path() / "quiet").string();
+  Publisher publisher(test::testPublisherOptions());
+  ManualClock clock;
+  TailOptions options;
+  options.endpoints = {publisher.endpoints()[0], nowhere};
+  options.clock = &clock;
+  TailRun tail(options);
+  int64_t i = 0;
+  ASSERT_TRUE(test::waitUntil([&] {
+    logEvent(test::makeEvent("before", {{"i", i++}}));
+    return tail.out().find("before #") != std::string::npos;
+  })) << tail.err();
+  clock.advance(std::chrono::seconds(6));
+  ASSERT_TRUE(test::waitUntil([&] { return tail.err().find(quietNotice(nowhere)) != std::string::npos; })) << tail.err();
+  EXPECT_EQ(tail.stop(), 0);
+  EXPECT_EQ(occurrences(tail.err(), "nothing received"), 1u) << tail.err();
+  EXPECT_EQ(tail.out().find("nothing received"), std::string::npos);
+}
+
+TEST(Tail, QuietNoticeCanBeTurnedOff) {
+  test::TempDir dir;
+  ManualClock clock;
+  TailOptions options;
+  options.endpoints = {"ipc://" + (dir.path() / "quiet").string()};
+  options.clock = &clock;
+  options.quietNotice = std::chrono::milliseconds(0);
+  TailRun tail(options);
+  ASSERT_TRUE(test::waitUntil([&] { return tail.err().find("listening to") != std::string::npos; }));
+  clock.advance(std::chrono::hours(1));
+  EXPECT_EQ(tail.stop(), 0);
+  EXPECT_EQ(tail.err().find("nothing received"), std::string::npos) << tail.err();
 }
 
 TEST(Tail, PrintsEventsOfAPublisherUntilTheCount) {

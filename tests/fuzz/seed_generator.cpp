@@ -267,6 +267,17 @@ void writeTimeBoundSeeds(const fs::path& dir) {
   for (const auto& [text, from] : seeds) writeFile(dir / ("bound_" + std::to_string(n++)), fuzz::timeBoundInput(from, text));
 }
 
+// alert_rule: the rules the README, the tests and the help text show, and near misses.
+void writeAlertRuleSeeds(const fs::path& dir) {
+  const std::vector<std::string> rules = {
+      "nan", "silent", "silent 30s", "silent 250ms", "silent 1.5m", "loss", "train.loss.mean > 10 for 3",
+      "eval.accuracy < 0.5", "x >= -1e3", "x <= +2.5 FOR 2 windows", "\"gpu util > %\" > 90", "\"a\\\"b\" < 0",
+      "train.loss.mean >> 10", "silent 5 parsecs", "x > 1 for 0", "",
+  };
+  int n = 0;
+  for (const std::string& rule : rules) writeFile(dir / ("rule_" + std::to_string(n++)), rule);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -276,7 +287,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound"}) {
+    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -284,6 +295,7 @@ int main(int argc, char** argv) {
     writeSubscriberSeeds(root / "subscriber");
     writeRecordingSeeds(root / "recording", root);
     writeTimeBoundSeeds(root / "time_bound");
+    writeAlertRuleSeeds(root / "alert_rule");
   } catch (const std::exception& error) {
     std::cerr << "livemon_fuzz_seeds: " << error.what() << '\n';
     return 1;

@@ -1,0 +1,159 @@
+#include <livemonctl/watch.h>
+
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include <livemon/transport/subscriber.h>
+#include <livemonctl/command.h>
+#include <livemonctl/event_format.h>
+#include <livemonctl/text_format.h>
+
+namespace livemon::livemonctl {
+
+namespace {
+
+constexpr std::string_view kCommand = "watch";
+
+using transport::SourceInfo;
+
+AlertSource alertSource(const SourceInfo& info) {
+  AlertSource source;
+  source.run = info.run;
+  source.host = info.host;
+  source.pid = info.pid;
+  source.rank = info.rank;
+  source.instanceId = info.instanceId;
+  return source;
+}
+
+// Not thread-safe: the watch loop's.
+// The subscriber shares one SourceInfo per source, so consecutive events usually come from the
+// same object: the copy into an AlertSource is made once per run of events, not per event.
+class SourceConverter {
+ public:
+  const AlertSource& operator()(const std::shared_ptr<const SourceInfo>& info) {
+    static const SourceInfo unknown{"unknown", "", 0, {}, 0, {}};
+    if (info != last_ || !info) {
+      last_ = info;
+      converted_ = alertSource(info ? *info : unknown);
+    }
+    return converted_;
+  }
+
+ private:
+  std::shared_ptr<const SourceInfo> last_;
+  AlertSource converted_;
+};
+
+std::string valueJson(double value) {
+  if (std::isnan(value)) return "\"NaN\"";
+  if (std::isinf(value)) return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  return exactDouble(value);
+}
+
+}  // namespace
+
+std::string formatAlertText(const Alert& alert) {
+  return localTimeOfDay(alert.time) + " alert " + printableText(describe(alert.source)) + ": " +
+         printableText(alert.message) + " (rule " + quotedPrintableText(alert.rule) + ")";
+}
+
+std::string formatAlertJson(const Alert& alert) {
+  std::string json = "{\"time\":\"" + isoUtc(alert.time) + "\",\"ts\":" + std::to_string(transport::toWireTime(alert.time)) +
+                     ",\"alert\":\"" + std::string(alertRuleKindName(alert.kind)) + "\",\"rule\":" + jsonString(alert.rule);
+  if (!alert.key.empty()) json += ",\"key\":" + jsonString(alert.key);
+  json += ",\"value\":" + valueJson(alert.value) + ",\"message\":" + jsonString(alert.message);
+  const AlertSource& source = alert.source;
+  json += ",\"source\":{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
+          ",\"pid\":" + std::to_string(source.pid);
+  if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
+  json += ",\"id\":\"" + hex16(source.instanceId) + "\"}}";
+  return json;
+}
+
+int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  std::vector<AlertRule> rules;
+  for (const std::string& text : options.rules.empty() ? kDefaultWatchRules : options.rules) {
+    AlertRuleError error;
+    std::optional<AlertRule> rule = parseAlertRule(text, &error);
+    if (!rule) {
+      commandMessage(err, kCommand) << "bad " << describeAlertRuleError(text, error) << std::endl;
+      return kUsageExitCode;
+    }
+    rules.push_back(std::move(*rule));
+  }
+
+  return runCommand(kCommand, err, [&] {
+    using namespace transport;
+    Clock& clock = options.clock != nullptr ? *options.clock : systemClock();
+    SubscriberOptions subscriberOptions;
+    subscriberOptions.connect = options.endpoints;
+    subscriberOptions.clock = &clock;
+    Subscriber subscriber(subscriberOptions);
+    QuietEndpointNotice quietNotice(kCommand, clock, options.quietNotice);
+    AlertEngineOptions engineOptions;
+    engineOptions.clock = &clock;
+    AlertEngine engine(std::move(rules), engineOptions);
+
+    commandMessage(err, kCommand) << "watching";
+    for (const std::string& endpoint : options.endpoints) err << ' ' << endpoint;
+    err << " for";
+    for (const AlertRule& rule : engine.rules()) err << ' ' << quotedPrintableText(rule.text);
+    err << std::endl;
+
+    std::vector<Alert> alerts;
+    SourceConverter convert;
+    SubscriberCallbacks callbacks;
+    callbacks.onEvent = [&](ReceivedEvent& event) { engine.observeEvent(convert(event.source), event.event, alerts); };
+    callbacks.onSourceChange = [&](const SourceChange& change) {
+      if (change.state == SourceState::Gone) engine.observeGoodbye(convert(change.source));
+    };
+    callbacks.onGap = [&](const GapInfo& gap) { engine.observeGap(convert(gap.source), gap.topic, gap.missed(), alerts); };
+
+    uint64_t printed = 0;
+    AlertEngineStats told;
+    int code = 0;
+    while (!stop.load(std::memory_order_relaxed)) {
+      subscriber.poll(std::chrono::milliseconds(200), callbacks);
+      // Heartbeats reach only the subscriber's source table: silence and the publishers' own
+      // drop counts are read from there.
+      for (const SourceStatus& status : subscriber.sources()) {
+        if (status.state == SourceState::Gone || !status.source) continue;
+        const AlertSource& source = convert(status.source);
+        std::optional<std::chrono::milliseconds> interval;
+        if (status.lastCounters) interval = status.lastCounters->interval;
+        engine.observeHeard(source, status.lastSeen, interval);
+        if (status.lastCounters) engine.observePublisherDropped(source, status.lastCounters->dropped, alerts);
+      }
+      engine.checkSilence(alerts);
+      for (const Alert& alert : alerts) {
+        out << (options.json ? formatAlertJson(alert) : formatAlertText(alert)) << '\n';
+        ++printed;
+        if (options.exitOnAlert) {
+          code = kAlertExitCode;
+          break;
+        }
+      }
+      alerts.clear();
+      out.flush();
+
+      const AlertEngineStats now = engine.stats();
+      if (now.statesForgotten != told.statesForgotten || now.sourcesForgotten != told.sourcesForgotten) {
+        commandMessage(err, kCommand) << "notice: forgot " << now.statesForgotten - told.statesForgotten
+                                      << " value state(s) and " << now.sourcesForgotten - told.sourcesForgotten
+                                      << " source(s) beyond the limits; a forgotten one may alert again" << std::endl;
+      }
+      told = now;
+      quietNotice.check(subscriber, err);
+      if (code != 0) break;
+    }
+
+    commandMessage(err, kCommand) << printed << " alert(s)" << (code == kAlertExitCode ? ", stopped at the first" : "")
+                                  << "; " << formatReceiveSummary(subscriber.stats()) << std::endl;
+    return code;
+  });
+}
+
+}  // namespace livemon::livemonctl
