@@ -14,6 +14,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUrl>
+#include <QSlider>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTableView>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
@@ -354,6 +357,39 @@ TEST_F(ReplayTest, RecordingIntoADirectoryOrAnUnwritablePlaceFailsWithAClearErro
   EXPECT_FALSE(window.dashboard().startRecording(missing));
   EXPECT_TRUE(window.dashboard().lastError().contains(missing)) << window.dashboard().lastError().toStdString();
   EXPECT_TRUE(window.recordingText().isEmpty());
+}
+
+// The slider's tooltip promises a jump to the click; a track click used to step a page instead.
+TEST_F(ReplayTest, ClickingTheSlidersTrackJumpsThePlayheadToTheClick) {
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  ReplaySession* session = openReplay(dashboard, recording_);
+  TimelineBar bar;
+  bar.resize(1200, 40);
+  bar.setSession(session);
+  bar.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&bar));
+  ASSERT_EQ(session->playheadNs(), eventNs(kEvents - 1));  // opened at the end
+
+  QSlider* slider = bar.slider();
+  QStyleOptionSlider option;
+  option.initFrom(slider);
+  option.orientation = slider->orientation();
+  option.minimum = slider->minimum();
+  option.maximum = slider->maximum();
+  option.sliderPosition = slider->sliderPosition();
+  option.sliderValue = slider->value();
+  const QRect groove = slider->style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, slider);
+  const QPoint quarter(groove.left() + groove.width() / 4, groove.center().y());
+  QTest::mouseClick(slider, Qt::LeftButton, Qt::NoModifier, quarter);
+  settle(dashboard, *session);
+
+  // A quarter of the way in, give or take the handle's width, not one page (a twentieth) back
+  // from the end.
+  const double fraction =
+      static_cast<double>(session->playheadNs() - eventNs(0)) / static_cast<double>(eventNs(kEvents - 1) - eventNs(0));
+  EXPECT_NEAR(fraction, 0.25, 0.05);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), static_cast<int>((session->playheadNs() - eventNs(0)) / test::kSpacingNs) + 1);
 }
 
 TEST(TimelineBarTest, FormatsDurations) {
