@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,6 +13,7 @@
 #include <QLocale>
 #include <QMimeData>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUrl>
 #include <QSlider>
@@ -273,8 +275,8 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&window, &drop);
-  ASSERT_NE(window.dashboard().replay(), nullptr);
-  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay()->isOpen(); }));
+  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay() != nullptr; }));  // on the timeline once open
+  EXPECT_TRUE(window.dashboard().replay()->isOpen());
   EXPECT_EQ(window.dashboard().replay()->info().path, recording_);
 
   QMimeData text;
@@ -357,6 +359,31 @@ TEST_F(ReplayTest, RecordingIntoADirectoryOrAnUnwritablePlaceFailsWithAClearErro
   EXPECT_FALSE(window.dashboard().startRecording(missing));
   EXPECT_TRUE(window.dashboard().lastError().contains(missing)) << window.dashboard().lastError().toStdString();
   EXPECT_TRUE(window.recordingText().isEmpty());
+}
+
+TEST_F(ReplayTest, ARefusedFileLeavesTheWindowLiveWithTheErrorShownAndNoTimeline) {
+  const QString notARecording = dir_.filePath(QStringLiteral("passwd.mcap"));
+  {
+    std::ofstream out(notARecording.toStdString());
+    out << "root:x:0:0:root:/root:/bin/bash\n";
+  }
+  MainWindow window(options());
+  window.show();
+  deliverLiveWindow(window.dashboard());
+  window.dashboard().refreshNow();
+  const QString title = window.windowTitle();
+  QSignalSpy reported(&window.dashboard(), &Dashboard::errorReported);
+  window.dashboard().openRecording(notARecording);
+  ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
+  window.dashboard().updateStatus();  // the once-a-second status line does not hide the error
+
+  EXPECT_FALSE(window.timeline().isVisibleTo(&window));
+  EXPECT_EQ(window.timeline().session(), nullptr);
+  EXPECT_EQ(window.windowTitle(), title);
+  const QString status = window.statusBar()->currentMessage();
+  EXPECT_FALSE(status.contains(QStringLiteral("Replaying"))) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("passwd.mcap"))) << status.toStdString();
+  EXPECT_NE(window.chartGrid().chart(QStringLiteral("loss")), nullptr);
 }
 
 // The slider's tooltip promises a jump to the click; a track click used to step a page instead.

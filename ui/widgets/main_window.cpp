@@ -395,13 +395,16 @@ void MainWindow::updateStatus() {
   updateLimitLabel();
   const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
   showEndpointHealth(*endpointLabels_, health);
+  QString note;
   if (health.empty() && dashboard_->replay() != nullptr) {
-    statusBar()->showMessage(tr("Replaying %1").arg(dashboard_->replay()->info().path));
+    note = tr("Replaying %1").arg(dashboard_->replay()->info().path);
   } else if (health.empty()) {
-    statusBar()->showMessage(tr("Not connected: add an endpoint with Connect…"));
-  } else {
-    statusBar()->clearMessage();
+    note = tr("Not connected: add an endpoint with Connect…");
   }
+  // An error or a passing note keeps the status bar for its time; this line comes back after.
+  const QString shown = statusBar()->currentMessage();
+  if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);
+  statusNote_ = note;
   IngestWorker& ingest = dashboard_->ingest();
   const StatusText summary = summaryStatusText(
       ingest.stats(), ingest.staging().droppedLogEntries() + ingest.staging().droppedSamples(), grid_->charts().size(),

@@ -106,6 +106,7 @@ class MainWindow : public QMainWindow {
   QToolBar* timelineBar_ = nullptr;
   QAction* recordAction_ = nullptr;
   QLabel* recordingLabel_ = nullptr;
+  QString statusNote_;  // the status bar's standing line, shown when no passing message is
 };
 
 }  // namespace livemon::ui
