@@ -211,6 +211,25 @@ TEST_F(DashboardTest, ARecordingThatCannotBeOpenedIsReportedWithItsReason) {
   EXPECT_TRUE(dashboard.lastError().contains(QStringLiteral("missing.mcap"))) << dashboard.lastError().toStdString();
 }
 
+TEST_F(DashboardTest, ARaisedAlertIsListedAndToldToTheViews) {
+  Dashboard dashboard(options());
+  std::vector<AlertEntry> told;
+  QObject::connect(&dashboard, &Dashboard::alertRaised, [&](const AlertEntry& alert) { told.push_back(alert); });
+  AlertEntry alert;
+  alert.timeMs = kT0Ms;
+  alert.source = QStringLiteral("train@host:4242");
+  alert.kind = QStringLiteral("nan");
+  alert.rule = QStringLiteral("nan");
+  alert.key = QStringLiteral("loss.mean");
+  alert.message = QStringLiteral("loss.mean became NaN");
+  dashboard.raiseAlert(alert);
+  ASSERT_EQ(told.size(), 1U);
+  EXPECT_EQ(told[0].message, alert.message);
+  ASSERT_EQ(dashboard.alerts().rowCount(), 1);
+  EXPECT_EQ(dashboard.alerts().entry(0)->rule, QStringLiteral("nan"));
+  EXPECT_EQ(dashboard.alerts().unseen(), 1U);
+}
+
 // `livemon /etc/passwd.mcap`, or File → Open of a file that is no recording: the error is
 // reported and the dashboard stays as it was, empty, live, or replaying the recording before.
 TEST_F(DashboardTest, ARefusedFileLeavesTheDashboardAsItWasBefore) {

@@ -56,6 +56,7 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
   rangesModel_->setMaxRows(options_.maxRangeRows);
+  alerts_ = std::make_unique<AlertListModel>();
 
   connect(ingest_.get(), &IngestWorker::errorOccurred, this, &Dashboard::showError);
   connect(ingest_.get(), &IngestWorker::recordingFailed, this, [this](const QString& message) {
@@ -346,6 +347,11 @@ LimitReport Dashboard::limitReport() const {
   report.maxRangeRows = rangesModel_->maxRows();
   report.unlistedRanges = rangesModel_->unlistedCount();
   return report;
+}
+
+void Dashboard::raiseAlert(AlertEntry alert) {
+  alerts_->append(alert);
+  emit alertRaised(alert);
 }
 
 void Dashboard::showError(const QString& text) {

@@ -16,6 +16,7 @@
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/endpoint_health.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/series_store.h>
@@ -100,6 +101,11 @@ class Dashboard : public QObject {
   const StatRegistry& registry() const noexcept { return *registry_; }
   EventLogModel& eventLog() noexcept { return *logModel_; }
   RangesModel& rangesModel() noexcept { return *rangesModel_; }
+  AlertListModel& alerts() noexcept { return *alerts_; }
+
+  // A rule triggered: listed in alerts() and told to the views (alertRaised), which mark the
+  // chart, update the badge and notify the desktop. The rule engine's alerts arrive here.
+  void raiseAlert(AlertEntry alert);
 
   bool isPaused() const noexcept { return paused_; }
   void setPaused(bool paused);
@@ -172,6 +178,8 @@ class Dashboard : public QObject {
   // A failure to show in the status bar; errorReported is one the user must acknowledge.
   void errorOccurred(const QString& message);
   void errorReported(const QString& title, const QString& message);
+  // A rule triggered (raiseAlert); it is already in alerts().
+  void alertRaised(const AlertEntry& alert);
 
  private:
   void applyStaged();
@@ -197,6 +205,7 @@ class Dashboard : public QObject {
   std::unique_ptr<IngestWorker> ingest_;
   std::unique_ptr<EventLogModel> logModel_;
   std::unique_ptr<RangesModel> rangesModel_;
+  std::unique_ptr<AlertListModel> alerts_;
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
   TimeRange timeRange_ = TimeRange::Last5Minutes;

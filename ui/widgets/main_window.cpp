@@ -23,9 +23,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QToolButton>
 #include <QWidget>
 
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -89,6 +91,10 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   buildToolbar();
   buildTimeline();
   buildStatusBar();
+  alerts_ = new AlertsDock(*dashboard_, *grid_, this);
+  addDockWidget(Qt::BottomDockWidgetArea, alerts_);
+  alerts_->hide();  // the status bar's badge shows it once an alert is raised
+  statusBar()->addPermanentWidget(alerts_->badge());
   restoreSettings();
   setAcceptDrops(true);
   wireDashboard();
@@ -99,6 +105,7 @@ MainWindow::~MainWindow() {
   // The views show the dashboard's models: they go before it.
   timeline_->setSession(nullptr);
   delete takeCentralWidget();
+  delete alerts_;
 }
 
 void MainWindow::wireDashboard() {
