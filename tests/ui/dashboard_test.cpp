@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -208,6 +209,65 @@ TEST_F(DashboardTest, ARecordingThatCannotBeOpenedIsReportedWithItsReason) {
   ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
   EXPECT_EQ(reported.at(0).at(0).toString(), QStringLiteral("Cannot open the recording"));
   EXPECT_TRUE(dashboard.lastError().contains(QStringLiteral("missing.mcap"))) << dashboard.lastError().toStdString();
+}
+
+TEST_F(DashboardTest, ARaisedAlertIsListedAndToldToTheViews) {
+  Dashboard dashboard(options());
+  std::vector<AlertEntry> told;
+  QObject::connect(&dashboard, &Dashboard::alertRaised, [&](const AlertEntry& alert) { told.push_back(alert); });
+  AlertEntry alert;
+  alert.timeMs = kT0Ms;
+  alert.source = QStringLiteral("train@host:4242");
+  alert.kind = QStringLiteral("nan");
+  alert.rule = QStringLiteral("nan");
+  alert.key = QStringLiteral("loss.mean");
+  alert.message = QStringLiteral("loss.mean became NaN");
+  dashboard.raiseAlert(alert);
+  ASSERT_EQ(told.size(), 1U);
+  EXPECT_EQ(told[0].message, alert.message);
+  ASSERT_EQ(dashboard.alerts().rowCount(), 1);
+  EXPECT_EQ(dashboard.alerts().entry(0)->rule, QStringLiteral("nan"));
+  EXPECT_EQ(dashboard.alerts().unseen(), 1U);
+}
+
+// `livemon /etc/passwd.mcap`, or File → Open of a file that is no recording: the error is
+// reported and the dashboard stays as it was, empty, live, or replaying the recording before.
+TEST_F(DashboardTest, ARefusedFileLeavesTheDashboardAsItWasBefore) {
+  const QString notARecording = dir_.filePath(QStringLiteral("passwd.mcap"));
+  {
+    std::ofstream out(notARecording.toStdString());
+    out << "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
+  }
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  dashboard.start();
+  QSignalSpy replays(&dashboard, &Dashboard::replayChanged);
+  QSignalSpy reported(&dashboard, &Dashboard::errorReported);
+
+  ReplaySession* refused = dashboard.openRecording(notARecording);
+  ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
+  EXPECT_FALSE(refused->isOpen());
+  EXPECT_EQ(dashboard.replay(), nullptr);
+  EXPECT_FALSE(dashboard.playheadMs().has_value());
+  EXPECT_EQ(replays.count(), 0);
+  EXPECT_TRUE(dashboard.lastError().contains(QStringLiteral("passwd.mcap"))) << dashboard.lastError().toStdString();
+
+  // Live and replaying: a refused second file leaves the first on the timeline with its data.
+  deliverLive(dashboard, 7.0);
+  ReplaySession* first = openReplay(dashboard, recording_);
+  ASSERT_EQ(dashboard.replay(), first);
+  replays.clear();
+  reported.clear();
+  dashboard.openRecording(notARecording);
+  ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
+  dashboard.refreshNow();
+  EXPECT_EQ(dashboard.replay(), first);
+  EXPECT_TRUE(first->isOpen());
+  EXPECT_EQ(replays.count(), 0);
+  EXPECT_EQ(dashboard.registry().sourceCount(), 2U);
+  EXPECT_NE(lossOf(dashboard, QStringLiteral("train")), nullptr);
+  EXPECT_NE(lossOf(dashboard, QStringLiteral("live")), nullptr);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), kEvents + 1);
 }
 
 }  // namespace

@@ -38,19 +38,47 @@ transport::SourceStatus source(const std::string& endpointName, transport::Sourc
   return status;
 }
 
-TEST(EndpointHealth, NothingHeardIsDeadAnAliveSourceConnectsAndSilenceIsStale) {
+TEST(EndpointHealth, NothingHeardIsUnreachableAnAliveSourceConnectsSilenceIsSilentAndGoodbyeFinished) {
   const auto a = endpoint("tcp://a:1", 0);
-  EXPECT_EQ(summarizeEndpoint(a, {}).state, EndpointState::Dead);
+  EXPECT_EQ(summarizeEndpoint(a, {}).state, EndpointState::Unreachable);
   EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Alive)}).state, EndpointState::Connected);
-  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Stale)}).state, EndpointState::Stale);
-  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Gone)}).state, EndpointState::Dead);
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Stale)}).state, EndpointState::Silent);
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Gone)}).state, EndpointState::Finished);
   EXPECT_EQ(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Stale),
                                   source("tcp://a:1", transport::SourceState::Alive)})
                 .state,
             EndpointState::Connected);
   // A source heard elsewhere does not count.
-  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://b:2", transport::SourceState::Alive)}).state, EndpointState::Dead);
-  EXPECT_EQ(endpointStateName(EndpointState::Stale), "stale");
+  EXPECT_EQ(summarizeEndpoint(a, {source("tcp://b:2", transport::SourceState::Alive)}).state, EndpointState::Unreachable);
+  EXPECT_EQ(endpointStateName(EndpointState::Silent), "silent");
+}
+
+// A run that said goodbye is over, not broken; an endpoint nobody answers on, or whose
+// publishers went quiet without a goodbye, is the trouble to look at. They read differently.
+TEST(EndpointHealth, AFinishedRunIsToldApartFromAnUnreachableOrSilentEndpoint) {
+  const auto name = [](const EndpointHealth& health) { return std::string(endpointStateName(health.state)); };
+  const auto a = endpoint("tcp://a:1", 10);
+  EXPECT_EQ(name(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Gone)})), "finished");
+  EXPECT_EQ(name(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Stale)})), "silent");
+  // One quiet publisher among finished ones is still the news.
+  EXPECT_EQ(name(summarizeEndpoint(a, {source("tcp://a:1", transport::SourceState::Gone),
+                                       source("tcp://a:1", transport::SourceState::Stale)})),
+            "silent");
+  // Nothing heard: unreachable while nothing is connected, waiting once a peer is.
+  EXPECT_EQ(name(summarizeEndpoint(endpoint("tcp://a:1", 0), {})), "unreachable");
+  transport::EndpointStatus connected = endpoint("tcp://a:1", 0);
+  connected.connections = 1;
+  EXPECT_EQ(name(summarizeEndpoint(connected, {})), "waiting");
+  // A bound endpoint and inproc:// report no connections: they wait rather than fail.
+  transport::EndpointStatus bound = endpoint("tcp://127.0.0.1:5555", 0);
+  bound.mode = transport::EndpointMode::Bind;
+  EXPECT_EQ(name(summarizeEndpoint(bound, {})), "waiting");
+  EXPECT_EQ(name(summarizeEndpoint(endpoint("inproc://train", 0), {})), "waiting");
+  EXPECT_TRUE(endpointStateIsTrouble(EndpointState::Unreachable));
+  EXPECT_TRUE(endpointStateIsTrouble(EndpointState::Silent));
+  EXPECT_FALSE(endpointStateIsTrouble(EndpointState::Finished));
+  EXPECT_FALSE(endpointStateIsTrouble(EndpointState::Waiting));
+  EXPECT_FALSE(endpointStateIsTrouble(EndpointState::Connected));
 }
 
 TEST(EndpointHealth, CarriesTheEndpointsProtocolErrors) {

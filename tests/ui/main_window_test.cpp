@@ -182,13 +182,13 @@ TEST_F(MainWindowTest, EndpointsAreAddedAndRemovedWhileRunning) {
   ConnectDialog dialog(window.dashboard().ingest());
   EXPECT_EQ(dialog.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:1")});
 
-  ASSERT_TRUE(dialog.addEndpoint(QString::fromStdString(publisher.endpoints().front())));
+  ASSERT_EQ(dialog.addEndpoint(QString::fromStdString(publisher.endpoints().front())), ConnectDialog::AddResult::Added);
   EXPECT_EQ(window.dashboard().endpoints().size(), 2);
   ASSERT_TRUE(waitForPublisher(window, publisher));
   logEvent(Event{"hello", std::chrono::system_clock::now(), {{"n", int64_t{1}}}});
   ASSERT_TRUE(waitFor([&] { return window.dashboard().eventLog().rowCount() == 1; }));
 
-  EXPECT_FALSE(dialog.addEndpoint(QStringLiteral("nonsense://x")));  // refused, nothing changes
+  EXPECT_EQ(dialog.addEndpoint(QStringLiteral("nonsense://x")), ConnectDialog::AddResult::Refused);  // nothing changes
   EXPECT_EQ(window.dashboard().endpoints().size(), 2);
   EXPECT_TRUE(dialog.removeEndpoint(QStringLiteral("tcp://127.0.0.1:1")));
   EXPECT_EQ(window.dashboard().endpoints(), QStringList{QString::fromStdString(publisher.endpoints().front())});

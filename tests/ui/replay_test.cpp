@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -12,8 +13,12 @@
 #include <QLocale>
 #include <QMimeData>
 #include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUrl>
+#include <QSlider>
+#include <QStyle>
+#include <QStyleOptionSlider>
 #include <QTableView>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
@@ -270,8 +275,8 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&window, &drop);
-  ASSERT_NE(window.dashboard().replay(), nullptr);
-  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay()->isOpen(); }));
+  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay() != nullptr; }));  // on the timeline once open
+  EXPECT_TRUE(window.dashboard().replay()->isOpen());
   EXPECT_EQ(window.dashboard().replay()->info().path, recording_);
 
   QMimeData text;
@@ -354,6 +359,64 @@ TEST_F(ReplayTest, RecordingIntoADirectoryOrAnUnwritablePlaceFailsWithAClearErro
   EXPECT_FALSE(window.dashboard().startRecording(missing));
   EXPECT_TRUE(window.dashboard().lastError().contains(missing)) << window.dashboard().lastError().toStdString();
   EXPECT_TRUE(window.recordingText().isEmpty());
+}
+
+TEST_F(ReplayTest, ARefusedFileLeavesTheWindowLiveWithTheErrorShownAndNoTimeline) {
+  const QString notARecording = dir_.filePath(QStringLiteral("passwd.mcap"));
+  {
+    std::ofstream out(notARecording.toStdString());
+    out << "root:x:0:0:root:/root:/bin/bash\n";
+  }
+  MainWindow window(options());
+  window.show();
+  deliverLiveWindow(window.dashboard());
+  window.dashboard().refreshNow();
+  const QString title = window.windowTitle();
+  QSignalSpy reported(&window.dashboard(), &Dashboard::errorReported);
+  window.dashboard().openRecording(notARecording);
+  ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
+  window.dashboard().updateStatus();  // the once-a-second status line does not hide the error
+
+  EXPECT_FALSE(window.timeline().isVisibleTo(&window));
+  EXPECT_EQ(window.timeline().session(), nullptr);
+  EXPECT_EQ(window.windowTitle(), title);
+  const QString status = window.statusBar()->currentMessage();
+  EXPECT_FALSE(status.contains(QStringLiteral("Replaying"))) << status.toStdString();
+  EXPECT_TRUE(status.contains(QStringLiteral("passwd.mcap"))) << status.toStdString();
+  EXPECT_NE(window.chartGrid().chart(QStringLiteral("loss")), nullptr);
+}
+
+// The slider's tooltip promises a jump to the click; a track click used to step a page instead.
+TEST_F(ReplayTest, ClickingTheSlidersTrackJumpsThePlayheadToTheClick) {
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  ReplaySession* session = openReplay(dashboard, recording_);
+  TimelineBar bar;
+  bar.resize(1200, 40);
+  bar.setSession(session);
+  bar.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&bar));
+  ASSERT_EQ(session->playheadNs(), eventNs(kEvents - 1));  // opened at the end
+
+  QSlider* slider = bar.slider();
+  QStyleOptionSlider option;
+  option.initFrom(slider);
+  option.orientation = slider->orientation();
+  option.minimum = slider->minimum();
+  option.maximum = slider->maximum();
+  option.sliderPosition = slider->sliderPosition();
+  option.sliderValue = slider->value();
+  const QRect groove = slider->style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderGroove, slider);
+  const QPoint quarter(groove.left() + groove.width() / 4, groove.center().y());
+  QTest::mouseClick(slider, Qt::LeftButton, Qt::NoModifier, quarter);
+  settle(dashboard, *session);
+
+  // A quarter of the way in, give or take the handle's width, not one page (a twentieth) back
+  // from the end.
+  const double fraction =
+      static_cast<double>(session->playheadNs() - eventNs(0)) / static_cast<double>(eventNs(kEvents - 1) - eventNs(0));
+  EXPECT_NEAR(fraction, 0.25, 0.05);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), static_cast<int>((session->playheadNs() - eventNs(0)) / test::kSpacingNs) + 1);
 }
 
 TEST(TimelineBarTest, FormatsDurations) {

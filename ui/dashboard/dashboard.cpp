@@ -56,6 +56,7 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
   rangesModel_->setMaxRows(options_.maxRangeRows);
+  alerts_ = std::make_unique<AlertListModel>();
 
   connect(ingest_.get(), &IngestWorker::errorOccurred, this, &Dashboard::showError);
   connect(ingest_.get(), &IngestWorker::recordingFailed, this, [this](const QString& message) {
@@ -75,8 +76,10 @@ Dashboard::~Dashboard() {
   refreshTimer_->stop();
   statusTimer_->stop();
   // The replay sessions stage through the ingest worker: they go first.
+  openingReplay_.reset();
   replay_.reset();
   baselines_.clear();
+  refused_.reset();
   ingest_->stop();
 }
 
@@ -206,11 +209,14 @@ void Dashboard::removeLogRows(const std::vector<char>& ofSource) {
 }
 
 ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
+  refused_.reset();
   auto session = std::make_unique<ReplaySession>(*ingest_, options_.clock);
   ReplaySession* raw = session.get();
   const QString name = QFileInfo(path).fileName();
-  connect(raw, &ReplaySession::openFailed, this,
-          [this](const QString& text) { reportError(tr("Cannot open the recording"), text); });
+  connect(raw, &ReplaySession::openFailed, this, [this, raw](const QString& text) {
+    setAsideRefused(raw);
+    reportError(tr("Cannot open the recording"), text);
+  });
   connect(raw, &ReplaySession::problemFound, this, &Dashboard::showError);
   connect(raw, &ReplaySession::progress, this, [this, name](const QString& what, qint64 done, qint64 total) {
     if (total > 0) emit message(tr("%1 %2… %3 %").arg(what, name).arg(100 * done / total), 2000);
@@ -222,16 +228,17 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
     for (const QString& problem : raw->info().problems) showError(QStringLiteral("%1: %2").arg(name, problem));
   });
   if (mode == ReplayMode::Replay) {
-    // Nothing of the old generation is staged any more: what was is applied, then cleared with
-    // the rest of what the recording showed, before the new window arrives behind it.
+    // The first generation starts as the file opens, before anything of it is read: the
+    // recording replaces the one shown then. Nothing of the old generation is staged any more:
+    // what was is applied, then cleared with the rest of what the recording showed, before the
+    // new window arrives behind it.
     connect(raw, &ReplaySession::generationStarted, this, [this, raw] {
+      if (raw == openingReplay_.get()) promoteOpeningReplay();
       applyStaged();
       clearReplayed(raw->endpointLabel());
     });
-    if (replay_) closeReplay();
-    replay_ = std::move(session);
-    setReplayWindow();
-    emit replayChanged(raw);
+    raw->setWindow(replayWindow());
+    openingReplay_ = std::move(session);
   } else {
     baselines_.push_back(std::move(session));
   }
@@ -244,7 +251,30 @@ std::optional<double> Dashboard::playheadMs() const {
   return static_cast<double>(replay_->playheadNs()) / 1e6;
 }
 
+void Dashboard::promoteOpeningReplay() {
+  closeShownReplay();
+  replay_ = std::move(openingReplay_);
+  emit replayChanged(replay_.get());
+}
+
+void Dashboard::setAsideRefused(ReplaySession* session) {
+  if (session == openingReplay_.get()) {
+    refused_ = std::move(openingReplay_);
+    return;
+  }
+  const auto found = std::find_if(baselines_.begin(), baselines_.end(),
+                                  [session](const std::unique_ptr<ReplaySession>& baseline) { return baseline.get() == session; });
+  if (found == baselines_.end()) return;
+  refused_ = std::move(*found);
+  baselines_.erase(found);
+}
+
 void Dashboard::closeReplay() {
+  openingReplay_.reset();
+  closeShownReplay();
+}
+
+void Dashboard::closeShownReplay() {
   if (!replay_) return;
   emit replayChanged(nullptr);
   const QString endpoint = replay_->endpointLabel();
@@ -257,12 +287,15 @@ void Dashboard::closeReplay() {
   emit endpointsChanged();
 }
 
-void Dashboard::setReplayWindow() {
-  if (!replay_) return;
+std::optional<std::chrono::nanoseconds> Dashboard::replayWindow() const {
   const std::optional<double> seconds = timeRangeSeconds(timeRange_);
-  replay_->setWindow(seconds ? std::optional<std::chrono::nanoseconds>(
-                                   std::chrono::nanoseconds(static_cast<int64_t>(*seconds * 1e9)))
-                             : std::nullopt);
+  if (!seconds) return std::nullopt;
+  return std::chrono::nanoseconds(static_cast<int64_t>(*seconds * 1e9));
+}
+
+void Dashboard::setReplayWindow() {
+  if (replay_) replay_->setWindow(replayWindow());
+  if (openingReplay_) openingReplay_->setWindow(replayWindow());
 }
 
 bool Dashboard::startRecording(const QString& path) {
@@ -314,6 +347,11 @@ LimitReport Dashboard::limitReport() const {
   report.maxRangeRows = rangesModel_->maxRows();
   report.unlistedRanges = rangesModel_->unlistedCount();
   return report;
+}
+
+void Dashboard::raiseAlert(AlertEntry alert) {
+  alerts_->append(alert);
+  emit alertRaised(alert);
 }
 
 void Dashboard::showError(const QString& text) {

@@ -16,6 +16,7 @@
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/endpoint_health.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/series_store.h>
@@ -100,6 +101,11 @@ class Dashboard : public QObject {
   const StatRegistry& registry() const noexcept { return *registry_; }
   EventLogModel& eventLog() noexcept { return *logModel_; }
   RangesModel& rangesModel() noexcept { return *rangesModel_; }
+  AlertListModel& alerts() noexcept { return *alerts_; }
+
+  // A rule triggered: listed in alerts() and told to the views (alertRaised), which mark the
+  // chart, update the badge and notify the desktop. The rule engine's alerts arrive here.
+  void raiseAlert(AlertEntry alert);
 
   bool isPaused() const noexcept { return paused_; }
   void setPaused(bool paused);
@@ -119,15 +125,20 @@ class Dashboard : public QObject {
   LimitReport limitReport() const;
 
   // Opens a recording (asynchronously: the session's opened() or openFailed() follows). Replay:
-  // on the timeline, replacing one replayed before; Baseline: its runs join as "baseline: RUN"
-  // sources. Returns the session.
+  // on the timeline once it has opened, replacing one replayed before; Baseline: its runs join as
+  // "baseline: RUN" sources. A file refused (not a recording, unreadable) is reported
+  // (errorReported) and changes nothing: the dashboard stays live, empty, or on the recording it
+  // was replaying. Returns the session; a refused one stays valid until the next call.
   ReplaySession* openRecording(const QString& path, ReplayMode mode = ReplayMode::Replay);
-  // The recording on the timeline, if any.
+  // The recording on the timeline, if any (one still being opened is not, until it opens).
   ReplaySession* replay() const noexcept { return replay_.get(); }
+  // The recording being opened for the timeline, if any.
+  ReplaySession* openingReplay() const noexcept { return openingReplay_.get(); }
   // The replay's playhead in ms since the Unix epoch, while a replay is open.
   std::optional<double> playheadMs() const;
-  // Stops replaying: the recording's sources leave the dashboard with all their data (lines,
-  // charts only they had, range rows, log rows); opened again, they return as new sources.
+  // Stops replaying, and abandons a recording still being opened for the timeline: the
+  // recording's sources leave the dashboard with all their data (lines, charts only they had,
+  // range rows, log rows); opened again, they return as new sources.
   void closeReplay();
 
   // Records every event received from now on into `path`. False, with the error reported, when
@@ -167,6 +178,8 @@ class Dashboard : public QObject {
   // A failure to show in the status bar; errorReported is one the user must acknowledge.
   void errorOccurred(const QString& message);
   void errorReported(const QString& title, const QString& message);
+  // A rule triggered (raiseAlert); it is already in alerts().
+  void alertRaised(const AlertEntry& alert);
 
  private:
   void applyStaged();
@@ -176,6 +189,12 @@ class Dashboard : public QObject {
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
   void removeLogRows(const std::vector<char>& ofSource);
   void setReplayWindow();
+  std::optional<std::chrono::nanoseconds> replayWindow() const;
+  // The recording being opened has opened: it replaces the one on the timeline.
+  void promoteOpeningReplay();
+  void closeShownReplay();
+  // Keeps a refused session (the sender of openFailed) aside until the next openRecording.
+  void setAsideRefused(ReplaySession* session);
   void showError(const QString& message);
   void reportError(const QString& title, const QString& message);
 
@@ -186,6 +205,7 @@ class Dashboard : public QObject {
   std::unique_ptr<IngestWorker> ingest_;
   std::unique_ptr<EventLogModel> logModel_;
   std::unique_ptr<RangesModel> rangesModel_;
+  std::unique_ptr<AlertListModel> alerts_;
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
   TimeRange timeRange_ = TimeRange::Last5Minutes;
@@ -197,7 +217,11 @@ class Dashboard : public QObject {
   std::vector<EndpointHealth> health_;
 
   std::unique_ptr<ReplaySession> replay_;
+  // Until it opens, what the dashboard shows is left as it is: a refused file changes nothing.
+  std::unique_ptr<ReplaySession> openingReplay_;
   std::vector<std::unique_ptr<ReplaySession>> baselines_;
+  // The last refused session: not deleted inside its own signal, and callers may still hold it.
+  std::unique_ptr<ReplaySession> refused_;
   QString lastError_;
 };
 

@@ -6,13 +6,34 @@ std::string_view endpointStateName(EndpointState state) noexcept {
   switch (state) {
     case EndpointState::Connected:
       return "connected";
-    case EndpointState::Stale:
-      return "stale";
-    case EndpointState::Dead:
+    case EndpointState::Silent:
+      return "silent";
+    case EndpointState::Finished:
+      return "finished";
+    case EndpointState::Waiting:
+      return "waiting";
+    case EndpointState::Unreachable:
       break;
   }
-  return "dead";
+  return "unreachable";
 }
+
+bool endpointStateIsTrouble(EndpointState state) noexcept {
+  return state == EndpointState::Silent || state == EndpointState::Unreachable;
+}
+
+namespace {
+
+// Nothing heard yet: is anything there? ZeroMQ reports live tcp:// and ipc:// connections of a
+// connecting endpoint only; a bound or inproc:// one can only wait.
+EndpointState nothingHeardState(const transport::EndpointStatus& endpoint, const std::string& name) {
+  if (endpoint.connections > 0 || endpoint.mode == transport::EndpointMode::Bind || name.starts_with("inproc://")) {
+    return EndpointState::Waiting;
+  }
+  return EndpointState::Unreachable;
+}
+
+}  // namespace
 
 EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
                                  const std::vector<transport::SourceStatus>& sources) {
@@ -22,16 +43,22 @@ EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
   health.protocolErrors = endpoint.protocolErrors;
   bool anyAlive = false;
   bool anyStale = false;
+  bool anyGone = false;
   for (const transport::SourceStatus& source : sources) {
     if (!source.endpoint || *source.endpoint != health.endpoint) continue;
     ++health.sources;
     anyAlive = anyAlive || source.state == transport::SourceState::Alive;
     anyStale = anyStale || source.state == transport::SourceState::Stale;
+    anyGone = anyGone || source.state == transport::SourceState::Gone;
     health.gaps += source.gaps;
     health.missedEvents += source.missedEvents;
     if (source.lastCounters) health.publisherDrops += source.lastCounters->dropped;
   }
-  health.state = anyAlive ? EndpointState::Connected : anyStale ? EndpointState::Stale : EndpointState::Dead;
+  // One publisher still running wins; then one that vanished without a goodbye is the news.
+  health.state = anyAlive   ? EndpointState::Connected
+                 : anyStale ? EndpointState::Silent
+                 : anyGone  ? EndpointState::Finished
+                            : nothingHeardState(endpoint, health.endpoint);
   return health;
 }
 

@@ -12,20 +12,26 @@
 
 namespace livemon::ui {
 
+// A finished run and a broken one read differently: only Silent and Unreachable are trouble.
 enum class EndpointState {
-  Connected,  // a publisher on it was heard within the stale timeout
-  Stale,      // its publishers went silent
-  Dead,       // nothing heard on it yet, or its publishers said goodbye
+  Connected,    // a publisher on it was heard within the stale timeout
+  Silent,       // a publisher heard on it went quiet without saying goodbye (crashed, hung, cut off)
+  Finished,     // every publisher heard on it said goodbye: the run ended
+  Waiting,      // nothing heard yet, but a peer is connected, or it is bound or inproc:// (listening)
+  Unreachable,  // nothing heard and nothing connected: no publisher there, or the host is down
 };
 
-// "connected" "stale" "dead"
+// "connected" "silent" "finished" "waiting" "unreachable"
 std::string_view endpointStateName(EndpointState state) noexcept;
+
+// Whether the state asks the user to look: Silent and Unreachable.
+bool endpointStateIsTrouble(EndpointState state) noexcept;
 
 // Thread-safety: a plain value type.
 // One endpoint's line in the status bar.
 struct EndpointHealth {
   std::string endpoint;
-  EndpointState state = EndpointState::Dead;
+  EndpointState state = EndpointState::Unreachable;
   std::size_t sources = 0;        // publishers last heard on it
   double eventsPerSecond = 0.0;   // over the last few seconds
   uint64_t events = 0;            // in total

@@ -1,6 +1,7 @@
 #include <livemon/ui/widgets/connect_dialog.h>
 
 #include <exception>
+#include <utility>
 
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -16,7 +17,9 @@
 
 namespace livemon::ui {
 
-ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent) : QDialog(parent), ingest_(ingest) {
+ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent, std::chrono::milliseconds lookupTimeout,
+                             EndpointChecker::Lookup lookup)
+    : QDialog(parent), ingest_(ingest), checker_(new EndpointChecker(lookupTimeout, std::move(lookup), this)) {
   setWindowTitle(tr("Connect to publishers"));
   setMinimumWidth(460);
   auto* layout = new QVBoxLayout(this);
@@ -29,10 +32,10 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent) : QDialog(pa
   input_ = new QLineEdit(this);
   input_->setPlaceholderText(QString::fromUtf8(transport::kDefaultEndpoint.data(),
                                                static_cast<qsizetype>(transport::kDefaultEndpoint.size())));
-  auto* add = new QPushButton(tr("Add"), this);
+  add_ = new QPushButton(tr("Add"), this);
   remove_ = new QPushButton(tr("Remove selected"), this);
   addRow->addWidget(input_, 1);
-  addRow->addWidget(add);
+  addRow->addWidget(add_);
   addRow->addWidget(remove_);
   layout->addLayout(addRow);
 
@@ -41,6 +44,10 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent) : QDialog(pa
   error_->setStyleSheet(errorTextStyle());
   error_->hide();
   layout->addWidget(error_);
+  checking_ = new QLabel(this);
+  checking_->setStyleSheet(dimTextStyle());
+  checking_->hide();
+  layout->addWidget(checking_);
   auto* hint = new QLabel(tr("Examples: tcp://127.0.0.1:5555, tcp://gpu-node-3:5555, ipc:///tmp/train.sock"), this);
   hint->setStyleSheet(dimTextStyle());
   layout->addWidget(hint);
@@ -49,11 +56,19 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent) : QDialog(pa
   layout->addWidget(buttons);
 
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-  connect(add, &QPushButton::clicked, this, [this] {
-    if (addEndpoint(input_->text().trimmed())) input_->clear();
-  });
-  connect(input_, &QLineEdit::returnPressed, this, [this] {
-    if (addEndpoint(input_->text().trimmed())) input_->clear();
+  const auto addInput = [this] {
+    if (addEndpoint(input_->text().trimmed()) == AddResult::Added) input_->clear();
+  };
+  connect(add_, &QPushButton::clicked, this, addInput);
+  connect(input_, &QLineEdit::returnPressed, this, addInput);
+  connect(checker_, &EndpointChecker::resolved, this, [this](const QString& endpoint, const QString& error) {
+    checking_->hide();
+    add_->setEnabled(true);
+    if (!error.isEmpty()) {
+      showError(error);
+    } else if (connectNow(endpoint) && input_->text().trimmed() == endpoint) {
+      input_->clear();
+    }
   });
   connect(remove_, &QPushButton::clicked, this, [this] {
     for (const QListWidgetItem* item : list_->selectedItems()) removeEndpoint(item->text());
@@ -71,20 +86,54 @@ void ConnectDialog::reload() {
   remove_->setEnabled(false);
 }
 
-bool ConnectDialog::addEndpoint(const QString& endpoint) {
-  if (endpoint.isEmpty()) return false;
+ConnectDialog::AddResult ConnectDialog::addEndpoint(const QString& endpoint) {
+  if (endpoint.isEmpty()) return AddResult::Refused;
+  const EndpointVerdict verdict = checker_->check(endpoint);
+  switch (verdict.state) {
+    case EndpointVerdict::State::Refused:
+      checking_->hide();
+      add_->setEnabled(true);
+      showError(verdict.error);
+      return AddResult::Refused;
+    case EndpointVerdict::State::Resolving:
+      showChecking(endpoint);
+      return AddResult::Resolving;
+    case EndpointVerdict::State::Usable:
+      break;
+  }
+  checking_->hide();
+  add_->setEnabled(true);
+  return connectNow(endpoint) ? AddResult::Added : AddResult::Refused;
+}
+
+bool ConnectDialog::connectNow(const QString& endpoint) {
   try {
     ingest_.addEndpoint(endpoint.toStdString());
   } catch (const std::exception& error) {
-    error_->setText(QString::fromStdString(error.what()));
-    error_->show();
+    showError(QString::fromStdString(error.what()));
     return false;
   }
+  error_->clear();
   error_->hide();
   reload();
   emit endpointsChanged();
   return true;
 }
+
+void ConnectDialog::showError(const QString& text) {
+  error_->setText(text);
+  error_->show();
+}
+
+void ConnectDialog::showChecking(const QString& endpoint) {
+  error_->clear();
+  error_->hide();
+  checking_->setText(tr("Looking up %1…").arg(endpoint));
+  checking_->show();
+  add_->setEnabled(false);  // one lookup at a time; a new text may still be typed
+}
+
+QString ConnectDialog::errorText() const { return error_->text(); }
 
 bool ConnectDialog::removeEndpoint(const QString& endpoint) {
   const bool removed = ingest_.removeEndpoint(endpoint.toStdString());

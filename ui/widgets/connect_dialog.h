@@ -1,6 +1,10 @@
 #pragma once
 
+#include <chrono>
+
 #include <QDialog>
+
+#include <livemon/ui/dashboard/endpoint_check.h>
 
 class QLabel;
 class QLineEdit;
@@ -13,30 +17,49 @@ class IngestWorker;
 
 // Thread-compatible: a widget, used on the GUI thread only.
 // Adds and removes the endpoints the dashboard listens to, while it runs. Changes apply at once;
-// a refused endpoint (bad syntax, unknown transport) shows the reason and changes nothing.
+// a refused endpoint (bad syntax, unknown transport, a host that does not resolve) shows the
+// reason and changes nothing. A host name is looked up off the GUI thread first (EndpointChecker),
+// "Looking up…" shown meanwhile; the dialog stays responsive and may be closed.
 class ConnectDialog : public QDialog {
   Q_OBJECT
 
  public:
-  explicit ConnectDialog(IngestWorker& ingest, QWidget* parent = nullptr);
+  enum class AddResult {
+    Added,
+    Refused,    // the reason is shown (errorText())
+    Resolving,  // its host is being looked up: added or refused when the lookup ends
+  };
 
-  // What the Add button does with the text in the field; returns false (and shows why) when
-  // the endpoint was refused.
-  bool addEndpoint(const QString& endpoint);
+  explicit ConnectDialog(IngestWorker& ingest, QWidget* parent = nullptr,
+                         std::chrono::milliseconds lookupTimeout = EndpointChecker::kDefaultTimeout,
+                         EndpointChecker::Lookup lookup = {});
+
+  // What the Add button does with the text in the field.
+  AddResult addEndpoint(const QString& endpoint);
   bool removeEndpoint(const QString& endpoint);
   QStringList endpoints() const;
+  // A host lookup is under way.
+  bool isChecking() const noexcept { return checker_->isChecking(); }
+  // The reason the last endpoint was refused; empty after one was added.
+  QString errorText() const;
 
  signals:
   void endpointsChanged();
 
  private:
   void reload();
+  bool connectNow(const QString& endpoint);
+  void showError(const QString& text);
+  void showChecking(const QString& endpoint);
 
   IngestWorker& ingest_;
   QListWidget* list_ = nullptr;
   QLineEdit* input_ = nullptr;
   QLabel* error_ = nullptr;
+  QLabel* checking_ = nullptr;
+  QPushButton* add_ = nullptr;
   QPushButton* remove_ = nullptr;
+  EndpointChecker* checker_ = nullptr;
 };
 
 }  // namespace livemon::ui

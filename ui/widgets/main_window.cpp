@@ -23,9 +23,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <QToolButton>
 #include <QWidget>
 
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -89,6 +91,10 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   buildToolbar();
   buildTimeline();
   buildStatusBar();
+  alerts_ = new AlertsDock(*dashboard_, *grid_, this);
+  addDockWidget(Qt::BottomDockWidgetArea, alerts_);
+  alerts_->hide();  // the status bar's badge shows it once an alert is raised
+  statusBar()->addPermanentWidget(alerts_->badge());
   restoreSettings();
   setAcceptDrops(true);
   wireDashboard();
@@ -99,6 +105,7 @@ MainWindow::~MainWindow() {
   // The views show the dashboard's models: they go before it.
   timeline_->setSession(nullptr);
   delete takeCentralWidget();
+  delete alerts_;
 }
 
 void MainWindow::wireDashboard() {
@@ -395,13 +402,16 @@ void MainWindow::updateStatus() {
   updateLimitLabel();
   const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
   showEndpointHealth(*endpointLabels_, health);
+  QString note;
   if (health.empty() && dashboard_->replay() != nullptr) {
-    statusBar()->showMessage(tr("Replaying %1").arg(dashboard_->replay()->info().path));
+    note = tr("Replaying %1").arg(dashboard_->replay()->info().path);
   } else if (health.empty()) {
-    statusBar()->showMessage(tr("Not connected: add an endpoint with Connect…"));
-  } else {
-    statusBar()->clearMessage();
+    note = tr("Not connected: add an endpoint with Connect…");
   }
+  // An error or a passing note keeps the status bar for its time; this line comes back after.
+  const QString shown = statusBar()->currentMessage();
+  if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);
+  statusNote_ = note;
   IngestWorker& ingest = dashboard_->ingest();
   const StatusText summary = summaryStatusText(
       ingest.stats(), ingest.staging().droppedLogEntries() + ingest.staging().droppedSamples(), grid_->charts().size(),

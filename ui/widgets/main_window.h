@@ -18,6 +18,7 @@ class QToolBar;
 
 namespace livemon::ui {
 
+class AlertsDock;
 class ChartGrid;
 class EventLogView;
 class RangesView;
@@ -46,6 +47,7 @@ class MainWindow : public QMainWindow {
   EventLogView& eventLogView() noexcept { return *logView_; }
   RangesView& rangesView() noexcept { return *ranges_; }
   TimelineBar& timeline() noexcept { return *timeline_; }
+  AlertsDock& alertsDock() noexcept { return *alerts_; }
 
   void setTimeRange(TimeRange range);
   void setTimeAxisMode(TimeAxisMode mode);
@@ -103,9 +105,11 @@ class MainWindow : public QMainWindow {
   QLabel* summaryLabel_ = nullptr;
   QLabel* limitLabel_ = nullptr;
   TimelineBar* timeline_ = nullptr;
+  AlertsDock* alerts_ = nullptr;
   QToolBar* timelineBar_ = nullptr;
   QAction* recordAction_ = nullptr;
   QLabel* recordingLabel_ = nullptr;
+  QString statusNote_;  // the status bar's standing line, shown when no passing message is
 };
 
 }  // namespace livemon::ui

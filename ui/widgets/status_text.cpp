@@ -22,9 +22,11 @@ QString stateColour(EndpointState state) {
   switch (state) {
     case EndpointState::Connected:
       return QColor(colours::kGood).name();
-    case EndpointState::Stale:
-      return QColor(colours::kWarn).name();
-    case EndpointState::Dead:
+    case EndpointState::Finished:
+    case EndpointState::Waiting:
+      return QColor(colours::kDimText).name();
+    case EndpointState::Silent:
+    case EndpointState::Unreachable:
       break;
   }
   return QColor(colours::kBad).name();
@@ -63,6 +65,29 @@ QString describeHealth(const EndpointHealth& health) {
   return text;
 }
 
+QString describeHealthToolTip(const EndpointHealth& health) {
+  QString meaning;
+  switch (health.state) {
+    case EndpointState::Connected:
+      meaning = tr("A publisher here was heard within the last few seconds.");
+      break;
+    case EndpointState::Silent:
+      meaning = tr("A publisher here stopped sending without saying goodbye: it crashed, hangs, or the network "
+                   "between is cut.");
+      break;
+    case EndpointState::Finished:
+      meaning = tr("Every publisher here said goodbye: the run ended normally.");
+      break;
+    case EndpointState::Waiting:
+      meaning = tr("Nothing heard yet; listening for a publisher.");
+      break;
+    case EndpointState::Unreachable:
+      meaning = tr("Nothing heard and no connection: no publisher runs there yet, or the host cannot be reached.");
+      break;
+  }
+  return meaning + QLatin1Char('\n') + tr("%n publisher(s) last heard here", static_cast<int>(health.sources));
+}
+
 void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health) {
   // One label per endpoint, reused while the list stays the same length.
   while (labels.count() > static_cast<int>(health.size())) {
@@ -78,7 +103,7 @@ void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& 
   for (std::size_t i = 0; i < health.size(); ++i) {
     auto* label = qobject_cast<QLabel*>(labels.itemAt(static_cast<int>(i))->widget());
     label->setText(describeHealth(health[i]));
-    label->setToolTip(tr("%n publisher(s) last heard here", static_cast<int>(health[i].sources)));
+    label->setToolTip(describeHealthToolTip(health[i]));
   }
 }
 

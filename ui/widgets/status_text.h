@@ -23,11 +23,14 @@ struct StatusText {
 };
 
 // The status bar's line for one endpoint (rich text): state, event rate, gaps, drops, protocol
-// errors, coloured by the dashboard style.
+// errors, coloured by the dashboard style: a finished run in a neutral colour, a silent or
+// unreachable endpoint in the alarm colour.
 QString describeHealth(const EndpointHealth& health);
+// Its tooltip (plain text): what the state means, and the publishers last heard there.
+QString describeHealthToolTip(const EndpointHealth& health);
 
 // Shows `health` in `labels`, a rich-text label per endpoint (describeHealth) with the number of
-// publishers in its tooltip; labels are reused while the number of endpoints stays the same.
+// publishers in its tooltip (describeHealthToolTip); labels are reused while the number of endpoints stays the same.
 void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health);
 
 // The toolbar's recording line (rich text): file, size, events, and what was not recorded.

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QProxyStyle>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QToolButton>
@@ -32,6 +33,19 @@ QToolButton* makeButton(QWidget* parent, const QString& text, const QString& tip
   return button;
 }
 
+// Most styles step a page on a left click in the track and jump only on a middle click; the
+// slider's tooltip promises the jump a user expects of a media timeline.
+class JumpToClickStyle : public QProxyStyle {
+ public:
+  int styleHint(StyleHint hint, const QStyleOption* option, const QWidget* widget,
+                QStyleHintReturn* returnData) const override {
+    if (hint == SH_Slider_AbsoluteSetButtons) {
+      return QProxyStyle::styleHint(hint, option, widget, returnData) | Qt::LeftButton;
+    }
+    return QProxyStyle::styleHint(hint, option, widget, returnData);
+  }
+};
+
 }  // namespace
 
 TimelineBar::TimelineBar(QWidget* parent) : QWidget(parent) {
@@ -46,6 +60,9 @@ TimelineBar::TimelineBar(QWidget* parent) : QWidget(parent) {
   slider_ = new QSlider(Qt::Horizontal, this);
   slider_->setMinimumWidth(300);
   slider_->setToolTip(tr("Seek: drag the playhead, or click"));
+  auto* style = new JumpToClickStyle;
+  style->setParent(slider_);  // the widget does not own its style
+  slider_->setStyle(style);
   position_ = new QLabel(this);
   position_->setMinimumWidth(230);
   speed_ = new QComboBox(this);

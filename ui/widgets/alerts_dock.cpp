@@ -1,0 +1,104 @@
+#include <livemon/ui/widgets/alerts_dock.h>
+
+#include <cstdint>
+
+#include <QHeaderView>
+#include <QIcon>
+#include <QLocale>
+#include <QPixmap>
+#include <QSystemTrayIcon>
+#include <QTableView>
+#include <QToolButton>
+
+#include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/alert_list_model.h>
+#include <livemon/ui/model/time_view.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+
+namespace livemon::ui {
+
+namespace {
+
+// Live, a jump shows this much on either side of the alert.
+constexpr double kJumpHalfWidthMs = 30'000.0;
+
+QIcon alertIcon() {
+  QPixmap pixmap(16, 16);
+  pixmap.fill(QColor(colours::kBad));
+  return QIcon(pixmap);
+}
+
+}  // namespace
+
+AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
+    : QDockWidget(tr("Alerts"), parent), dashboard_(dashboard), grid_(grid) {
+  setObjectName(QStringLiteral("alertsDock"));
+  table_ = new QTableView(this);
+  table_->setModel(&dashboard_.alerts());
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->verticalHeader()->hide();
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->setWordWrap(false);
+  table_->setToolTip(tr("Double-click an alert to jump to it"));
+  setWidget(table_);
+  connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
+    const QVariant time = index.data(AlertListModel::kTimeRole);
+    if (time.isValid()) jumpTo(time.toDouble());
+  });
+
+  badge_ = new QToolButton(this);
+  badge_->setAutoRaise(true);
+  badge_->setToolTip(tr("Alerts raised by the rules; click to show the list"));
+  badge_->hide();
+  connect(badge_, &QToolButton::clicked, this, [this] {
+    show();
+    raise();
+    dashboard_.alerts().markSeen();
+  });
+
+  connect(&dashboard_, &Dashboard::alertRaised, this, &AlertsDock::alertRaised);
+  connect(&dashboard_.alerts(), &AlertListModel::unseenChanged, this, &AlertsDock::updateBadge);
+  connect(&dashboard_.alerts(), &QAbstractItemModel::rowsInserted, table_, [this] { table_->scrollToBottom(); });
+}
+
+void AlertsDock::showEvent(QShowEvent* event) {
+  QDockWidget::showEvent(event);
+  dashboard_.alerts().markSeen();
+}
+
+void AlertsDock::updateBadge() {
+  const uint64_t unseen = dashboard_.alerts().unseen();
+  const int total = dashboard_.alerts().rowCount();
+  badge_->setVisible(total > 0);
+  badge_->setText(unseen > 0 ? tr("⚠ %1 new alerts").arg(QLocale().toString(static_cast<qulonglong>(unseen)))
+                             : tr("%1 alerts").arg(QLocale().toString(total)));
+  badge_->setStyleSheet(unseen > 0 ? QStringLiteral("QToolButton { color: %1; font-weight: bold; }").arg(QColor(colours::kBad).name())
+                                   : dimTextStyle());
+}
+
+void AlertsDock::alertRaised(const AlertEntry& alert) {
+  // Seen at once when the list is in view.
+  if (isVisible() && !visibleRegion().isEmpty()) dashboard_.alerts().markSeen();
+  updateBadge();
+  lastNotification_ = QStringLiteral("%1: %2").arg(alert.source, alert.message);
+  if (!QSystemTrayIcon::isSystemTrayAvailable() || !QSystemTrayIcon::supportsMessages()) return;
+  if (tray_ == nullptr) {
+    tray_ = new QSystemTrayIcon(alertIcon(), this);
+    tray_->setToolTip(QStringLiteral("livemon"));
+    tray_->show();
+  }
+  tray_->showMessage(tr("livemon alert: %1").arg(alert.rule), lastNotification_, QSystemTrayIcon::Warning);
+}
+
+void AlertsDock::jumpTo(double timeMs) {
+  if (ReplaySession* replay = dashboard_.replay(); replay != nullptr && replay->isOpen()) {
+    replay->seek(static_cast<int64_t>(timeMs * 1e6));
+  } else if (grid_.timeView().mode() == TimeAxisMode::WallClock) {
+    grid_.showRange(XRange{timeMs - kJumpHalfWidthMs, timeMs + kJumpHalfWidthMs});
+  }
+  emit jumped(timeMs);
+}
+
+}  // namespace livemon::ui

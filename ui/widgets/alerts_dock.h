@@ -1,0 +1,54 @@
+#pragma once
+
+#include <QDockWidget>
+
+class QSystemTrayIcon;
+class QTableView;
+class QToolButton;
+
+namespace livemon::ui {
+
+class ChartGrid;
+class Dashboard;
+struct AlertEntry;
+
+// Thread-compatible: a widget, used on the GUI thread only.
+// The alerts' user interface: a dock with the Alerts list (time, source, rule, value; the message
+// as tooltip), a badge for the status bar counting the alerts not yet seen (a click shows the
+// list), and a desktop notification per alert (a tray message where the platform has a tray).
+// Double-clicking an alert jumps to it: a replay's playhead moves there; live, the charts show the
+// minute around it (with the wall-clock axis).
+class AlertsDock : public QDockWidget {
+  Q_OBJECT
+
+ public:
+  // `dashboard` and `grid` must outlive the dock.
+  AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent = nullptr);
+
+  QTableView* table() const noexcept { return table_; }
+  // For the status bar; hidden until an alert is raised.
+  QToolButton* badge() const noexcept { return badge_; }
+  // Moves the replay's playhead, or the charts, to `timeMs` (ms since the Unix epoch).
+  void jumpTo(double timeMs);
+  // The last desktop notification's text (empty: none yet), for tests and platforms without a tray.
+  const QString& lastNotification() const noexcept { return lastNotification_; }
+
+ signals:
+  void jumped(double timeMs);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void alertRaised(const AlertEntry& alert);
+  void updateBadge();
+
+  Dashboard& dashboard_;
+  ChartGrid& grid_;
+  QTableView* table_ = nullptr;
+  QToolButton* badge_ = nullptr;
+  QSystemTrayIcon* tray_ = nullptr;
+  QString lastNotification_;
+};
+
+}  // namespace livemon::ui
