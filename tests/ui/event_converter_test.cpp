@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <livemon/transport/publisher.h>
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
@@ -121,11 +122,11 @@ TEST(EventConverter, AForgottenSourceSeenAgainIsANewSourceWithNewSeries) {
   EXPECT_EQ(second.samples[2].series, first.series[1].id);  // the live source is untouched
 }
 
-TEST(EventConverter, OtherEventsAreOnlyLoggedAndNonNumericStatValuesAreNotPlotted) {
+TEST(EventConverter, NonNumericValuesAreOnlyLoggedAndAStatKeyWithoutADotIsItsOwnStat) {
   EventConverter converter;
   IngestBatch batch;
   const auto source = makeSource("train", 1);
-  auto checkpoint = received(source, Event{"checkpoint", atMs(5), {{"path", std::string("/ckpt/1")}, {"loss.mean", 1.0}}});
+  auto checkpoint = received(source, Event{"checkpoint", atMs(5), {{"path", std::string("/ckpt/1")}, {"done", true}}});
   auto odd = received(source, Event{"livemon.Stat", atMs(6), {{"note.text", std::string("x")}, {"ok.flag", true}, {"plain", 4.0}}});
   converter.convert(checkpoint, batch);
   converter.convert(odd, batch);
@@ -134,7 +135,71 @@ TEST(EventConverter, OtherEventsAreOnlyLoggedAndNonNumericStatValuesAreNotPlotte
   ASSERT_EQ(batch.series.size(), 1U);
   EXPECT_EQ(batch.series[0].stat, "plain");
   EXPECT_EQ(batch.series[0].aggregation, "value");
+  EXPECT_EQ(batch.series[0].kind, SeriesKind::StatWindow);
   ASSERT_EQ(batch.samples.size(), 1U);
+}
+
+TEST(EventConverter, EveryNumericFieldOfAnyEventIsAChartWithAPointPerEvent) {
+  EventConverter converter;
+  const auto source = makeSource("train", 1);
+  IngestBatch batch;
+  for (int epoch = 1; epoch <= 3; ++epoch) {
+    auto eval = received(source, Event{"eval", atMs(1000.0 * epoch),
+                                       {{"epoch", int64_t{epoch}},
+                                        {"step", int64_t{100 * epoch}},
+                                        {"accuracy", 0.5 + 0.1 * epoch},
+                                        {"loss", int64_t{4 - epoch}},
+                                        {"split", std::string("val")},
+                                        {"best", epoch == 3}}});
+    converter.convert(eval, batch);
+  }
+  // accuracy and loss are charted; the run position (step, epoch), strings and bools are only logged.
+  ASSERT_EQ(batch.series.size(), 2U);
+  const SeriesDescriptor* accuracy = findSeries(batch, "eval.accuracy", "value");
+  const SeriesDescriptor* loss = findSeries(batch, "eval.loss", "value");
+  ASSERT_NE(accuracy, nullptr);
+  ASSERT_NE(loss, nullptr);
+  EXPECT_EQ(accuracy->kind, SeriesKind::EventField);
+  EXPECT_EQ(loss->kind, SeriesKind::EventField);
+  std::vector<std::pair<double, double>> accuracyPoints;
+  std::vector<std::pair<double, double>> lossPoints;
+  for (const StatSample& sample : batch.samples) {
+    if (sample.series == accuracy->id) accuracyPoints.emplace_back(sample.x, sample.y);
+    if (sample.series == loss->id) lossPoints.emplace_back(sample.x, sample.y);
+  }
+  EXPECT_EQ(batch.samples.size(), 6U);
+  ASSERT_EQ(accuracyPoints.size(), 3U);
+  EXPECT_EQ(accuracyPoints[0].first, 1000.0);
+  EXPECT_DOUBLE_EQ(accuracyPoints[2].second, 0.8);
+  EXPECT_EQ(lossPoints, (std::vector<std::pair<double, double>>{{1000.0, 3.0}, {2000.0, 2.0}, {3000.0, 1.0}}));
+  EXPECT_EQ(batch.log.size(), 3U);
+  EXPECT_EQ(converter.chartCount(), 2U);
+
+  // Another source's eval joins the same charts with lines of its own.
+  IngestBatch other;
+  auto rank1 = received(makeSource("train", 2, 1), Event{"eval", atMs(1500.0), {{"accuracy", 0.7}}});
+  converter.convert(rank1, other);
+  ASSERT_EQ(other.series.size(), 1U);
+  EXPECT_EQ(other.series[0].stat, "eval.accuracy");
+  EXPECT_NE(other.series[0].id, accuracy->id);
+  EXPECT_EQ(converter.chartCount(), 2U);
+}
+
+TEST(EventConverter, AnEventFieldAndAStatKeyOfTheSameNameAreDifferentLines) {
+  EventConverter converter;
+  const auto source = makeSource("train", 1);
+  IngestBatch batch;
+  // Event "train" field "loss.mean" and Stat key "train.loss.mean" name the same chart
+  // "train.loss" ... but one is a Stat window's mean, the other a value per event.
+  auto stat = received(source, Event{"livemon.Stat", atMs(1), {{"train.loss.mean", 1.0}}});
+  auto event = received(source, Event{"train", atMs(2), {{"loss", 2.0}}});
+  converter.convert(stat, batch);
+  converter.convert(event, batch);
+  ASSERT_EQ(batch.series.size(), 2U);
+  EXPECT_EQ(batch.series[0].stat, "train.loss");
+  EXPECT_EQ(batch.series[1].stat, "train.loss");
+  EXPECT_NE(batch.series[0].aggregation, batch.series[1].aggregation);
+  EXPECT_EQ(converter.chartCount(), 1U);
 }
 
 TEST(EventConverter, RendersDataSortedByKeyWithStringsQuoted) {
@@ -480,6 +545,144 @@ TEST(EventConverterLimits, AHugeEventIsLoggedCutToTheLimitAndCounted) {
   converter.convert(small, batch);
   EXPECT_EQ(batch.log[1].data, "text=\"short\"");
   EXPECT_EQ(converter.drops().logData.dropped, 1U);
+}
+
+TEST(EventConverterLimits, EventFieldsCountAgainstTheChartAndLineLimitsAndARefusedNameChartsNothing) {
+  IngestLimits limits;
+  limits.maxCharts = 3;
+  limits.maxEventNames = 2;
+  EventConverter converter(limits);
+  const auto source = makeSource("hostile", 1);
+  // A peer inventing a field per event: three charts, then refusals, counted per distinct field.
+  std::size_t series = 0;
+  for (int i = 0; i < 1000; ++i) {
+    IngestBatch batch;
+    auto event = received(source, Event{"metrics", atMs(i), {{numbered("f", i % 500), 1.0}}});
+    converter.convert(event, batch);
+    series += batch.series.size();
+    EXPECT_EQ(batch.log.size(), 1U) << "the event itself is still logged";
+  }
+  EXPECT_EQ(series, 3U);
+  EXPECT_EQ(converter.chartCount(), 3U);
+  EXPECT_EQ(converter.drops().charts.dropped, 1000U - 6U);  // f0..f2 come back at 500..502
+  EXPECT_EQ(converter.drops().charts.distinct, 497U);
+
+  // The known lines keep their points; an event whose name is beyond the name limit is neither
+  // logged nor charted.
+  IngestBatch after;
+  auto known = received(source, Event{"metrics", atMs(2000), {{"f0", 7.0}}});
+  auto other = received(source, Event{"other", atMs(2001), {{"x", 1.0}}});
+  auto refused = received(source, Event{"refused", atMs(2002), {{"x", 1.0}}});
+  converter.convert(known, after);
+  converter.convert(other, after);  // the second name: logged, but its chart is over the limit
+  converter.convert(refused, after);
+  ASSERT_EQ(after.samples.size(), 1U);
+  EXPECT_EQ(after.samples[0].y, 7.0);
+  EXPECT_EQ(after.log.size(), 2U);
+  EXPECT_EQ(converter.drops().eventNames.dropped, 1U);
+  EXPECT_EQ(converter.drops().charts.dropped, 1000U - 6U + 1U);
+
+  // Forgetting the source gives its event-field charts back.
+  converter.forgetSources({0});
+  EXPECT_EQ(converter.chartCount(), 0U);
+  EXPECT_EQ(converter.seriesCount(), 0U);
+  IngestBatch again;
+  auto fresh = received(makeSource("train", 2), Event{"other", atMs(3000), {{"x", 0.9}}});
+  converter.convert(fresh, again);
+  ASSERT_EQ(again.series.size(), 1U);
+  EXPECT_EQ(again.series[0].stat, "other.x");
+}
+
+TEST(EventConverterLimits, EventFieldsCannotTakeTheChartsStatsNeed) {
+  IngestLimits limits;
+  limits.maxCharts = 4;
+  limits.maxFieldCharts = 2;
+  EventConverter converter(limits);
+  const auto source = makeSource("train", 1);
+  for (int i = 0; i < 100; ++i) {
+    IngestBatch batch;
+    auto event = received(source, Event{"metrics", atMs(i), {{numbered("f", i), 1.0}}});
+    converter.convert(event, batch);
+  }
+  EXPECT_EQ(converter.chartCount(), 2U);
+  EXPECT_EQ(converter.drops().fieldCharts.dropped, 98U);
+  EXPECT_EQ(converter.drops().fieldCharts.distinct, 98U);
+  EXPECT_FALSE(converter.drops().charts.any());
+
+  IngestBatch stats;
+  convertStat(converter, source, 200, {{"loss.mean", 1.0}, {"accuracy.mean", 0.5}}, stats);
+  EXPECT_EQ(stats.series.size(), 2U);
+  EXPECT_EQ(stats.samples.size(), 2U);
+  // A known event-field chart still takes a new line (another source's).
+  IngestBatch more;
+  auto event = received(makeSource("train", 2), Event{"metrics", atMs(300), {{"f0", 2.0}}});
+  converter.convert(event, more);
+  EXPECT_EQ(more.series.size(), 1U);
+}
+
+TEST(EventConverterLimits, OneSourcesEventFieldsShareItsLineLimit) {
+  IngestLimits limits;
+  limits.maxSeriesPerSource = 5;
+  EventConverter converter(limits);
+  const auto source = makeSource("train", 1);
+  IngestBatch batch;
+  convertStat(converter, source, 0, {{"loss.mean", 1.0}, {"loss.max", 2.0}, {"loss.min", 0.5}}, batch);
+  auto event = received(source, Event{"eval", atMs(1), {{"a", 1.0}, {"b", 1.0}, {"c", 1.0}, {"d", 1.0}}});
+  converter.convert(event, batch);
+  EXPECT_EQ(batch.series.size(), 5U);
+  EXPECT_EQ(converter.drops().sourceSeries.dropped, 2U);
+}
+
+TEST(EventConverter, ThePublishersRunningTotalsAreChartedAsARatePerSecond) {
+  EventConverter converter;
+  const auto source = makeSource("train", 1);
+  // What a Publisher reports about itself: its counters so far, as Stats with aggregation value.
+  const std::string stat = transport::PublisherOptions{}.statName;
+  const std::string published = stat + ".published.value";
+  const std::string dropped = stat + ".dropped.value";
+  IngestBatch batch;
+  convertStat(converter, source, 5'000, {{published, 10'000.0}, {dropped, 0.0}, {"train.published.value", 3.0}}, batch);
+  const SeriesDescriptor* rate = findSeries(batch, stat + ".published", "rate/s");
+  ASSERT_NE(rate, nullptr);
+  EXPECT_EQ(rate->kind, SeriesKind::CounterRate);
+  ASSERT_NE(findSeries(batch, stat + ".dropped", "rate/s"), nullptr);
+  // A user's Stat that happens to end in "published" is charted as it is.
+  const SeriesDescriptor* user = findSeries(batch, "train.published", "value");
+  ASSERT_NE(user, nullptr);
+  EXPECT_EQ(user->kind, SeriesKind::StatWindow);
+  // A first window has no rate yet.
+  ASSERT_EQ(batch.samples.size(), 1U);
+  EXPECT_EQ(batch.samples[0].series, user->id);
+
+  const auto ratesOf = [&](const IngestBatch& b) {
+    std::vector<std::pair<double, double>> points;
+    for (const StatSample& s : b.samples) {
+      if (s.series == rate->id) points.emplace_back(s.x, s.y);
+    }
+    return points;
+  };
+  IngestBatch next;
+  convertStat(converter, source, 10'000, {{published, 30'000.0}, {dropped, 50.0}}, next);
+  convertStat(converter, source, 12'000, {{published, 31'000.0}}, next);
+  EXPECT_EQ(ratesOf(next), (std::vector<std::pair<double, double>>{{10'000.0, 4'000.0}, {12'000.0, 500.0}}));
+  const SeriesId droppedId = findSeries(batch, stat + ".dropped", "rate/s")->id;
+  const auto droppedPoint = std::find_if(next.samples.begin(), next.samples.end(), [&](const StatSample& s) { return s.series == droppedId; });
+  ASSERT_NE(droppedPoint, next.samples.end());
+  EXPECT_DOUBLE_EQ(droppedPoint->y, 10.0);
+
+  // A total that goes down (counted anew) or a window that is not later (a replay seeking back)
+  // gives no point, and the next window is taken against it.
+  IngestBatch odd;
+  convertStat(converter, source, 14'000, {{published, 100.0}}, odd);
+  convertStat(converter, source, 13'000, {{published, 200.0}}, odd);
+  convertStat(converter, source, 15'000, {{published, 1'200.0}}, odd);
+  EXPECT_EQ(ratesOf(odd), (std::vector<std::pair<double, double>>{{15'000.0, 500.0}}));
+
+  // A second source's counters are its own.
+  IngestBatch other;
+  convertStat(converter, makeSource("train", 2), 20'000, {{published, 5.0}}, other);
+  ASSERT_EQ(other.series.size(), 1U);
+  EXPECT_TRUE(other.samples.empty());
 }
 
 TEST(IngestWorker, ReportsWhatItsLimitsDroppedLiveAndReplayed) {

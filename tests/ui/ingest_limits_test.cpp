@@ -46,8 +46,16 @@ TEST(LimitReport, NamesTheLimitReachedWithWhatItDroppedAndHowManyNewOnes) {
   EXPECT_EQ(limitSummary(report), QStringLiteral("⚠ dropped %1 values of 812 new charts beyond the %2-chart limit")
                                       .arg(number(1234), number(1024)));
   const QString details = limitDetails(report);
-  EXPECT_TRUE(details.contains(QStringLiteral("812 new Stats dropped: at most %1 charts").arg(number(1024)))) << details.toStdString();
+  EXPECT_TRUE(details.contains(QStringLiteral("812 new charts dropped: at most %1 charts").arg(number(1024)))) << details.toStdString();
   EXPECT_TRUE(details.contains(QLatin1String("everything already shown keeps updating"))) << details.toStdString();
+}
+
+TEST(LimitReport, NamesTheEventFieldChartLimit) {
+  LimitReport report;
+  report.drops.fieldCharts = LimitDrop{30, false, 90};
+  ASSERT_TRUE(report.any());
+  EXPECT_EQ(limitSummary(report), QStringLiteral("⚠ dropped 90 values of 30 new event-field charts beyond the 512-chart limit"));
+  EXPECT_TRUE(limitDetails(report).contains(QLatin1String("at most 512 charts of event fields"))) << limitDetails(report).toStdString();
 }
 
 TEST(LimitReport, ShowsTheFirstLimitReachedAndCountsTheOthersTheTooltipListsEveryOne) {

@@ -86,6 +86,8 @@ TEST_F(RangesModelTest, RowsAppearForRangeStatsOnly) {
   EventData notAStat;
   test::addRangeWindow(notAStat, "eval", {1, 1.0, 1.0, 1.0, 1.0});
   deliver(train_, 1000.0, notAStat, "checkpoint");
+  // Nor is an event named like a range: its fields are charted, but they are no timings.
+  deliver(train_, 1000.0, EventData{{"mean", 1.0}, {"count", 2.0}, {"p99", 3.0}}, "range/step");
   refresh();
 
   EXPECT_EQ(rangeNames(), (std::vector<QString>{QStringLiteral("backward"), QStringLiteral("forward")}));

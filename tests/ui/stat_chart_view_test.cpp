@@ -460,7 +460,7 @@ TEST_F(ChartGridTest, LivemonsOwnStatsComeLastAndTheNameFilterHidesCharts) {
   while (grid.pendingChartCount() > 0) grid.refresh();
   QStringList names;
   for (StatChartView* chart : grid.charts()) names << chart->statName();
-  EXPECT_EQ(names, (QStringList{QStringLiteral("alpha"), QStringLiteral("train.loss"), QStringLiteral("zeta"),
+  EXPECT_EQ(names, (QStringList{QStringLiteral("train.loss"), QStringLiteral("alpha"), QStringLiteral("zeta"),
                                 QStringLiteral("livemon.publisher.dropped")}));
   grid.setNameFilter(QStringLiteral("LOSS"));
   EXPECT_FALSE(grid.chart(QStringLiteral("train.loss"))->isHidden());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <chrono>
 #include <functional>
 #include <type_traits>
@@ -118,6 +119,7 @@ LimitDrops EventConverter::drops() const {
   };
   distinct(result.sources, refusedSources_);
   distinct(result.charts, refusedCharts_);
+  distinct(result.fieldCharts, refusedFieldCharts_);
   distinct(result.sourceSeries, refusedSourceSeries_);
   distinct(result.series, refusedSeries_);
   distinct(result.eventNames, refusedNames_);
@@ -152,15 +154,23 @@ void EventConverter::forgetSources(const std::vector<SourceId>& ids) {
   std::erase_if(sourceByValue_, [&forgotten](const auto& entry) { return forgotten(entry.second); });
   // Refusals are cached too, and there may be room for them now.
   sourceByAddress_.clear();
+  const auto release = [this](const std::string& chart, const SeriesRef& ref) {
+    const auto unref = [&chart](std::unordered_map<std::string, std::size_t>& counts) {
+      if (const auto found = counts.find(chart); found != counts.end() && --found->second == 0) counts.erase(found);
+    };
+    unref(seriesByStat_);
+    if (ref.kind == SeriesKind::EventField) unref(seriesByFieldChart_);
+    if (ref.kind == SeriesKind::CounterRate) counters_.erase(ref.id);
+    --presentSeries_;
+  };
   for (SourceId id : ids) {
     if (id >= seriesBySource_.size()) continue;
-    for (const auto& [key, series] : seriesBySource_[id]) {
-      if (const auto stat = seriesByStat_.find(statOf(key)); stat != seriesByStat_.end() && --stat->second == 0) {
-        seriesByStat_.erase(stat);
-      }
-      --presentSeries_;
+    SourceSeries& bySource = seriesBySource_[id];
+    for (const auto& [key, ref] : bySource.statKeys) release(statOf(key), ref);
+    for (const auto& [name, fields] : bySource.fields) {
+      for (const auto& [field, ref] : fields) release(*nameById_[name] + '.' + field, ref);
     }
-    seriesBySource_[id] = {};
+    bySource = {};
   }
 }
 
@@ -171,46 +181,101 @@ std::optional<NameId> EventConverter::nameId(const std::string& name, IngestBatc
     return std::nullopt;
   }
   const auto id = static_cast<NameId>(names_.size());
-  names_.emplace(name, id);
+  const auto inserted = names_.emplace(name, id).first;
+  nameById_.push_back(&inserted->first);
   out.names.push_back(NameDescriptor{id, name});
   return id;
 }
 
-std::optional<SeriesId> EventConverter::seriesId(SourceId source, const std::string& key, IngestBatch& out) {
-  auto& bySource = seriesBySource_[source];
-  const auto found = bySource.find(key);
-  if (found != bySource.end()) return found->second;
-  const std::optional<StatKeyParts> parts = splitStatKey(key);
-  std::string stat = parts ? std::string(parts->stat) : key;
+std::optional<EventConverter::SeriesRef> EventConverter::newSeries(SourceId source, std::string stat,
+                                                                   std::string aggregation, SeriesKind kind,
+                                                                   uint64_t keyHash, IngestBatch& out) {
+  SourceSeries& bySource = seriesBySource_[source];
   auto chart = seriesByStat_.find(stat);
-  // The most specific reason first: a new chart, then the source's share, then the total.
+  const bool field = kind == SeriesKind::EventField;
+  auto fieldChart = field ? seriesByFieldChart_.find(stat) : seriesByFieldChart_.end();
+  // The most specific reason first: a new event-field chart, a new chart, then the source's
+  // share, then the total.
+  if (field && fieldChart == seriesByFieldChart_.end() && seriesByFieldChart_.size() >= limits_.maxFieldCharts) {
+    refusedFieldCharts_.add(std::hash<std::string>{}(stat));
+    ++drops_.fieldCharts.dropped;
+    return std::nullopt;
+  }
   if (chart == seriesByStat_.end() && seriesByStat_.size() >= limits_.maxCharts) {
     refusedCharts_.add(std::hash<std::string>{}(stat));
     ++drops_.charts.dropped;
     return std::nullopt;
   }
-  if (bySource.size() >= limits_.maxSeriesPerSource) {
-    refusedSourceSeries_.add(combineHash(source, std::hash<std::string>{}(key)));
+  if (bySource.count >= limits_.maxSeriesPerSource) {
+    refusedSourceSeries_.add(combineHash(source, keyHash));
     ++drops_.sourceSeries.dropped;
     return std::nullopt;
   }
   if (presentSeries_ >= limits_.maxSeries) {
-    refusedSeries_.add(combineHash(source, std::hash<std::string>{}(key)));
+    refusedSeries_.add(combineHash(source, keyHash));
     ++drops_.series.dropped;
     return std::nullopt;
   }
   if (chart == seriesByStat_.end()) chart = seriesByStat_.emplace(stat, 0).first;
   ++chart->second;
+  if (field) {
+    if (fieldChart == seriesByFieldChart_.end()) fieldChart = seriesByFieldChart_.emplace(stat, 0).first;
+    ++fieldChart->second;
+  }
   ++presentSeries_;
+  ++bySource.count;
   const SeriesId id = nextSeries_++;
-  bySource.emplace(key, id);
+  if (kind == SeriesKind::CounterRate) counters_.emplace(id, std::nullopt);
   SeriesDescriptor descriptor;
   descriptor.id = id;
   descriptor.source = source;
   descriptor.stat = std::move(stat);
-  descriptor.aggregation = parts ? std::string(parts->aggregation) : std::string("value");
+  descriptor.aggregation = std::move(aggregation);
+  descriptor.kind = kind;
   out.series.push_back(std::move(descriptor));
-  return id;
+  return SeriesRef{id, kind};
+}
+
+std::optional<EventConverter::SeriesRef> EventConverter::statSeries(SourceId source, const std::string& key,
+                                                                    IngestBatch& out) {
+  if (const auto found = seriesBySource_[source].statKeys.find(key); found != seriesBySource_[source].statKeys.end()) {
+    return found->second;
+  }
+  const std::optional<StatKeyParts> parts = splitStatKey(key);
+  std::string stat = parts ? std::string(parts->stat) : key;
+  std::string aggregation = parts ? std::string(parts->aggregation) : std::string("value");
+  SeriesKind kind = SeriesKind::StatWindow;
+  if (isCumulativeCounter(stat, aggregation)) {
+    kind = SeriesKind::CounterRate;
+    aggregation = kRateAggregation;
+  }
+  const std::optional<SeriesRef> ref =
+      newSeries(source, std::move(stat), std::move(aggregation), kind, std::hash<std::string>{}(key), out);
+  if (ref) seriesBySource_[source].statKeys.emplace(key, *ref);
+  return ref;
+}
+
+std::optional<EventConverter::SeriesRef> EventConverter::fieldSeries(SourceId source, NameId name,
+                                                                     const std::string& field, IngestBatch& out) {
+  auto& fields = seriesBySource_[source].fields[name];
+  if (const auto found = fields.find(field); found != fields.end()) return found->second;
+  const uint64_t keyHash = combineHash(0x6669656c64ULL ^ name, std::hash<std::string>{}(field));
+  const std::optional<SeriesRef> ref =
+      newSeries(source, *nameById_[name] + '.' + field, "value", SeriesKind::EventField, keyHash, out);
+  if (ref) fields.emplace(field, *ref);
+  return ref;
+}
+
+std::optional<double> EventConverter::counterRate(SeriesId id, double x, double y) {
+  const auto found = counters_.find(id);
+  if (found == counters_.end()) return std::nullopt;
+  // Not a total to difference: shown as it is (the store counts it), and the next window is taken
+  // against the last good one.
+  if (!std::isfinite(y)) return y;
+  const std::optional<CounterSample> before = found->second;
+  found->second = CounterSample{x, y};
+  if (!before || !(x > before->x) || y < before->y) return std::nullopt;
+  return (y - before->y) * 1000.0 / (x - before->x);
 }
 
 void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& out) {
@@ -222,7 +287,10 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   }
   ++out.events;
 
-  if (isStatEventName(event.name)) {
+  const std::optional<NameId> name = nameId(event.name, out);
+  const bool stat = isStatEventName(event.name);
+  // An event whose name was refused is dropped whole, its fields' points with it.
+  if (stat || name) {
     const double x = epochMilliseconds(event.timestamp);
     for (const auto& [key, value] : event.data) {
       double y = 0.0;
@@ -233,11 +301,23 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
       } else {
         continue;
       }
-      if (const std::optional<SeriesId> series = seriesId(*source, key, out)) out.samples.push_back(StatSample{*series, x, y});
+      if (stat) {
+        const std::optional<SeriesRef> series = statSeries(*source, key, out);
+        if (!series) continue;
+        if (series->kind == SeriesKind::CounterRate) {
+          const std::optional<double> rate = counterRate(series->id, x, y);
+          if (rate) out.samples.push_back(StatSample{series->id, x, *rate});
+        } else {
+          out.samples.push_back(StatSample{series->id, x, y});
+        }
+      } else if (isChartedEventField(key)) {
+        if (const std::optional<SeriesRef> series = fieldSeries(*source, *name, key, out)) {
+          out.samples.push_back(StatSample{series->id, x, y});
+        }
+      }
     }
   }
 
-  const std::optional<NameId> name = nameId(event.name, out);
   if (!name) {
     ++drops_.eventNames.dropped;
     return;

@@ -18,17 +18,23 @@ namespace livemon::ui {
 
 // Thread-compatible: one thread at a time (IngestWorker serializes it).
 // Turns received events into what the dashboard applies: a log entry for every event, and a
-// Stat sample for every numeric value of a Stat event ("livemon.Stat" or "torch.monitor.Stat").
-// Sources, event names and series are interned here, off the GUI thread, so the GUI works with
-// dense ids and never hashes a string per event.
+// chart sample for every number in it. A Stat event's ("livemon.Stat" or "torch.monitor.Stat")
+// key "<stat>.<aggregation>" is a line of chart <stat>; any other event's numeric field is a line
+// "value" of chart "<event name>.<field>" with a point per event ("eval" {accuracy, loss} charts
+// "eval.accuracy" and "eval.loss"), except the fields that place the event in the run ("step",
+// "epoch": isChartedEventField). livemon's own running totals (isCumulativeCounter) are charted
+// as their rate per second between consecutive windows. Sources, event names and series are
+// interned here, off the GUI thread, so the GUI works with dense ids and never hashes a string
+// per event.
 //
 // A Stat key without a dot is charted as its own Stat with aggregation "value"; string and
-// bool values of a Stat event are logged, not plotted.
+// bool values are logged, not plotted.
 //
 // Limits (IngestLimits): what a peer names is kept for the session, so new sources, Stat names
 // (charts), lines and event names are accepted only up to the limits. Beyond them the new one is
 // refused, every time it comes back, and counted (drops()): a refused source's events are
-// dropped whole, a refused line's values are not plotted, an event with a refused name is not
+// dropped whole, a refused line's values are not plotted (event fields' lines count against the
+// same chart and line limits as Stats'), an event with a refused name is not
 // logged, and a log row's data is cut at maxLogDataBytes. What was accepted before keeps
 // converting as usual. The work per event stays bounded:
 // a refusal costs the lookups an accepted name would, and the distinct refusals are counted in
@@ -58,7 +64,7 @@ class EventConverter {
   std::size_t sourceCount() const noexcept { return sourceByValue_.size(); }
   // Series of the sources known.
   std::size_t seriesCount() const noexcept { return presentSeries_; }
-  // Distinct Stat names among those series: the charts.
+  // Distinct chart names among those series: the charts.
   std::size_t chartCount() const noexcept { return seriesByStat_.size(); }
   std::size_t eventNameCount() const noexcept { return names_.size(); }
   // SourceInfo objects held to recognise sources by address (instrumentation: stays bounded
@@ -74,8 +80,32 @@ class EventConverter {
 
   std::optional<SourceId> sourceId(const std::shared_ptr<const transport::SourceInfo>& source,
                                    const std::string* endpoint, IngestBatch& out);
+  // A series as a source's lookups find it.
+  struct SeriesRef {
+    SeriesId id = 0;
+    SeriesKind kind = SeriesKind::StatWindow;
+  };
+  // The lines of one source: by Stat key, and by event name and field.
+  struct SourceSeries {
+    std::unordered_map<std::string, SeriesRef> statKeys;
+    std::unordered_map<NameId, std::unordered_map<std::string, SeriesRef>> fields;
+    std::size_t count = 0;
+  };
+  // The previous window of a running total charted as a rate.
+  struct CounterSample {
+    double x = 0.0;
+    double y = 0.0;
+  };
+
   std::optional<NameId> nameId(const std::string& name, IngestBatch& out);
-  std::optional<SeriesId> seriesId(SourceId source, const std::string& key, IngestBatch& out);
+  std::optional<SeriesRef> statSeries(SourceId source, const std::string& key, IngestBatch& out);
+  std::optional<SeriesRef> fieldSeries(SourceId source, NameId name, const std::string& field, IngestBatch& out);
+  // Admits a new line within the limits (or counts its refusal); `keyHash` tells refused lines apart.
+  std::optional<SeriesRef> newSeries(SourceId source, std::string stat, std::string aggregation, SeriesKind kind,
+                                     uint64_t keyHash, IngestBatch& out);
+  // The rate per second since the counter's previous window; std::nullopt for its first window, a
+  // window not after the previous one (a replay seeking back) and a total that went down.
+  std::optional<double> counterRate(SeriesId id, double x, double y);
 
   IngestLimits limits_;
   // A cache in front of sourceByValue_ (the subscriber shares one SourceInfo per source, so
@@ -84,15 +114,21 @@ class EventConverter {
   std::unordered_map<const transport::SourceInfo*, CachedSource> sourceByAddress_;
   std::map<transport::SourceInfo, SourceId> sourceByValue_;
   std::unordered_map<std::string, NameId> names_;
+  std::vector<const std::string*> nameById_;  // the keys of names_, by id
   // Indexed by SourceId, one per id ever handed out (forgotten ones too): the next id is its size.
-  std::vector<std::unordered_map<std::string, SeriesId>> seriesBySource_;
-  // Series present per Stat name (the chart key up to its last dot).
+  std::vector<SourceSeries> seriesBySource_;
+  // Series present per chart name (a Stat key up to its last dot, "<event name>.<field>").
   std::unordered_map<std::string, std::size_t> seriesByStat_;
+  // Event-field series present per chart name: the charts maxFieldCharts bounds.
+  std::unordered_map<std::string, std::size_t> seriesByFieldChart_;
+  // Per CounterRate series of a known source.
+  std::unordered_map<SeriesId, std::optional<CounterSample>> counters_;
   SeriesId nextSeries_ = 0;
   std::size_t presentSeries_ = 0;
 
   DistinctCounter refusedSources_;
   DistinctCounter refusedCharts_;
+  DistinctCounter refusedFieldCharts_;
   DistinctCounter refusedSourceSeries_;
   DistinctCounter refusedSeries_;
   DistinctCounter refusedNames_;

@@ -30,20 +30,34 @@ struct NameDescriptor {
   std::string name;
 };
 
-// Thread-safety: a plain value type.
-// A (source, Stat key) pair seen for the first time: one line on one chart.
-struct SeriesDescriptor {
-  SeriesId id = 0;
-  SourceId source = 0;
-  std::string stat;         // chart: the key up to its last dot
-  std::string aggregation;  // line: the key after its last dot
+// What a series' values are.
+enum class SeriesKind : uint8_t {
+  // An aggregation of a Stat's windows: a value per window.
+  StatWindow,
+  // A numeric field of an event other than a Stat: a value per event ("eval" with "accuracy" is
+  // chart "eval.accuracy", aggregation "value").
+  EventField,
+  // A running total a Stat reports (livemon.publisher.published): charted as its rate per second
+  // between consecutive windows, aggregation "rate/s".
+  CounterRate,
 };
 
 // Thread-safety: a plain value type.
-// One value of one Stat window.
+// A (source, Stat key) or (source, event name and field) pair seen for the first time: one line
+// on one chart.
+struct SeriesDescriptor {
+  SeriesId id = 0;
+  SourceId source = 0;
+  std::string stat;         // chart: the key up to its last dot, or "<event name>.<field>"
+  std::string aggregation;  // line: the key after its last dot, or "value" for an event field
+  SeriesKind kind = SeriesKind::StatWindow;
+};
+
+// Thread-safety: a plain value type.
+// One value of one Stat window (or of one event's field).
 struct StatSample {
   SeriesId series = 0;
-  double x = 0.0;  // the window's timestamp, milliseconds since the Unix epoch
+  double x = 0.0;  // the window's (or event's) timestamp, milliseconds since the Unix epoch
   double y = 0.0;
 };
 

@@ -38,20 +38,27 @@ std::vector<Clause> clauses(const LimitReport& report) {
   if (drops.charts.any()) {
     result.push_back({tr("dropped %1 values of %2 new charts beyond the %3-chart limit")
                           .arg(number(drops.charts.dropped), distinct(drops.charts), number(limits.maxCharts)),
-                      tr("%1 Stat values of %2 new Stats dropped: at most %3 charts (distinct Stat names)")
+                      tr("%1 values of %2 new charts dropped: at most %3 charts (distinct Stat names and event fields)")
                           .arg(number(drops.charts.dropped), distinct(drops.charts), number(limits.maxCharts))});
+  }
+  if (drops.fieldCharts.any()) {
+    result.push_back({tr("dropped %1 values of %2 new event-field charts beyond the %3-chart limit")
+                          .arg(number(drops.fieldCharts.dropped), distinct(drops.fieldCharts), number(limits.maxFieldCharts)),
+                      tr("%1 event field values of %2 new event fields dropped: at most %3 charts of event fields "
+                         "(\"<event>.<field>\")")
+                          .arg(number(drops.fieldCharts.dropped), distinct(drops.fieldCharts), number(limits.maxFieldCharts))});
   }
   if (drops.sourceSeries.any()) {
     result.push_back(
         {tr("dropped %1 values of %2 new lines beyond %3 lines per source")
              .arg(number(drops.sourceSeries.dropped), distinct(drops.sourceSeries), number(limits.maxSeriesPerSource)),
-         tr("%1 Stat values of %2 new lines dropped: at most %3 lines (Stat keys) per source")
+         tr("%1 values of %2 new lines dropped: at most %3 lines (Stat keys and event fields) per source")
              .arg(number(drops.sourceSeries.dropped), distinct(drops.sourceSeries), number(limits.maxSeriesPerSource))});
   }
   if (drops.series.any()) {
     result.push_back({tr("dropped %1 values of %2 new lines beyond the %3-line limit")
                           .arg(number(drops.series.dropped), distinct(drops.series), number(limits.maxSeries)),
-                      tr("%1 Stat values of %2 new lines dropped: at most %3 lines in all")
+                      tr("%1 values of %2 new lines dropped: at most %3 lines in all")
                           .arg(number(drops.series.dropped), distinct(drops.series), number(limits.maxSeries))});
   }
   if (drops.eventNames.any()) {

@@ -21,7 +21,11 @@ struct IngestLimits {
   std::size_t maxSources = 4096;
   // Distinct Stat names: a chart each.
   std::size_t maxCharts = 1024;
-  // Lines (source, Stat key) in all. Each keeps a SeriesStore of up to about 107 KB (2056 samples
+  // Distinct charts of event fields ("eval.accuracy": the numeric fields of events other than
+  // Stats), within maxCharts. Half of them, so that events inventing field names can never leave
+  // the Stats without a chart.
+  std::size_t maxFieldCharts = 512;
+  // Lines (source, Stat key or event field) in all. Each keeps a SeriesStore of up to about 107 KB (2056 samples
   // and 1024 buckets at the default SeriesStore::Limits), so this bounds the charts' memory: about
   // 7 GB if every line ran for hours at full rate, about 3 GB for an hour of one window a second.
   // A 1024-rank run of a job with 64 keys per rank fits.
@@ -83,13 +87,14 @@ struct LimitDrop {
 struct LimitDrops {
   LimitDrop sources;         // new sources; dropped: their events, whole
   LimitDrop charts;          // new Stat names; dropped: their values
+  LimitDrop fieldCharts;     // new event-field charts beyond maxFieldCharts; dropped: their values
   LimitDrop sourceSeries;    // new lines of a source at maxSeriesPerSource; dropped: their values
   LimitDrop series;          // new lines beyond maxSeries; dropped: their values
   LimitDrop eventNames;      // new event names; dropped: their events (not logged)
   LimitDrop logData;         // dropped: log rows whose data was cut (distinct: unused)
 
   bool any() const noexcept {
-    return sources.any() || charts.any() || sourceSeries.any() || series.any() || eventNames.any() || logData.any();
+    return sources.any() || charts.any() || fieldCharts.any() || sourceSeries.any() || series.any() || eventNames.any() || logData.any();
   }
 };
 

@@ -91,7 +91,8 @@ RangesModel::RangesModel(const StatRegistry& registry, QObject* parent)
 void RangesModel::apply(const IngestBatch& batch) {
   for (const SeriesDescriptor& descriptor : batch.series) {
     if (targets_.size() <= descriptor.id) targets_.resize(descriptor.id + 1);
-    if (!descriptor.stat.starts_with(kRangeStatPrefix)) continue;
+    // Only a Stat's windows: an event named "range/..." has fields, not timings.
+    if (descriptor.kind != SeriesKind::StatWindow || !descriptor.stat.starts_with(kRangeStatPrefix)) continue;
     const int value = valueIndexOf(descriptor.aggregation);
     if (value < 0) continue;  // p90, min, or a key without an aggregation: not a column here
     const std::optional<QString> name = rangeNameOfStat(QString::fromStdString(descriptor.stat));

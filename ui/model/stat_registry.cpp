@@ -165,6 +165,7 @@ RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
     entry->source = descriptor.source;
     entry->stat = QString::fromStdString(descriptor.stat);
     entry->aggregation = QString::fromStdString(descriptor.aggregation);
+    entry->kind = descriptor.kind;
     entry->store = SeriesStore(limits_);
     series_.push_back(std::move(entry));
     changes.newSeries.push_back(descriptor.id);

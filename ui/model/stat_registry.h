@@ -27,12 +27,13 @@ struct SourceEntry {
 };
 
 // Thread-compatible: owned by the StatRegistry, on the GUI thread.
-// One line: a (source, Stat, aggregation) triple and its samples.
+// One line: a (source, Stat, aggregation) triple, or a (source, event field) pair, and its samples.
 struct SeriesEntry {
   SeriesId id = 0;
   SourceId source = 0;
   QString stat;
   QString aggregation;
+  SeriesKind kind = SeriesKind::StatWindow;
   SeriesStore store;
 };
 

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <iterator>
 
-#include <QLabel>
-#include <QRegularExpression>
 #include <QEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QResizeEvent>
 #include <QScrollBar>
+#include <QStyle>
+#include <QToolButton>
 
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -15,27 +18,27 @@ namespace livemon::ui {
 
 namespace {
 constexpr int kChartMinimumWidth = 400;
-constexpr int kChartHeight = 270;
+// Cards keep this shape as the window grows, within these heights.
+constexpr double kChartAspect = 0.6;
+constexpr int kChartMinimumHeight = 240;
+constexpr int kChartMaximumHeight = 460;
 constexpr int kMaxColumns = 4;
 constexpr int kMargin = 6;
 constexpr int kSpacing = 6;
+constexpr int kHeaderHeight = 24;
+constexpr int kButtonSize = 22;
+const char* const kPinButton = "pinChart";
+const char* const kEnlargeButton = "enlargeChart";
 }  // namespace
 
-bool ChartGrid::DisplayOrder::operator()(const QString& a, const QString& b) const {
-  const bool ownA = a.startsWith(QLatin1String("livemon."));
-  const bool ownB = b.startsWith(QLatin1String("livemon."));
-  if (ownA != ownB) return ownB;
-  return a < b;
-}
+bool ChartGrid::DisplayOrder::operator()(const QString& a, const QString& b) const { return chartLess(a, b); }
 
 ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollArea(parent), registry_(registry) {
   content_ = new QWidget();
   // It grows as charts arrive; growing must not repaint the charts already on screen.
   content_->setAttribute(Qt::WA_StaticContents);
   content_->installEventFilter(this);
-  placeholder_ = new QLabel(tr("Waiting for Stats…\n\nCharts appear here as soon as a publisher sends its first "
-                               "Stat window (events named livemon.Stat or torch.monitor.Stat)."),
-                            content_);
+  placeholder_ = new QLabel(content_);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
   placeholder_->setStyleSheet(dimTextStyle(QStringLiteral("padding: 40px;")));
@@ -86,6 +89,23 @@ void ChartGrid::refreshSeriesNames() {
 StatChartView* ChartGrid::createChart(const QString& statName) {
   auto* chart = new StatChartView(statName, registry_, view_.mode(), content_);
   chart->setMaxLines(maxLinesPerChart_);
+  // The card's own controls, over its top right corner.
+  auto* pin = new QToolButton(chart);
+  pin->setObjectName(QLatin1String(kPinButton));
+  pin->setCheckable(true);
+  pin->setAutoRaise(true);
+  pin->setText(tr("Pin"));
+  pin->setToolTip(tr("Pin this chart to the top of the grid"));
+  connect(pin, &QToolButton::clicked, this, [this, statName](bool on) { setPinned(statName, on); });
+  auto* enlarge = new QToolButton(chart);
+  enlarge->setObjectName(QLatin1String(kEnlargeButton));
+  enlarge->setCheckable(true);
+  enlarge->setAutoRaise(true);
+  enlarge->setIcon(style()->standardIcon(QStyle::SP_TitleBarMaxButton));
+  enlarge->setToolTip(tr("Enlarge this chart to fill the chart area (Escape returns)"));
+  connect(enlarge, &QToolButton::clicked, this, [this, statName](bool on) {
+    setEnlarged(on ? std::optional<QString>(statName) : std::nullopt);
+  });
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);
@@ -140,61 +160,175 @@ ChartRenderContext ChartGrid::renderContext() const {
   return context;
 }
 
-bool ChartGrid::matchesFilter(const QString& statName) const {
-  if (nameFilter_.isEmpty()) return true;
-  if (nameFilter_.contains(QLatin1Char('*')) || nameFilter_.contains(QLatin1Char('?'))) {
-    const QRegularExpression pattern(
-        QRegularExpression::wildcardToRegularExpression(nameFilter_, QRegularExpression::UnanchoredWildcardConversion),
-        QRegularExpression::CaseInsensitiveOption);
-    return pattern.match(statName).hasMatch();
-  }
-  return statName.contains(nameFilter_, Qt::CaseInsensitive);
-}
-
 void ChartGrid::setNameFilter(const QString& filter) {
-  const QString trimmed = filter.trimmed();
-  if (trimmed == nameFilter_) return;
-  nameFilter_ = trimmed;
+  if (filter.trimmed() == choices_.filter.text()) return;
+  choices_.filter = ChartFilter(filter);
   relayout();
 }
+
+void ChartGrid::setPinned(const QString& chart, bool pinned) {
+  if (pinned == isPinned(chart)) return;
+  if (pinned) {
+    choices_.pinned.insert(chart);
+  } else {
+    choices_.pinned.erase(chart);
+  }
+  relayout();
+}
+
+void ChartGrid::setEnlarged(const std::optional<QString>& chart) {
+  if (chart == choices_.enlarged) return;
+  choices_.enlarged = chart;
+  relayout();
+  verticalScrollBar()->setValue(0);
+}
+
+void ChartGrid::setSectionCollapsed(const QString& section, bool collapsed) {
+  if (collapsed == isSectionCollapsed(section)) return;
+  if (collapsed) {
+    choices_.collapsed.insert(section);
+  } else {
+    choices_.collapsed.erase(section);
+  }
+  relayout();
+}
+
+QString ChartGrid::placeholderText() const { return placeholder_->isHidden() ? QString() : placeholder_->text(); }
 
 int ChartGrid::columnCount() const {
   return std::clamp((content_->width() - 2 * kMargin + kSpacing) / (kChartMinimumWidth + kSpacing), 1, kMaxColumns);
 }
 
-void ChartGrid::relayout() {
-  const int width = content_->width();
-  if (charts_.empty()) {
-    placeholder_->setGeometry(kMargin, kMargin, std::max(0, width - 2 * kMargin), 240);
-    placeholder_->show();
-    content_->setMinimumHeight(0);
-    return;
+void ChartGrid::showPlaceholder(const QString& text) {
+  placeholder_->setText(text);
+  placeholder_->setGeometry(kMargin, kMargin, std::max(0, content_->width() - 2 * kMargin), 240);
+  placeholder_->show();
+}
+
+void ChartGrid::placeChart(StatChartView* chart, const QRect& geometry) {
+  chart->setGeometry(geometry);
+  const QString& name = chart->statName();
+  if (auto* enlarge = chart->findChild<QToolButton*>(QLatin1String(kEnlargeButton))) {
+    const bool enlarged = choices_.enlarged == name;
+    enlarge->setChecked(enlarged);
+    enlarge->setIcon(style()->standardIcon(enlarged ? QStyle::SP_TitleBarNormalButton : QStyle::SP_TitleBarMaxButton));
+    enlarge->setGeometry(geometry.width() - kButtonSize - 4, 4, kButtonSize, kButtonSize);
+    enlarge->raise();
+    if (auto* pin = chart->findChild<QToolButton*>(QLatin1String(kPinButton))) {
+      const bool pinned = isPinned(name);
+      pin->setChecked(pinned);
+      pin->setText(pinned ? tr("Unpin") : tr("Pin"));
+      const int width = pin->sizeHint().width();
+      pin->setGeometry(enlarge->x() - width - 2, 4, width, kButtonSize);
+      pin->raise();
+    }
   }
-  placeholder_->hide();
-  const int columns = columnCount();
-  const int chartWidth = std::max(1, (width - 2 * kMargin - (columns - 1) * kSpacing) / columns);
-  int index = 0;
+  chart->show();
+}
+
+QToolButton* ChartGrid::sectionHeader(const ChartSection& section) {
+  QToolButton*& header = headers_[section.name];
+  if (header == nullptr) {
+    header = new QToolButton(content_);
+    header->setAutoRaise(true);
+    header->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    QFont font = header->font();
+    font.setBold(true);
+    header->setFont(font);
+    header->setToolTip(tr("Show or hide this section's charts"));
+    connect(header, &QToolButton::clicked, this,
+            [this, name = section.name] { setSectionCollapsed(name, !isSectionCollapsed(name)); });
+  }
+  header->setArrowType(section.collapsed ? Qt::RightArrow : Qt::DownArrow);
+  header->setText(QStringLiteral("%1  (%2)").arg(section.title).arg(section.charts));
+  return header;
+}
+
+void ChartGrid::relayout() {
+  std::vector<QString> names;
+  names.reserve(charts_.size());
+  for (const auto& [name, chart] : charts_) names.push_back(name);
+  arrangement_ = arrangeCharts(names, choices_);
+  const int width = content_->width();
+  std::set<QString> shown;
+  std::set<QString> headers;
+  int height = 0;
+  switch (arrangement_.mode) {
+    case ChartArrangement::Mode::Empty:
+      showPlaceholder(tr("Waiting for charts…\n\nCharts appear here as soon as a publisher sends its first Stat "
+                         "window (events named livemon.Stat or torch.monitor.Stat) or an event with a number in it."));
+      break;
+    case ChartArrangement::Mode::NoMatch:
+      showPlaceholder(tr("No chart matches “%1”.\n\nSeparate alternatives with |, e.g. loss|acc; * and ? are "
+                         "wildcards.").arg(choices_.filter.text()));
+      break;
+    case ChartArrangement::Mode::Single: {
+      placeholder_->hide();
+      StatChartView* chart = charts_.at(arrangement_.single);
+      placeChart(chart, QRect(kMargin, kMargin, std::max(1, width - 2 * kMargin),
+                              std::max(kChartMinimumHeight, viewport()->height() - 2 * kMargin)));
+      shown.insert(arrangement_.single);
+      break;
+    }
+    case ChartArrangement::Mode::Grid: {
+      placeholder_->hide();
+      const int columns = columnCount();
+      const int chartWidth = std::max(1, (width - 2 * kMargin - (columns - 1) * kSpacing) / columns);
+      const int chartHeight =
+          std::clamp(static_cast<int>(chartWidth * kChartAspect), kChartMinimumHeight, kChartMaximumHeight);
+      int y = kMargin;
+      for (const ChartSection& section : arrangement_.sections) {
+        QToolButton* header = sectionHeader(section);
+        header->setGeometry(kMargin, y, std::max(1, width - 2 * kMargin), kHeaderHeight);
+        header->show();
+        headers.insert(section.name);
+        y += kHeaderHeight + kSpacing;
+        for (std::size_t i = 0; i < section.shown.size(); ++i) {
+          const int row = static_cast<int>(i) / columns;
+          const int column = static_cast<int>(i) % columns;
+          placeChart(charts_.at(section.shown[i]), QRect(kMargin + column * (chartWidth + kSpacing),
+                                                         y + row * (chartHeight + kSpacing), chartWidth, chartHeight));
+          shown.insert(section.shown[i]);
+        }
+        const int rows = (static_cast<int>(section.shown.size()) + columns - 1) / columns;
+        y += rows * (chartHeight + kSpacing);
+      }
+      height = y + kMargin;
+      break;
+    }
+  }
   for (const auto& [name, chart] : charts_) {
-    const bool shown = matchesFilter(name);
-    if (!shown) {
-      chart->hide();
+    if (!shown.contains(name)) chart->hide();
+  }
+  for (auto header = headers_.begin(); header != headers_.end();) {
+    if (headers.contains(header->first)) {
+      ++header;
       continue;
     }
-    const int row = index / columns;
-    const int column = index % columns;
-    chart->setGeometry(kMargin + column * (chartWidth + kSpacing), kMargin + row * (kChartHeight + kSpacing), chartWidth,
-                       kChartHeight);
-    chart->show();
-    ++index;
+    header->second->deleteLater();
+    header = headers_.erase(header);
   }
-  const int rows = (index + columns - 1) / columns;
-  content_->setMinimumHeight(2 * kMargin + rows * kChartHeight + std::max(0, rows - 1) * kSpacing);
+  content_->setMinimumHeight(height);
 }
 
 bool ChartGrid::eventFilter(QObject* watched, QEvent* event) {
   // The content follows the viewport's width: place the charts again when it changes.
   if (watched == content_ && event->type() == QEvent::Resize) relayout();
   return QScrollArea::eventFilter(watched, event);
+}
+
+void ChartGrid::resizeEvent(QResizeEvent* event) {
+  QScrollArea::resizeEvent(event);
+  // An enlarged chart follows the viewport's height, which does not always resize the content.
+  if (arrangement_.mode == ChartArrangement::Mode::Single) relayout();
+}
+
+void ChartGrid::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Escape && choices_.enlarged) {
+    setEnlarged(std::nullopt);
+    return;
+  }
+  QScrollArea::keyPressEvent(event);
 }
 
 void ChartGrid::setTimeAxisMode(TimeAxisMode mode) {

@@ -12,21 +12,30 @@
 
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/chart_sections.h>
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
+class QKeyEvent;
 class QLabel;
+class QResizeEvent;
+class QToolButton;
 
 namespace livemon::ui {
 
 class StatRegistry;
 
 // Thread-compatible: a widget, used on the GUI thread only.
-// The scrollable grid of Stat charts, sorted by name (livemon's own diagnostics, "livemon.*",
-// last), in as many columns as fit. A chart is made when its Stat's first series arrives; making
-// one costs about a millisecond, so a burst of new Stats is spread over several refreshes (a time
-// budget per refresh) to keep the GUI responsive. Charts are placed by hand rather than by a
-// QGridLayout, whose cost grows with every widget re-added when a chart is inserted in name order.
+// The scrollable grid of charts, in collapsible sections by name prefix (see arrangeCharts: the
+// user's sections first, livemon's own diagnostics last, loss first within a section), in as many
+// columns as fit, the cards growing with the window. A chart can be pinned (a section of its own,
+// first) and enlarged to fill the area (Escape or its button returns); a filter that lets one
+// chart through gives it the area too, and one that lets none through says so.
+//
+// A chart is made when its first series arrives; making one costs about a millisecond, so a burst
+// of new charts is spread over several refreshes (a time budget per refresh) to keep the GUI
+// responsive. Charts are placed by hand rather than by a QGridLayout, whose cost grows with every
+// widget re-added when a chart is inserted in order.
 //
 // It owns the x range all charts share (TimeView): zooming or panning any chart moves them all;
 // a double click, a new time range or a new x-axis mode returns them to following live data.
@@ -57,9 +66,24 @@ class ChartGrid : public QScrollArea {
   // over the budget are drawn first on the next refresh.
   RefreshStats refresh();
 
-  // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards.
+  // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards and
+  // '|' separates alternatives ("loss|acc").
   void setNameFilter(const QString& filter);
-  const QString& nameFilter() const noexcept { return nameFilter_; }
+  const QString& nameFilter() const noexcept { return choices_.filter.text(); }
+
+  // A pinned chart is shown first, in the "pinned" section, whatever its name.
+  void setPinned(const QString& chart, bool pinned);
+  bool isPinned(const QString& chart) const { return choices_.pinned.contains(chart); }
+  // The chart that fills the chart area; std::nullopt returns to the grid.
+  void setEnlarged(const std::optional<QString>& chart);
+  const std::optional<QString>& enlarged() const noexcept { return choices_.enlarged; }
+  // Sections by name (chartSection(), kPinnedSection): a collapsed one shows its header only.
+  void setSectionCollapsed(const QString& section, bool collapsed);
+  bool isSectionCollapsed(const QString& section) const { return choices_.collapsed.contains(section); }
+  // What is shown, as of the last layout.
+  const ChartArrangement& arrangement() const noexcept { return arrangement_; }
+  // The text shown instead of charts ("No chart matches …"); empty while charts are shown.
+  QString placeholderText() const;
   void setTimeAxisMode(TimeAxisMode mode);
   void setTimeRange(TimeRange range);
   void setPaused(bool paused);
@@ -93,24 +117,30 @@ class ChartGrid : public QScrollArea {
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
-  bool matchesFilter(const QString& statName) const;
   int columnCount() const;
   void relayout();
+  void showPlaceholder(const QString& text);
+  void placeChart(StatChartView* chart, const QRect& geometry);
+  QToolButton* sectionHeader(const ChartSection& section);
   StatChartView* createChart(const QString& statName);
 
   const StatRegistry& registry_;
   TimeView view_;
   QWidget* content_ = nullptr;
   QLabel* placeholder_ = nullptr;
-  // Display order: by name, with livemon's own Stats ("livemon.publisher.dropped", ...) last.
+  // Display order: chartLess (sections, then what a user looks at first).
   struct DisplayOrder {
     bool operator()(const QString& a, const QString& b) const;
   };
   std::map<QString, StatChartView*, DisplayOrder> charts_;
   std::map<QString, std::vector<SeriesId>, DisplayOrder> pendingStats_;  // series waiting for their chart
-  QString nameFilter_;
+  ChartChoices choices_;
+  ChartArrangement arrangement_;
+  std::map<QString, QToolButton*> headers_;  // by section name
   std::chrono::milliseconds creationBudget_{6};
   std::chrono::milliseconds renderBudget_{5};
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;

@@ -160,7 +160,8 @@ QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** 
 
 QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
   const bool edge = aggregation == QLatin1String("min") || aggregation == QLatin1String("max");
-  const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value");
+  const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value") ||
+                    aggregation == QLatin1String("rate/s");  // a running total charted as its rate
   QColor colour = source ? sourceColour(*source) : aggregationColour(aggregation);
   if (edge) colour.setAlpha(150);  // the band's edges: the band itself carries the range
   QPen pen(colour);

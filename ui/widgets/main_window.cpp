@@ -204,7 +204,7 @@ void MainWindow::buildToolbar() {
   bar->addSeparator();
 
   chartFilter_ = new QLineEdit(bar);
-  chartFilter_->setPlaceholderText(tr("Filter charts by name (* and ? allowed)…"));
+  chartFilter_->setPlaceholderText(tr("Filter charts: loss|acc, * and ? wildcards…"));
   chartFilter_->setClearButtonEnabled(true);
   chartFilter_->setMinimumWidth(240);
   chartFilter_->setMaximumWidth(360);
