@@ -6,6 +6,8 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -156,9 +158,16 @@ bool unregisterEventHandler(const EventHandlerHandle& handle) {
   return true;
 }
 
-void logEvent(const Event& event) noexcept {
-  HandlerRegistry& registry = HandlerRegistry::instance();
-  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+namespace {
+
+// The step logEvent stamps on an event that has none of its own.
+std::optional<int64_t> stepToStamp(const Event& event) noexcept {
+  if (event.step) return std::nullopt;
+  if (auto stated = statedStep(event)) return stated;
+  return currentStep();
+}
+
+void dispatch(HandlerRegistry& registry, const Event& event) noexcept {
   if (tls.depth >= kMaxHandlerDepth) {
     registry.droppedReentrant_.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -181,6 +190,31 @@ void logEvent(const Event& event) noexcept {
     finishCall(*entry);
   }
   --tls.depth;
+}
+
+}  // namespace
+
+void logEvent(const Event& event) noexcept {
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+  if (const auto step = stepToStamp(event)) {
+    try {
+      Event stamped = event;
+      stamped.step = step;
+      dispatch(registry, stamped);
+      return;
+    } catch (...) {
+      // No memory for the copy: the handlers still get the event, without its step.
+    }
+  }
+  dispatch(registry, event);
+}
+
+void logEvent(Event&& event) noexcept {
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+  if (const auto step = stepToStamp(event)) event.step = step;
+  dispatch(registry, event);
 }
 
 uint64_t handlerErrorCount() noexcept {

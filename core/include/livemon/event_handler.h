@@ -4,6 +4,7 @@
 #include <functional>
 
 #include <livemon/event.h>
+#include <livemon/step.h>
 
 namespace livemon {
 
@@ -58,7 +59,12 @@ bool unregisterEventHandler(const EventHandlerHandle& handle);
 // Hands `event` to every registered handler. Never throws. Events logged from inside handlers
 // more than kMaxHandlerDepth levels deep are dropped and counted (droppedReentrantEventCount),
 // so a handler that logs into itself cannot overflow the stack.
+//
+// Handlers see the event with its `step` filled in (statedStep, else currentStep()). When the
+// event has no step of its own but gets one, this overload hands handlers a copy; pass an
+// rvalue to stamp the event in place instead.
 void logEvent(const Event& event) noexcept;
+void logEvent(Event&& event) noexcept;
 
 inline constexpr int kMaxHandlerDepth = 16;
 
