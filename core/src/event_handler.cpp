@@ -15,6 +15,8 @@
 #include <livemon/detail/fork_hooks.h>
 #include <livemon/detail/spin_lock.h>
 
+#include "step_word.h"
+
 namespace livemon {
 namespace {
 
@@ -160,11 +162,15 @@ bool unregisterEventHandler(const EventHandlerHandle& handle) {
 
 namespace {
 
-// The step logEvent stamps on an event that has none of its own.
-std::optional<int64_t> stepToStamp(const Event& event) noexcept {
-  if (event.step) return std::nullopt;
-  if (auto stated = statedStep(event)) return stated;
-  return currentStep();
+// The step logEvent stamps on an event that states none (statedStep): the current one. An
+// event whose int data field "step" states its step is passed on as it is, without a copy.
+// Without a current step nothing is looked up, so logging costs what it did before steps.
+// Returns detail::kNoStep when there is nothing to stamp.
+int64_t stepToStamp(const Event& event) noexcept {
+  if (event.step) return detail::kNoStep;
+  const int64_t current = detail::stepWord.load(std::memory_order_relaxed);
+  if (current == detail::kNoStep || statedStep(event)) return detail::kNoStep;
+  return current;
 }
 
 void dispatch(HandlerRegistry& registry, const Event& event) noexcept {
@@ -197,7 +203,7 @@ void dispatch(HandlerRegistry& registry, const Event& event) noexcept {
 void logEvent(const Event& event) noexcept {
   HandlerRegistry& registry = HandlerRegistry::instance();
   if (registry.size_.load(std::memory_order_acquire) == 0) return;
-  if (const auto step = stepToStamp(event)) {
+  if (const int64_t step = stepToStamp(event); step != detail::kNoStep) {
     try {
       Event stamped = event;
       stamped.step = step;
@@ -213,7 +219,7 @@ void logEvent(const Event& event) noexcept {
 void logEvent(Event&& event) noexcept {
   HandlerRegistry& registry = HandlerRegistry::instance();
   if (registry.size_.load(std::memory_order_acquire) == 0) return;
-  if (const auto step = stepToStamp(event)) event.step = step;
+  if (const int64_t step = stepToStamp(event); step != detail::kNoStep) event.step = step;
   dispatch(registry, event);
 }
 

@@ -140,8 +140,9 @@ void bindCore(py::module_& m) {
   py::class_<Event>(m, "Event", R"doc(
         A structured, timestamped record: ``Event(name, timestamp, data, step=None)`` with ``data`` a
         dict of str to str, float, int or bool. A bool stays a bool. ``step`` is the training step
-        the event belongs to: when it is None, ``log_event`` gives handlers the event with the
-        step of an int ``"step"`` data field, else the step current then (``set_step``). Two
+        the event belongs to: when it is None and the data has no int ``"step"`` field (which
+        states the step itself), ``log_event`` gives handlers the event with the step current
+        then (``set_step``). Two
         events are equal when their names, timestamps, steps and data (types included: True !=
         1.0) are.
       )doc")

@@ -190,7 +190,7 @@ void Publisher::State::onEvent(const Event& event) noexcept {
     record.push_back(static_cast<char>(nameSize >> 8));
     record.push_back('\0');
     record.append(event.name);
-    detail::appendStep(record, event.step);
+    detail::appendStep(record, event.step);  // a data field "step" travels as the field it is
     record[2] = static_cast<char>(record.size() - kRecordNameHeader - event.name.size());
     detail::appendEventEntry(record, event);
     const bool queued = ring.push(record);

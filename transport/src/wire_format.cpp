@@ -255,6 +255,7 @@ std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std
   }
   bool anyStep = false;
   for (const Event& event : events) anyStep = anyStep || event.step.has_value();
+  // Only `step` goes into "steps": an int data field "step" travels as the data field it is.
   std::string out;
   MsgpackWriter writer(out);
   detail::writePayloadStart(writer,

@@ -19,9 +19,10 @@ using DataValue = std::variant<std::string, double, int64_t, bool>;
 // A structured, timestamped record. Stat windows are logged as events named kStatEventName
 // with one double per "<stat name>.<aggregation name>" key.
 //
-// `step` is the training step the event belongs to (see setStep in <livemon/step.h>): logEvent
-// fills it in when it is empty, from an int64 data field named kStepKey, else from the step
-// current at that moment; it stays empty when neither exists. A Stat window carries the step
+// `step` is the training step the event belongs to (see setStep in <livemon/step.h>). An event
+// may also state its step in an int64 data field named kStepKey; statedStep() reads either.
+// logEvent sets `step` to the step current at that moment on an event that states none; it
+// stays empty when no step was set. A Stat window carries the step
 // current when the window closed. It is the last member so that `Event{name, timestamp, data}`
 // still initialises an event without a step.
 struct Event {

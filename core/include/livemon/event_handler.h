@@ -60,9 +60,10 @@ bool unregisterEventHandler(const EventHandlerHandle& handle);
 // more than kMaxHandlerDepth levels deep are dropped and counted (droppedReentrantEventCount),
 // so a handler that logs into itself cannot overflow the stack.
 //
-// Handlers see the event with its `step` filled in (statedStep, else currentStep()). When the
-// event has no step of its own but gets one, this overload hands handlers a copy; pass an
-// rvalue to stamp the event in place instead.
+// Handlers see an event that states no step (statedStep) with `step` set to currentStep(). To
+// do that, this overload hands handlers a copy; pass an rvalue to stamp the event in place
+// instead. An event that states its step in an int data field "step" reaches handlers as it is
+// (its `step` empty): read any event's step with statedStep(event).
 void logEvent(const Event& event) noexcept;
 void logEvent(Event&& event) noexcept;
 
