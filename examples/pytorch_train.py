@@ -111,6 +111,9 @@ class NoMonitor:
     def __init__(self, args):
         pass
 
+    def set_step(self, step):
+        pass
+
     def step(self, loss, samples, step_ms, grad_norm, lr):
         pass
 
@@ -152,6 +155,10 @@ class LivemonMonitor:
         self.lr = livemon.Stat("train.lr", [A.VALUE], window)
         self.data_loading = livemon.WaitCounter("train.data_loading")
 
+    def set_step(self, step):
+        # Every event and Stat window from now on carries this step: the dashboard plots by it.
+        self.livemon.set_step(step)
+
     def step(self, loss, samples, step_ms, grad_norm, lr):
         self.loss.add(loss)
         self.samples_per_s.add(samples * 1000.0 / step_ms)
@@ -184,6 +191,7 @@ class TorchMonitorMonitor:
         import torch.monitor as monitor
         self.monitor = monitor
         self.bridge = livemon.torch_bridge
+        self.bridge_step = livemon.set_step
         self.publisher = livemon.Publisher(args.endpoint, run=args.run)
         self.tensorboard = None
         if args.tensorboard:
@@ -201,6 +209,10 @@ class TorchMonitorMonitor:
             # torch.monitor's VALUE reports nothing; MAX of one learning rate per step is close.
             "lr": monitor.Stat("train.lr", [A.MAX], window),
         }
+
+    def set_step(self, step):
+        # torch.monitor has no step; the bridge's events pass through livemon, which stamps it.
+        self.bridge_step(step)
 
     def step(self, loss, samples, step_ms, grad_norm, lr):
         s = self.stats
@@ -287,6 +299,7 @@ def train_epoch(args, monitor, log, prof, loader, model, optimizer, val_data, st
     batches = iter(loader)
     for _ in range(steps_per_epoch):
         t0 = time.perf_counter_ns()
+        monitor.set_step(step)
         with profiler.record_function("data"), monitor.loading():
             images, labels = next(batches)
         progress = step / planned if planned else (time.monotonic() - started) / args.duration

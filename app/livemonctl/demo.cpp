@@ -12,6 +12,7 @@
 #include <livemon/profiler.h>
 #include <livemon/record_function.h>
 #include <livemon/stat.h>
+#include <livemon/step.h>
 #include <livemon/wait_counter.h>
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
@@ -106,6 +107,11 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   const uint64_t seed = options.seed != 0 ? options.seed : std::random_device{}();
   SyntheticTrainingJob job(seed, periodMs, options.stepsPerEpoch);
 
+  // Declared before the Stats, so it clears the step after their last windows are logged: a demo
+  // run inside another program (a test) leaves no step behind.
+  struct ClearStepOnExit {
+    ~ClearStepOnExit() { clearStep(); }
+  } clearStepOnExit;
   const auto window = options.window;
   Stat loss("train.loss", {Aggregation::Mean, Aggregation::Min, Aggregation::Max}, window);
   Stat learningRate("train.lr", {Aggregation::Value}, window);
@@ -149,6 +155,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
     const auto stepStart = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period * static_cast<double>(steps));
     const TrainingStep s = job.next();
+    setStep(s.step);  // what every event and Stat window of this step carries
     {
       // The step's time split as a training step's: data, forward, backward (its last fifth an
       // allreduce), optimizer.

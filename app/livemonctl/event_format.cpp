@@ -152,6 +152,7 @@ std::string printableText(std::string_view text) {
 std::string formatEventText(const ReceivedEvent& event) {
   std::string line = localClock(event.event.timestamp) + " " + (event.source ? sourceName(*event.source) : "?") + " " +
                      printableText(event.event.name) + " #" + std::to_string(event.sequence);
+  if (const auto step = statedStep(event.event)) line += " step " + std::to_string(*step);
   for (const auto* field : sortedData(event.event)) {
     line += ' ';
     line += printableText(field->first);
@@ -165,6 +166,7 @@ std::string formatEventJson(const ReceivedEvent& event) {
   std::string json = "{\"time\":\"" + isoUtc(event.event.timestamp) + "\",\"ts\":" +
                      std::to_string(toWireTime(event.event.timestamp)) + ",\"name\":" + jsonString(event.event.name) +
                      ",\"seq\":" + std::to_string(event.sequence);
+  if (const auto step = statedStep(event.event)) json += ",\"step\":" + std::to_string(*step);
   if (event.source) json += ",\"source\":" + sourceJson(*event.source);
   if (event.endpoint) json += ",\"endpoint\":" + jsonString(*event.endpoint);
   json += ",\"data\":{";

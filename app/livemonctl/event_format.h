@@ -22,12 +22,13 @@ using transport::ReceivedEvent;
 using transport::SourceChange;
 using transport::SubscriberStats;
 
-// One line, no newline: "17:46:18.123 demo@host:1234 livemon.Stat #12 key=value ..." in local time,
+// One line, no newline: "17:46:18.123 demo@host:1234 livemon.Stat #12 step 340 key=value ..." in local
+// time ("step N" when the event has a step: its own, else an int data field "step"),
 // keys sorted, strings quoted, doubles to 6 significant digits; every text from the publisher
 // passes through printableText(). The notices below are printable the same way.
 std::string formatEventText(const ReceivedEvent& event);
-// One JSON object, no newline: {"time": ISO-8601 UTC, "ts": ns, "name", "seq", "source": {...},
-// "endpoint", "data": {...}}. Doubles are exact and always carry a '.' or an exponent, so they
+// One JSON object, no newline: {"time": ISO-8601 UTC, "ts": ns, "name", "seq", "step" (when the
+// event has one, as in the text form), "source": {...}, "endpoint", "data": {...}}. Doubles are exact and always carry a '.' or an exponent, so they
 // stay apart from integers; NaN and ±Inf, which JSON
 // lacks, are written as the strings "NaN", "Infinity" and "-Infinity".
 std::string formatEventJson(const ReceivedEvent& event);

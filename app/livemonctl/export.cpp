@@ -4,7 +4,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <memory>
+#include <set>
+#include <string>
 #include <ostream>
 #include <tuple>
 #include <vector>
@@ -34,7 +38,65 @@ std::string csvField(std::string_view text) {
   return quoted + "\"";
 }
 
+std::string csvValue(const DataValue& value) {
+  switch (value.index()) {
+    case 0: return csvField(std::get<std::string>(value));
+    case 1: return exactDouble(std::get<double>(value));
+    case 2: return std::to_string(std::get<int64_t>(value));
+    default: return std::get<bool>(value) ? "true" : "false";
+  }
+}
+
+// The step column: the event's step, else its data field "step" whatever its type.
+std::string stepCell(const Event& event) {
+  if (event.step) return std::to_string(*event.step);
+  const auto field = event.data.find(std::string(kStepKey));
+  return field == event.data.end() ? std::string() : csvValue(field->second);
+}
+
+// The columns of a wide export: every data key but "step", in byte order, at most
+// kMaxWideColumns; keys beyond are counted once each.
+struct WideColumns {
+  std::map<std::string, std::size_t> index;  // key -> column, filled in order once complete
+  std::set<std::string> leftOut;             // distinct keys beyond the cap (only their count is kept)
+  uint64_t leftOutCount = 0;
+
+  void add(const std::string& key) {
+    if (key == kStepKey || index.contains(key)) return;
+    if (index.size() < kMaxWideColumns) {
+      index.emplace(key, 0);
+      return;
+    }
+    // A key that sorts before the last one kept displaces it, so the columns are the first
+    // kMaxWideColumns keys in byte order whatever order the events come in.
+    if (key < index.rbegin()->first) {
+      auto last = std::prev(index.end());
+      countLeftOut(last->first);
+      index.erase(last);
+      index.emplace(key, 0);
+    } else {
+      countLeftOut(key);
+    }
+  }
+  void countLeftOut(const std::string& key) {
+    // Counting distinct keys without keeping them all: a bounded set, then an upper estimate.
+    if (leftOut.size() < kMaxWideColumns) {
+      if (leftOut.insert(key).second) ++leftOutCount;
+    } else if (!leftOut.contains(key)) {
+      ++leftOutCount;
+    }
+  }
+  void number() {
+    std::size_t column = 0;
+    for (auto& [key, at] : index) at = column++;
+  }
+};
+
 int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  if (options.wide && options.format != ExportFormat::Csv) {
+    commandMessage(err, kCommand) << "--wide needs --format csv\n";
+    return kUsageExitCode;
+  }
   StatusLine status(err, options.progress);
   std::unique_ptr<RecordingReader> reader;
   try {
@@ -68,14 +130,44 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
     }
   }
   std::ostream& sink = options.output.empty() ? out : file;
-  if (options.format == ExportFormat::Csv) sink << "time_ns,time,source,name,seq,key,type,value\n";
+  if (options.format == ExportFormat::Csv && !options.wide) sink << "time_ns,time,source,name,seq,key,type,value,step\n";
 
   RecordedEventDecoder decoder(options.path);
   ReceivedEvent event;
   uint64_t exported = 0;
   uint64_t undecodable = 0;
   std::string line;
-  reader->forEachMessage(
+  auto showProgress = [&](const char* what) {
+    return [&status, &exported, what](uint64_t done, uint64_t total) {
+      status.show(std::string(what) + ": " +
+                  fixedDecimals(100.0 * static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(total, 1)), 0) +
+                  " %, " + std::to_string(exported) + " events");
+    };
+  };
+  WideColumns columns;
+  std::vector<const DataValue*> cells;
+  if (options.wide) {
+    // First pass: the union of the keys, so the header can come before the rows.
+    RecordedEventDecoder keyDecoder(options.path);
+    reader->forEachMessage(
+        from, to,
+        [&](const RecordedMessage& message) {
+          if (keyDecoder.decode(message, event)) {
+            for (const auto& field : event.event.data) columns.add(field.first);
+          }
+          return !stop.load(std::memory_order_relaxed);
+        },
+        showProgress("reading keys"));
+    columns.number();
+    cells.resize(columns.index.size());
+    line = "time_ns,time,source,name,step";
+    for (const auto& entry : columns.index) {
+      line += ',';
+      line += csvField(entry.first);
+    }
+    if (!stop.load(std::memory_order_relaxed)) sink << line << '\n';
+  }
+  if (!stop.load(std::memory_order_relaxed)) reader->forEachMessage(
       from, to,
       [&](const RecordedMessage& message) {
         if (!decoder.decode(message, event)) {
@@ -84,6 +176,19 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
         }
         if (options.format == ExportFormat::JsonLines) {
           sink << formatEventJson(event) << '\n';
+        } else if (options.wide) {
+          line = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) + "," +
+                 csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," + stepCell(event.event);
+          std::fill(cells.begin(), cells.end(), nullptr);
+          for (const auto& field : event.event.data) {
+            const auto column = columns.index.find(field.first);
+            if (column != columns.index.end()) cells[column->second] = &field.second;
+          }
+          for (const DataValue* cell : cells) {
+            line += ',';
+            if (cell) line += csvValue(*cell);
+          }
+          sink << line << '\n';
         } else {
           const std::string prefix = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) +
                                      "," + csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," +
@@ -91,25 +196,24 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
           std::vector<const std::pair<const std::string, DataValue>*> fields;
           for (const auto& field : event.event.data) fields.push_back(&field);
           std::sort(fields.begin(), fields.end(), [](auto* a, auto* b) { return a->first < b->first; });
+          const std::string step = stepCell(event.event);
           for (const auto* field : fields) {
             line = prefix + csvField(field->first) + ",";
             const DataValue& value = field->second;
             switch (value.index()) {
-              case 0: line += "string," + csvField(std::get<std::string>(value)); break;
-              case 1: line += "double," + exactDouble(std::get<double>(value)); break;
-              case 2: line += "int," + std::to_string(std::get<int64_t>(value)); break;
-              default: line += std::string("bool,") + (std::get<bool>(value) ? "true" : "false"); break;
+              case 0: line += "string,"; break;
+              case 1: line += "double,"; break;
+              case 2: line += "int,"; break;
+              default: line += "bool,"; break;
             }
+            line += csvValue(value) + "," + step;
             sink << line << '\n';
           }
         }
         ++exported;
         return !stop.load(std::memory_order_relaxed);
       },
-      [&](uint64_t done, uint64_t total) {
-        status.show("exporting: " + fixedDecimals(100.0 * static_cast<double>(done) / static_cast<double>(std::max<uint64_t>(total, 1)), 0) +
-                    " %, " + std::to_string(exported) + " events");
-      });
+      showProgress("exporting"));
   sink.flush();
   status.finish();
   if (stop.load(std::memory_order_relaxed)) {
@@ -124,6 +228,11 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
   err << "exported " << exported << " events" << (options.output.empty() ? "" : " to " + options.output);
   if (undecodable) err << " (" << undecodable << " undecodable skipped)";
   err << '\n';
+  if (columns.leftOutCount > 0) {
+    commandMessage(err, kCommand) << columns.leftOutCount << (columns.leftOut.size() < kMaxWideColumns ? "" : " or more")
+                                  << " data key(s) beyond the limit of " << kMaxWideColumns
+                                  << " columns left out\n";
+  }
   for (const auto& problem : reader->problems()) {
     commandMessage(err, kCommand) << printableText(options.path) << ": byte " << problem.offset << ": "
         << printableText(problem.what) << '\n';

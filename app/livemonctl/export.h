@@ -1,6 +1,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 
@@ -18,10 +19,20 @@ struct ExportOptions {
   std::string from{};
   std::string to{};
   bool progress = false;  // a status line on `err`, rewritten in place (a terminal)
+  bool wide = false;      // CSV only: a row per event and a column per data key
 };
 
+// The most data-key columns of `export --format csv --wide`; further keys are left out and
+// counted, so a file with endless distinct keys cannot make the header grow without bound.
+inline constexpr std::size_t kMaxWideColumns = 4096;
+
 // Writes a recording's events as JSON lines (the objects of `livemonctl tail --json`) or as CSV
-// with one row per data field: time_ns,time,source,name,seq,key,type,value. Returns 0,
+// with one row per data field: time_ns,time,source,name,seq,key,type,value,step (step empty for
+// an event without one). With `wide`, one CSV row per event instead:
+// time_ns,time,source,name,step,<key>... with a column per data key in byte order (the union
+// over the exported events, at most kMaxWideColumns) and an empty cell where an event lacks the
+// key; a data field "step" is the step column. Wide export reads the file twice (keys, then
+// rows), so its memory holds the key names, never the rows. Returns 0,
 // kFailedExitCode when a file cannot be read or written, kUsageExitCode for a bad --from/--to,
 // kInterruptedExitCode when `stop` became true first (what was written until then stays, ending
 // with a whole event).

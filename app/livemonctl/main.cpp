@@ -157,6 +157,9 @@ int main(int argc, char** argv) {
   exportCommand->add_option("--to", exportOptions.to, "End at T (same forms as --from)")
       ->option_text("T")
       ->check(kTimeBound);
+  exportCommand->add_flag("--wide", exportOptions.wide,
+                          "With --format csv: one row per event, a column per data key "
+                          "(time_ns,time,source,name,step,<key>...)");
 
   ctl::ReplayOptions replay;
   CLI::App* replayCommand = app.add_subcommand("replay", "Republish a recording with its original timing");

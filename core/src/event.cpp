@@ -8,7 +8,17 @@
 namespace livemon {
 
 bool operator==(const Event& a, const Event& b) {
-  return a.name == b.name && a.timestamp == b.timestamp && a.data == b.data;
+  return a.name == b.name && a.timestamp == b.timestamp && a.step == b.step && a.data == b.data;
+}
+
+std::optional<int64_t> statedStep(const Event& event) noexcept {
+  if (event.step) return event.step;
+  if (event.data.empty()) return std::nullopt;
+  // A lookup by a short key: std::string's small-buffer form, so it never allocates.
+  const auto found = event.data.find(std::string(kStepKey));
+  if (found == event.data.end()) return std::nullopt;
+  if (const auto* value = std::get_if<int64_t>(&found->second)) return *value;
+  return std::nullopt;
 }
 
 std::string toString(const DataValue& value) {
@@ -49,7 +59,9 @@ std::ostream& operator<<(std::ostream& out, const DataValue& value) {
 
 std::ostream& operator<<(std::ostream& out, const Event& event) {
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
-  out << "Event{name=\"" << event.name << "\", timestamp_ns=" << ns << ", data={";
+  out << "Event{name=\"" << event.name << "\", timestamp_ns=" << ns;
+  if (event.step) out << ", step=" << *event.step;
+  out << ", data={";
   // Sorted keys, so the text is stable for the same event.
   std::vector<const std::pair<const std::string, DataValue>*> entries;
   entries.reserve(event.data.size());

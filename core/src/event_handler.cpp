@@ -6,12 +6,16 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <livemon/detail/fork_hooks.h>
 #include <livemon/detail/spin_lock.h>
+
+#include "step_word.h"
 
 namespace livemon {
 namespace {
@@ -156,9 +160,20 @@ bool unregisterEventHandler(const EventHandlerHandle& handle) {
   return true;
 }
 
-void logEvent(const Event& event) noexcept {
-  HandlerRegistry& registry = HandlerRegistry::instance();
-  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+namespace {
+
+// The step logEvent stamps on an event that states none (statedStep): the current one. An
+// event whose int data field "step" states its step is passed on as it is, without a copy.
+// Without a current step nothing is looked up, so logging costs what it did before steps.
+// Returns detail::kNoStep when there is nothing to stamp.
+int64_t stepToStamp(const Event& event) noexcept {
+  if (event.step) return detail::kNoStep;
+  const int64_t current = detail::stepWord.load(std::memory_order_relaxed);
+  if (current == detail::kNoStep || statedStep(event)) return detail::kNoStep;
+  return current;
+}
+
+void dispatch(HandlerRegistry& registry, const Event& event) noexcept {
   if (tls.depth >= kMaxHandlerDepth) {
     registry.droppedReentrant_.fetch_add(1, std::memory_order_relaxed);
     return;
@@ -181,6 +196,31 @@ void logEvent(const Event& event) noexcept {
     finishCall(*entry);
   }
   --tls.depth;
+}
+
+}  // namespace
+
+void logEvent(const Event& event) noexcept {
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+  if (const int64_t step = stepToStamp(event); step != detail::kNoStep) {
+    try {
+      Event stamped = event;
+      stamped.step = step;
+      dispatch(registry, stamped);
+      return;
+    } catch (...) {
+      // No memory for the copy: the handlers still get the event, without its step.
+    }
+  }
+  dispatch(registry, event);
+}
+
+void logEvent(Event&& event) noexcept {
+  HandlerRegistry& registry = HandlerRegistry::instance();
+  if (registry.size_.load(std::memory_order_acquire) == 0) return;
+  if (const int64_t step = stepToStamp(event); step != detail::kNoStep) event.step = step;
+  dispatch(registry, event);
 }
 
 uint64_t handlerErrorCount() noexcept {

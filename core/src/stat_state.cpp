@@ -6,6 +6,7 @@
 #include <string>
 
 #include <livemon/event_handler.h>
+#include <livemon/step.h>
 
 #include "window_scheduler.h"
 
@@ -158,6 +159,8 @@ void StatState::close(CloseReason reason) noexcept {
     if (spare_) spare_->clear();
     event.name = std::string(kStatEventName);
     event.timestamp = clock_.wallNow();
+    // The step current when the window closes, as for any event logged now.
+    event.step = currentStep();
     event.data.reserve(keys_.size());
     for (std::size_t i = 0; i < aggregations_.size(); ++i) {
       event.data.emplace(keys_[i], values[aggregations_[i]]);
@@ -168,7 +171,7 @@ void StatState::close(CloseReason reason) noexcept {
     return;  // out of memory: this window is lost, the Stat goes on
   }
   closing.unlock();
-  logEvent(event);
+  logEvent(std::move(event));
 }
 
 std::map<Aggregation, double> StatState::compute(const Window& w, const QuantileSketch* sketch) const {

@@ -45,12 +45,15 @@ from ._livemon import (  # noqa: F401  (the public API)
     WaitCounter,
     WaitCounterGuard,
     __version__,
+    clear_step,
+    current_step,
     dropped_reentrant_event_count,
     handler_error_count,
     last_handler_error,
     log_event,
     register_event_handler,
     registered_event_handler_count,
+    set_step,
     unregister_event_handler,
 )
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <limits>
 #include <map>
+#include <optional>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -15,6 +16,7 @@
 #include <livemon/event.h>
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
+#include <livemon/step.h>
 #include <livemon/wait_counter.h>
 
 #include "py_convert.h"
@@ -136,17 +138,24 @@ void bindCore(py::module_& m) {
   m.attr("TORCH_STAT_EVENT") = std::string(kTorchStatEventName);
 
   py::class_<Event>(m, "Event", R"doc(
-        A structured, timestamped record: ``Event(name, timestamp, data)`` with ``data`` a dict of
-        str to str, float, int or bool. A bool stays a bool. Two events are equal when their names,
-        timestamps and data (types included: True != 1.0) are.
+        A structured, timestamped record: ``Event(name, timestamp, data, step=None)`` with ``data`` a
+        dict of str to str, float, int or bool. A bool stays a bool. ``step`` is the training step
+        the event belongs to: when it is None and the data has no int ``"step"`` field (which
+        states the step itself), ``log_event`` gives handlers the event with the step current
+        then (``set_step``). Two
+        events are equal when their names, timestamps, steps and data (types included: True !=
+        1.0) are.
       )doc")
-      .def(py::init([](const std::string& name, const py::handle& timestamp, const py::handle& data) {
-             return Event{name, fromDatetime(timestamp, "timestamp"), toData(data)};
+      .def(py::init([](const std::string& name, const py::handle& timestamp, const py::handle& data,
+                       std::optional<int64_t> step) {
+             return Event{name, fromDatetime(timestamp, "timestamp"), toData(data), step};
            }),
-           py::arg("name"), py::arg("timestamp"), py::arg("data"))
+           py::arg("name"), py::arg("timestamp"), py::arg("data"), py::arg("step") = py::none())
       .def_property_readonly("name", [](const Event& event) { return event.name; })
       .def_property_readonly("timestamp", [](const Event& event) { return toDatetime(event.timestamp); })
       .def_property_readonly("data", [](const Event& event) { return fromData(event.data); })
+      .def_property_readonly(
+          "step", [](const Event& event) { return event.step; }, "The training step, or None.")
       .def("__eq__",
            [](const Event& a, const py::object& b) -> py::object {
              if (!py::isinstance<Event>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);
@@ -154,7 +163,8 @@ void bindCore(py::module_& m) {
            })
       .def("__repr__", [](const Event& event) {
         return "livemon.Event(name=" + quoted(event.name) + ", timestamp=" + reprOf(toDatetime(event.timestamp)) +
-               ", data=" + reprOf(fromData(event.data)) + ")";
+               ", data=" + reprOf(fromData(event.data)) +
+               (event.step ? ", step=" + std::to_string(*event.step) : std::string()) + ")";
       });
   // Equal events must hash alike, and Event's data is a dict: unhashable, like the data.
   m.attr("Event").attr("__hash__") = py::none();
@@ -172,6 +182,15 @@ void bindCore(py::module_& m) {
         Hands ``event`` to every registered handler, in registration order, on this thread.
         Never raises because of a handler.
       )doc");
+
+  m.def("set_step", &setStep, py::arg("step"), R"doc(
+        Makes ``step`` the training step of this process (every thread). Events logged from now on
+        carry it, unless they state their own (an ``int`` data field ``"step"``), and so do Stat
+        windows that close from now on: a window carries the step current when it closes. One
+        atomic store: cheap enough to call every step.
+      )doc");
+  m.def("current_step", &currentStep, "The step set last with set_step, or None.");
+  m.def("clear_step", &clearStep, "Back to no step: events logged from now on carry none.");
 
   py::class_<Stat> stat(m, "Stat", R"doc(
         A windowed statistic: ``Stat(name, aggregations, window_size, max_samples=...)``.

@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
+#include <livemon/step.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 
@@ -72,10 +74,19 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
                                      "system.memory_gb.max",   "train.data_loading.count"};
   std::set<std::string> seen;
   bool eval = false;
+  std::optional<int64_t> lastLossStep;
   SubscriberCallbacks callbacks;
   callbacks.onEvent = [&](ReceivedEvent& r) {
     EXPECT_EQ(r.source->run, "demo-test");
     if (r.event.name == kStatEventName) {
+      if (r.event.data.contains("train.loss.mean")) {
+        // The demo sets the step every training step, so its windows are plotted by step.
+        EXPECT_TRUE(r.event.step.has_value());
+        if (r.event.step && lastLossStep) {
+          EXPECT_GE(*r.event.step, *lastLossStep);
+        }
+        lastLossStep = r.event.step;
+      }
       for (const auto& [key, value] : r.event.data) {
         EXPECT_TRUE(std::holds_alternative<double>(value)) << key;
         seen.insert(key);
@@ -83,6 +94,7 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
     } else if (r.event.name == "eval") {
       eval = std::holds_alternative<int64_t>(r.event.data.at("epoch")) &&
              std::holds_alternative<double>(r.event.data.at("accuracy"));
+      EXPECT_EQ(statedStep(r.event), std::get<int64_t>(r.event.data.at("step")));
     }
   };
   const bool complete = test::pollUntil(subscriber, callbacks, [&] {
@@ -91,6 +103,7 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
   stop = true;
   demo.join();
   EXPECT_TRUE(complete) << "eval " << eval << ", stat keys seen " << seen.size();
+  EXPECT_FALSE(currentStep().has_value()) << "the demo leaves no step behind";
   EXPECT_NE(out.str().find("publishing on inproc://demo-test"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("epoch 1 (step 20)"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("stopped after"), std::string::npos) << out.str();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -227,12 +228,117 @@ TEST_F(RecordingCommandsTest, ExportCsvHasARowPerFieldAndQuotesText) {
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   ASSERT_EQ(lines.size(), 1u + 2u + 4u);  // header, window 9 (2 fields), the second eval (4 fields)
-  EXPECT_EQ(lines[0], "time_ns,time,source,name,seq,key,type,value");
+  EXPECT_EQ(lines[0], "time_ns,time,source,name,seq,key,type,value,step");
   EXPECT_THAT(lines[1], HasSubstr(",train@node-1:100 rank 0,livemon.Stat,9,loss.count,double,100.0"));
   EXPECT_THAT(out.str(), ::testing::IsEmpty());
   bool quoted = false;
-  for (const auto& line : lines) quoted = quoted || line.ends_with(",note,string,\"best, \"\"so far\"\"\"");
+  for (const auto& line : lines) quoted = quoted || line.ends_with(",note,string,\"best, \"\"so far\"\"\",");
   EXPECT_TRUE(quoted) << "text with commas and quotes must be quoted CSV";
+}
+
+// Events with a step, one with an int field "step", one without: what the step column shows.
+void writeSteppedRecording(const std::string& path) {
+  RecordingWriter writer(path);
+  const auto trainer = source("train", 100, 0);
+  ReceivedEvent window = received(trainer, 0, "livemon.Stat", 1s, {{"loss.mean", 0.5}, {"loss.max", 0.75}});
+  window.event.step = 40;
+  recordEvent(writer, window);
+  recordEvent(writer, received(trainer, 0, "eval", 2s,
+                               {{"accuracy", 0.25}, {"step", int64_t{50}}, {"note", std::string("a,\"b\"")}}));
+  recordEvent(writer, received(trainer, 0, "tick", 3s, {{"done", true}}));
+}
+
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+TEST_F(RecordingCommandsTest, ExportCsvWideHasARowPerEventAndAColumnPerKey) {
+  writeSteppedRecording(path_);
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv, .wide = true}, stop_, out, err), 0) << err.str();
+  const auto lines = linesOf(out.str());
+  ASSERT_EQ(lines.size(), 4u) << out.str();
+  // Keys in byte order; the "step" field is the step column, not a key column of its own.
+  EXPECT_EQ(lines[0], "time_ns,time,source,name,step,accuracy,done,loss.max,loss.mean,note");
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",train@node-1:100 rank 0,livemon.Stat,40,,,0.75,0.5,"));
+  EXPECT_THAT(lines[2], ::testing::EndsWith(",train@node-1:100 rank 0,eval,50,0.25,,,,\"a,\"\"b\"\"\""));
+  EXPECT_THAT(lines[3], ::testing::EndsWith(",train@node-1:100 rank 0,tick,,,true,,,"));
+  EXPECT_THAT(lines[1], ::testing::StartsWith(std::to_string(toWireTime(kT0 + 1003ms)) + ","))
+      << "receive time in ns, as in the narrow export";
+  EXPECT_THAT(err.str(), HasSubstr("exported 3 events"));
+}
+
+TEST_F(RecordingCommandsTest, ExportShowsTheStepInEveryFormat) {
+  writeSteppedRecording(path_);
+  std::ostringstream json;
+  std::ostringstream csv;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_}, stop_, json, err), 0) << err.str();
+  const auto objects = linesOf(json.str());
+  ASSERT_EQ(objects.size(), 3u);
+  EXPECT_THAT(objects[0], HasSubstr("\"seq\":0,\"step\":40,"));
+  EXPECT_THAT(objects[1], HasSubstr("\"step\":50,"));
+  EXPECT_THAT(objects[2], ::testing::Not(HasSubstr("\"step\"")));
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv}, stop_, csv, err), 0) << err.str();
+  const auto rows = linesOf(csv.str());
+  ASSERT_EQ(rows.size(), 1u + 2u + 3u + 1u);
+  EXPECT_THAT(rows[1], ::testing::EndsWith(",livemon.Stat,0,loss.max,double,0.75,40"));
+  EXPECT_THAT(rows[6], ::testing::EndsWith(",tick,0,done,bool,true,"));
+}
+
+TEST_F(RecordingCommandsTest, ExportWideOfARecordingWithoutStepsLeavesTheColumnEmpty) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv, .from = "8.5", .wide = true}, stop_, out, err), 0)
+      << err.str();
+  const auto lines = linesOf(out.str());
+  ASSERT_EQ(lines.size(), 3u) << out.str();
+  EXPECT_EQ(lines[0], "time_ns,time,source,name,step,accuracy,epoch,final,loss.count,loss.mean,note");
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",livemon.Stat,,,,,100.0,0.1,"));
+}
+
+TEST_F(RecordingCommandsTest, ExportWideCapsTheColumnsAndCountsWhatItLeftOut) {
+  {
+    RecordingWriter writer(path_);
+    const auto trainer = source("train", 100, 0);
+    // 5 events of 1000 distinct keys each, written from the end of the key order backwards, so
+    // the columns kept must be chosen by order, not by arrival.
+    for (int e = 4; e >= 0; --e) {
+      std::unordered_map<std::string, DataValue> data;
+      for (int k = 0; k < 1000; ++k) {
+        char key[16];
+        std::snprintf(key, sizeof key, "k%05d", e * 1000 + k);
+        data.emplace(key, 1.0);
+      }
+      recordEvent(writer, received(trainer, static_cast<uint64_t>(4 - e), "many", std::chrono::seconds(4 - e), data));
+    }
+  }
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv, .wide = true}, stop_, out, err), 0) << err.str();
+  const auto lines = linesOf(out.str());
+  ASSERT_EQ(lines.size(), 6u);
+  const auto columns = std::count(lines[0].begin(), lines[0].end(), ',') + 1;
+  EXPECT_EQ(columns, 5 + static_cast<long>(kMaxWideColumns));
+  EXPECT_THAT(lines[0], ::testing::EndsWith(",k04095"));
+  EXPECT_THAT(err.str(), HasSubstr("904 data key(s) beyond the limit of 4096 columns left out"));
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_EQ(std::count(lines[i].begin(), lines[i].end(), ','), columns - 1) << "row " << i;
+  }
+}
+
+TEST_F(RecordingCommandsTest, ExportWideNeedsCsv) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(runExport({.path = path_, .format = ExportFormat::JsonLines, .wide = true}, stop_, out, err), 2);
+  EXPECT_THAT(err.str(), HasSubstr("--wide needs --format csv"));
+  EXPECT_THAT(out.str(), ::testing::IsEmpty());
 }
 
 TEST_F(RecordingCommandsTest, ExportRejectsABadTimeBound) {

@@ -65,6 +65,21 @@ TEST(Tail, TextLinesAreReadable) {
   EXPECT_EQ(line.substr(12), " run@host:12 rank 3 livemon.Stat #41 epoch=2 loss.count=12.0 loss.mean=0.123457");
 }
 
+TEST(Tail, TheStepIsShownWhereThereIsOne) {
+  auto r = received(test::makeEvent("livemon.Stat", {{"loss.mean", 0.5}}));
+  EXPECT_EQ(formatEventJson(r).find("\"step\""), std::string::npos) << "no step, no key";
+  EXPECT_EQ(formatEventText(r).find("step"), std::string::npos);
+  r.event.step = 1200;
+  const std::string json = formatEventJson(r);
+  EXPECT_NE(json.find("\"ts\":1700000000123456789,\"name\":\"livemon.Stat\",\"seq\":41,\"step\":1200,"), std::string::npos)
+      << json;
+  EXPECT_EQ(formatEventText(r).substr(12), " run@host:12 rank 3 livemon.Stat #41 step 1200 loss.mean=0.5");
+  // An event from a publisher that only had the int field "step" shows it the same way.
+  auto field = received(test::makeEvent("eval", {{"step", int64_t{-7}}}));
+  EXPECT_NE(formatEventJson(field).find("\"seq\":41,\"step\":-7,"), std::string::npos) << formatEventJson(field);
+  EXPECT_EQ(formatEventText(field).substr(12), " run@host:12 rank 3 eval #41 step -7 step=-7");
+}
+
 TEST(Tail, TimesAtBothEndsOfTheNanosecondRangeAreExact) {
   // Any publisher chooses its timestamps; every int64 nanosecond count has its UTC time.
   const std::vector<std::pair<int64_t, std::string>> cases = {

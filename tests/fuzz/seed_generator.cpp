@@ -51,8 +51,9 @@ SourceInfo source(std::string run, int64_t pid, std::optional<int64_t> rank) {
   return info;
 }
 
-Event event(std::string name, std::chrono::milliseconds at, std::unordered_map<std::string, DataValue> data) {
-  return Event{std::move(name), kT0 + at, std::move(data)};
+Event event(std::string name, std::chrono::milliseconds at, std::unordered_map<std::string, DataValue> data,
+            std::optional<int64_t> step = std::nullopt) {
+  return Event{std::move(name), kT0 + at, std::move(data), step};
 }
 
 PublisherCounters counters(uint64_t published) {
@@ -93,6 +94,14 @@ std::vector<WireSample> wireSamples() {
   std::vector<Event> batch;
   for (int i = 0; i < 5; ++i) batch.push_back(event("batch", std::chrono::milliseconds(10 + i), {{"i", int64_t{i}}}));
   events("batch", trainer, 5, batch);
+  // Steps: every event with one, and some with and some without (nil) in one batch.
+  events("step", trainer, 6, {event("livemon.Stat", 20ms, {{"loss.mean", 0.5}}, 1200)});
+  std::vector<Event> stepped;
+  for (int i = 0; i < 4; ++i) {
+    stepped.push_back(event("steps", std::chrono::milliseconds(30 + i), {{"i", int64_t{i}}},
+                            i == 1 ? std::nullopt : std::optional<int64_t>(i == 3 ? -1 : 1000 * i)));
+  }
+  events("mixed_steps", trainer, 7, stepped);
   samples.push_back({"heartbeat", std::string(kHeartbeatTopic),
                      encodeHeartbeatPayload(MessageKind::Heartbeat, trainer, 0, counters(10))});
   samples.push_back({"goodbye", std::string(kHeartbeatTopic),
@@ -115,7 +124,9 @@ void writeSubscriberSeeds(const fs::path& dir) {
   const SourceInfo other = source("train", 101, 1);
   auto payload = [&](const SourceInfo& from, uint64_t sequence, int count) {
     std::vector<Event> batch;
-    for (int i = 0; i < count; ++i) batch.push_back(event("step", std::chrono::milliseconds(i), {{"i", int64_t{i}}}));
+    for (int i = 0; i < count; ++i) {
+      batch.push_back(event("step", std::chrono::milliseconds(i), {{"i", int64_t{i}}}, int64_t{i} * 10));
+    }
     return encodeEventsPayload(from, sequence, "step", batch);
   };
   const std::string heartbeat = encodeHeartbeatPayload(MessageKind::Heartbeat, trainer, 0, counters(4));
@@ -176,6 +187,7 @@ void record(RecordingWriter& writer, ManualClock& clock, int count, int perChunk
     received.event = eval ? event("eval", std::chrono::seconds(i), {{"accuracy", 0.5}, {"note", std::string("ok, \"fine\"")}})
                           : event("livemon.Stat", std::chrono::seconds(i),
                                   {{"loss.mean", 1.0 / (i + 1)}, {"step", int64_t{i}}, {"flag", i == 2}});
+    if (i % 2 == 0) received.event.step = i;
     received.receivedAt = received.event.timestamp + 3ms;
     recordEvent(writer, received);
     clock.advance(1s);

@@ -31,7 +31,10 @@ bool sameValue(const DataValue& a, const DataValue& b) {
 bool sameEvents(const std::vector<Event>& a, const std::vector<Event>& b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || a[i].timestamp != b[i].timestamp || a[i].data.size() != b[i].data.size()) return false;
+    if (a[i].name != b[i].name || a[i].timestamp != b[i].timestamp || a[i].step != b[i].step ||
+        a[i].data.size() != b[i].data.size()) {
+      return false;
+    }
     for (const auto& [key, value] : a[i].data) {
       const auto other = b[i].data.find(key);
       if (other == b[i].data.end() || !sameValue(value, other->second)) return false;

@@ -20,13 +20,14 @@ EXAMPLE = os.path.join(SOURCE_DIR, "examples", "pytorch_train.py")
 
 def run_example(tmp_path, *extra):
     """Runs the example on an ipc endpoint for a few seconds; returns {topic: [data, ...]} of
-    everything a subscriber received, and the example's output."""
+    everything a subscriber received, the example's output, and {topic: [(data, step), ...]}."""
     endpoint = f"ipc://{tmp_path}/train.sock"
     context = zmq.Context()
     socket = context.socket(zmq.SUB)
     socket.subscribe(b"")
     socket.connect(endpoint)  # ZeroMQ connects once the example binds
     received = {}
+    steps = {}
     try:
         process = subprocess.Popen(
             [sys.executable, EXAMPLE, "--endpoint", endpoint, "--duration", "4", "--window", "0.25",
@@ -37,8 +38,11 @@ def run_example(tmp_path, *extra):
             if socket.poll(50):
                 topic, payload = socket.recv_multipart()
                 message = msgpack.unpackb(payload)
-                for _, data in message.get("events", []):
+                events = message.get("events", [])
+                for _, data in events:
                     received.setdefault(topic.decode(), []).append(data)
+                for (_, data), step in zip(events, message.get("steps", [None] * len(events))):
+                    steps.setdefault(topic.decode(), []).append((data, step))
                 if topic == b"livemon.heartbeat" and message.get("kind") == "goodbye":
                     break
             elif process.poll() is not None:
@@ -48,7 +52,7 @@ def run_example(tmp_path, *extra):
     finally:
         socket.close(linger=0)
         context.term()
-    return received, output
+    return received, output, steps
 
 
 def keys_of(received, topic):
@@ -56,7 +60,7 @@ def keys_of(received, topic):
 
 
 def test_livemon_mode_publishes_every_instrument(tmp_path):
-    received, output = run_example(tmp_path, "--tensorboard", str(tmp_path / "tb"))
+    received, output, steps = run_example(tmp_path, "--tensorboard", str(tmp_path / "tb"))
     assert "epoch   1" in output
     keys = keys_of(received, "livemon.Stat")
     for key in ["train.loss.mean", "train.loss.min", "train.loss.max", "train.samples_per_s.mean",
@@ -72,10 +76,15 @@ def test_livemon_mode_publishes_every_instrument(tmp_path):
     assert all(0 < v < 10 for v in loss_means)
     (tb_file,) = (tmp_path / "tb").iterdir()
     assert "train.step_time_ms.p99" in scalars(tb_file)
+    # The example sets the step every training step: loss windows carry it, in order. (Epoch
+    # events state their own step in their "step" field, which travels as that field.)
+    loss_steps = [step for data, step in steps["livemon.Stat"] if "train.loss.mean" in data]
+    assert loss_steps and all(step is not None for step in loss_steps), loss_steps
+    assert loss_steps == sorted(loss_steps)
 
 
 def test_torch_monitor_mode_reaches_the_subscriber_through_the_bridge(tmp_path):
-    received, output = run_example(tmp_path, "--api", "torch-monitor")
+    received, output, _ = run_example(tmp_path, "--api", "torch-monitor")
     assert "torch.monitor through livemon.torch_bridge" in output
     keys = keys_of(received, "torch.monitor.Stat")
     for key in ["train.loss.mean", "train.step_time_ms.max", "train.samples_per_s.mean", "train.grad_norm.max"]:

@@ -8,9 +8,11 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include <livemon/event_handler.h>
+#include <livemon/step.h>
 #include <livemon/transport/error.h>
 #include <livemon/transport/subscriber.h>
 
@@ -267,6 +269,40 @@ INSTANTIATE_TEST_SUITE_P(Transports, PublisherRoundTrip,
                              default: return std::string("tcp");
                            }
                          });
+
+// Steps travel with their events: the one set with setStep, an event's own, and none, mixed
+// within one batch.
+TEST(Publisher, EventsArriveWithTheStepTheyWereLoggedAt) {
+  Publisher publisher(testPublisherOptions(uniqueInproc()));
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.connect = publisher.endpoints();
+  Subscriber subscriber(subscriberOptions);
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
+
+  clearStep();
+  logEvent(makeEvent("train", {{"i", int64_t{0}}}));
+  setStep(41);
+  logEvent(makeEvent("train", {{"i", int64_t{1}}}));
+  Event own = makeEvent("train", {{"i", int64_t{2}}});
+  own.step = 7;
+  logEvent(own);
+  logEvent(makeEvent("train", {{"i", int64_t{3}}, {"step", int64_t{-3}}}));
+  setStep(42);
+  logEvent(makeEvent("train", {{"i", int64_t{4}}}));
+  clearStep();
+  logEvent(makeEvent("train", {{"i", int64_t{5}}}));
+
+  Received received;
+  ASSERT_TRUE(pollUntil(subscriber, received.callbacks(), [&] { return received.events.size() >= 6; }));
+  ASSERT_EQ(received.events.size(), 6u);
+  const std::vector<std::optional<int64_t>> expected = {std::nullopt, 41, 7, -3, 42, std::nullopt};
+  EXPECT_FALSE(received.events[3].event.step.has_value()) << "the data field \"step\" stays a data field";
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(received.events[i].event.data.at("i"), DataValue(static_cast<int64_t>(i)));
+    EXPECT_EQ(statedStep(received.events[i].event), expected[i]) << i;
+  }
+  EXPECT_EQ(subscriber.stats().malformed, 0u);
+}
 
 TEST(Publisher, ConnectsToASubscriberThatBinds) {
   SubscriberOptions subscriberOptions;

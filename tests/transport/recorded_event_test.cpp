@@ -10,6 +10,7 @@
 #include <set>
 
 #include "recorded_sample.h"
+#include "test_support.h"
 
 namespace livemon::transport {
 namespace {
@@ -78,6 +79,60 @@ TEST_F(RecordedEventTest, EventsComeBackWithEveryTypeTheirSourceAndSequence) {
     return true;
   });
   EXPECT_EQ(seen, 1);
+}
+
+TEST_F(RecordedEventTest, StepsSurviveARecordingAndEventsWithoutOneStayWithout) {
+  const auto from = source("run", 1, 0);
+  std::vector<ReceivedEvent> originals;
+  for (int i = 0; i < 4; ++i) {
+    originals.push_back(received(from, static_cast<uint64_t>(i), "train", std::chrono::milliseconds(1000 + i),
+                                 {{"loss", 1.0 / (i + 1)}}));
+    if (i != 2) originals.back().event.step = int64_t{i} * 1000 - 1;
+  }
+  {
+    RecordingWriter writer(path_);
+    for (const ReceivedEvent& original : originals) recordEvent(writer, original);
+  }
+  RecordingReader reader(path_);
+  RecordedEventDecoder decoder(path_);
+  std::vector<Event> back;
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    ReceivedEvent event;
+    std::string error;
+    EXPECT_TRUE(decoder.decode(message, event, &error)) << error;
+    back.push_back(event.event);
+    return true;
+  });
+  ASSERT_EQ(back.size(), originals.size());
+  for (std::size_t i = 0; i < back.size(); ++i) EXPECT_EQ(back[i], originals[i].event) << i;
+  EXPECT_FALSE(back[2].step.has_value());
+}
+
+// tests/transport/data/recording_before_steps.mcap was written by the recorder before steps
+// existed: two Stat windows and an "eval" event with an int "step" field, from one source.
+TEST_F(RecordedEventTest, RecordingsFromBeforeStepsStillOpen) {
+  const std::string path = test::sourceDir() + "/tests/transport/data/recording_before_steps.mcap";
+  RecordingReader reader(path);
+  EXPECT_TRUE(reader.indexed());
+  EXPECT_TRUE(reader.problems().empty());
+  RecordedEventDecoder decoder(path);
+  std::vector<Event> events;
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    ReceivedEvent event;
+    std::string error;
+    EXPECT_TRUE(decoder.decode(message, event, &error)) << error;
+    EXPECT_EQ(event.source->run, "demo");
+    events.push_back(event.event);
+    return true;
+  });
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[0].name, "livemon.Stat");
+  EXPECT_EQ(events[0].data.at("train.loss.mean"), DataValue(0.5));
+  EXPECT_EQ(events[1].name, "eval");
+  EXPECT_EQ(events[1].data.at("accuracy"), DataValue(0.75));
+  EXPECT_EQ(events[2].data.at("train.loss.mean"), DataValue(0.25));
+  for (const Event& event : events) EXPECT_FALSE(event.step.has_value()) << event;
+  EXPECT_EQ(statedStep(events[1]), 100) << "the int field \"step\" still states the step";
 }
 
 TEST_F(RecordedEventTest, DecoderSharesOneSourcePerPublisherInstance) {

@@ -10,7 +10,9 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "test_support.h"
 
@@ -18,6 +20,7 @@ namespace livemon::transport {
 namespace {
 
 using test::makeEvent;
+using namespace std::string_view_literals;
 
 SourceInfo exampleSource() {
   SourceInfo source;
@@ -167,11 +170,17 @@ TEST(WireFormat, HeartbeatAndGoodbyeRoundTrip) {
 }
 
 TEST(WireFormat, BytesMatchTheDocumentedExamples) {
-  const Event event = makeEvent("eval", {{"accuracy", 1.0}}, fromWireTime(1'700'000'001'500'000'000));
+  Event event = makeEvent("eval", {{"accuracy", 1.0}}, fromWireTime(1'700'000'001'500'000'000));
   const std::string events = encodeEventsPayload(exampleSource(), 7, "eval", {event});
   const std::string documentedEvents = hexBlockFromDoc("<!-- example: events payload -->");
   ASSERT_FALSE(documentedEvents.empty()) << "docs/wire-format.md lacks the events example";
   EXPECT_EQ(events, documentedEvents);
+
+  event.step = 1200;
+  const std::string stepped = encodeEventsPayload(exampleSource(), 7, "eval", {event});
+  const std::string documentedStepped = hexBlockFromDoc("<!-- example: events payload with a step -->");
+  ASSERT_FALSE(documentedStepped.empty()) << "docs/wire-format.md lacks the example with a step";
+  EXPECT_EQ(stepped, documentedStepped);
 
   PublisherCounters counters;
   counters.timestamp = fromWireTime(1'700'000'002'000'000'000);
@@ -182,6 +191,149 @@ TEST(WireFormat, BytesMatchTheDocumentedExamples) {
   const std::string documentedHeartbeat = hexBlockFromDoc("<!-- example: heartbeat payload -->");
   ASSERT_FALSE(documentedHeartbeat.empty()) << "docs/wire-format.md lacks the heartbeat example";
   EXPECT_EQ(heartbeat, documentedHeartbeat);
+}
+
+// Steps: an optional "steps" array beside "events", written only when an event has a step.
+
+Event withStep(Event event, std::optional<int64_t> step) {
+  event.step = step;
+  return event;
+}
+
+TEST(WireFormat, StepsRoundTripBesideEventsWithout) {
+  const std::vector<Event> events = {
+      withStep(makeEvent("train", {{"loss", 0.5}}), 10),
+      withStep(makeEvent("train", {{"loss", 0.4}}), std::nullopt),
+      withStep(makeEvent("train", {{"loss", 0.3}}), -2),
+      withStep(makeEvent("train", {{"loss", 0.2}}), std::numeric_limits<int64_t>::max()),
+      withStep(makeEvent("train", {{"loss", 0.1}}), std::numeric_limits<int64_t>::min() + 1),
+  };
+  const WireMessage message = decodeOk("train", encodeEventsPayload(exampleSource(), 0, "train", events));
+  EXPECT_EQ(message.events, events);
+}
+
+TEST(WireFormat, EventsWithoutAStepAreEncodedAsBeforeStepsExisted) {
+  const std::vector<Event> events = {makeEvent("e", {{"k", 1.0}}), makeEvent("e", {{"k", 2.0}})};
+  const std::string payload = encodeEventsPayload(exampleSource(), 0, "e", events);
+  EXPECT_EQ(payload.find("steps"), std::string::npos);
+  EXPECT_EQ(static_cast<uint8_t>(payload[0]), 0x86) << "six keys, as in every version-1 payload before steps";
+  for (const Event& event : decodeOk("e", payload).events) EXPECT_FALSE(event.step.has_value());
+}
+
+// Produced by the version-1 encoder before steps existed: source run "demo", host "gpu01", pid
+// 4242, no rank; seq 3; two "train" events, {"loss": 0.25} and {"step": 12} (an int field).
+constexpr std::string_view kPayloadBeforeSteps =
+    "\x86\xa1\x76\x01\xa4\x6b\x69\x6e\x64\xa6\x65\x76\x65\x6e\x74\x73"
+    "\xa3\x73\x72\x63\x85\xa3\x72\x75\x6e\xa4\x64\x65\x6d\x6f\xa4\x68"
+    "\x6f\x73\x74\xa5\x67\x70\x75\x30\x31\xa3\x70\x69\x64\xcd\x10\x92"
+    "\xa2\x69\x64\xcf\x11\x22\x33\x44\x55\x66\x77\x88\xa5\x73\x74\x61"
+    "\x72\x74\xcf\x17\x97\x9c\xfe\x36\x2a\x00\x00\xa3\x73\x65\x71\x03"
+    "\xa4\x6e\x61\x6d\x65\xa5\x74\x72\x61\x69\x6e\xa6\x65\x76\x65\x6e"
+    "\x74\x73\x92\x92\xcf\x17\x97\x9c\xfe\x71\xc4\xca\x00\x81\xa4\x6c"
+    "\x6f\x73\x73\xcb\x3f\xd0\x00\x00\x00\x00\x00\x00\x92\xcf\x17\x97"
+    "\x9c\xfe\xad\x5f\x94\x00\x81\xa4\x73\x74\x65\x70\x0c"sv;
+
+TEST(WireFormat, PayloadsFromBeforeStepsStillDecode) {
+  ASSERT_EQ(kPayloadBeforeSteps.size(), 141u);
+  const WireMessage message = decodeOk("train", std::string(kPayloadBeforeSteps));
+  EXPECT_EQ(message.sequence, 3u);
+  EXPECT_EQ(message.source.run, "demo");
+  EXPECT_FALSE(message.source.rank.has_value());
+  ASSERT_EQ(message.events.size(), 2u);
+  EXPECT_EQ(message.events[0], makeEvent("train", {{"loss", 0.25}}, fromWireTime(1'700'000'001'000'000'000)));
+  EXPECT_EQ(message.events[1], makeEvent("train", {{"step", int64_t{12}}}, fromWireTime(1'700'000'002'000'000'000)));
+  EXPECT_FALSE(message.events[1].step.has_value()) << "decoded as sent";
+  EXPECT_EQ(statedStep(message.events[1]), 12) << "its int field still states the step";
+  // And today's encoder still writes exactly these bytes for the same events.
+  SourceInfo source = exampleSource();
+  source.rank.reset();
+  EXPECT_EQ(encodeEventsPayload(source, 3, "train", message.events), kPayloadBeforeSteps);
+}
+
+// A reader that knows only [timestamp, data] pairs and skips keys it does not know (every
+// version-1 reader before steps) still reads every event of a payload with steps.
+TEST(WireFormat, PayloadsWithStepsReadAsBeforeByReadersThatSkipUnknownKeys) {
+  const std::vector<Event> events = {withStep(makeEvent("t", {{"k", 1.0}}), 5), makeEvent("t", {{"k", 2.0}})};
+  const std::string payload = encodeEventsPayload(exampleSource(), 0, "t", events);
+  const msgpack::object_handle handle = msgpack::unpack(payload.data(), payload.size());
+  const msgpack::object& map = handle.get();
+  ASSERT_EQ(map.type, msgpack::type::MAP);
+  ASSERT_EQ(map.via.map.size, 7u);
+  EXPECT_EQ(map.via.map.ptr[0].key.as<std::string>(), "v");
+  EXPECT_EQ(map.via.map.ptr[0].val.as<int>(), 1) << "still version 1";
+  EXPECT_EQ(map.via.map.ptr[5].key.as<std::string>(), "events");
+  const msgpack::object& array = map.via.map.ptr[5].val;
+  ASSERT_EQ(array.via.array.size, 2u);
+  for (uint32_t i = 0; i < 2; ++i) {
+    ASSERT_EQ(array.via.array.ptr[i].via.array.size, 2u) << "an event stays a [timestamp, data] pair";
+    EXPECT_EQ(array.via.array.ptr[i].via.array.ptr[1].via.map.size, 1u) << "the step is not a data field";
+  }
+  EXPECT_EQ(map.via.map.ptr[6].key.as<std::string>(), "steps");
+  const msgpack::object& steps = map.via.map.ptr[6].val;
+  ASSERT_EQ(steps.via.array.size, 2u);
+  EXPECT_EQ(steps.via.array.ptr[0].as<int64_t>(), 5);
+  EXPECT_TRUE(steps.via.array.ptr[1].is_nil());
+}
+
+TEST(WireFormat, StepsMayComeBeforeEventsAndMustMatchThem) {
+  auto payloadWith = [](bool stepsFirst, int stepCount, bool stepIsString) {
+    msgpack::sbuffer buffer;
+    msgpack::packer<msgpack::sbuffer> packer(buffer);
+    packer.pack_map(7);
+    packer.pack(std::string("v"));
+    packer.pack(1);
+    packer.pack(std::string("kind"));
+    packer.pack(std::string("events"));
+    packer.pack(std::string("src"));
+    packer.pack_map(5);
+    for (const char* key : {"run", "host"}) {
+      packer.pack(std::string(key));
+      packer.pack(std::string("x"));
+    }
+    for (const char* key : {"pid", "id", "start"}) {
+      packer.pack(std::string(key));
+      packer.pack(1);
+    }
+    packer.pack(std::string("seq"));
+    packer.pack(0);
+    packer.pack(std::string("name"));
+    packer.pack(std::string("n"));
+    auto packSteps = [&] {
+      packer.pack(std::string("steps"));
+      packer.pack_array(static_cast<uint32_t>(stepCount));
+      for (int i = 0; i < stepCount; ++i) {
+        if (stepIsString) {
+          packer.pack(std::string("1"));
+        } else if (i == 0) {
+          packer.pack_nil();
+        } else {
+          packer.pack(i * 100);
+        }
+      }
+    };
+    if (stepsFirst) packSteps();
+    packer.pack(std::string("events"));
+    packer.pack_array(2);
+    for (int i = 0; i < 2; ++i) {
+      packer.pack_array(2);
+      packer.pack(int64_t{i});
+      packer.pack_map(0);
+    }
+    if (!stepsFirst) packSteps();
+    return std::string(buffer.data(), buffer.size());
+  };
+  for (const bool stepsFirst : {true, false}) {
+    const WireMessage message = decodeOk("n", payloadWith(stepsFirst, 2, false));
+    ASSERT_EQ(message.events.size(), 2u);
+    EXPECT_FALSE(message.events[0].step.has_value());
+    EXPECT_EQ(message.events[1].step, 100);
+    EXPECT_EQ(decodeStatus("n", payloadWith(stepsFirst, 1, false)), DecodeStatus::Malformed) << "too few steps";
+    EXPECT_EQ(decodeStatus("n", payloadWith(stepsFirst, 3, false)), DecodeStatus::Malformed) << "too many steps";
+    EXPECT_EQ(decodeStatus("n", payloadWith(stepsFirst, 2, true)), DecodeStatus::Malformed) << "a string step";
+  }
+  WireLimits limits;
+  limits.maxEventsPerMessage = 2;
+  EXPECT_EQ(decodeStatus("n", payloadWith(false, 3, false), limits), DecodeStatus::TooLarge);
 }
 
 TEST(WireFormat, TruncatedPayloadsAreMalformedAtEveryLength) {

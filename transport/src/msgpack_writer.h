@@ -16,6 +16,7 @@ class MsgpackWriter {
  public:
   explicit MsgpackWriter(std::string& out) noexcept : out_(out) {}
 
+  void nil() { out_.push_back('\xc0'); }
   void boolean(bool value) { out_.push_back(value ? '\xc3' : '\xc2'); }
 
   void uint(uint64_t value) {

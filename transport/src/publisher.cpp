@@ -29,8 +29,9 @@ namespace livemon::transport {
 
 namespace {
 
-// A queued record: [u16 name length][name][event entry], behind the ring's length prefix.
-constexpr std::size_t kRecordNameHeader = 2;
+// A queued record: [u16 name length][u8 step length][name][step][event entry], behind the
+// ring's length prefix. The step is its "steps" array element (an integer, or nil for none).
+constexpr std::size_t kRecordNameHeader = 3;
 // The I/O thread reads about this much of the queue before it sends and looks at the clock.
 constexpr std::size_t kDrainBudgetFactor = 4;
 // Idle polling of the queue: the wait doubles from the first to the last while nothing comes.
@@ -112,7 +113,9 @@ struct Publisher::State {
   // number.
   struct Batch {
     std::string name;
-    std::string body;  // concatenated event entries
+    std::string body;   // concatenated event entries
+    std::string steps;  // concatenated "steps" elements, one per entry
+    bool anyStep = false;
     uint32_t count = 0;
     uint64_t nextSequence = 0;
   };
@@ -130,7 +133,8 @@ struct Publisher::State {
   void flushBatches();
   void sendBatch(Batch& batch);
   void sendHeartbeat(MessageKind kind);
-  bool sendFrames(std::string_view topic, std::string_view header, std::string_view body);
+  bool sendFrames(std::string_view topic, std::string_view header, std::string_view body,
+                  std::string_view trailer = {});
   bool waitWritable();
   void discardSubscriptions();
   bool stopRequested() const noexcept { return stop.load(std::memory_order_acquire); }
@@ -167,6 +171,7 @@ struct Publisher::State {
   std::unordered_map<std::string, std::size_t> batchIndex;
   std::string scratch;
   std::string header;
+  std::string stepsTrailer;
   uint64_t heartbeatSequence = 0;
 };
 
@@ -183,7 +188,10 @@ void Publisher::State::onEvent(const Event& event) noexcept {
     const auto nameSize = static_cast<uint16_t>(event.name.size());
     record.push_back(static_cast<char>(nameSize & 0xff));
     record.push_back(static_cast<char>(nameSize >> 8));
+    record.push_back('\0');
     record.append(event.name);
+    detail::appendStep(record, event.step);  // a data field "step" travels as the field it is
+    record[2] = static_cast<char>(record.size() - kRecordNameHeader - event.name.size());
     detail::appendEventEntry(record, event);
     const bool queued = ring.push(record);
     if (record.capacity() > 64 * 1024) std::string().swap(record);
@@ -234,21 +242,26 @@ bool Publisher::State::drainAndSend() {
   const std::size_t records = ring.drain(budget, scratch, [&](std::string_view record) {
     const std::size_t nameSize =
         static_cast<uint8_t>(record[0]) | (static_cast<std::size_t>(static_cast<uint8_t>(record[1])) << 8);
+    const std::size_t stepSize = static_cast<uint8_t>(record[2]);
     const std::string_view name = record.substr(kRecordNameHeader, nameSize);
-    const std::string_view entry = record.substr(kRecordNameHeader + nameSize);
+    const std::string_view step = record.substr(kRecordNameHeader + nameSize, stepSize);
+    const std::string_view entry = record.substr(kRecordNameHeader + nameSize + stepSize);
     if (last == nullptr || last->name != name) {
       auto found = batchIndex.find(std::string(name));
       if (found == batchIndex.end()) {
         found = batchIndex.emplace(std::string(name), batches.size()).first;
-        batches.push_back(Batch{std::string(name), {}, 0, 0});
+        batches.push_back(Batch{std::string(name), {}, {}, false, 0, 0});
       }
       last = &batches[found->second];
     }
     if (last->count > 0 &&
-        (last->count >= options.maxBatchEvents || last->body.size() + entry.size() > options.maxBatchBytes)) {
+        (last->count >= options.maxBatchEvents ||
+         last->body.size() + last->steps.size() + entry.size() + step.size() > options.maxBatchBytes)) {
       sendBatch(*last);
     }
     last->body.append(entry);
+    last->steps.append(step);
+    last->anyStep = last->anyStep || step != "\xc0";
     ++last->count;
   });
   if (records > 0) flushBatches();
@@ -265,12 +278,20 @@ void Publisher::State::flushBatches() {
 void Publisher::State::sendBatch(Batch& batch) {
   header.clear();
   detail::MsgpackWriter writer(header);
-  detail::writePayloadStart(writer, detail::kEventsPayloadEntries, MessageKind::Events, identity, batch.nextSequence);
+  detail::writePayloadStart(writer,
+                            batch.anyStep ? detail::kEventsPayloadEntriesWithSteps : detail::kEventsPayloadEntries,
+                            MessageKind::Events, identity, batch.nextSequence);
   writer.str("name");
   writer.str(batch.name);
   writer.str("events");
   writer.arrayHeader(batch.count);
-  if (sendFrames(batch.name, header, batch.body)) {
+  // Batches without a step are sent without "steps", byte for byte as before steps existed.
+  if (batch.anyStep) {
+    stepsTrailer.clear();
+    detail::appendStepsHeader(stepsTrailer, batch.count);
+    stepsTrailer.append(batch.steps);
+  }
+  if (sendFrames(batch.name, header, batch.body, batch.anyStep ? std::string_view(stepsTrailer) : std::string_view())) {
     published.fetch_add(batch.count, std::memory_order_relaxed);
     messages.fetch_add(1, std::memory_order_relaxed);
     batch.nextSequence += batch.count;
@@ -278,8 +299,11 @@ void Publisher::State::sendBatch(Batch& batch) {
     droppedAtShutdown.fetch_add(batch.count, std::memory_order_relaxed);
   }
   batch.count = 0;
+  batch.anyStep = false;
   batch.body.clear();
+  batch.steps.clear();
   if (batch.body.capacity() > 2 * options.maxBatchBytes) std::string().swap(batch.body);
+  if (batch.steps.capacity() > 2 * options.maxBatchBytes) std::string().swap(batch.steps);
 }
 
 void Publisher::State::sendHeartbeat(MessageKind kind) {
@@ -300,13 +324,14 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
 }
 
-bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body) {
+bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body,
+                                  std::string_view trailer) {
   while (zmq_send(socket, topic.data(), topic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
     if (errno != EAGAIN && errno != EINTR) return false;
     if (!waitWritable()) return false;
   }
   zmq_msg_t payload;
-  if (zmq_msg_init_size(&payload, head.size() + body.size()) != 0) {
+  if (zmq_msg_init_size(&payload, head.size() + body.size() + trailer.size()) != 0) {
     // The topic frame is out: end the message so the socket stays usable.
     zmq_send(socket, "", 0, ZMQ_DONTWAIT);
     return false;
@@ -314,6 +339,7 @@ bool Publisher::State::sendFrames(std::string_view topic, std::string_view head,
   auto* data = static_cast<char*>(zmq_msg_data(&payload));
   std::memcpy(data, head.data(), head.size());
   std::memcpy(data + head.size(), body.data(), body.size());
+  if (!trailer.empty()) std::memcpy(data + head.size() + body.size(), trailer.data(), trailer.size());
   // Parts after the first are never refused for lack of room.
   detail::annotateBeforeSend();
   const bool sent = zmq_msg_send(&payload, socket, ZMQ_DONTWAIT) >= 0;

@@ -39,7 +39,7 @@ void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind k
 const char* eventLimitBroken(const Event& event, const WireLimits& limits) noexcept {
   if (event.name.size() > limits.maxTopicBytes) return "event name too long";
   if (event.data.size() > limits.maxFieldsPerEvent) return "too many fields";
-  std::size_t bytes = 16;
+  std::size_t bytes = 16 + kMaxStepBytes;
   for (const auto& [key, value] : event.data) {
     if (key.size() > limits.maxKeyBytes) return "data key too long";
     bytes += key.size() + 14;
@@ -66,6 +66,21 @@ void appendEventEntry(std::string& out, const Event& event) {
       default: writer.boolean(*std::get_if<bool>(&value)); break;
     }
   }
+}
+
+void appendStep(std::string& out, const std::optional<int64_t>& step) {
+  MsgpackWriter writer(out);
+  if (step) {
+    writer.sint(*step);
+  } else {
+    writer.nil();
+  }
+}
+
+void appendStepsHeader(std::string& out, uint32_t count) {
+  MsgpackWriter writer(out);
+  writer.str("steps");
+  writer.arrayHeader(count);
 }
 
 }  // namespace livemon::transport::detail

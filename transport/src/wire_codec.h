@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <livemon/event.h>
@@ -15,8 +17,13 @@ namespace livemon::transport::detail {
 void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind kind, const SourceInfo& source,
                        uint64_t sequence);
 
-// Map entries of an events payload: v, kind, src, seq, name, events.
+// Map entries of an events payload: v, kind, src, seq, name, events, and steps when one of the
+// events has a step.
 inline constexpr uint32_t kEventsPayloadEntries = 6;
+inline constexpr uint32_t kEventsPayloadEntriesWithSteps = 7;
+
+// The most bytes one element of "steps" takes (int 64).
+inline constexpr std::size_t kMaxStepBytes = 9;
 
 // Why an event cannot be encoded, or nullptr when it can.
 const char* eventLimitBroken(const Event& event, const WireLimits& limits) noexcept;
@@ -24,6 +31,12 @@ const char* eventLimitBroken(const Event& event, const WireLimits& limits) noexc
 // Appends one event entry, [timestamp, {key: value, ...}]. The event must be within `limits`
 // (eventLimitBroken returned nullptr).
 void appendEventEntry(std::string& out, const Event& event);
+
+// Appends one element of the "steps" array: the step as an integer, or nil when there is none.
+void appendStep(std::string& out, const std::optional<int64_t>& step);
+
+// Appends the "steps" key and the header of its array of `count` elements.
+void appendStepsHeader(std::string& out, uint32_t count);
 
 // Room kept in a payload for everything but its event entries: the identity, name and headers.
 inline constexpr std::size_t kPayloadHeaderReserve = 4 * 1024 + 64;

@@ -1,6 +1,8 @@
 #include <livemon/transport/wire_format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -106,8 +108,11 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
 
   out.events.clear();
   out.name.clear();
+  // "steps" may come before "events" (readers accept any key order), so it is held apart until
+  // both are read.
+  std::vector<std::optional<int64_t>> steps;
   enum Key : unsigned { Kind = 1, Src = 2, Seq = 4, Name = 8, Events = 16, Ts = 32, Interval = 64, Published = 128,
-                        Dropped = 256 };
+                        Dropped = 256, Steps = 512 };
   unsigned seen = 0;
   for (uint32_t i = 1; i < entries; ++i) {
     const std::string_view key = reader.str("key", kMaxStructureKeyBytes);
@@ -143,6 +148,21 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
       // An event takes at least 3 bytes, so a lying count cannot make this allocate much.
       out.events.reserve(std::min<std::size_t>(count, payload.size() / 3));
       for (uint32_t e = 0; e < count; ++e) readEvent(reader, limits, out.events.emplace_back());
+    } else if (key == "steps") {
+      once(Steps);
+      const uint32_t count = reader.arrayHeader("\"steps\"");
+      if (count > limits.maxEventsPerMessage) tooLarge("step count", count, limits.maxEventsPerMessage);
+      // A step takes at least 1 byte.
+      steps.reserve(std::min<std::size_t>(count, payload.size()));
+      for (uint32_t e = 0; e < count; ++e) {
+        if (reader.peekType() == MsgpackReader::Type::Nil) {
+          reader.skip(1);
+          steps.emplace_back();
+        } else {
+          if (reader.peekType() != MsgpackReader::Type::Int) reader.fail("a step is not an integer or nil");
+          steps.emplace_back(reader.int64("step"));
+        }
+      }
     } else if (key == "ts") {
       once(Ts);
       out.counters.timestamp = fromWireTime(reader.int64("\"ts\""));
@@ -168,10 +188,17 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
       MsgpackReader::failAt(0, "an events payload lacks \"name\" or \"events\"");
     }
     if (topic != out.name) MsgpackReader::failAt(0, "the topic is not the event name");
-    for (Event& event : out.events) event.name = out.name;
+    if ((seen & Steps) && steps.size() != out.events.size()) {
+      MsgpackReader::failAt(0, "\"steps\" holds " + std::to_string(steps.size()) + " steps for " +
+                                   std::to_string(out.events.size()) + " events");
+    }
+    for (std::size_t e = 0; e < out.events.size(); ++e) {
+      out.events[e].name = out.name;
+      if (seen & Steps) out.events[e].step = steps[e];
+    }
   } else {
     const unsigned needed = Ts | Interval | Published | Dropped;
-    if ((seen & needed) != needed || (seen & (Name | Events))) {
+    if ((seen & needed) != needed || (seen & (Name | Events | Steps))) {
       MsgpackReader::failAt(0, "a heartbeat needs exactly ts, interval_ms, published and dropped");
     }
     if (topic != kHeartbeatTopic) MsgpackReader::failAt(0, "a heartbeat's topic is not \"livemon.heartbeat\"");
@@ -226,9 +253,14 @@ std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std
   if (events.size() > limits.maxEventsPerMessage) {
     throw std::invalid_argument("more than maxEventsPerMessage events: " + std::to_string(events.size()));
   }
+  bool anyStep = false;
+  for (const Event& event : events) anyStep = anyStep || event.step.has_value();
+  // Only `step` goes into "steps": an int data field "step" travels as the data field it is.
   std::string out;
   MsgpackWriter writer(out);
-  detail::writePayloadStart(writer, detail::kEventsPayloadEntries, MessageKind::Events, source, sequence);
+  detail::writePayloadStart(writer,
+                            anyStep ? detail::kEventsPayloadEntriesWithSteps : detail::kEventsPayloadEntries,
+                            MessageKind::Events, source, sequence);
   writer.str("name");
   writer.str(name);
   writer.str("events");
@@ -238,6 +270,10 @@ std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std
       throw std::invalid_argument(std::string("event \"") + event.name + "\": " + broken);
     }
     detail::appendEventEntry(out, event);
+  }
+  if (anyStep) {
+    detail::appendStepsHeader(out, static_cast<uint32_t>(events.size()));
+    for (const Event& event : events) detail::appendStep(out, event.step);
   }
   if (out.size() > limits.maxPayloadBytes) {
     throw std::invalid_argument("payload of " + std::to_string(out.size()) + " bytes exceeds maxPayloadBytes");

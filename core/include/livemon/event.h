@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,16 +18,30 @@ using DataValue = std::variant<std::string, double, int64_t, bool>;
 //
 // A structured, timestamped record. Stat windows are logged as events named kStatEventName
 // with one double per "<stat name>.<aggregation name>" key.
+//
+// `step` is the training step the event belongs to (see setStep in <livemon/step.h>). An event
+// may also state its step in an int64 data field named kStepKey; statedStep() reads either.
+// logEvent sets `step` to the step current at that moment on an event that states none; it
+// stays empty when no step was set. A Stat window carries the step
+// current when the window closed. It is the last member so that `Event{name, timestamp, data}`
+// still initialises an event without a step.
 struct Event {
   std::string name;
   std::chrono::system_clock::time_point timestamp;
   std::unordered_map<std::string, DataValue> data;
+  std::optional<int64_t> step{};
 };
 
-// Same name, timestamp and data (values compared with their types: 1.0 != int64_t{1}).
+// Same name, timestamp, data (values compared with their types: 1.0 != int64_t{1}) and step.
 bool operator==(const Event& a, const Event& b);
 
 inline constexpr std::string_view kStatEventName = "livemon.Stat";
+
+// An int64 data field of this name states the event's step (an event's own `step` wins).
+inline constexpr std::string_view kStepKey = "step";
+
+// The step an event states: its `step`, else an int64 data field named kStepKey, else none.
+std::optional<int64_t> statedStep(const Event& event) noexcept;
 
 // The name torch.monitor gives its Stat events; consumers treat it like kStatEventName.
 inline constexpr std::string_view kTorchStatEventName = "torch.monitor.Stat";

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include <livemon/event.h>
+#include <livemon/step.h>
 
 namespace livemon {
 
@@ -58,7 +59,13 @@ bool unregisterEventHandler(const EventHandlerHandle& handle);
 // Hands `event` to every registered handler. Never throws. Events logged from inside handlers
 // more than kMaxHandlerDepth levels deep are dropped and counted (droppedReentrantEventCount),
 // so a handler that logs into itself cannot overflow the stack.
+//
+// Handlers see an event that states no step (statedStep) with `step` set to currentStep(). To
+// do that, this overload hands handlers a copy; pass an rvalue to stamp the event in place
+// instead. An event that states its step in an int data field "step" reaches handlers as it is
+// (its `step` empty): read any event's step with statedStep(event).
 void logEvent(const Event& event) noexcept;
+void logEvent(Event&& event) noexcept;
 
 inline constexpr int kMaxHandlerDepth = 16;
 
