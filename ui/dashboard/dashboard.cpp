@@ -44,6 +44,7 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
   ingest.staleAfter = options.staleAfter;
   ingest.staging.maxLogEntries = std::max<std::size_t>(options.logCapacity, 10'000);
   ingest.limits = options.limits;
+  ingest.clock = options.ingestClock;
   return ingest;
 }
 
@@ -153,6 +154,12 @@ void Dashboard::applyBatch(IngestBatch& batch) {
     rangesModel_->sourceLabelsChanged();
     emit sourceLabelsChanged();
   }
+  applyLog(batch);
+  // After the data and log rows of the events that raised them.
+  raiseStagedAlerts(batch.alerts);
+}
+
+void Dashboard::applyLog(IngestBatch& batch) {
   if (batch.log.empty()) return;
   if (paused_) {
     for (LogEntry& entry : batch.log) {
@@ -347,6 +354,23 @@ LimitReport Dashboard::limitReport() const {
   report.maxRangeRows = rangesModel_->maxRows();
   report.unlistedRanges = rangesModel_->unlistedCount();
   return report;
+}
+
+void Dashboard::raiseStagedAlerts(std::vector<StagedAlert>& alerts) {
+  for (StagedAlert& staged : alerts) {
+    const Alert& alert = staged.alert;
+    AlertEntry entry;
+    entry.timeMs = std::chrono::duration<double, std::milli>(alert.time.time_since_epoch()).count();
+    const SourceEntry* source = staged.source ? registry_->source(*staged.source) : nullptr;
+    entry.source = source != nullptr ? source->label : QString::fromStdString(describe(alert.source));
+    entry.kind = QString::fromUtf8(alertRuleKindName(alert.kind).data(),
+                                   static_cast<qsizetype>(alertRuleKindName(alert.kind).size()));
+    entry.rule = QString::fromStdString(alert.rule);
+    entry.key = QString::fromStdString(alert.key);
+    entry.value = alert.value;
+    entry.message = QString::fromStdString(alert.message);
+    raiseAlert(std::move(entry));
+  }
 }
 
 void Dashboard::raiseAlert(AlertEntry alert) {

@@ -64,6 +64,9 @@ struct DashboardOptions {
   bool replayPlay = false;
   // Drives replay playback; nullptr: the system clock. Must outlive the dashboard.
   Clock* clock = nullptr;
+  // Measures the live sources' silence (IngestWorker::Options::clock); nullptr: the system clock.
+  // Must outlive the dashboard.
+  Clock* ingestClock = nullptr;
 };
 
 // Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its
@@ -184,6 +187,8 @@ class Dashboard : public QObject {
  private:
   void applyStaged();
   void applyBatch(IngestBatch& batch);
+  void applyLog(IngestBatch& batch);
+  void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
   void clearReplayed(const QString& endpoint);
   void removeReplayed(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
