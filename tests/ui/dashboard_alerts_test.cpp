@@ -179,5 +179,37 @@ TEST_F(DashboardAlertsTest, AGoodbyeIsNotSilence) {
   EXPECT_EQ(alertsOfKind(dashboard.alerts(), QStringLiteral("silent")), 0);
 }
 
+TEST_F(DashboardAlertsTest, AUserRuleFiresAfterNConsecutiveValuesAndIsSavedForNextTime) {
+  {
+    Dashboard dashboard(options());
+    QString error;
+    EXPECT_FALSE(dashboard.addAlertRule(QStringLiteral("train.v >> 3"), &error));
+    EXPECT_TRUE(error.contains(QStringLiteral("train.v >> 3"))) << error.toStdString();
+    ASSERT_TRUE(dashboard.addAlertRule(QStringLiteral("train.v > 10 for 2"), &error)) << error.toStdString();
+    ASSERT_TRUE(dashboard.addAlertRule(QStringLiteral("eval.v < 0.5")));
+    EXPECT_TRUE(dashboard.addAlertRule(QStringLiteral("eval.v < 0.5")));  // not twice
+    EXPECT_EQ(dashboard.alertRules(), (QStringList{QStringLiteral("train.v > 10 for 2"), QStringLiteral("eval.v < 0.5")}));
+    EXPECT_TRUE(dashboard.removeAlertRule(QStringLiteral("eval.v < 0.5")));
+    EXPECT_FALSE(dashboard.removeAlertRule(QStringLiteral("eval.v < 0.5")));
+  }
+  // A new dashboard on the same settings restores the rule and runs it.
+  Dashboard dashboard(options());
+  EXPECT_EQ(dashboard.alertRules(), QStringList{QStringLiteral("train.v > 10 for 2")});
+  dashboard.start();
+  ASSERT_TRUE(publisher_.waitForSubscriber());
+  const transport::SourceInfo job = sourceNamed("job", 1);
+  publisher_.event(job, 0, "train", 11.0);
+  publisher_.event(job, 1, "train", 5.0);
+  publisher_.event(job, 2, "train", 12.0);
+  publisher_.event(job, 3, "train", 13.0);  // the second in a row
+  publisher_.event(job, 4, "done", 1.0);
+  ASSERT_TRUE(waitFor([&] { return logRowsNamed(dashboard.eventLog(), QStringLiteral("done")) == 1; }));
+  ASSERT_EQ(dashboard.alerts().rowCount(), 1);
+  const AlertEntry& alert = *dashboard.alerts().entry(0);
+  EXPECT_EQ(alert.rule, QStringLiteral("train.v > 10 for 2"));
+  EXPECT_EQ(alert.kind, QStringLiteral("threshold"));
+  EXPECT_EQ(alert.value, 13.0);
+}
+
 }  // namespace
 }  // namespace livemon::ui

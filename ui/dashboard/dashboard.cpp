@@ -22,6 +22,19 @@ namespace livemon::ui {
 namespace {
 
 const QString kEndpointsKey = QStringLiteral("endpoints");
+const QString kAlertRulesKey = QStringLiteral("alerts/rules");
+
+// The saved rules that still parse (a hand-edited settings file may hold others).
+QStringList savedAlertRules(const QSettings& settings, std::vector<AlertRule>& parsed) {
+  QStringList rules;
+  for (const QString& text : settings.value(kAlertRulesKey).toStringList()) {
+    std::optional<AlertRule> rule = parseAlertRule(text.toStdString());
+    if (!rule || rules.contains(text)) continue;
+    rules << text;
+    parsed.push_back(std::move(*rule));
+  }
+  return rules;
+}
 
 std::unique_ptr<QSettings> openSettings(const QString& file) {
   if (file.isEmpty()) return std::make_unique<QSettings>(QStringLiteral("livemon"), QStringLiteral("livemon"));
@@ -38,8 +51,10 @@ std::vector<std::string> chooseEndpoints(const DashboardOptions& options, const 
   return {std::string(transport::kDefaultEndpoint)};
 }
 
-IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector<std::string> endpoints) {
+IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector<std::string> endpoints,
+                                   std::vector<AlertRule> alertRules) {
   IngestWorker::Options ingest;
+  ingest.alertRules = std::move(alertRules);
   ingest.endpoints = std::move(endpoints);
   ingest.staleAfter = options.staleAfter;
   ingest.staging.maxLogEntries = std::max<std::size_t>(options.logCapacity, 10'000);
@@ -53,7 +68,9 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
 Dashboard::Dashboard(DashboardOptions options, QObject* parent)
     : QObject(parent), options_(std::move(options)), settings_(openSettings(options_.settingsFile)) {
   registry_ = std::make_unique<StatRegistry>(options_.seriesLimits);
-  ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_)));
+  std::vector<AlertRule> rules;
+  alertRules_ = savedAlertRules(*settings_, rules);
+  ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules)));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
   rangesModel_->setMaxRows(options_.maxRangeRows);
@@ -371,6 +388,37 @@ void Dashboard::raiseStagedAlerts(std::vector<StagedAlert>& alerts) {
     entry.message = QString::fromStdString(alert.message);
     raiseAlert(std::move(entry));
   }
+}
+
+bool Dashboard::addAlertRule(const QString& text, QString* error) {
+  const QString trimmed = text.trimmed();
+  AlertRuleError parseError;
+  const std::optional<AlertRule> rule = parseAlertRule(trimmed.toStdString(), &parseError);
+  if (!rule) {
+    if (error != nullptr) *error = QString::fromStdString(describeAlertRuleError(trimmed.toStdString(), parseError));
+    return false;
+  }
+  if (!alertRules_.contains(trimmed)) {
+    alertRules_ << trimmed;
+    applyAlertRules();
+  }
+  return true;
+}
+
+bool Dashboard::removeAlertRule(const QString& text) {
+  if (!alertRules_.removeOne(text)) return false;
+  applyAlertRules();
+  return true;
+}
+
+void Dashboard::applyAlertRules() {
+  std::vector<AlertRule> rules;
+  for (const QString& text : alertRules_) {
+    if (std::optional<AlertRule> rule = parseAlertRule(text.toStdString())) rules.push_back(std::move(*rule));
+  }
+  ingest_->setAlertRules(std::move(rules));
+  settings_->setValue(kAlertRulesKey, alertRules_);
+  emit alertRulesChanged();
 }
 
 void Dashboard::raiseAlert(AlertEntry alert) {

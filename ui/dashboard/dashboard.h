@@ -110,6 +110,14 @@ class Dashboard : public QObject {
   // chart, update the badge and notify the desktop. The rule engine's alerts arrive here.
   void raiseAlert(AlertEntry alert);
 
+  // The user's alert rules (the built-in nan, silent and loss always run beside them), as
+  // parseAlertRule reads them; saved in the settings and restored at start.
+  const QStringList& alertRules() const noexcept { return alertRules_; }
+  // Adds a rule (one already there is not added twice). False, with `error` set to what
+  // describeAlertRuleError says, when the text is not a rule.
+  bool addAlertRule(const QString& text, QString* error = nullptr);
+  bool removeAlertRule(const QString& text);
+
   bool isPaused() const noexcept { return paused_; }
   void setPaused(bool paused);
   // Log rows received while paused, shown on resume.
@@ -183,6 +191,7 @@ class Dashboard : public QObject {
   void errorReported(const QString& title, const QString& message);
   // A rule triggered (raiseAlert); it is already in alerts().
   void alertRaised(const AlertEntry& alert);
+  void alertRulesChanged();
 
  private:
   void applyStaged();
@@ -228,6 +237,8 @@ class Dashboard : public QObject {
   // The last refused session: not deleted inside its own signal, and callers may still hold it.
   std::unique_ptr<ReplaySession> refused_;
   QString lastError_;
+  QStringList alertRules_;
+  void applyAlertRules();
 };
 
 }  // namespace livemon::ui
