@@ -5,13 +5,16 @@
 
 #include <limits>
 
+#include <QGraphicsPolygonItem>
 #include <QListWidget>
+#include <QtCharts/QChart>
 #include <QTemporaryDir>
 
 #include <livemon/alert_rules.h>
 #include <livemon/ui/dashboard/dashboard.h>
 #include <livemon/ui/widgets/alert_rule_dialog.h>
 #include <livemon/ui/widgets/alerts_dock.h>
+#include <livemon/ui/widgets/chart_alert_markers.h>
 #include <livemon/ui/widgets/chart_alert_menu.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/main_window.h>
@@ -107,6 +110,48 @@ TEST_F(AlertRulesWindowTest, AChartProposesItsMainLinesKeyAndLastValue) {
   ASSERT_TRUE(accuracy.has_value());
   EXPECT_EQ(accuracy->key, QStringLiteral("eval.accuracy"));
   EXPECT_EQ(accuracy->lastValue, 0.75);
+}
+
+TEST_F(AlertRulesWindowTest, AnAlertOnAChartsKeyMarksItsTimeOnThatChart) {
+  MainWindow window(options());
+  window.resize(1200, 800);
+  window.show();
+  window.setTimeRange(TimeRange::All);
+  Dashboard& dashboard = window.dashboard();
+  dashboard.start();
+  const auto source = test::makeSource("train", 42);
+  constexpr double kT0 = 1'700'000'000'000.0;
+  std::vector<transport::ReceivedEvent> events;
+  for (int i = 0; i < 10; ++i) {
+    events.push_back(test::received(source, Event{std::string(kStatEventName), test::atMs(kT0 + 1000.0 * i),
+                                                  {{"train.loss.mean", 1.0 * i}}}));
+  }
+  dashboard.ingest().deliver(events);
+  ChartGrid& grid = window.chartGrid();
+  ASSERT_TRUE(waitFor([&] {
+    dashboard.refreshNow();
+    return grid.chart(QStringLiteral("train.loss")) != nullptr;
+  }));
+  StatChartView& chart = *grid.chart(QStringLiteral("train.loss"));
+  const ChartAlertMarkers& markers = window.alertsDock().chartMarkers();
+  EXPECT_TRUE(markers.visibleMarkers(chart).empty());
+
+  AlertEntry alert;
+  alert.timeMs = kT0 + 5000.0;
+  alert.kind = QStringLiteral("threshold");
+  alert.key = QStringLiteral("train.loss.mean");
+  dashboard.raiseAlert(alert);
+  alert.key = QStringLiteral("other.loss.mean");  // another chart's: not on this one
+  dashboard.raiseAlert(alert);
+  ASSERT_TRUE(waitFor([&] {
+    grid.refresh();
+    return markers.visibleMarkers(chart).size() == 1;
+  }));
+  // At the alert's time: half way across the plot, on its top edge.
+  const QGraphicsPolygonItem* marker = markers.visibleMarkers(chart).front();
+  const QRectF plot = chart.chart()->plotArea();
+  EXPECT_NEAR(marker->pos().x(), plot.left() + plot.width() * 5.0 / 9.0, plot.width() * 0.05);
+  EXPECT_DOUBLE_EQ(marker->pos().y(), plot.top());
 }
 
 }  // namespace

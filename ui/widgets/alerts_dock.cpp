@@ -17,6 +17,7 @@
 #include <livemon/ui/dashboard/dashboard.h>
 #include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/time_view.h>
+#include <livemon/ui/widgets/chart_alert_markers.h>
 #include <livemon/ui/widgets/chart_alert_menu.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -64,6 +65,7 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   layout->addWidget(rules_);
   setWidget(content);
   chartMenu_ = new ChartAlertMenu(dashboard_, grid_, this);
+  chartMarkers_ = new ChartAlertMarkers(dashboard_, grid_, this);
   connect(&dashboard_, &Dashboard::alertRulesChanged, this, &AlertsDock::showRules);
   showRules();
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {

@@ -9,6 +9,7 @@ class QToolButton;
 
 namespace livemon::ui {
 
+class ChartAlertMarkers;
 class ChartAlertMenu;
 class ChartGrid;
 class Dashboard;
@@ -19,7 +20,8 @@ struct AlertEntry;
 // as tooltip), a badge for the status bar counting the alerts not yet seen (a click shows the
 // list), and a desktop notification per alert (a tray message where the platform has a tray).
 // Below the list, the user's rules (Dashboard::alertRules), each removable; new ones come from a
-// chart title's context menu (ChartAlertMenu, which the dock installs on the grid's charts).
+// chart title's context menu (ChartAlertMenu, which the dock installs on the grid's charts, with
+// ChartAlertMarkers: a marker at each alert's time on its chart).
 // Double-clicking an alert jumps to it: a replay's playhead moves there; live, the charts show the
 // minute around it (with the wall-clock axis).
 class AlertsDock : public QDockWidget {
@@ -34,6 +36,8 @@ class AlertsDock : public QDockWidget {
   QListWidget* rules() const noexcept { return rules_; }
   void removeSelectedRule();
   ChartAlertMenu& chartMenu() const noexcept { return *chartMenu_; }
+  // The red triangles at each alert's time on the charts of its key.
+  ChartAlertMarkers& chartMarkers() const noexcept { return *chartMarkers_; }
   // For the status bar; hidden until an alert is raised.
   QToolButton* badge() const noexcept { return badge_; }
   // Moves the replay's playhead, or the charts, to `timeMs` (ms since the Unix epoch).
@@ -57,6 +61,7 @@ class AlertsDock : public QDockWidget {
   QTableView* table_ = nullptr;
   QListWidget* rules_ = nullptr;
   ChartAlertMenu* chartMenu_ = nullptr;
+  ChartAlertMarkers* chartMarkers_ = nullptr;
   QToolButton* badge_ = nullptr;
   QSystemTrayIcon* tray_ = nullptr;
   QString lastNotification_;
