@@ -22,6 +22,19 @@ namespace livemon::ui {
 namespace {
 
 const QString kEndpointsKey = QStringLiteral("endpoints");
+const QString kAlertRulesKey = QStringLiteral("alerts/rules");
+
+// The saved rules that still parse (a hand-edited settings file may hold others).
+QStringList savedAlertRules(const QSettings& settings, std::vector<AlertRule>& parsed) {
+  QStringList rules;
+  for (const QString& text : settings.value(kAlertRulesKey).toStringList()) {
+    std::optional<AlertRule> rule = parseAlertRule(text.toStdString());
+    if (!rule || rules.contains(text)) continue;
+    rules << text;
+    parsed.push_back(std::move(*rule));
+  }
+  return rules;
+}
 
 std::unique_ptr<QSettings> openSettings(const QString& file) {
   if (file.isEmpty()) return std::make_unique<QSettings>(QStringLiteral("livemon"), QStringLiteral("livemon"));
@@ -38,12 +51,15 @@ std::vector<std::string> chooseEndpoints(const DashboardOptions& options, const 
   return {std::string(transport::kDefaultEndpoint)};
 }
 
-IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector<std::string> endpoints) {
+IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector<std::string> endpoints,
+                                   std::vector<AlertRule> alertRules) {
   IngestWorker::Options ingest;
+  ingest.alertRules = std::move(alertRules);
   ingest.endpoints = std::move(endpoints);
   ingest.staleAfter = options.staleAfter;
   ingest.staging.maxLogEntries = std::max<std::size_t>(options.logCapacity, 10'000);
   ingest.limits = options.limits;
+  ingest.clock = options.ingestClock;
   return ingest;
 }
 
@@ -52,7 +68,9 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
 Dashboard::Dashboard(DashboardOptions options, QObject* parent)
     : QObject(parent), options_(std::move(options)), settings_(openSettings(options_.settingsFile)) {
   registry_ = std::make_unique<StatRegistry>(options_.seriesLimits);
-  ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_)));
+  std::vector<AlertRule> rules;
+  alertRules_ = savedAlertRules(*settings_, rules);
+  ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules)));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
   rangesModel_->setMaxRows(options_.maxRangeRows);
@@ -153,6 +171,12 @@ void Dashboard::applyBatch(IngestBatch& batch) {
     rangesModel_->sourceLabelsChanged();
     emit sourceLabelsChanged();
   }
+  applyLog(batch);
+  // After the data and log rows of the events that raised them.
+  raiseStagedAlerts(batch.alerts);
+}
+
+void Dashboard::applyLog(IngestBatch& batch) {
   if (batch.log.empty()) return;
   if (paused_) {
     for (LogEntry& entry : batch.log) {
@@ -347,6 +371,54 @@ LimitReport Dashboard::limitReport() const {
   report.maxRangeRows = rangesModel_->maxRows();
   report.unlistedRanges = rangesModel_->unlistedCount();
   return report;
+}
+
+void Dashboard::raiseStagedAlerts(std::vector<StagedAlert>& alerts) {
+  for (StagedAlert& staged : alerts) {
+    const Alert& alert = staged.alert;
+    AlertEntry entry;
+    entry.timeMs = std::chrono::duration<double, std::milli>(alert.time.time_since_epoch()).count();
+    const SourceEntry* source = staged.source ? registry_->source(*staged.source) : nullptr;
+    entry.source = source != nullptr ? source->label : QString::fromStdString(describe(alert.source));
+    entry.kind = QString::fromUtf8(alertRuleKindName(alert.kind).data(),
+                                   static_cast<qsizetype>(alertRuleKindName(alert.kind).size()));
+    entry.rule = QString::fromStdString(alert.rule);
+    entry.key = QString::fromStdString(alert.key);
+    entry.value = alert.value;
+    entry.message = QString::fromStdString(alert.message);
+    raiseAlert(std::move(entry));
+  }
+}
+
+bool Dashboard::addAlertRule(const QString& text, QString* error) {
+  const QString trimmed = text.trimmed();
+  AlertRuleError parseError;
+  const std::optional<AlertRule> rule = parseAlertRule(trimmed.toStdString(), &parseError);
+  if (!rule) {
+    if (error != nullptr) *error = QString::fromStdString(describeAlertRuleError(trimmed.toStdString(), parseError));
+    return false;
+  }
+  if (!alertRules_.contains(trimmed)) {
+    alertRules_ << trimmed;
+    applyAlertRules();
+  }
+  return true;
+}
+
+bool Dashboard::removeAlertRule(const QString& text) {
+  if (!alertRules_.removeOne(text)) return false;
+  applyAlertRules();
+  return true;
+}
+
+void Dashboard::applyAlertRules() {
+  std::vector<AlertRule> rules;
+  for (const QString& text : alertRules_) {
+    if (std::optional<AlertRule> rule = parseAlertRule(text.toStdString())) rules.push_back(std::move(*rule));
+  }
+  ingest_->setAlertRules(std::move(rules));
+  settings_->setValue(kAlertRulesKey, alertRules_);
+  emit alertRulesChanged();
 }
 
 void Dashboard::raiseAlert(AlertEntry alert) {

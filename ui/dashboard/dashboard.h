@@ -64,6 +64,9 @@ struct DashboardOptions {
   bool replayPlay = false;
   // Drives replay playback; nullptr: the system clock. Must outlive the dashboard.
   Clock* clock = nullptr;
+  // Measures the live sources' silence (IngestWorker::Options::clock); nullptr: the system clock.
+  // Must outlive the dashboard.
+  Clock* ingestClock = nullptr;
 };
 
 // Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its
@@ -106,6 +109,14 @@ class Dashboard : public QObject {
   // A rule triggered: listed in alerts() and told to the views (alertRaised), which mark the
   // chart, update the badge and notify the desktop. The rule engine's alerts arrive here.
   void raiseAlert(AlertEntry alert);
+
+  // The user's alert rules (the built-in nan, silent and loss always run beside them), as
+  // parseAlertRule reads them; saved in the settings and restored at start.
+  const QStringList& alertRules() const noexcept { return alertRules_; }
+  // Adds a rule (one already there is not added twice). False, with `error` set to what
+  // describeAlertRuleError says, when the text is not a rule.
+  bool addAlertRule(const QString& text, QString* error = nullptr);
+  bool removeAlertRule(const QString& text);
 
   bool isPaused() const noexcept { return paused_; }
   void setPaused(bool paused);
@@ -180,10 +191,13 @@ class Dashboard : public QObject {
   void errorReported(const QString& title, const QString& message);
   // A rule triggered (raiseAlert); it is already in alerts().
   void alertRaised(const AlertEntry& alert);
+  void alertRulesChanged();
 
  private:
   void applyStaged();
   void applyBatch(IngestBatch& batch);
+  void applyLog(IngestBatch& batch);
+  void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
   void clearReplayed(const QString& endpoint);
   void removeReplayed(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
@@ -223,6 +237,8 @@ class Dashboard : public QObject {
   // The last refused session: not deleted inside its own signal, and callers may still hold it.
   std::unique_ptr<ReplaySession> refused_;
   QString lastError_;
+  QStringList alertRules_;
+  void applyAlertRules();
 };
 
 }  // namespace livemon::ui

@@ -24,6 +24,7 @@ void IngestBatch::clear() noexcept {
   series.clear();
   samples.clear();
   log.clear();
+  alerts.clear();
   events = 0;
 }
 
@@ -33,6 +34,7 @@ void IngestBatch::append(IngestBatch&& later) {
   moveAppend(series, later.series);
   moveAppend(samples, later.samples);
   moveAppend(log, later.log);
+  moveAppend(alerts, later.alerts);
   events += later.events;
   later.events = 0;
 }

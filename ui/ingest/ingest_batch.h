@@ -3,9 +3,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include <livemon/alert_rules.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::ui {
@@ -70,6 +72,13 @@ struct LogEntry {
   std::string data;  // "key=value, ..." sorted by key
 };
 
+// Thread-safety: a plain value type.
+// A rule the ingest thread's AlertEngine found triggered, staged behind the data that triggered it.
+struct StagedAlert {
+  Alert alert;
+  std::optional<SourceId> source;  // the source's id; none when the limits refused it
+};
+
 // Thread-safety: a plain value type, moved from the ingest thread to the GUI thread.
 // Everything decoded since the GUI last looked, in the order it must be applied: new sources,
 // names and series come before the samples and log entries that use them.
@@ -79,10 +88,13 @@ struct IngestBatch {
   std::vector<SeriesDescriptor> series;
   std::vector<StatSample> samples;
   std::vector<LogEntry> log;
+  // After the samples and log entries of the events that triggered them (a log row each, too).
+  std::vector<StagedAlert> alerts;
   uint64_t events = 0;  // events converted into this batch
 
   bool empty() const noexcept {
-    return sources.empty() && names.empty() && series.empty() && samples.empty() && log.empty() && events == 0;
+    return sources.empty() && names.empty() && series.empty() && samples.empty() && log.empty() && alerts.empty() &&
+           events == 0;
   }
   void clear() noexcept;
   // Appends `later`, which must come after this batch; `later` is left empty.

@@ -14,6 +14,9 @@
 
 #include <livemon/transport/recording.h>
 #include <livemon/transport/subscriber.h>
+#include <livemon/alert_rules.h>
+#include <livemon/clock.h>
+#include <livemon/ui/ingest/alert_feed.h>
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/staging_buffer.h>
@@ -26,6 +29,13 @@ namespace livemon::ui {
 // converts each event (EventConverter) and leaves the results in a StagingBuffer for the GUI.
 // Failures on that thread reach the GUI as errorOccurred(text), a queued signal; nothing here
 // touches a widget.
+//
+// Alerts: the same thread runs the alert rules (AlertFeed: the built-in "nan", "silent" and
+// "loss", and the user's) over every live or delivered event, gap, goodbye and heartbeat, looks
+// for silent sources after every poll, and stages each alert behind the data that triggered it.
+// Replayed events are not run through the rules: a seek reads the window before the playhead
+// again, so the same crossing would be raised anew each time, and silence and loss say nothing
+// about a file (the recording's gaps were counted when it was live).
 //
 // Recording: between startRecording() and stopRecording() every event received (or delivered) is
 // also appended to an MCAP recording by the thread that receives it. A write that fails (disk
@@ -43,6 +53,11 @@ class IngestWorker : public QObject {
     StagingBuffer::Limits staging{};
     // What peers and recordings may make the dashboard hold (EventConverter).
     IngestLimits limits{};
+    // The user's alert rules, run beside builtInAlertRules().
+    std::vector<AlertRule> alertRules;
+    // Measures the sources' silence (the subscriber's and the alert engine's clock); nullptr: the
+    // system clock. Must outlive the worker.
+    Clock* clock = nullptr;
   };
 
   // Throws transport::TransportError naming the endpoint when one cannot be used. The thread
@@ -81,6 +96,9 @@ class IngestWorker : public QObject {
   // any more (their ReplaySession is gone).
   void forgetSources(const std::vector<SourceId>& ids);
 
+  // Replaces the user's alert rules (the built-in ones stay); every rule starts afresh.
+  void setAlertRules(std::vector<AlertRule> rules);
+
   // Thread-safety: a plain value type.
   struct RecordingStatus {
     bool active = false;
@@ -113,6 +131,10 @@ class IngestWorker : public QObject {
   mutable std::mutex converterMutex_;
   EventConverter converter_;  // guarded by converterMutex_
   IngestBatch converted_;     // guarded by converterMutex_
+  AlertFeed alertFeed_;       // guarded by converterMutex_
+  // Runs the alert rules over the subscriber's source table and stages what they raised.
+  void checkSources();
+  std::chrono::steady_clock::time_point lastSourceCheck_{};  // the polling thread's
   // Appends to the recording, if any; on failure ends it and emits recordingFailed.
   void record(const transport::ReceivedEvent& event);
   void flushRecordingIfDue();

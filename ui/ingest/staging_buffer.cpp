@@ -21,6 +21,11 @@ void StagingBuffer::push(IngestBatch&& batch) {
     droppedSamples_.fetch_add(batch.samples.size() - sampleRoom, std::memory_order_relaxed);
     batch.samples.resize(sampleRoom);
   }
+  const std::size_t alertRoom = limits_.maxAlerts - std::min(limits_.maxAlerts, pending_.alerts.size());
+  if (batch.alerts.size() > alertRoom) {
+    droppedAlerts_.fetch_add(batch.alerts.size() - alertRoom, std::memory_order_relaxed);
+    batch.alerts.resize(alertRoom);
+  }
   liveLog_ += batch.log.size();
   liveSamples_ += batch.samples.size();
   pending_.append(std::move(batch));

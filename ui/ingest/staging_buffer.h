@@ -14,8 +14,8 @@ namespace livemon::ui {
 // per poll under a short lock (a vector swap or move-append); the GUI take()s everything on its
 // refresh timer, so a burst of events costs the GUI one batch, never a signal per event.
 //
-// Overflow policy (GUI stalled or gone): descriptors are always kept; live log entries and
-// samples beyond the limits are discarded new-first and counted, so memory stays bounded.
+// Overflow policy (GUI stalled or gone): descriptors are always kept; live log entries,
+// samples and alerts beyond the limits are discarded new-first and counted, so memory stays bounded.
 // Replayed batches (pushReplayed) are kept whole and do not use up the live limits: a recording's
 // reader thread converts only what a seek or the playhead asks for, so they are bounded by the
 // window read, and dropping them would leave holes in a recording the user is looking at.
@@ -28,6 +28,8 @@ class StagingBuffer {
   struct Limits {
     std::size_t maxLogEntries = 1'000'000;
     std::size_t maxSamples = 4'000'000;
+    // Alerts beyond it are dropped, new first (the Alerts list keeps fewer anyway).
+    std::size_t maxAlerts = 10'000;
   };
 
   StagingBuffer();
@@ -39,6 +41,7 @@ class StagingBuffer {
 
   uint64_t droppedLogEntries() const noexcept { return droppedLog_.load(std::memory_order_relaxed); }
   uint64_t droppedSamples() const noexcept { return droppedSamples_.load(std::memory_order_relaxed); }
+  uint64_t droppedAlerts() const noexcept { return droppedAlerts_.load(std::memory_order_relaxed); }
 
  private:
   Limits limits_;
@@ -48,6 +51,7 @@ class StagingBuffer {
   std::size_t liveSamples_ = 0;  // guarded by mutex_: pending_'s live samples
   std::atomic<uint64_t> droppedLog_{0};
   std::atomic<uint64_t> droppedSamples_{0};
+  std::atomic<uint64_t> droppedAlerts_{0};
 };
 
 }  // namespace livemon::ui

@@ -3,16 +3,22 @@
 #include <cstdint>
 
 #include <QHeaderView>
+#include <QHBoxLayout>
 #include <QIcon>
+#include <QLabel>
+#include <QListWidget>
 #include <QLocale>
 #include <QPixmap>
 #include <QSystemTrayIcon>
 #include <QTableView>
 #include <QToolButton>
+#include <QVBoxLayout>
 
 #include <livemon/ui/dashboard/dashboard.h>
 #include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/time_view.h>
+#include <livemon/ui/widgets/chart_alert_markers.h>
+#include <livemon/ui/widgets/chart_alert_menu.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
@@ -42,7 +48,26 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setWordWrap(false);
   table_->setToolTip(tr("Double-click an alert to jump to it"));
-  setWidget(table_);
+  rules_ = new QListWidget(this);
+  rules_->setToolTip(tr("Your rules, beside the built-in nan, silent and loss; add one from a chart title's context menu"));
+  rules_->setMaximumHeight(90);
+  auto* remove = new QToolButton(this);
+  remove->setText(tr("Remove rule"));
+  connect(remove, &QToolButton::clicked, this, &AlertsDock::removeSelectedRule);
+  auto* rulesHeader = new QHBoxLayout;
+  rulesHeader->addWidget(new QLabel(tr("Rules (right-click a chart's title to add one):"), this), 1);
+  rulesHeader->addWidget(remove);
+  auto* content = new QWidget(this);
+  auto* layout = new QVBoxLayout(content);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(table_, 1);
+  layout->addLayout(rulesHeader);
+  layout->addWidget(rules_);
+  setWidget(content);
+  chartMenu_ = new ChartAlertMenu(dashboard_, grid_, this);
+  chartMarkers_ = new ChartAlertMarkers(dashboard_, grid_, this);
+  connect(&dashboard_, &Dashboard::alertRulesChanged, this, &AlertsDock::showRules);
+  showRules();
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const QVariant time = index.data(AlertListModel::kTimeRole);
     if (time.isValid()) jumpTo(time.toDouble());
@@ -61,6 +86,15 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   connect(&dashboard_, &Dashboard::alertRaised, this, &AlertsDock::alertRaised);
   connect(&dashboard_.alerts(), &AlertListModel::unseenChanged, this, &AlertsDock::updateBadge);
   connect(&dashboard_.alerts(), &QAbstractItemModel::rowsInserted, table_, [this] { table_->scrollToBottom(); });
+}
+
+void AlertsDock::showRules() {
+  rules_->clear();
+  rules_->addItems(dashboard_.alertRules());
+}
+
+void AlertsDock::removeSelectedRule() {
+  if (const QListWidgetItem* item = rules_->currentItem()) dashboard_.removeAlertRule(item->text());
 }
 
 void AlertsDock::showEvent(QShowEvent* event) {

@@ -2,12 +2,15 @@
 
 #include <QDockWidget>
 
+class QListWidget;
 class QSystemTrayIcon;
 class QTableView;
 class QToolButton;
 
 namespace livemon::ui {
 
+class ChartAlertMarkers;
+class ChartAlertMenu;
 class ChartGrid;
 class Dashboard;
 struct AlertEntry;
@@ -16,6 +19,9 @@ struct AlertEntry;
 // The alerts' user interface: a dock with the Alerts list (time, source, rule, value; the message
 // as tooltip), a badge for the status bar counting the alerts not yet seen (a click shows the
 // list), and a desktop notification per alert (a tray message where the platform has a tray).
+// Below the list, the user's rules (Dashboard::alertRules), each removable; new ones come from a
+// chart title's context menu (ChartAlertMenu, which the dock installs on the grid's charts, with
+// ChartAlertMarkers: a marker at each alert's time on its chart).
 // Double-clicking an alert jumps to it: a replay's playhead moves there; live, the charts show the
 // minute around it (with the wall-clock axis).
 class AlertsDock : public QDockWidget {
@@ -26,6 +32,12 @@ class AlertsDock : public QDockWidget {
   AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent = nullptr);
 
   QTableView* table() const noexcept { return table_; }
+  // The user's rules, one item each; the selected one goes with removeSelectedRule().
+  QListWidget* rules() const noexcept { return rules_; }
+  void removeSelectedRule();
+  ChartAlertMenu& chartMenu() const noexcept { return *chartMenu_; }
+  // The red triangles at each alert's time on the charts of its key.
+  ChartAlertMarkers& chartMarkers() const noexcept { return *chartMarkers_; }
   // For the status bar; hidden until an alert is raised.
   QToolButton* badge() const noexcept { return badge_; }
   // Moves the replay's playhead, or the charts, to `timeMs` (ms since the Unix epoch).
@@ -42,10 +54,14 @@ class AlertsDock : public QDockWidget {
  private:
   void alertRaised(const AlertEntry& alert);
   void updateBadge();
+  void showRules();
 
   Dashboard& dashboard_;
   ChartGrid& grid_;
   QTableView* table_ = nullptr;
+  QListWidget* rules_ = nullptr;
+  ChartAlertMenu* chartMenu_ = nullptr;
+  ChartAlertMarkers* chartMarkers_ = nullptr;
   QToolButton* badge_ = nullptr;
   QSystemTrayIcon* tray_ = nullptr;
   QString lastNotification_;

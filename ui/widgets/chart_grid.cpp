@@ -109,6 +109,7 @@ StatChartView* ChartGrid::createChart(const QString& statName) {
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);
+  emit chartCreated(chart);
   return chart;
 }
 

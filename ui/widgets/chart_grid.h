@@ -114,6 +114,8 @@ class ChartGrid : public QScrollArea {
 
  signals:
   void chartCountChanged(int count);
+  // A chart was made (its series follow); views that decorate charts attach here.
+  void chartCreated(StatChartView* chart);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

@@ -304,6 +304,7 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
   // New axis labels may have resized the plot: draw again at once for its new width, rather than
   // on the next refresh (which would cost a second paint).
   if (const RenderKey settled = keyFor(context); !(settled == key)) draw(context, settled);
+  emit rendered();
   return true;
 }
 

@@ -106,6 +106,8 @@ class StatChartView : public QChartView {
   void rangeRequested(double min, double max);
   // The user asked to follow live data again (double click).
   void resetRequested();
+  // render() redrew: decorations placed by position (alert markers) follow the axes now.
+  void rendered();
 
  protected:
   void mousePressEvent(QMouseEvent* event) override;
