@@ -56,6 +56,7 @@ void IngestWorker::deliver(std::vector<transport::ReceivedEvent>& events) {
   for (const transport::ReceivedEvent& event : events) record(event);
   std::lock_guard lock(converterMutex_);
   for (transport::ReceivedEvent& event : events) converter_.convert(event, converted_);
+  converter_.finish(converted_);
   staging_.push(std::move(converted_));
   converted_.clear();
 }
@@ -65,10 +66,12 @@ void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events) 
   std::lock_guard lock(converterMutex_);
   // What the polling thread converted so far holds older descriptors: it goes first.
   if (!converted_.empty()) {
+    converter_.finish(converted_);
     staging_.push(std::move(converted_));
     converted_.clear();
   }
   for (transport::ReceivedEvent& event : events) converter_.convert(event, replayed);
+  converter_.finish(replayed);
   if (!replayed.empty()) staging_.pushReplayed(std::move(replayed));
 }
 
@@ -173,6 +176,7 @@ void IngestWorker::run() {
     flushRecordingIfDue();
     std::lock_guard lock(converterMutex_);
     if (!converted_.empty()) {
+      converter_.finish(converted_);
       staging_.push(std::move(converted_));
       converted_.clear();
     }
