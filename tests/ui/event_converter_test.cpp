@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <set>
@@ -304,6 +305,74 @@ TEST(IngestWorker, DeliveredEventsReachTheStagingBuffer) {
   EXPECT_EQ(batch.samples.size(), 1U);
   EXPECT_EQ(batch.log.size(), 2U);
   worker.stop();
+}
+
+// A field logged by every step of a fast loop: the GUI gets a few points per slot of each line,
+// with its extremes and its NaN, while Stat windows and the log keep every event.
+TEST(EventConverter, FinishFoldsAFastFieldsPointsButNotStatWindowsOrTheLog) {
+  EventConverter converter(IngestLimits{}, 2.0);
+  const auto source = makeSource("train", 1);
+  IngestBatch batch;
+  // 1000 events in 10 ms (5 slots), a spike in the middle and a NaN in the 4th slot.
+  for (int i = 0; i < 1000; ++i) {
+    double loss = 1.0 - i * 1e-4;
+    if (i == 500) loss = 84.0;
+    if (i == 700) loss = std::numeric_limits<double>::quiet_NaN();
+    auto step = received(source, Event{"train.step", atMs(1000.0 + i * 0.01), {{"loss", loss}, {"step", int64_t{i}}}});
+    converter.convert(step, batch);
+  }
+  auto stat = received(source, Event{"livemon.Stat", atMs(1005.0), {{"x.mean", 1.0}, {"x.max", 2.0}}});
+  converter.convert(stat, batch);
+  ASSERT_EQ(batch.samples.size(), 1002U);
+  converter.finish(batch);
+
+  const SeriesDescriptor* loss = findSeries(batch, "train.step.loss", "value");
+  ASSERT_NE(loss, nullptr);
+  std::vector<StatSample> points;
+  std::size_t statSamples = 0;
+  for (const StatSample& sample : batch.samples) {
+    if (sample.series == loss->id) points.push_back(sample);
+    else ++statSamples;
+  }
+  EXPECT_EQ(statSamples, 2U);
+  EXPECT_LE(points.size(), 5U * 5U);  // 5 slots, 4 points each and the NaN
+  EXPECT_EQ(converter.foldedSamples(), 1000U - points.size());
+  ASSERT_FALSE(points.empty());
+  EXPECT_EQ(points.front().y, 1.0);
+  EXPECT_DOUBLE_EQ(points.back().y, 1.0 - 999 * 1e-4);
+  const auto at = [&points](double x) {
+    return std::find_if(points.begin(), points.end(), [x](const StatSample& s) { return s.x == x; });
+  };
+  ASSERT_NE(at(1005.0), points.end());
+  EXPECT_EQ(at(1005.0)->y, 84.0);
+  ASSERT_NE(at(1007.0), points.end());
+  EXPECT_TRUE(std::isnan(at(1007.0)->y));
+  EXPECT_TRUE(std::is_sorted(points.begin(), points.end(), [](const StatSample& a, const StatSample& b) { return a.x < b.x; }));
+  EXPECT_EQ(batch.log.size(), 1001U);
+}
+
+TEST(IngestWorker, DeliveredFastFieldsAreFoldedBeforeTheyAreStaged) {
+  IngestWorker::Options options;  // no endpoints: a synthetic feed only
+  IngestWorker worker(options);
+  const auto source = makeSource("train", 1);
+  std::vector<transport::ReceivedEvent> events;
+  // Every event at the same instant, as a burst read in one poll.
+  for (int i = 0; i < 3000; ++i) {
+    events.push_back(received(source, Event{"train.step", atMs(1000.0), {{"loss", 1.0 + (i % 10)}}}));
+  }
+  worker.deliver(events);
+  IngestBatch batch = worker.staging().take();
+  ASSERT_EQ(batch.series.size(), 1U);
+  EXPECT_LE(batch.samples.size(), 4U);
+  double low = 1e9;
+  double high = -1e9;
+  for (const StatSample& s : batch.samples) {
+    low = std::min(low, s.y);
+    high = std::max(high, s.y);
+  }
+  EXPECT_EQ(low, 1.0);
+  EXPECT_EQ(high, 10.0);
+  EXPECT_EQ(batch.log.size(), 3000U);
 }
 
 // "<prefix><i><suffix>", built in place (GCC 12 warns wrongly on chained operator+ at -O3).

@@ -216,6 +216,23 @@ TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
   EXPECT_EQ(restored.size(), QSize(1234, 777));
 }
 
+TEST_F(MainWindowTest, SettingsRestorePinnedChartsAndCollapsedSections) {
+  {
+    MainWindow window(options({}));
+    window.chartGrid().setPinned(QStringLiteral("eval.accuracy"), true);
+    window.chartGrid().setSectionCollapsed(QStringLiteral("range/"), true);
+    window.chartGrid().setSectionCollapsed(QStringLiteral("system"), true);
+    window.chartGrid().setSectionCollapsed(QStringLiteral("system"), false);
+    window.show();
+    window.close();  // saves
+  }
+  MainWindow restored(options({}));
+  EXPECT_TRUE(restored.chartGrid().isPinned(QStringLiteral("eval.accuracy")));
+  EXPECT_FALSE(restored.chartGrid().isPinned(QStringLiteral("train.loss")));
+  EXPECT_TRUE(restored.chartGrid().isSectionCollapsed(QStringLiteral("range/")));
+  EXPECT_FALSE(restored.chartGrid().isSectionCollapsed(QStringLiteral("system")));
+}
+
 TEST_F(MainWindowTest, WithoutEndpointsOrSettingsItListensOnTheDefault) {
   MainWindow window(options({}));
   EXPECT_EQ(window.dashboard().endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5555")});

@@ -109,7 +109,9 @@ std::string EventConverter::renderData(const Event& event, std::size_t maxBytes)
 
 EventConverter::EventConverter() : EventConverter(IngestLimits{}) {}
 
-EventConverter::EventConverter(IngestLimits limits) : limits_(limits) {}
+EventConverter::EventConverter(IngestLimits limits, double foldSlotMs) : limits_(limits), folder_(foldSlotMs) {}
+
+void EventConverter::finish(IngestBatch& out) { folder_.fold(out.samples, fieldSeriesIds_); }
 
 LimitDrops EventConverter::drops() const {
   LimitDrops result = drops_;
@@ -159,7 +161,10 @@ void EventConverter::forgetSources(const std::vector<SourceId>& ids) {
       if (const auto found = counts.find(chart); found != counts.end() && --found->second == 0) counts.erase(found);
     };
     unref(seriesByStat_);
-    if (ref.kind == SeriesKind::EventField) unref(seriesByFieldChart_);
+    if (ref.kind == SeriesKind::EventField) {
+      unref(seriesByFieldChart_);
+      fieldSeriesIds_.erase(ref.id);
+    }
     if (ref.kind == SeriesKind::CounterRate) counters_.erase(ref.id);
     --presentSeries_;
   };
@@ -226,6 +231,7 @@ std::optional<EventConverter::SeriesRef> EventConverter::newSeries(SourceId sour
   ++bySource.count;
   const SeriesId id = nextSeries_++;
   if (kind == SeriesKind::CounterRate) counters_.emplace(id, std::nullopt);
+  if (field) fieldSeriesIds_.insert(id);
   SeriesDescriptor descriptor;
   descriptor.id = id;
   descriptor.source = source;

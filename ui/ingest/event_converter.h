@@ -7,12 +7,14 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <livemon/event.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/ingest/sample_folder.h>
 
 namespace livemon::ui {
 
@@ -39,12 +41,21 @@ namespace livemon::ui {
 // converting as usual. The work per event stays bounded:
 // a refusal costs the lookups an accepted name would, and the distinct refusals are counted in
 // bounded memory (DistinctCounter).
+//
+// Fast event fields: finish() folds a batch's event-field points into at most a few per
+// `foldSlotMs` of each line (SampleFolder: first, lowest, highest, last, and any NaN or Inf), so
+// a field logged 30 000 times a second costs the GUI thread what a chart can show, not what was
+// sent. Stat windows and rates are never folded.
 class EventConverter {
  public:
   EventConverter();
-  explicit EventConverter(IngestLimits limits);
+  explicit EventConverter(IngestLimits limits, double foldSlotMs = SampleFolder::kDefaultSlotMs);
 
   void convert(transport::ReceivedEvent& received, IngestBatch& out);
+  // Call once a batch is complete, before it is staged: folds its event-field samples (see above).
+  void finish(IngestBatch& out);
+  // Event-field samples finish() folded away.
+  uint64_t foldedSamples() const noexcept { return folder_.foldedCount(); }
 
   // Renders event data as the log shows it: "key=value, ..." sorted by key; strings quoted. Beyond
   // `maxBytes` it is cut (between UTF-8 characters) and ends "… (N more bytes)".
@@ -121,6 +132,9 @@ class EventConverter {
   std::unordered_map<std::string, std::size_t> seriesByStat_;
   // Event-field series present per chart name: the charts maxFieldCharts bounds.
   std::unordered_map<std::string, std::size_t> seriesByFieldChart_;
+  // The EventField series of known sources: the lines finish() folds.
+  std::unordered_set<SeriesId> fieldSeriesIds_;
+  SampleFolder folder_;
   // Per CounterRate series of a known source.
   std::unordered_map<SeriesId, std::optional<CounterSample>> counters_;
   SeriesId nextSeries_ = 0;

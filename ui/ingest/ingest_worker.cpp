@@ -73,6 +73,7 @@ void IngestWorker::deliver(std::vector<transport::ReceivedEvent>& events) {
     converter_.convert(event, converted_);
   }
   alertFeed_.stage(converter_, converted_);
+  converter_.finish(converted_);
   staging_.push(std::move(converted_));
   converted_.clear();
 }
@@ -82,10 +83,12 @@ void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events) 
   std::lock_guard lock(converterMutex_);
   // What the polling thread converted so far holds older descriptors: it goes first.
   if (!converted_.empty()) {
+    converter_.finish(converted_);
     staging_.push(std::move(converted_));
     converted_.clear();
   }
   for (transport::ReceivedEvent& event : events) converter_.convert(event, replayed);
+  converter_.finish(replayed);
   if (!replayed.empty()) staging_.pushReplayed(std::move(replayed));
 }
 
@@ -216,6 +219,7 @@ void IngestWorker::run() {
     std::lock_guard lock(converterMutex_);
     alertFeed_.stage(converter_, converted_);
     if (!converted_.empty()) {
+      converter_.finish(converted_);
       staging_.push(std::move(converted_));
       converted_.clear();
     }

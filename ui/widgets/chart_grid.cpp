@@ -194,6 +194,13 @@ void ChartGrid::setSectionCollapsed(const QString& section, bool collapsed) {
   relayout();
 }
 
+void ChartGrid::saveChoices(QSettings& settings) const { saveChartChoices(choices_, settings); }
+
+void ChartGrid::restoreChoices(const QSettings& settings) {
+  restoreChartChoices(settings, choices_);
+  relayout();
+}
+
 QString ChartGrid::placeholderText() const { return placeholder_->isHidden() ? QString() : placeholder_->text(); }
 
 int ChartGrid::columnCount() const {

@@ -19,6 +19,7 @@
 class QKeyEvent;
 class QLabel;
 class QResizeEvent;
+class QSettings;
 class QToolButton;
 
 namespace livemon::ui {
@@ -80,6 +81,9 @@ class ChartGrid : public QScrollArea {
   // Sections by name (chartSection(), kPinnedSection): a collapsed one shows its header only.
   void setSectionCollapsed(const QString& section, bool collapsed);
   bool isSectionCollapsed(const QString& section) const { return choices_.collapsed.contains(section); }
+  // The pinned charts and collapsed sections, kept between sessions (saveChartChoices).
+  void saveChoices(QSettings& settings) const;
+  void restoreChoices(const QSettings& settings);
   // What is shown, as of the last layout.
   const ChartArrangement& arrangement() const noexcept { return arrangement_; }
   // The text shown instead of charts ("No chart matches …"); empty while charts are shown.

@@ -271,6 +271,7 @@ void MainWindow::restoreSettings() {
   }
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.value(keys::kAutoScroll, true).toBool());
+  grid_->restoreChoices(settings);
   const bool ranges = settings.value(keys::kView).toString() == QLatin1String("ranges");
   setView(dashboard_->options().view.value_or(ranges ? DashboardView::Ranges : DashboardView::Charts));
 }
@@ -284,6 +285,7 @@ void MainWindow::saveSettings() {
   settings.setValue(keys::kTimeRange, rangeBox_->currentData().toString());
   settings.setValue(keys::kTimeAxis, axisBox_->currentData().toString());
   settings.setValue(keys::kAutoScroll, logView_->autoScroll());
+  grid_->saveChoices(settings);
   settings.setValue(keys::kView, view() == DashboardView::Ranges ? QStringLiteral("ranges") : QStringLiteral("charts"));
   settings.sync();
 }
