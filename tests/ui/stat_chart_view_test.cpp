@@ -316,7 +316,7 @@ TEST_F(ChartTest, RemovingASourceTakesItsLinesAndBandAndLeavesASingleSourceLegen
   ASSERT_NE(chart.line(QStringLiteral("mean"), 0), nullptr);
   EXPECT_EQ(chart.line(QStringLiteral("mean"), 0)->name(), QStringLiteral("mean"));
   EXPECT_EQ(chart.chart()->legend()->alignment(), Qt::AlignBottom);
-  EXPECT_EQ(chart.chart()->series().size(), 4);  // three lines and one band
+  EXPECT_EQ(chart.chart()->series().size(), 7);  // three lines, their smoothed lines (empty unsmoothed) and one band
   EXPECT_EQ(shownLegend(chart), (QStringList{QStringLiteral("mean"), QStringLiteral("min"), QStringLiteral("max")}));
   // The y axis fits what is left (0..2), not the removed source's 20..40.
   EXPECT_LT(chart.yRange().max, 10.0);

@@ -33,6 +33,9 @@ ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollAre
   // It grows as charts arrive; growing must not repaint the charts already on screen.
   content_->setAttribute(Qt::WA_StaticContents);
   content_->installEventFilter(this);
+  // Smoothing and scale apply to every chart at once: redraw them when they change.
+  viewOptions_ = new ChartViewOptions(this);
+  connect(viewOptions_, &ChartViewOptions::changed, this, [this] { refresh(); });
   placeholder_ = new QLabel(tr("Waiting for Stats…\n\nCharts appear here as soon as a publisher sends its first "
                                "Stat window (events named livemon.Stat or torch.monitor.Stat)."),
                             content_);
@@ -86,6 +89,7 @@ void ChartGrid::refreshSeriesNames() {
 StatChartView* ChartGrid::createChart(const QString& statName) {
   auto* chart = new StatChartView(statName, registry_, view_.mode(), content_);
   chart->setMaxLines(maxLinesPerChart_);
+  chart->setViewOptions(viewOptions_);
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);

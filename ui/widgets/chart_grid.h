@@ -12,6 +12,7 @@
 
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
@@ -72,6 +73,9 @@ class ChartGrid : public QScrollArea {
   const TimeView& timeView() const noexcept { return view_; }
   ChartRenderContext renderContext() const;
 
+  // Every chart's smoothing and log scale.
+  ChartViewOptions& viewOptions() noexcept { return *viewOptions_; }
+
   StatChartView* chart(const QString& statName) const;
   // In display order, including those the filter hides.
   std::vector<StatChartView*> charts() const;
@@ -116,6 +120,7 @@ class ChartGrid : public QScrollArea {
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
   std::optional<double> playheadMs_;
+  ChartViewOptions* viewOptions_ = nullptr;  // a child
 };
 
 }  // namespace livemon::ui

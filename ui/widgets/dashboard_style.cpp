@@ -145,6 +145,13 @@ void styleAxis(QAbstractAxis* axis) {
   axis->setTitleVisible(false);
 }
 
+void styleAxisTitle(QAbstractAxis* axis, const QString& title) {
+  axis->setTitleText(title);
+  axis->setTitleFont(smallFont(8));
+  axis->setTitleBrush(QColor(colours::kDimText));
+  axis->setTitleVisible(!title.isEmpty());
+}
+
 QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** column) {
   auto* layout = new QVBoxLayout(panel);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -169,6 +176,15 @@ QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
   pen.setCapStyle(Qt::RoundCap);
   pen.setJoinStyle(Qt::RoundJoin);
   return pen;
+}
+
+QPen rawLinePen(const QPen& pen) {
+  QPen faint(pen);
+  QColor colour = pen.color();
+  colour.setAlpha(70);  // TensorBoard's faint raw line: there, but not competing with the smoothed one
+  faint.setColor(colour);
+  faint.setWidthF(1.0);
+  return faint;
 }
 
 QColor bandFill(std::optional<unsigned> source) {

@@ -27,6 +27,7 @@
 
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/chart_view_controls.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/event_log_view.h>
@@ -204,6 +205,8 @@ void MainWindow::buildToolbar() {
   bar->addWidget(chartFilter_);
   connect(chartFilter_, &QLineEdit::textChanged, grid_, &ChartGrid::setNameFilter);
   bar->addSeparator();
+  bar->addWidget(new ChartViewControls(grid_->viewOptions(), bar));
+  bar->addSeparator();
 
   pauseAction_ = bar->addAction(tr("Pause"));
   pauseAction_->setCheckable(true);
@@ -264,6 +267,7 @@ void MainWindow::restoreSettings() {
   }
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.value(keys::kAutoScroll, true).toBool());
+  grid_->viewOptions().restore(settings);
   const bool ranges = settings.value(keys::kView).toString() == QLatin1String("ranges");
   setView(dashboard_->options().view.value_or(ranges ? DashboardView::Ranges : DashboardView::Charts));
 }
@@ -277,6 +281,7 @@ void MainWindow::saveSettings() {
   settings.setValue(keys::kTimeRange, rangeBox_->currentData().toString());
   settings.setValue(keys::kTimeAxis, axisBox_->currentData().toString());
   settings.setValue(keys::kAutoScroll, logView_->autoScroll());
+  grid_->viewOptions().save(settings);
   settings.setValue(keys::kView, view() == DashboardView::Ranges ? QStringLiteral("ranges") : QStringLiteral("charts"));
   settings.sync();
 }
