@@ -4,10 +4,39 @@
 #include <cmath>
 #include <iterator>
 
+#include <QGraphicsLineItem>
+#include <QToolTip>
+#include <QtCharts/QChart>
+#include <QtCharts/QChartView>
+
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
+
+ChartHover::ChartHover(QChartView& view) : view_(view), crosshair_(new QGraphicsLineItem()) {
+  crosshair_->setPen(QPen(QColor(colours::kDimText), 1, Qt::DashLine));
+  crosshair_->setZValue(1000);
+  crosshair_->hide();
+  view.scene()->addItem(crosshair_);  // the scene owns it
+}
+
+void ChartHover::show(QPoint viewportPos, const QString& text) {
+  if (text.isEmpty()) {
+    hide();
+    return;
+  }
+  const QRectF plot = view_.chart()->mapRectToScene(view_.chart()->plotArea());
+  const QPointF scenePos = view_.mapToScene(viewportPos);
+  crosshair_->setLine(scenePos.x(), plot.top(), scenePos.x(), plot.bottom());
+  crosshair_->show();
+  QToolTip::showText(view_.viewport()->mapToGlobal(viewportPos + QPoint(16, 16)), text, &view_);
+}
+
+void ChartHover::hide() {
+  crosshair_->hide();
+  QToolTip::hideText();
+}
 
 std::optional<QPointF> nearestPoint(const QList<QPointF>& points, double x, double tolerance) {
   if (points.isEmpty()) return std::nullopt;

@@ -7,7 +7,14 @@
 #include <QPointF>
 #include <QString>
 
+#include <QPoint>
+
 #include <livemon/ui/ingest/ingest_batch.h>
+
+class QGraphicsLineItem;
+QT_BEGIN_NAMESPACE
+class QChartView;
+QT_END_NAMESPACE
 
 namespace livemon::ui {
 
@@ -20,6 +27,20 @@ struct TooltipRow {
   QString name;
   double value = 0.0;
   std::optional<double> raw;  // the raw value under a smoothed one
+};
+
+// Thread-compatible: part of its chart, on the GUI thread.
+// The hover over a chart's plot: a dashed vertical line at the cursor and the values beside it.
+class ChartHover {
+ public:
+  explicit ChartHover(QChartView& view);
+  // Shows `text` (rich text) for the cursor at `viewportPos`; an empty text hides the hover.
+  void show(QPoint viewportPos, const QString& text);
+  void hide();
+
+ private:
+  QChartView& view_;
+  QGraphicsLineItem* crosshair_;
 };
 
 // Thread-safety: pure functions of their arguments.

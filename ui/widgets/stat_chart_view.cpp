@@ -6,9 +6,8 @@
 #include <limits>
 
 #include <QGraphicsLayout>
-#include <QGraphicsLineItem>
+#include <QMenu>
 #include <QMouseEvent>
-#include <QToolTip>
 #include <QWheelEvent>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
@@ -18,6 +17,7 @@
 
 #include <livemon/ui/model/chart_axes.h>
 #include <livemon/ui/model/chart_view_options.h>
+#include <livemon/ui/widgets/chart_export.h>
 #include <livemon/ui/widgets/chart_gestures.h>
 #include <livemon/ui/widgets/chart_tooltip.h>
 #include <livemon/ui/widgets/chart_x_axis.h>
@@ -42,11 +42,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
 
   installXAxis(mode_);
 
-  crosshair_ = new QGraphicsLineItem();
-  crosshair_->setPen(QPen(QColor(colours::kDimText), 1, Qt::DashLine));
-  crosshair_->setZValue(1000);
-  crosshair_->hide();
-  scene()->addItem(crosshair_);
+  hover_ = std::make_unique<ChartHover>(*this);
   gestures_ = std::make_unique<ChartGestures>(*this);
 }
 
@@ -71,7 +67,7 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
   std::erase_if(pendingSeries_, removed);
   const auto goes = [&removed](const Line* line) { return line != nullptr && removed(line->id); };
   if (std::none_of(lines_.begin(), lines_.end(), [&goes](const auto& line) { return goes(line.get()); })) return;
-  hideHover();  // its text may name a line that goes
+  hover_->hide();  // its text may name a line that goes
   QChart* chart = this->chart();
   // A band loses its area with either edge; one left with no edge at all goes too.
   for (Band& band : bands_) {
@@ -516,30 +512,12 @@ QString StatChartView::tooltipAt(QPoint viewportPos) const {
   return tooltipHtml(statName_, formatX(x, mode_), rows, sourcesHtml(registry_, sources));
 }
 
-void StatChartView::showHover(QPoint viewportPos) {
-  const QString text = tooltipAt(viewportPos);
-  if (text.isEmpty()) {
-    hideHover();
-    return;
-  }
-  const QRectF plot = chart()->mapRectToScene(chart()->plotArea());
-  const QPointF scenePos = mapToScene(viewportPos);
-  crosshair_->setLine(scenePos.x(), plot.top(), scenePos.x(), plot.bottom());
-  crosshair_->show();
-  QToolTip::showText(viewport()->mapToGlobal(viewportPos + QPoint(16, 16)), text, this);
-}
-
-void StatChartView::hideHover() {
-  crosshair_->hide();
-  QToolTip::hideText();
-}
-
 void StatChartView::mousePressEvent(QMouseEvent* event) {
   if (!gestures_->press(event)) {
     QChartView::mousePressEvent(event);  // the legend takes its clicks here
     return;
   }
-  hideHover();
+  hover_->hide();
   event->accept();
 }
 
@@ -548,7 +526,7 @@ void StatChartView::mouseMoveEvent(QMouseEvent* event) {
     event->accept();
     return;
   }
-  showHover(event->position().toPoint());
+  hover_->show(event->position().toPoint(), tooltipAt(event->position().toPoint()));
   QChartView::mouseMoveEvent(event);
 }
 
@@ -580,7 +558,20 @@ void StatChartView::setManualYRange(XRange y) {
   ++layoutVersion_;
 }
 
-void StatChartView::showContextMenu(QPoint) {}
+void StatChartView::showContextMenu(QPoint viewportPos) {
+  hover_->hide();
+  QMenu* menu = makeChartMenu(*this, this);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(viewport()->mapToGlobal(viewportPos));
+}
+
+std::vector<CsvColumn> StatChartView::csvColumns() const {
+  std::vector<CsvColumn> columns;
+  for (const auto& line : lines_) {
+    if (!line->hidden) columns.push_back(CsvColumn{lineName(*line), &line->entry->store, registry_.transform(*line->entry, mode_)});
+  }
+  return columns;
+}
 
 void StatChartView::wheelEvent(QWheelEvent* event) {
   if (gestures_->wheel(event)) {
@@ -591,7 +582,7 @@ void StatChartView::wheelEvent(QWheelEvent* event) {
 }
 
 void StatChartView::leaveEvent(QEvent* event) {
-  hideHover();
+  hover_->hide();
   QChartView::leaveEvent(event);
 }
 

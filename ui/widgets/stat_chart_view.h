@@ -13,12 +13,12 @@
 
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/chart_csv.h>
 #include <livemon/ui/model/line_trace.h>
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/widgets/chart_trace.h>
 #include <livemon/ui/widgets/chart_y_axes.h>
 
-class QGraphicsLineItem;
 class QLegendMarker;
 QT_BEGIN_NAMESPACE
 class QAbstractAxis;
@@ -30,6 +30,7 @@ QT_END_NAMESPACE
 namespace livemon::ui {
 
 class ChartGestures;
+class ChartHover;
 class ChartViewOptions;
 class StatRegistry;
 struct SeriesEntry;
@@ -90,6 +91,10 @@ class StatChartView : public QChartView {
   // Smoothing and log scale come from `options` (nullptr: raw lines on a linear axis); it must
   // outlive the chart or be unset first.
   void setViewOptions(ChartViewOptions* options);
+  ChartViewOptions* viewOptions() const noexcept { return options_; }
+  TimeAxisMode timeAxisMode() const noexcept { return mode_; }
+  // The lines shown (not hidden), named as in the legend, for a CSV export of the visible range.
+  std::vector<CsvColumn> csvColumns() const;
 
   // Redraws from the stores when on screen and anything shown changed; `force` redraws anyway.
   // Returns whether it redrew.
@@ -190,8 +195,6 @@ class StatChartView : public QChartView {
   void configureYAxes();
   void attachAll();
   const QList<QPointF>& shownPoints(const Line& line) const;
-  void showHover(QPoint viewportPos);
-  void hideHover();
 
   QString statName_;
   const StatRegistry& registry_;
@@ -212,7 +215,7 @@ class StatChartView : public QChartView {
   XRange shownY_{0.0, 1.0};
   std::optional<XRange> manualY_;
 
-  QGraphicsLineItem* crosshair_ = nullptr;
+  std::unique_ptr<ChartHover> hover_;
   std::unique_ptr<ChartGestures> gestures_;
 };
 
