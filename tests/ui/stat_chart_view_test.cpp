@@ -359,8 +359,8 @@ TEST(SourceLabels, AreShortAndUniqueAddingThePidOnlyWhenNeeded) {
   }
   const RegistryChanges changes = registry.apply(batch);
   EXPECT_EQ(changes.newSources.size(), 3U);
-  EXPECT_EQ(registry.source(0)->label, QStringLiteral("train :1"));
-  EXPECT_EQ(registry.source(1)->label, QStringLiteral("train :2"));
+  EXPECT_EQ(registry.source(0)->label, QStringLiteral("train:1"));
+  EXPECT_EQ(registry.source(1)->label, QStringLiteral("train:2"));
   EXPECT_EQ(registry.source(2)->label, QStringLiteral("eval r0"));
   EXPECT_EQ(registry.source(0)->description, QString::fromStdString(transport::describe(*makeSource("train", 1))));
 }
@@ -376,7 +376,7 @@ TEST(StatRegistry, RemovedSourcesAndTheirSeriesAreGoneForGoodAndTheOthersRelabel
   converter.convert(early, batch);
   converter.convert(late, batch);
   registry.apply(batch);
-  ASSERT_EQ(registry.source(0)->label, QStringLiteral("train :1"));
+  ASSERT_EQ(registry.source(0)->label, QStringLiteral("train:1"));
   ASSERT_EQ(registry.extent(TimeAxisMode::WallClock)->max, 9000.0);
 
   const RegistryRemoval removal = registry.removeSources([](const SourceEntry& source) { return source.info->pid == 2; });

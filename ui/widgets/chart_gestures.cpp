@@ -5,9 +5,11 @@
 #include <optional>
 
 #include <QMouseEvent>
+#include <QPushButton>
 #include <QRubberBand>
 #include <QWheelEvent>
 
+#include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 namespace livemon::ui {
@@ -17,7 +19,31 @@ constexpr int kMinimumDragPixels = 6;
 }
 
 ChartGestures::ChartGestures(StatChartView& view)
-    : view_(view), rubberBand_(new QRubberBand(QRubberBand::Rectangle, view.viewport())) {}
+    : view_(view), rubberBand_(new QRubberBand(QRubberBand::Rectangle, view.viewport())) {
+  auto* button = new QPushButton(QObject::tr("Zoomed · follow live"), view.viewport());
+  button->setToolTip(QObject::tr("This chart shows a fixed range: new data is not followed. Click (or double-click "
+                                 "the chart) to follow live data again."));
+  button->setCursor(Qt::PointingHandCursor);
+  button->setFont(smallFont(8));
+  button->setStyleSheet(QStringLiteral("QPushButton { color: %1; background-color: %2; border: 1px solid %1;"
+                                       " border-radius: 3px; padding: 1px 6px; }")
+                            .arg(QColor(colours::kWarn).name(), QColor(colours::kPanel).name()));
+  button->hide();
+  QObject::connect(button, &QPushButton::clicked, &view, &StatChartView::resetView);
+  followLive_ = button;
+}
+
+void ChartGestures::showZoomed(bool zoomed) {
+  if (!zoomed) {
+    followLive_->hide();
+    return;
+  }
+  followLive_->adjustSize();
+  const QRect plot = view_.plotRect();
+  followLive_->move(plot.right() - followLive_->width() - 6, plot.top() + 6);
+  followLive_->show();
+  followLive_->raise();
+}
 
 bool ChartGestures::press(QMouseEvent* event) {
   const QPoint pos = event->position().toPoint();

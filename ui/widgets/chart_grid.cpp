@@ -140,6 +140,7 @@ ChartRenderContext ChartGrid::renderContext() const {
   }
   context.x = view_.visible(extent);
   context.frozen = view_.paused();
+  context.following = view_.followsLive();
   context.cutoff = view_.pausedEdge();
   return context;
 }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
 
 #include <QGraphicsLineItem>
+#include <QHelpEvent>
 #include <QToolTip>
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
@@ -14,7 +16,9 @@
 
 namespace livemon::ui {
 
-ChartHover::ChartHover(QChartView& view) : view_(view), crosshair_(new QGraphicsLineItem()) {
+ChartHover::ChartHover(QChartView& view, std::function<QString(QPoint)> textAt)
+    : view_(view), textAt_(std::move(textAt)), crosshair_(new QGraphicsLineItem()) {
+  view.viewport()->installEventFilter(this);
   crosshair_->setPen(QPen(QColor(colours::kDimText), 1, Qt::DashLine));
   crosshair_->setZValue(1000);
   crosshair_->hide();
@@ -31,6 +35,16 @@ void ChartHover::show(QPoint viewportPos, const QString& text) {
   crosshair_->setLine(scenePos.x(), plot.top(), scenePos.x(), plot.bottom());
   crosshair_->show();
   QToolTip::showText(view_.viewport()->mapToGlobal(viewportPos + QPoint(16, 16)), text, &view_);
+}
+
+bool ChartHover::eventFilter(QObject* watched, QEvent* event) {
+  if (watched != view_.viewport() || event->type() != QEvent::ToolTip) return false;
+  const QPoint pos = static_cast<QHelpEvent*>(event)->pos();
+  const QString text = textAt_(pos);
+  if (text.isEmpty()) return false;  // the legend's own tooltips, outside the plot
+  show(pos, text);
+  event->accept();
+  return true;
 }
 
 void ChartHover::hide() {

@@ -1,9 +1,11 @@
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
 #include <QList>
+#include <QObject>
 #include <QPointF>
 #include <QString>
 
@@ -31,15 +33,21 @@ struct TooltipRow {
 
 // Thread-compatible: part of its chart, on the GUI thread.
 // The hover over a chart's plot: a dashed vertical line at the cursor and the values beside it.
-class ChartHover {
+// It stays while the mouse rests: Qt then asks the view for a tooltip, and the chart's scene,
+// having none over the plot, would answer with nothing and so hide it; the hover answers instead,
+// with `textAt` (the chart's hover text at a viewport position, empty for none).
+class ChartHover : public QObject {
  public:
-  explicit ChartHover(QChartView& view);
+  ChartHover(QChartView& view, std::function<QString(QPoint)> textAt);
   // Shows `text` (rich text) for the cursor at `viewportPos`; an empty text hides the hover.
   void show(QPoint viewportPos, const QString& text);
   void hide();
 
  private:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
   QChartView& view_;
+  std::function<QString(QPoint)> textAt_;
   QGraphicsLineItem* crosshair_;
 };
 

@@ -79,8 +79,9 @@ QPen rawLinePen(const QPen& pen);
 // The fill of a min–max band, for one source or the source `source` of several.
 QColor bandFill(std::optional<unsigned> source);
 
-// A legend entry in its line's colour, dimmed while the line is hidden.
-void styleLegendMarker(QLegendMarker* marker, QColor lineColour, bool hidden);
+// A legend entry drawn as a short stretch of its line (colour, width and dash pattern: where
+// colour tells sources apart, the dash tells aggregations apart), dimmed while the line is hidden.
+void styleLegendMarker(QLegendMarker* marker, const QPen& linePen, bool hidden);
 
 // Sort key for the legend: value, mean, p50, p90, p99, min, max, stddev, count, sum, then others.
 int aggregationOrder(const QString& aggregation);

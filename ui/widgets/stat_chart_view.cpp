@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include <QGraphicsLayout>
 #include <QMenu>
@@ -42,7 +43,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
 
   installXAxis(mode_);
 
-  hover_ = std::make_unique<ChartHover>(*this);
+  hover_ = std::make_unique<ChartHover>(*this, [this](QPoint pos) { return tooltipAt(pos); });
   gestures_ = std::make_unique<ChartGestures>(*this);
 }
 
@@ -74,12 +75,9 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
     if (!goes(band.min) && !goes(band.max)) continue;
     if (band.area != nullptr) {
       chart->removeSeries(band.area);
-      delete band.area;  // before its edge series, which it refers to
-      delete band.lower;
-      delete band.upper;
-      band.area = nullptr;
-      band.lower = nullptr;
-      band.upper = nullptr;
+      delete std::exchange(band.area, nullptr);  // before its edge series, which it refers to
+      delete std::exchange(band.lower, nullptr);
+      delete std::exchange(band.upper, nullptr);
     }
     if (goes(band.min)) band.min = nullptr;
     if (goes(band.max)) band.max = nullptr;
@@ -191,6 +189,7 @@ void StatChartView::styleLines() {
     line->pen = linePen(line->entry->aggregation, colourIndex(line->entry->source));
     line->raw->setPen(smoothing_ > 0.0 ? rawLinePen(line->pen) : line->pen);
     line->raw->setName(lineName(*line));
+    line->smooth->setName(lineName(*line));
     line->raw->setVisible(!line->hidden);
     line->smooth->setPen(line->pen);
     line->smooth->setVisible(!line->hidden && smoothing_ > 0.0);
@@ -211,14 +210,24 @@ void StatChartView::connectLegend() {
     for (QLegendMarker* marker : legend->markers(band.area)) marker->setVisible(false);
   }
   for (const auto& line : lines_) {
-    for (QLegendMarker* marker : legend->markers(line->smooth->head())) marker->setVisible(false);
-    for (QLegendMarker* marker : legend->markers(line->series())) {
-      styleLegendMarker(marker, line->pen.color(), line->hidden);
-      const SeriesId id = line->id;
-      disconnect(marker, &QLegendMarker::clicked, this, nullptr);  // called again on renames
-      connect(marker, &QLegendMarker::clicked, this, [this, id] { setSeriesVisible(id, !isSeriesVisible(id)); });
+    styleLegendEntry(*line);
+    const SeriesId id = line->id;
+    for (QLineSeries* head : {line->raw->head(), line->smooth->head()}) {
+      for (QLegendMarker* marker : legend->markers(head)) {
+        disconnect(marker, &QLegendMarker::clicked, this, nullptr);  // called again on renames
+        connect(marker, &QLegendMarker::clicked, this, [this, id] { setSeriesVisible(id, !isSeriesVisible(id)); });
+      }
     }
   }
+}
+
+// Qt draws an entry's stroke with its series' pen: the entry is on the series drawn in the line's
+// own pen, the smoothed one when smoothing (the raw one is faint then).
+void StatChartView::styleLegendEntry(const Line& line) {
+  QLineSeries* face = smoothing_ > 0.0 ? line.smooth->head() : line.raw->head();
+  QLineSeries* other = smoothing_ > 0.0 ? line.raw->head() : line.smooth->head();
+  for (QLegendMarker* marker : chart()->legend()->markers(other)) marker->setVisible(false);
+  for (QLegendMarker* marker : chart()->legend()->markers(face)) styleLegendMarker(marker, line.pen, line.hidden);
 }
 
 void StatChartView::refreshSeriesNames() {
@@ -263,9 +272,14 @@ void StatChartView::configureYAxes() {
   const bool log = options_ != nullptr && options_->logScale(statName_);
   if (log && !yAxes_.isLog()) {
     // Points a log axis cannot take would be plotted against it until the next draw: empty first.
-    for (const auto& line : lines_) line->raw->clear(), line->smooth->clear();
+    for (const auto& line : lines_) {
+      line->raw->clear();
+      line->smooth->clear();
+    }
     for (const Band& band : bands_) {
-      if (band.area != nullptr) band.lower->clear(), band.upper->clear();
+      if (band.area == nullptr) continue;
+      band.lower->clear();
+      band.upper->clear();
     }
   }
   if (yAxes_.configure(counts && others, log, valueUnit(statName_, aggregations))) attachAll();
@@ -314,6 +328,7 @@ StatChartView::RenderKey StatChartView::keyFor(const ChartRenderContext& context
   key.layout = layoutVersion_ + pendingSeries_.size() + (context.mode != mode_ ? 1 : 0);
   key.manualY = manualY_;
   key.options = options_ != nullptr ? options_->version() : 0;
+  key.following = context.following;
   return key;
 }
 
@@ -386,6 +401,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   if (manualY_ && (!log || manualY_->min > 0.0)) y = *manualY_;
   updateAxes(context, y, counts.any() ? std::optional<XRange>(fit(counts)) : std::nullopt);
   yAxes_.setLeftOut(log ? nonPositive : 0);
+  gestures_->showZoomed(!context.following || manualY_.has_value());
   // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
   // would happen after the first paint and cost a second one.
   chart()->layout()->activate();
@@ -408,28 +424,16 @@ std::vector<SeriesId> StatChartView::seriesIds() const {
   return ids;
 }
 
-QLineSeries* StatChartView::line(SeriesId id) const {
-  const ChartTrace* raw = trace(id);
-  return raw != nullptr ? raw->head() : nullptr;
+const StatChartView::Line* StatChartView::findLine(SeriesId id) const {
+  const auto found = std::find_if(lines_.begin(), lines_.end(), [id](const auto& line) { return line->id == id; });
+  return found != lines_.end() ? found->get() : nullptr;
 }
 
-const ChartTrace* StatChartView::trace(SeriesId id) const {
-  for (const auto& line : lines_) {
-    if (line->id == id) return line->raw.get();
-  }
-  return nullptr;
-}
-
+QLineSeries* StatChartView::line(SeriesId id) const { return findLine(id) ? findLine(id)->raw->head() : nullptr; }
+QLineSeries* StatChartView::smoothedLine(SeriesId id) const { return findLine(id) ? findLine(id)->smooth->head() : nullptr; }
+const ChartTrace* StatChartView::trace(SeriesId id) const { return findLine(id) ? findLine(id)->raw.get() : nullptr; }
 const ChartTrace* StatChartView::smoothedTrace(SeriesId id) const {
-  for (const auto& line : lines_) {
-    if (line->id == id) return line->smooth.get();
-  }
-  return nullptr;
-}
-
-QLineSeries* StatChartView::smoothedLine(SeriesId id) const {
-  const ChartTrace* smooth = smoothedTrace(id);
-  return smooth != nullptr ? smooth->head() : nullptr;
+  return findLine(id) ? findLine(id)->smooth.get() : nullptr;
 }
 
 const QList<QPointF>& StatChartView::shownPoints(const Line& line) const {
@@ -454,12 +458,7 @@ XRange StatChartView::xRange() const { return shownX_; }
 
 XRange StatChartView::yRange() const { return shownY_; }
 
-bool StatChartView::isSeriesVisible(SeriesId id) const {
-  for (const auto& line : lines_) {
-    if (line->id == id) return !line->hidden;
-  }
-  return false;
-}
+bool StatChartView::isSeriesVisible(SeriesId id) const { return findLine(id) != nullptr && !findLine(id)->hidden; }
 
 void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
   for (const auto& line : lines_) {
@@ -474,10 +473,7 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
       }
     }
     // Hiding a series hides its legend entry too; keep it, dimmed, so it can be clicked back.
-    for (QLegendMarker* marker : chart()->legend()->markers(line->smooth->head())) marker->setVisible(false);
-    for (QLegendMarker* marker : chart()->legend()->markers(line->series())) {
-      styleLegendMarker(marker, line->pen.color(), line->hidden);
-    }
+    styleLegendEntry(*line);
     ++layoutVersion_;
   }
 }
@@ -546,6 +542,8 @@ void StatChartView::mouseDoubleClickEvent(QMouseEvent* event) {
   resetView();
   event->accept();
 }
+
+QAbstractButton* StatChartView::followLiveButton() const { return gestures_->followLiveButton(); }
 
 void StatChartView::resetView() {
   manualY_.reset();

@@ -19,6 +19,7 @@
 #include <livemon/ui/widgets/chart_trace.h>
 #include <livemon/ui/widgets/chart_y_axes.h>
 
+class QAbstractButton;
 class QLegendMarker;
 QT_BEGIN_NAMESPACE
 class QAbstractAxis;
@@ -41,6 +42,7 @@ struct ChartRenderContext {
   TimeAxisMode mode = TimeAxisMode::WallClock;
   XRange x;
   bool frozen = false;  // paused: new samples alone do not redraw
+  bool following = true;  // false: zoomed or panned, the charts no longer follow live data
   // Paused: samples after this x (the newest when pausing) are not drawn.
   std::optional<double> cutoff;
 };
@@ -133,6 +135,9 @@ class StatChartView : public QChartView {
   void setManualYRange(XRange y);
   // Back to following live data with y fitted to it: what a double click does.
   void resetView();
+  // Shown while the chart is zoomed (x not following live data, or y fixed by a rubber band): a
+  // click returns to following, like a double click.
+  QAbstractButton* followLiveButton() const;
   // The chart's menu (log scale, reset, export) at a viewport position.
   void showContextMenu(QPoint viewportPos);
 
@@ -179,6 +184,7 @@ class StatChartView : public QChartView {
     uint64_t layout = 0;
     std::optional<XRange> manualY;
     unsigned options = 0;
+    bool following = true;
     friend bool operator==(const RenderKey&, const RenderKey&) = default;
   };
 
@@ -188,6 +194,8 @@ class StatChartView : public QChartView {
   void installXAxis(TimeAxisMode mode);
   void styleLines();
   void connectLegend();
+  void styleLegendEntry(const Line& line);
+  const Line* findLine(SeriesId id) const;
   bool multiSource() const;
   QString lineName(const Line& line) const;
   uint64_t dataVersion() const;
