@@ -7,7 +7,7 @@ set -euo pipefail
 LIVEMON_BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev
-  qt6-base-dev qt6-charts-dev libqt6opengl6-dev libgl-dev
+  qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   python3-dev pybind11-dev
 )
 LIVEMON_RUN_PACKAGES=(xvfb xauth)

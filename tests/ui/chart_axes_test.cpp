@@ -102,5 +102,45 @@ TEST(ChartAxes, FormatsXAsLocalTimeOrSecondsSinceTheStart) {
   EXPECT_EQ(formatX(12.345, TimeAxisMode::SinceRunStart), QStringLiteral("12.35 s since start"));
 }
 
+TEST(ChartAxes, ALineFlatButForRoundingNoiseIsPaddedLikeAFlatOne) {
+  // A smoothed constant 3 can come out as 2.9999999999999996.
+  const XRange range = paddedY(2.9999999999999996, 3.0);
+  EXPECT_NEAR(range.min, 2.7, 1e-9);
+  EXPECT_NEAR(range.max, 3.3, 1e-9);
+}
+
+TEST(ChartAxes, ALogAxisPadsInDecadesAndNeverReachesZero) {
+  const XRange range = paddedLogY(1.0, 100.0);
+  EXPECT_GT(range.min, 0.0);
+  EXPECT_LT(range.min, 1.0);
+  EXPECT_GT(range.max, 100.0);
+  EXPECT_NEAR(std::log10(range.max / 100.0), std::log10(1.0 / range.min), 1e-12);  // as much room either side
+  EXPECT_DOUBLE_EQ(paddedLogY(4.0, 4.0).min, 4.0 / 1.5);
+  EXPECT_DOUBLE_EQ(paddedLogY(4.0, 4.0).max, 6.0);
+  // Nothing positive to show still gives an axis a log scale can draw.
+  for (const XRange bad : {paddedLogY(0.0, 5.0), paddedLogY(-3.0, -1.0), paddedLogY(2.0, 1.0),
+                           paddedLogY(std::numeric_limits<double>::quiet_NaN(), 1.0)}) {
+    EXPECT_DOUBLE_EQ(bad.min, 1.0);
+    EXPECT_DOUBLE_EQ(bad.max, 10.0);
+  }
+}
+
+TEST(ChartAxes, DurationsOfRangesAndWaitCountersAreInMilliseconds) {
+  const QStringList waitCounter{QStringLiteral("count"), QStringLiteral("mean"), QStringLiteral("max"),
+                                QStringLiteral("p50"), QStringLiteral("p99")};
+  EXPECT_EQ(valueUnit(QStringLiteral("range/forward"), {QStringLiteral("mean")}), QStringLiteral("ms"));
+  EXPECT_EQ(valueUnit(QStringLiteral("train.data_loading"), waitCounter), QStringLiteral("ms"));
+  // In any order: the legend sorts them its own way.
+  EXPECT_EQ(valueUnit(QStringLiteral("data_wait"), {QStringLiteral("p99"), QStringLiteral("max"), QStringLiteral("count"),
+                                                    QStringLiteral("p50"), QStringLiteral("mean")}),
+            QStringLiteral("ms"));
+  // A user's Stat says nothing of its unit.
+  EXPECT_TRUE(valueUnit(QStringLiteral("train.loss"), {QStringLiteral("mean"), QStringLiteral("min"),
+                                                       QStringLiteral("max")}).isEmpty());
+  EXPECT_TRUE(valueUnit(QStringLiteral("train.loss"), waitCounter.mid(0, 3)).isEmpty());
+  EXPECT_TRUE(isCountAxis(QStringLiteral("count")));
+  EXPECT_FALSE(isCountAxis(QStringLiteral("sum")));
+}
+
 }  // namespace
 }  // namespace livemon::ui

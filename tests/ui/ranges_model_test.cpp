@@ -368,7 +368,7 @@ TEST_F(RangesModelTest, SeveralSourcesAreToldApart) {
   QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
   refresh();
   EXPECT_GE(changed.count(), 1);
-  EXPECT_EQ(value(r1, RangesModel::SourceColumn).toString(), QStringLiteral("train r1 :201"));
+  EXPECT_EQ(value(r1, RangesModel::SourceColumn).toString(), QStringLiteral("train r1:201"));
 }
 
 TEST_F(RangesModelTest, RangeNamesMayHoldDotsColonsAndSlashes) {

@@ -173,7 +173,7 @@ TEST_F(ReplayTest, OpeningAnotherRecordingReplacesTheFirstsSources) {
   const SourceEntry* source = window.dashboard().registry().source(1);
   ASSERT_NE(source, nullptr);
   EXPECT_EQ(source->endpoint, other);
-  EXPECT_EQ(source->label, QStringLiteral("train"));  // not "train :4343": nothing left to tell it from
+  EXPECT_EQ(source->label, QStringLiteral("train"));  // not "train:4343": nothing left to tell it from
   StatChartView* loss = window.chartGrid().chart(QStringLiteral("loss"));
   ASSERT_NE(loss, nullptr);
   EXPECT_EQ(loss->seriesIds().size(), 1U);

@@ -316,7 +316,7 @@ TEST_F(ChartTest, RemovingASourceTakesItsLinesAndBandAndLeavesASingleSourceLegen
   ASSERT_NE(chart.line(QStringLiteral("mean"), 0), nullptr);
   EXPECT_EQ(chart.line(QStringLiteral("mean"), 0)->name(), QStringLiteral("mean"));
   EXPECT_EQ(chart.chart()->legend()->alignment(), Qt::AlignBottom);
-  EXPECT_EQ(chart.chart()->series().size(), 4);  // three lines and one band
+  EXPECT_EQ(chart.chart()->series().size(), 7);  // three lines, their smoothed lines (empty unsmoothed) and one band
   EXPECT_EQ(shownLegend(chart), (QStringList{QStringLiteral("mean"), QStringLiteral("min"), QStringLiteral("max")}));
   // The y axis fits what is left (0..2), not the removed source's 20..40.
   EXPECT_LT(chart.yRange().max, 10.0);
@@ -359,8 +359,8 @@ TEST(SourceLabels, AreShortAndUniqueAddingThePidOnlyWhenNeeded) {
   }
   const RegistryChanges changes = registry.apply(batch);
   EXPECT_EQ(changes.newSources.size(), 3U);
-  EXPECT_EQ(registry.source(0)->label, QStringLiteral("train :1"));
-  EXPECT_EQ(registry.source(1)->label, QStringLiteral("train :2"));
+  EXPECT_EQ(registry.source(0)->label, QStringLiteral("train:1"));
+  EXPECT_EQ(registry.source(1)->label, QStringLiteral("train:2"));
   EXPECT_EQ(registry.source(2)->label, QStringLiteral("eval r0"));
   EXPECT_EQ(registry.source(0)->description, QString::fromStdString(transport::describe(*makeSource("train", 1))));
 }
@@ -376,7 +376,7 @@ TEST(StatRegistry, RemovedSourcesAndTheirSeriesAreGoneForGoodAndTheOthersRelabel
   converter.convert(early, batch);
   converter.convert(late, batch);
   registry.apply(batch);
-  ASSERT_EQ(registry.source(0)->label, QStringLiteral("train :1"));
+  ASSERT_EQ(registry.source(0)->label, QStringLiteral("train:1"));
   ASSERT_EQ(registry.extent(TimeAxisMode::WallClock)->max, 9000.0);
 
   const RegistryRemoval removal = registry.removeSources([](const SourceEntry& source) { return source.info->pid == 2; });

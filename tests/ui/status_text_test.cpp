@@ -56,5 +56,12 @@ TEST(StatusText, EachStateExplainsItselfInTheTooltip) {
   EXPECT_TRUE(describeHealthToolTip(nothingHeard()).contains(QStringLiteral("publisher")));
 }
 
+TEST(StatusText, TheStandingLineNamesTheReplayOrHowToConnectOnlyWhileNoEndpointReports) {
+  EXPECT_EQ(standingNote(0, QString()), QStringLiteral("Not connected: add an endpoint with Connect…"));
+  EXPECT_EQ(standingNote(0, QStringLiteral("/runs/a.mcap")), QStringLiteral("Replaying /runs/a.mcap"));
+  EXPECT_TRUE(standingNote(1, QString()).isEmpty());
+  EXPECT_TRUE(standingNote(2, QStringLiteral("/runs/a.mcap")).isEmpty());
+}
+
 }  // namespace
 }  // namespace livemon::ui

@@ -61,13 +61,35 @@ std::vector<WallClockTick> wallClockTickMarks(XRange x, double widthPixels) {
 
 XRange paddedY(double low, double high) {
   if (!(low <= high)) return XRange{0.0, 1.0};
-  if (high == low) {
+  // Rounding noise (a smoothed constant one ulp off) is a flat line too: a span of 1e-16 would
+  // ask the axis for a label every 1e-17.
+  if (high - low <= 1e-9 * std::max(std::abs(low), std::abs(high))) {
+    low = high;
     const double pad = low == 0.0 ? 1.0 : std::abs(low) * 0.1;
     return XRange{low - pad, high + pad};
   }
   const double pad = (high - low) * 0.08;
   return XRange{low - pad, high + pad};
 }
+
+XRange paddedLogY(double low, double high) {
+  if (!(low > 0.0) || !(low <= high) || !std::isfinite(high)) return XRange{1.0, 10.0};
+  if (high == low) return XRange{low / 1.5, high * 1.5};
+  const double pad = std::pow(high / low, 0.08);
+  return XRange{low / pad, high * pad};
+}
+
+QString valueUnit(const QString& statName, const QStringList& aggregations) {
+  if (statName.startsWith(QLatin1String("range/"))) return QStringLiteral("ms");
+  static const QStringList kWaitCounter{QStringLiteral("count"), QStringLiteral("max"), QStringLiteral("mean"),
+                                        QStringLiteral("p50"), QStringLiteral("p99")};
+  QStringList sorted = aggregations;
+  sorted.sort();
+  sorted.removeDuplicates();
+  return sorted == kWaitCounter ? QStringLiteral("ms") : QString();
+}
+
+bool isCountAxis(const QString& aggregation) { return aggregation == QLatin1String("count"); }
 
 QString formatX(double x, TimeAxisMode mode) {
   if (mode == TimeAxisMode::WallClock) {

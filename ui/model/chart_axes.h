@@ -3,6 +3,7 @@
 #include <vector>
 
 #include <QString>
+#include <QStringList>
 
 #include <livemon/ui/model/time_view.h>
 
@@ -47,8 +48,23 @@ struct WallClockTick {
 std::vector<WallClockTick> wallClockTickMarks(XRange x, double widthPixels);
 
 // The y range to show for data from `low` to `high`: 8 % of the span above and below; a flat
-// line gets ±10 % of its value (±1 at zero); no data (low > high or NaN) gets 0..1.
+// line (within a billionth of its value) gets ±10 % of its value (±1 at zero); no data (low >
+// high or NaN) gets 0..1.
 XRange paddedY(double low, double high);
+
+// The y range to show on a log axis for positive data from `low` to `high`: 8 % of the span in
+// decades above and below; a flat line gets a factor 1.5 either way; no positive data gets 1..10.
+XRange paddedLogY(double low, double high);
+
+// The unit of a Stat's values, for its axis title: "ms" for durations, empty when unknown.
+// Durations are the Stats of profiler ranges ("range/<name>", in ms by the core's contract) and
+// of WaitCounters, recognised by the aggregations a WaitCounter's Stat logs (exactly count, mean,
+// max, p50 and p99) as their names are the user's own. `count` has none (see isCountAxis).
+QString valueUnit(const QString& statName, const QStringList& aggregations);
+
+// Whether an aggregation is drawn against an axis of its own: `count` (a number of samples per
+// window) beside durations or values would flatten them, whatever their unit.
+bool isCountAxis(const QString& aggregation);
 
 // An x value as a tooltip shows it: local time with milliseconds, or seconds since the run's start.
 QString formatX(double x, TimeAxisMode mode);

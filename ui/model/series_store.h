@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -45,6 +46,16 @@ class SeriesStore {
                              QList<QPointF>* lower = nullptr, QList<QPointF>* upper = nullptr,
                              double cutoff = std::numeric_limits<double>::infinity()) const;
 
+  // Calls visit(x, y, adjacent) for the stored points in x order, starting `before` points ahead of
+  // the first point at or after xMin, until it returns false: full-resolution samples, and for each
+  // bucket its first, lowest, highest and last sample. `adjacent` says no stored sample lies
+  // between the point and the one visited before it (false inside a bucket and for the first).
+  template <typename Visit>
+  void visitFrom(double xMin, std::size_t before, Visit&& visit) const;
+  // The median spacing in x of the newest full-resolution samples (up to 64 of them); 0 with
+  // fewer than two. A series' usual interval, for telling a stall from its ordinary rhythm.
+  double typicalInterval() const;
+
   // Changes whenever the stored data changes.
   uint64_t version() const noexcept { return version_; }
   bool empty() const noexcept { return recent_.empty() && buckets_.empty(); }
@@ -87,5 +98,45 @@ class SeriesStore {
   uint64_t nonFinite_ = 0;
   uint64_t lateDropped_ = 0;
 };
+
+template <typename Visit>
+void SeriesStore::visitFrom(double xMin, std::size_t before, Visit&& visit) const {
+  const auto firstRecent = std::lower_bound(recent_.begin(), recent_.end(), xMin,
+                                            [](const Sample& s, double value) { return s.x < value; });
+  auto recentIndex = static_cast<std::size_t>(firstRecent - recent_.begin());
+  std::size_t bucketIndex = buckets_.size();
+  if (recentIndex >= before) {
+    recentIndex -= before;
+  } else {
+    // Still short of `before`: go back into the buckets, four points each.
+    const std::size_t short_ = before - recentIndex;
+    recentIndex = 0;
+    if (recent_.empty() || recent_.front().x >= xMin) {
+      const auto firstBucket = std::lower_bound(buckets_.begin(), buckets_.end(), xMin,
+                                                [](const Bucket& b, double value) { return b.x1 < value; });
+      bucketIndex = static_cast<std::size_t>(firstBucket - buckets_.begin());
+    }
+    const std::size_t back = (short_ + 3) / 4;
+    bucketIndex = bucketIndex > back ? bucketIndex - back : 0;
+  }
+  bool first = true;
+  for (std::size_t i = bucketIndex; i < buckets_.size(); ++i) {
+    const Bucket& b = buckets_[i];
+    if (!visit(b.x0, b.yFirst, !first)) return;
+    first = false;
+    if (b.count > 1) {
+      const bool lowFirst = b.xLow <= b.xHigh;
+      if (!visit(lowFirst ? b.xLow : b.xHigh, lowFirst ? b.yLow : b.yHigh, false) ||
+          !visit(lowFirst ? b.xHigh : b.xLow, lowFirst ? b.yHigh : b.yLow, false) || !visit(b.x1, b.yLast, false)) {
+        return;
+      }
+    }
+  }
+  // The samples continue where the last bucket visited ended.
+  for (std::size_t i = recentIndex; i < recent_.size(); ++i) {
+    if (!visit(recent_[i].x, recent_[i].y, !first)) return;
+    first = false;
+  }
+}
 
 }  // namespace livemon::ui

@@ -118,7 +118,7 @@ bool StatRegistry::relabel() {
   labels.reserve(present.size());
   for (const SourceEntry* source : present) {
     QString label = baseLabel(*source->info);
-    if (baseCount[label] > 1) label += QStringLiteral(" :%1").arg(source->info->pid);
+    if (baseCount[label] > 1) label += QStringLiteral(":%1").arg(source->info->pid);
     labels.push_back(label);
     ++withPidCount[label];
   }

@@ -21,7 +21,7 @@ struct SourceEntry {
   SourceId id = 0;
   std::shared_ptr<const transport::SourceInfo> info;
   QString description;  // transport::describe(): "run@host:pid rank N"
-  QString label;        // short, unique among the sources: "train", "train r1", "train :4242"
+  QString label;        // short, unique among the sources: "train", "train r1", "train:4242"
   QString endpoint;
   std::optional<double> startMs;  // run start (publisher start), ms since the Unix epoch
 };

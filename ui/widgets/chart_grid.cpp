@@ -38,6 +38,9 @@ ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollAre
   // It grows as charts arrive; growing must not repaint the charts already on screen.
   content_->setAttribute(Qt::WA_StaticContents);
   content_->installEventFilter(this);
+  // Smoothing and scale apply to every chart at once: redraw them when they change.
+  viewOptions_ = new ChartViewOptions(this);
+  connect(viewOptions_, &ChartViewOptions::changed, this, [this] { refresh(); });
   placeholder_ = new QLabel(content_);
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
@@ -106,6 +109,7 @@ StatChartView* ChartGrid::createChart(const QString& statName) {
   connect(enlarge, &QToolButton::clicked, this, [this, statName](bool on) {
     setEnlarged(on ? std::optional<QString>(statName) : std::nullopt);
   });
+  chart->setViewOptions(viewOptions_);
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);
@@ -157,6 +161,7 @@ ChartRenderContext ChartGrid::renderContext() const {
   }
   context.x = view_.visible(extent);
   context.frozen = view_.paused();
+  context.following = view_.followsLive();
   context.cutoff = view_.pausedEdge();
   return context;
 }
@@ -194,10 +199,14 @@ void ChartGrid::setSectionCollapsed(const QString& section, bool collapsed) {
   relayout();
 }
 
-void ChartGrid::saveChoices(QSettings& settings) const { saveChartChoices(choices_, settings); }
+void ChartGrid::saveChoices(QSettings& settings) const {
+  saveChartChoices(choices_, settings);
+  viewOptions_->save(settings);
+}
 
 void ChartGrid::restoreChoices(const QSettings& settings) {
   restoreChartChoices(settings, choices_);
+  viewOptions_->restore(settings);
   relayout();
 }
 

@@ -13,6 +13,7 @@
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/model/chart_sections.h>
+#include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
@@ -81,7 +82,7 @@ class ChartGrid : public QScrollArea {
   // Sections by name (chartSection(), kPinnedSection): a collapsed one shows its header only.
   void setSectionCollapsed(const QString& section, bool collapsed);
   bool isSectionCollapsed(const QString& section) const { return choices_.collapsed.contains(section); }
-  // The pinned charts and collapsed sections, kept between sessions (saveChartChoices).
+  // The pinned charts, collapsed sections, smoothing and log scales, kept between sessions.
   void saveChoices(QSettings& settings) const;
   void restoreChoices(const QSettings& settings);
   // What is shown, as of the last layout.
@@ -99,6 +100,9 @@ class ChartGrid : public QScrollArea {
   std::optional<double> playhead() const noexcept { return playheadMs_; }
   const TimeView& timeView() const noexcept { return view_; }
   ChartRenderContext renderContext() const;
+
+  // Every chart's smoothing and log scale.
+  ChartViewOptions& viewOptions() noexcept { return *viewOptions_; }
 
   StatChartView* chart(const QString& statName) const;
   // In display order, including those the filter hides.
@@ -152,6 +156,7 @@ class ChartGrid : public QScrollArea {
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
   std::optional<double> playheadMs_;
+  ChartViewOptions* viewOptions_ = nullptr;  // a child
 };
 
 }  // namespace livemon::ui

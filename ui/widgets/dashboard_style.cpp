@@ -1,5 +1,6 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 
+#include <algorithm>
 #include <array>
 
 #include <QApplication>
@@ -32,8 +33,8 @@ constexpr std::array<AggregationStyle, 10> kAggregations{{
     {"p50", 0xff7ed491, Qt::DashLine},
     {"p90", 0xffffb454, Qt::DotLine},
     {"p99", 0xffff6e6e, Qt::DashDotLine},
-    {"min", 0xff8e9cf0, Qt::SolidLine},
-    {"max", 0xff8e9cf0, Qt::SolidLine},
+    {"min", 0xffa9b6ff, Qt::SolidLine},
+    {"max", 0xffa9b6ff, Qt::SolidLine},
     {"stddev", 0xffc792ea, Qt::DashDotDotLine},
     {"count", 0xff4dd0c4, Qt::DashLine},
     {"sum", 0xfff78c6c, Qt::DotLine},
@@ -133,7 +134,7 @@ void styleChart(QChart* chart) {
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->legend()->setFont(smallFont(8));
   chart->legend()->setLabelColor(QColor(colours::kText));
-  chart->legend()->setMarkerShape(QLegend::MarkerShapeRectangle);
+  chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 }
 
 void styleAxis(QAbstractAxis* axis) {
@@ -143,6 +144,13 @@ void styleAxis(QAbstractAxis* axis) {
   axis->setLinePenColor(QColor(colours::kBorder));
   axis->setMinorGridLineVisible(false);
   axis->setTitleVisible(false);
+}
+
+void styleAxisTitle(QAbstractAxis* axis, const QString& title) {
+  axis->setTitleText(title);
+  axis->setTitleFont(smallFont(8));
+  axis->setTitleBrush(QColor(colours::kDimText));
+  axis->setTitleVisible(!title.isEmpty());
 }
 
 QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** column) {
@@ -163,7 +171,9 @@ QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
   const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value") ||
                     aggregation == QLatin1String("rate/s");  // a running total charted as its rate
   QColor colour = source ? sourceColour(*source) : aggregationColour(aggregation);
-  if (edge) colour.setAlpha(150);  // the band's edges: the band itself carries the range
+  // The band's edges, a little translucent (the band carries the range), yet readable on the plot
+  // where there is no band (a max without a min).
+  if (edge) colour.setAlpha(235);
   QPen pen(colour);
   pen.setWidthF(edge ? 1.0 : main ? 2.0 : 1.5);
   pen.setStyle(source ? aggregationPenStyle(aggregation) : Qt::SolidLine);
@@ -172,21 +182,33 @@ QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
   return pen;
 }
 
+QPen rawLinePen(const QPen& pen) {
+  QPen faint(pen);
+  QColor colour = pen.color();
+  colour.setAlpha(70);  // TensorBoard's faint raw line: there, but not competing with the smoothed one
+  faint.setColor(colour);
+  faint.setWidthF(1.0);
+  return faint;
+}
+
 QColor bandFill(std::optional<unsigned> source) {
   QColor fill = source ? sourceColour(*source) : aggregationColour(QStringLiteral("min"));
   fill.setAlpha(source ? 40 : 55);
   return fill;
 }
 
-void styleLegendMarker(QLegendMarker* marker, QColor lineColour, bool hidden) {
+void styleLegendMarker(QLegendMarker* marker, const QPen& linePen, bool hidden) {
   QColor label(colours::kText);
-  if (hidden) {
-    lineColour.setAlpha(60);
-    label = QColor(colours::kDimText).darker(140);
-  }
+  QPen pen(linePen);
+  QColor colour = pen.color();
+  colour.setAlpha(hidden ? 60 : 255);  // a band's translucent edge still gets a clear entry
+  pen.setColor(colour);
+  pen.setWidthF(std::max(2.0, pen.widthF()));  // a few pixels long: thin dashes would not show
+  if (hidden) label = QColor(colours::kDimText).darker(140);
   marker->setVisible(true);
-  marker->setBrush(lineColour);
-  marker->setPen(Qt::NoPen);
+  marker->setShape(QLegend::MarkerShapeFromSeries);  // a line for a line series, not a square
+  marker->setBrush(colour);
+  marker->setPen(pen);
   marker->setLabelBrush(label);
 }
 

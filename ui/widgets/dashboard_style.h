@@ -62,6 +62,8 @@ QFont smallFont(int pointSize, bool bold = false);
 void styleChart(QChart* chart);
 // An axis's labels, grid and line in the dashboard's colours, without minor grid lines or title.
 void styleAxis(QAbstractAxis* axis);
+// An axis's title (a unit: "ms", "count") in small dim text; an empty title hides it.
+void styleAxisTitle(QAbstractAxis* axis, const QString& title);
 
 // Lays out `panel` as a column without margins and puts a header bar on top: the bold `title`,
 // then what the caller adds to the returned row (filter, buttons), 6 px around. Returns the row;
@@ -72,11 +74,14 @@ QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** 
 // max) thin and translucent. `source`: the source's index where several share the chart (the
 // colour then tells sources apart and the dash pattern aggregations); std::nullopt for one source.
 QPen linePen(const QString& aggregation, std::optional<unsigned> source);
+// The faint pen of a raw line drawn behind its smoothed line (`pen`).
+QPen rawLinePen(const QPen& pen);
 // The fill of a min–max band, for one source or the source `source` of several.
 QColor bandFill(std::optional<unsigned> source);
 
-// A legend entry in its line's colour, dimmed while the line is hidden.
-void styleLegendMarker(QLegendMarker* marker, QColor lineColour, bool hidden);
+// A legend entry drawn as a short stretch of its line (colour, width and dash pattern: where
+// colour tells sources apart, the dash tells aggregations apart), dimmed while the line is hidden.
+void styleLegendMarker(QLegendMarker* marker, const QPen& linePen, bool hidden);
 
 // Sort key for the legend: value, mean, p50, p90, p99, min, max, stddev, count, sum, then others.
 int aggregationOrder(const QString& aggregation);

@@ -29,6 +29,7 @@
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/chart_view_controls.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/event_log_view.h>
@@ -210,6 +211,8 @@ void MainWindow::buildToolbar() {
   chartFilter_->setMaximumWidth(360);
   bar->addWidget(chartFilter_);
   connect(chartFilter_, &QLineEdit::textChanged, grid_, &ChartGrid::setNameFilter);
+  bar->addSeparator();
+  bar->addWidget(new ChartViewControls(grid_->viewOptions(), bar));
   bar->addSeparator();
 
   pauseAction_ = bar->addAction(tr("Pause"));
@@ -404,12 +407,8 @@ void MainWindow::updateStatus() {
   updateLimitLabel();
   const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
   showEndpointHealth(*endpointLabels_, health);
-  QString note;
-  if (health.empty() && dashboard_->replay() != nullptr) {
-    note = tr("Replaying %1").arg(dashboard_->replay()->info().path);
-  } else if (health.empty()) {
-    note = tr("Not connected: add an endpoint with Connect…");
-  }
+  const QString note =
+      standingNote(health.size(), dashboard_->replay() != nullptr ? dashboard_->replay()->info().path : QString());
   // An error or a passing note keeps the status bar for its time; this line comes back after.
   const QString shown = statusBar()->currentMessage();
   if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);

@@ -4,37 +4,36 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <utility>
 
 #include <QGraphicsLayout>
-#include <QGraphicsLineItem>
+#include <QMenu>
 #include <QMouseEvent>
-#include <QRubberBand>
-#include <QToolTip>
 #include <QWheelEvent>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
-#include <QtCharts/QCategoryAxis>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
-#include <QtCharts/QValueAxis>
 
 #include <livemon/ui/model/chart_axes.h>
+#include <livemon/ui/model/chart_view_options.h>
+#include <livemon/ui/widgets/chart_export.h>
+#include <livemon/ui/widgets/chart_gestures.h>
+#include <livemon/ui/widgets/chart_tooltip.h>
+#include <livemon/ui/widgets/chart_x_axis.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
 
-constexpr int kMinimumDragPixels = 6;
-
 StatChartView::StatChartView(const QString& statName, const StatRegistry& registry, TimeAxisMode mode,
                              QWidget* parent)
-    : QChartView(parent), statName_(statName), registry_(registry), mode_(mode) {
-  auto* chart = new QChart();
+    : QChartView(new QChart(), parent), statName_(statName), registry_(registry), mode_(mode), yAxes_(chart()) {
+  QChart* chart = this->chart();
   chart->setTitle(statName_);
   styleChart(chart);
   chart->legend()->setShowToolTips(true);  // the full label of an entry cut short
-  setChart(chart);
   setRenderHint(QPainter::Antialiasing);
   setRubberBand(QChartView::NoRubberBand);
   setMouseTracking(true);
@@ -42,19 +41,10 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   setBackgroundBrush(QColor(colours::kWindow));
   setMinimumSize(320, 240);
 
-  yAxis_ = new QValueAxis();
-  styleAxis(yAxis_);
-  yAxis_->setTickType(QValueAxis::TicksDynamic);
-  yAxis_->setTickAnchor(0.0);
-  chart->addAxis(yAxis_, Qt::AlignLeft);
   installXAxis(mode_);
 
-  crosshair_ = new QGraphicsLineItem();
-  crosshair_->setPen(QPen(QColor(colours::kDimText), 1, Qt::DashLine));
-  crosshair_->setZValue(1000);
-  crosshair_->hide();
-  scene()->addItem(crosshair_);
-  rubberBand_ = new QRubberBand(QRubberBand::Rectangle, viewport());
+  hover_ = std::make_unique<ChartHover>(*this, [this](QPoint pos) { return tooltipAt(pos); });
+  gestures_ = std::make_unique<ChartGestures>(*this);
 }
 
 StatChartView::~StatChartView() {
@@ -78,19 +68,16 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
   std::erase_if(pendingSeries_, removed);
   const auto goes = [&removed](const Line* line) { return line != nullptr && removed(line->id); };
   if (std::none_of(lines_.begin(), lines_.end(), [&goes](const auto& line) { return goes(line.get()); })) return;
-  hideHover();  // its text may name a line that goes
+  hover_->hide();  // its text may name a line that goes
   QChart* chart = this->chart();
   // A band loses its area with either edge; one left with no edge at all goes too.
   for (Band& band : bands_) {
     if (!goes(band.min) && !goes(band.max)) continue;
     if (band.area != nullptr) {
       chart->removeSeries(band.area);
-      delete band.area;  // before its edge series, which it refers to
-      delete band.lower;
-      delete band.upper;
-      band.area = nullptr;
-      band.lower = nullptr;
-      band.upper = nullptr;
+      delete std::exchange(band.area, nullptr);  // before its edge series, which it refers to
+      delete std::exchange(band.lower, nullptr);
+      delete std::exchange(band.upper, nullptr);
     }
     if (goes(band.min)) band.min = nullptr;
     if (goes(band.max)) band.max = nullptr;
@@ -98,10 +85,11 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
   std::erase_if(bands_, [](const Band& band) { return band.min == nullptr && band.max == nullptr; });
   std::erase_if(lines_, [&](const std::unique_ptr<Line>& line) {
     if (!removed(line->id)) return false;
-    chart->removeSeries(line->series);
-    delete line->series;
+    line->raw->destroy();
+    line->smooth->destroy();
     return true;
   });
+  configureYAxes();
   // Fewer sources may mean one: the legend returns below the plot, in aggregation colours.
   styleLines();
   connectLegend();
@@ -124,7 +112,10 @@ QString StatChartView::lineName(const Line& line) const {
 // Re-adds every series in legend order (bands first, so lines draw over them).
 void StatChartView::rebuildSeries() {
   QChart* chart = this->chart();
-  for (const auto& line : lines_) chart->removeSeries(line->series);
+  for (const auto& line : lines_) {
+    line->raw->takeOff();
+    line->smooth->takeOff();
+  }
   for (const Band& band : bands_) {
     if (band.area != nullptr) chart->removeSeries(band.area);  // a max without a min has no area
   }
@@ -135,7 +126,9 @@ void StatChartView::rebuildSeries() {
     auto line = std::make_unique<Line>();
     line->id = id;
     line->entry = entry;
-    line->series = new QLineSeries();
+    line->count = isCountAxis(entry->aggregation);
+    line->raw = std::make_unique<ChartTrace>(chart);
+    line->smooth = std::make_unique<ChartTrace>(chart);
     lines_.push_back(std::move(line));
   }
   pendingSeries_.clear();
@@ -167,17 +160,16 @@ void StatChartView::rebuildSeries() {
     band.area = new QAreaSeries(band.upper, band.lower);
   }
 
+  configureYAxes();
   for (const Band& band : bands_) {
     if (band.area == nullptr) continue;
     chart->addSeries(band.area);
     band.area->attachAxis(xAxis_);
-    band.area->attachAxis(yAxis_);
+    band.area->attachAxis(yAxes_.values());
   }
-  for (const auto& line : lines_) {
-    chart->addSeries(line->series);
-    line->series->attachAxis(xAxis_);
-    line->series->attachAxis(yAxis_);
-  }
+  // The raw lines first (their legend entries in order), so every smoothed line draws over them.
+  for (const auto& line : lines_) line->raw->putOn(xAxis_, yAxes_.axisFor(line->count));
+  for (const auto& line : lines_) line->smooth->putOn(xAxis_, yAxes_.axisFor(line->count));
   styleLines();
   connectLegend();
   ++layoutVersion_;
@@ -194,9 +186,13 @@ void StatChartView::styleLines() {
     return several && source != nullptr ? std::optional<unsigned>(source->id) : std::nullopt;
   };
   for (const auto& line : lines_) {
-    line->series->setPen(linePen(line->entry->aggregation, colourIndex(line->entry->source)));
-    line->series->setName(lineName(*line));
-    line->series->setVisible(!line->hidden);
+    line->pen = linePen(line->entry->aggregation, colourIndex(line->entry->source));
+    line->raw->setPen(smoothing_ > 0.0 ? rawLinePen(line->pen) : line->pen);
+    line->raw->setName(lineName(*line));
+    line->smooth->setName(lineName(*line));
+    line->raw->setVisible(!line->hidden);
+    line->smooth->setPen(line->pen);
+    line->smooth->setVisible(!line->hidden && smoothing_ > 0.0);
   }
   for (const Band& band : bands_) {
     if (band.area == nullptr) continue;
@@ -214,13 +210,24 @@ void StatChartView::connectLegend() {
     for (QLegendMarker* marker : legend->markers(band.area)) marker->setVisible(false);
   }
   for (const auto& line : lines_) {
-    for (QLegendMarker* marker : legend->markers(line->series)) {
-      styleLegendMarker(marker, line->series->pen().color(), line->hidden);
-      const SeriesId id = line->id;
-      disconnect(marker, &QLegendMarker::clicked, this, nullptr);  // called again on renames
-      connect(marker, &QLegendMarker::clicked, this, [this, id] { setSeriesVisible(id, !isSeriesVisible(id)); });
+    styleLegendEntry(*line);
+    const SeriesId id = line->id;
+    for (QLineSeries* head : {line->raw->head(), line->smooth->head()}) {
+      for (QLegendMarker* marker : legend->markers(head)) {
+        disconnect(marker, &QLegendMarker::clicked, this, nullptr);  // called again on renames
+        connect(marker, &QLegendMarker::clicked, this, [this, id] { setSeriesVisible(id, !isSeriesVisible(id)); });
+      }
     }
   }
+}
+
+// Qt draws an entry's stroke with its series' pen: the entry is on the series drawn in the line's
+// own pen, the smoothed one when smoothing (the raw one is faint then).
+void StatChartView::styleLegendEntry(const Line& line) {
+  QLineSeries* face = smoothing_ > 0.0 ? line.smooth->head() : line.raw->head();
+  QLineSeries* other = smoothing_ > 0.0 ? line.raw->head() : line.smooth->head();
+  for (QLegendMarker* marker : chart()->legend()->markers(other)) marker->setVisible(false);
+  for (QLegendMarker* marker : chart()->legend()->markers(face)) styleLegendMarker(marker, line.pen, line.hidden);
 }
 
 void StatChartView::refreshSeriesNames() {
@@ -235,25 +242,59 @@ void StatChartView::installXAxis(TimeAxisMode mode) {
     chart->removeAxis(xAxis_);
     delete xAxis_;
   }
-  if (mode == TimeAxisMode::WallClock) {
-    // A category axis rather than QDateTimeAxis, which can only split its range evenly: its ticks
-    // would fall on odd times (19:03:35, 19:04:18) that move as the range follows the data.
-    auto* axis = new QCategoryAxis();
-    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    xAxis_ = axis;
-  } else {
-    auto* axis = new QValueAxis();
-    axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickAnchor(0.0);
-    xAxis_ = axis;
-  }
-  styleAxis(xAxis_);
+  xAxis_ = makeTimeAxis(mode);
   chart->addAxis(xAxis_, Qt::AlignBottom);
-  for (const auto& line : lines_) line->series->attachAxis(xAxis_);
+  for (const auto& line : lines_) {
+    line->raw->attachX(xAxis_);
+    line->smooth->attachX(xAxis_);
+  }
   for (const Band& band : bands_) {
     if (band.area != nullptr) band.area->attachAxis(xAxis_);
   }
   mode_ = mode;
+}
+
+void StatChartView::setViewOptions(ChartViewOptions* options) {
+  options_ = options;
+  ++layoutVersion_;
+}
+
+// The left axis titled with the values' unit, and `count` on its own axis when it shares the
+// chart with other aggregations.
+void StatChartView::configureYAxes() {
+  QStringList aggregations;
+  bool counts = false;
+  bool others = false;
+  for (const auto& line : lines_) {
+    aggregations << line->entry->aggregation;
+    (line->count ? counts : others) = true;
+  }
+  const bool log = options_ != nullptr && options_->logScale(statName_);
+  if (log && !yAxes_.isLog()) {
+    // Points a log axis cannot take would be plotted against it until the next draw: empty first.
+    for (const auto& line : lines_) {
+      line->raw->clear();
+      line->smooth->clear();
+    }
+    for (const Band& band : bands_) {
+      if (band.area == nullptr) continue;
+      band.lower->clear();
+      band.upper->clear();
+    }
+  }
+  if (yAxes_.configure(counts && others, log, valueUnit(statName_, aggregations))) attachAll();
+}
+
+// The y axes were replaced: every series on the chart attaches to the new ones.
+void StatChartView::attachAll() {
+  for (const Band& band : bands_) {
+    if (band.area != nullptr && chart()->series().contains(band.area)) band.area->attachAxis(yAxes_.values());
+  }
+  for (const auto& line : lines_) {
+    line->raw->attachY(yAxes_.axisFor(line->count));
+    line->smooth->attachY(yAxes_.axisFor(line->count));
+  }
+  ++layoutVersion_;
 }
 
 void StatChartView::setTimeAxisMode(TimeAxisMode mode) {
@@ -286,6 +327,8 @@ StatChartView::RenderKey StatChartView::keyFor(const ChartRenderContext& context
   key.data = context.frozen && lastKey_ ? frozenData_ : dataVersion();
   key.layout = layoutVersion_ + pendingSeries_.size() + (context.mode != mode_ ? 1 : 0);
   key.manualY = manualY_;
+  key.options = options_ != nullptr ? options_->version() : 0;
+  key.following = context.following;
   return key;
 }
 
@@ -309,68 +352,70 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
 }
 
 void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key) {
+  const double smoothing = options_ != nullptr ? options_->smoothing() : 0.0;
+  if (smoothing != smoothing_) {
+    smoothing_ = smoothing;
+    styleLines();  // the smoothed lines come or go, the raw ones fade or return
+    connectLegend();
+  }
+  configureYAxes();  // the log scale may have been switched
   lastKey_ = key;
   frozenData_ = key.data;
+  const bool log = yAxes_.isLog();
 
-  // Plot x back to store x: plot = (store - offset) * scale.
-  const auto toStore = [](double x, const PlotTransform& transform) { return x / transform.scale + transform.offset; };
-  const auto cutoff = [&context, &toStore](const PlotTransform& transform) {
-    return context.cutoff ? toStore(*context.cutoff, transform) : std::numeric_limits<double>::infinity();
-  };
-  double yLow = std::numeric_limits<double>::infinity();
-  double yHigh = -std::numeric_limits<double>::infinity();
+  TraceRequest plot;
+  plot.xMin = context.x.min;
+  plot.xMax = context.x.max;
+  plot.columns = key.columns;
+  plot.cutoff = context.cutoff.value_or(std::numeric_limits<double>::infinity());
+  plot.smoothing = smoothing;
+  plot.positiveOnly = log;
   for (Band& band : bands_) {
     if (band.area == nullptr) continue;
-    QList<QPointF> scratch;
     QList<QPointF> lower;
     QList<QPointF> upper;
-    const PlotTransform transformMin = registry_.transform(*band.min->entry, context.mode);
-    const PlotTransform transformMax = registry_.transform(*band.max->entry, context.mode);
-    band.min->entry->store.decimate(toStore(context.x.min, transformMin), toStore(context.x.max, transformMin),
-                                    key.columns, transformMin, scratch, &lower, nullptr, cutoff(transformMin));
-    band.max->entry->store.decimate(toStore(context.x.min, transformMax), toStore(context.x.max, transformMax),
-                                    key.columns, transformMax, scratch, nullptr, &upper, cutoff(transformMax));
+    traceBand(band.min->entry->store, registry_.transform(*band.min->entry, context.mode), band.max->entry->store,
+              registry_.transform(*band.max->entry, context.mode), plot, lower, upper);
     band.lower->replace(lower);
     band.upper->replace(upper);
   }
+  YExtent values;
+  YExtent counts;
+  std::size_t nonPositive = 0;
   for (const auto& line : lines_) {
-    const PlotTransform transform = registry_.transform(*line->entry, context.mode);
-    const DecimationSummary summary =
-        line->entry->store.decimate(toStore(context.x.min, transform), toStore(context.x.max, transform), key.columns,
-                                    transform, line->points, nullptr, nullptr, cutoff(transform));
-    line->series->replace(line->points);
-    if (!line->hidden && !summary.empty()) {
-      yLow = std::min(yLow, summary.yMin);
-      yHigh = std::max(yHigh, summary.yMax);
+    TraceRequest request = plot;
+    request.transform = registry_.transform(*line->entry, context.mode);
+    traceSeries(line->entry->store, request, line->trace);
+    line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
+    if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
+      line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
     }
+    if (line->hidden) continue;
+    YExtent& extent = line->count && yAxes_.hasCountAxis() ? counts : values;
+    extent.add(line->trace.raw.summary);
+    extent.add(line->trace.smoothed.summary);
+    nonPositive += line->trace.nonPositive;
   }
-  updateAxes(context, manualY_ ? *manualY_ : (yLow <= yHigh ? paddedY(yLow, yHigh) : shownY_));
+  const auto fit = [log](const YExtent& extent) { return log ? paddedLogY(extent.low, extent.high) : paddedY(extent.low, extent.high); };
+  XRange y = values.any() ? fit(values) : shownY_;
+  if (log && !(y.min > 0.0)) y = paddedLogY(0.0, 0.0);  // left from a linear axis
+  if (manualY_ && (!log || manualY_->min > 0.0)) y = *manualY_;
+  updateAxes(context, y, counts.any() ? std::optional<XRange>(fit(counts)) : std::nullopt);
+  yAxes_.setLeftOut(log ? nonPositive : 0);
+  gestures_->showZoomed(!context.following || manualY_.has_value());
   // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
   // would happen after the first paint and cost a second one.
   chart()->layout()->activate();
 }
 
-void StatChartView::updateAxes(const ChartRenderContext& context, XRange y) {
+void StatChartView::updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts) {
   const QRectF plot = chart()->plotArea();
   const double width = plot.width() > 0 ? plot.width() : 400.0;
   const double height = plot.height() > 0 ? plot.height() : 160.0;
   shownX_ = context.x;
   shownY_ = y;
-  if (auto* wall = qobject_cast<QCategoryAxis*>(xAxis_)) {
-    for (const QString& label : wall->categoriesLabels()) wall->remove(label);
-    wall->setStartValue(context.x.min);
-    for (const WallClockTick& tick : wallClockTickMarks(context.x, width)) wall->append(tick.label, tick.ms);
-    wall->setRange(context.x.min, context.x.max);
-  } else if (auto* run = qobject_cast<QValueAxis*>(xAxis_)) {
-    const double step = tickStep(context.x.max - context.x.min, width, 110.0);
-    run->setTickInterval(step);
-    run->setLabelFormat(step >= 1.0 ? QStringLiteral("%.0f s") : QStringLiteral("%.1f s"));
-    run->setRange(context.x.min, context.x.max);
-  }
-  const double yStep = tickStep(y.max - y.min, height, 45.0);
-  yAxis_->setTickInterval(yStep);
-  yAxis_->setLabelFormat(labelFormatFor(yStep, std::max(std::abs(y.min), std::abs(y.max))));
-  yAxis_->setRange(y.min, y.max);
+  setTimeAxisRange(xAxis_, context.x, width);
+  yAxes_.setRanges(y, counts, height);
 }
 
 std::vector<SeriesId> StatChartView::seriesIds() const {
@@ -380,16 +425,25 @@ std::vector<SeriesId> StatChartView::seriesIds() const {
   return ids;
 }
 
-QLineSeries* StatChartView::line(SeriesId id) const {
-  for (const auto& line : lines_) {
-    if (line->id == id) return line->series;
-  }
-  return nullptr;
+const StatChartView::Line* StatChartView::findLine(SeriesId id) const {
+  const auto found = std::find_if(lines_.begin(), lines_.end(), [id](const auto& line) { return line->id == id; });
+  return found != lines_.end() ? found->get() : nullptr;
+}
+
+QLineSeries* StatChartView::line(SeriesId id) const { return findLine(id) ? findLine(id)->raw->head() : nullptr; }
+QLineSeries* StatChartView::smoothedLine(SeriesId id) const { return findLine(id) ? findLine(id)->smooth->head() : nullptr; }
+const ChartTrace* StatChartView::trace(SeriesId id) const { return findLine(id) ? findLine(id)->raw.get() : nullptr; }
+const ChartTrace* StatChartView::smoothedTrace(SeriesId id) const {
+  return findLine(id) ? findLine(id)->smooth.get() : nullptr;
+}
+
+const QList<QPointF>& StatChartView::shownPoints(const Line& line) const {
+  return smoothing_ > 0.0 ? line.trace.smoothed.points : line.trace.raw.points;
 }
 
 QLineSeries* StatChartView::line(const QString& aggregation, SourceId source) const {
   for (const auto& line : lines_) {
-    if (line->entry->aggregation == aggregation && line->entry->source == source) return line->series;
+    if (line->entry->aggregation == aggregation && line->entry->source == source) return line->series();
   }
   return nullptr;
 }
@@ -405,25 +459,14 @@ XRange StatChartView::xRange() const { return shownX_; }
 
 XRange StatChartView::yRange() const { return shownY_; }
 
-StatChartView::Line* StatChartView::findLine(const QLineSeries* series) const {
-  for (const auto& line : lines_) {
-    if (line->series == series) return line.get();
-  }
-  return nullptr;
-}
-
-bool StatChartView::isSeriesVisible(SeriesId id) const {
-  for (const auto& line : lines_) {
-    if (line->id == id) return !line->hidden;
-  }
-  return false;
-}
+bool StatChartView::isSeriesVisible(SeriesId id) const { return findLine(id) != nullptr && !findLine(id)->hidden; }
 
 void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
   for (const auto& line : lines_) {
     if (line->id != id || line->hidden == !visible) continue;
     line->hidden = !visible;
-    line->series->setVisible(visible);
+    line->raw->setVisible(visible);
+    line->smooth->setVisible(visible && smoothing_ > 0.0);
     for (const Band& band : bands_) {
       if (band.area != nullptr && (band.min == line.get() || band.max == line.get())) {
         band.area->setVisible(!band.min->hidden && !band.max->hidden);
@@ -431,9 +474,7 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
       }
     }
     // Hiding a series hides its legend entry too; keep it, dimmed, so it can be clicked back.
-    for (QLegendMarker* marker : chart()->legend()->markers(line->series)) {
-      styleLegendMarker(marker, line->series->pen().color(), line->hidden);
-    }
+    styleLegendEntry(*line);
     ++layoutVersion_;
   }
 }
@@ -441,118 +482,53 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
 std::optional<QPointF> StatChartView::valueAt(QPoint viewportPos) const {
   if (lines_.empty() || !plotRect().contains(viewportPos)) return std::nullopt;
   const QPointF inChart = chart()->mapFromScene(mapToScene(viewportPos));
-  return chart()->mapToValue(inChart, lines_.front()->series);
+  return chart()->mapToValue(inChart, lines_.front()->series());
 }
 
 QString StatChartView::tooltipAt(QPoint viewportPos) const {
   const std::optional<QPointF> value = valueAt(viewportPos);
   if (!value) return {};
   const double x = value->x();
-  QString rows;
+  const double tolerance = (shownX_.max - shownX_.min) * 0.05;
+  std::vector<TooltipRow> rows;
   for (const auto& line : lines_) {
-    if (line->hidden || line->points.isEmpty()) continue;
-    const auto& points = line->points;
-    auto at = std::lower_bound(points.begin(), points.end(), x, [](const QPointF& p, double v) { return p.x() < v; });
-    if (at == points.end()) --at;
-    if (at != points.begin() && std::abs(std::prev(at)->x() - x) < std::abs(at->x() - x)) --at;
-    // Only values near the cursor: not a line that ended long before it.
-    const double tolerance = (shownX_.max - shownX_.min) * 0.05;
-    if (std::abs(at->x() - x) > tolerance) continue;
-    const QString colour = line->series->pen().color().name();
-    rows += QStringLiteral("<tr><td><span style='color:%1'>&#9632;</span> %2</td><td align='right'>&nbsp;%3</td></tr>")
-                .arg(colour, lineName(*line).toHtmlEscaped(), QString::number(at->y(), 'g', 6));
-  }
-  if (rows.isEmpty()) return {};
-  QString sources;
-  if (!lines_.empty()) {
-    std::vector<SourceId> seen;
-    for (const auto& line : lines_) {
-      if (std::find(seen.begin(), seen.end(), line->entry->source) != seen.end()) continue;
-      seen.push_back(line->entry->source);
-      if (const SourceEntry* source = registry_.source(line->entry->source)) {
-        sources += QStringLiteral("<br/><span style='color:%1'>%2</span> %3")
-                       .arg(sourceColour(source->id).name(), source->label.toHtmlEscaped(), source->description.toHtmlEscaped());
-      }
+    if (line->hidden) continue;
+    const std::optional<QPointF> at = nearestPoint(shownPoints(*line), x, tolerance);
+    if (!at) continue;
+    TooltipRow row{line->pen.color().name(), lineName(*line), at->y(), std::nullopt};
+    if (smoothing_ > 0.0) {
+      if (const auto raw = nearestPoint(line->trace.raw.points, at->x(), 0.0)) row.raw = raw->y();
     }
+    rows.push_back(std::move(row));
   }
-  return QStringLiteral("<b>%1</b> &nbsp;%2<table cellspacing='0'>%3</table><small>%4</small>")
-      .arg(statName_.toHtmlEscaped(), formatX(x, mode_), rows, sources.mid(5));
-}
-
-void StatChartView::showHover(QPoint viewportPos) {
-  const QString text = tooltipAt(viewportPos);
-  if (text.isEmpty()) {
-    hideHover();
-    return;
+  if (rows.empty()) return {};
+  std::vector<SourceId> sources;
+  for (const auto& line : lines_) {
+    if (std::find(sources.begin(), sources.end(), line->entry->source) == sources.end()) sources.push_back(line->entry->source);
   }
-  const QRectF plot = chart()->mapRectToScene(chart()->plotArea());
-  const QPointF scenePos = mapToScene(viewportPos);
-  crosshair_->setLine(scenePos.x(), plot.top(), scenePos.x(), plot.bottom());
-  crosshair_->show();
-  QToolTip::showText(viewport()->mapToGlobal(viewportPos + QPoint(16, 16)), text, this);
-}
-
-void StatChartView::hideHover() {
-  crosshair_->hide();
-  QToolTip::hideText();
+  return tooltipHtml(statName_, formatX(x, mode_), rows, sourcesHtml(registry_, sources));
 }
 
 void StatChartView::mousePressEvent(QMouseEvent* event) {
-  const QPoint pos = event->position().toPoint();
-  if (!plotRect().contains(pos)) {
+  if (!gestures_->press(event)) {
     QChartView::mousePressEvent(event);  // the legend takes its clicks here
     return;
   }
-  hideHover();
-  if (event->button() == Qt::LeftButton) {
-    selecting_ = true;
-    rubberOrigin_ = pos;
-    rubberBand_->setGeometry(QRect(pos, QSize()));
-    rubberBand_->show();
-  } else if (event->button() == Qt::RightButton || event->button() == Qt::MiddleButton) {
-    panning_ = true;
-    panOrigin_ = pos;
-    panStart_ = shownX_;
-    setCursor(Qt::ClosedHandCursor);
-  }
+  hover_->hide();
   event->accept();
 }
 
 void StatChartView::mouseMoveEvent(QMouseEvent* event) {
-  const QPoint pos = event->position().toPoint();
-  if (selecting_) {
-    rubberBand_->setGeometry(QRect(rubberOrigin_, pos).normalized().intersected(plotRect()));
-  } else if (panning_) {
-    const double plotWidth = std::max(1, plotRect().width());
-    const double shift = (pos.x() - panOrigin_.x()) / plotWidth * (panStart_.max - panStart_.min);
-    emit rangeRequested(panStart_.min - shift, panStart_.max - shift);
-  } else {
-    showHover(pos);
-    QChartView::mouseMoveEvent(event);
-    return;
-  }
-  event->accept();
-}
-
-void StatChartView::mouseReleaseEvent(QMouseEvent* event) {
-  if (selecting_ && event->button() == Qt::LeftButton) {
-    selecting_ = false;
-    rubberBand_->hide();
-    const QRect selected = rubberBand_->geometry();
-    if (selected.width() >= kMinimumDragPixels && !lines_.empty()) {
-      auto* series = lines_.front()->series;
-      const QPointF topLeft = chart()->mapToValue(chart()->mapFromScene(mapToScene(selected.topLeft())), series);
-      const QPointF bottomRight =
-          chart()->mapToValue(chart()->mapFromScene(mapToScene(selected.bottomRight())), series);
-      if (selected.height() >= kMinimumDragPixels) manualY_ = XRange{bottomRight.y(), topLeft.y()};
-      emit rangeRequested(topLeft.x(), bottomRight.x());
-    }
+  if (gestures_->move(event)) {
     event->accept();
     return;
   }
-  if (panning_) {
-    panning_ = false;
-    unsetCursor();
+  hover_->show(event->position().toPoint(), tooltipAt(event->position().toPoint()));
+  QChartView::mouseMoveEvent(event);
+}
+
+void StatChartView::mouseReleaseEvent(QMouseEvent* event) {
+  if (gestures_->release(event)) {
     event->accept();
     return;
   }
@@ -564,28 +540,48 @@ void StatChartView::mouseDoubleClickEvent(QMouseEvent* event) {
     QChartView::mouseDoubleClickEvent(event);
     return;
   }
+  resetView();
+  event->accept();
+}
+
+QAbstractButton* StatChartView::followLiveButton() const { return gestures_->followLiveButton(); }
+
+void StatChartView::resetView() {
   manualY_.reset();
   ++layoutVersion_;
   emit resetRequested();
-  event->accept();
+}
+
+void StatChartView::setManualYRange(XRange y) {
+  manualY_ = y;
+  ++layoutVersion_;
+}
+
+void StatChartView::showContextMenu(QPoint viewportPos) {
+  hover_->hide();
+  QMenu* menu = makeChartMenu(*this, this);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(viewport()->mapToGlobal(viewportPos));
+}
+
+std::vector<CsvColumn> StatChartView::csvColumns() const {
+  std::vector<CsvColumn> columns;
+  for (const auto& line : lines_) {
+    if (!line->hidden) columns.push_back(CsvColumn{lineName(*line), &line->entry->store, registry_.transform(*line->entry, mode_)});
+  }
+  return columns;
 }
 
 void StatChartView::wheelEvent(QWheelEvent* event) {
-  const QPoint pos = event->position().toPoint();
-  const std::optional<QPointF> value = valueAt(pos);
-  if (!value || event->angleDelta().y() == 0) {
-    QChartView::wheelEvent(event);
+  if (gestures_->wheel(event)) {
+    event->accept();
     return;
   }
-  // Zoom the x axis about the cursor: 20 % per wheel notch.
-  const double factor = std::pow(0.8, event->angleDelta().y() / 120.0);
-  const double centre = value->x();
-  emit rangeRequested(centre - (centre - shownX_.min) * factor, centre + (shownX_.max - centre) * factor);
-  event->accept();
+  QChartView::wheelEvent(event);
 }
 
 void StatChartView::leaveEvent(QEvent* event) {
-  hideHover();
+  hover_->hide();
   QChartView::leaveEvent(event);
 }
 

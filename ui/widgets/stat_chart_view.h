@@ -13,11 +13,14 @@
 
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/model/chart_csv.h>
+#include <livemon/ui/model/line_trace.h>
 #include <livemon/ui/model/time_view.h>
+#include <livemon/ui/widgets/chart_trace.h>
+#include <livemon/ui/widgets/chart_y_axes.h>
 
-class QGraphicsLineItem;
+class QAbstractButton;
 class QLegendMarker;
-class QRubberBand;
 QT_BEGIN_NAMESPACE
 class QAbstractAxis;
 class QAreaSeries;
@@ -27,6 +30,9 @@ QT_END_NAMESPACE
 
 namespace livemon::ui {
 
+class ChartGestures;
+class ChartHover;
+class ChartViewOptions;
 class StatRegistry;
 struct SeriesEntry;
 
@@ -36,6 +42,7 @@ struct ChartRenderContext {
   TimeAxisMode mode = TimeAxisMode::WallClock;
   XRange x;
   bool frozen = false;  // paused: new samples alone do not redraw
+  bool following = true;  // false: zoomed or panned, the charts no longer follow live data
   // Paused: samples after this x (the newest when pausing) are not drawn.
   std::optional<double> cutoff;
 };
@@ -46,6 +53,12 @@ struct ChartRenderContext {
 // under the cursor, rubber-band zoom (left drag), wheel zoom, pan (right or middle drag) and a
 // double click that returns to following live data. The y axis fits what is visible unless a
 // rubber band set it.
+//
+// How values are drawn follows ChartViewOptions: every line smoothed (the raw line kept faint
+// behind it) and a linear or log y axis (values a log axis cannot show are left out, and a note
+// on the plot counts them). `count` beside other aggregations has an axis of its own on the
+// right; durations say "ms" on theirs (ChartYAxes). A line breaks where its series stalled for
+// more than twice its usual interval (traceSeries).
 //
 // Drawing is pull-based: render() reads the series stores, decimates the visible range to the
 // plot's pixel columns (SeriesStore::decimate) and hands each line its points with one
@@ -77,6 +90,13 @@ class StatChartView : public QChartView {
   void setTimeAxisMode(TimeAxisMode mode);
   // Source labels changed: renames the legend entries.
   void refreshSeriesNames();
+  // Smoothing and log scale come from `options` (nullptr: raw lines on a linear axis); it must
+  // outlive the chart or be unset first.
+  void setViewOptions(ChartViewOptions* options);
+  ChartViewOptions* viewOptions() const noexcept { return options_; }
+  TimeAxisMode timeAxisMode() const noexcept { return mode_; }
+  // The lines shown (not hidden), named as in the legend, for a CSV export of the visible range.
+  std::vector<CsvColumn> csvColumns() const;
 
   // Redraws from the stores when on screen and anything shown changed; `force` redraws anyway.
   // Returns whether it redrew.
@@ -90,6 +110,15 @@ class StatChartView : public QChartView {
   QLineSeries* line(SeriesId id) const;
   QLineSeries* line(const QString& aggregation, SourceId source) const;
   QAreaSeries* band(SourceId source) const;
+  // line() holds the values as they came (faint behind a smoothed line); smoothedLine() their
+  // moving average, empty without smoothing. The traces hold each line's pieces.
+  QLineSeries* smoothedLine(SeriesId id) const;
+  const ChartTrace* trace(SeriesId id) const;
+  const ChartTrace* smoothedTrace(SeriesId id) const;
+  const ChartYAxes& yAxes() const noexcept { return yAxes_; }
+  bool isLogScale() const noexcept { return yAxes_.isLog(); }
+  // The note on the plot about values a log axis leaves out; empty when there is none.
+  QString scaleNote() const { return yAxes_.note(); }
   XRange xRange() const;
   XRange yRange() const;
   bool hasManualYRange() const noexcept { return manualY_.has_value(); }
@@ -100,6 +129,17 @@ class StatChartView : public QChartView {
   QString tooltipAt(QPoint viewportPos) const;
   // The plot area in viewport coordinates.
   QRect plotRect() const;
+  // The values (x in the mode's units, y on the left axis) at a viewport position in the plot.
+  std::optional<QPointF> valueAt(QPoint viewportPos) const;
+  // Zoomed y (a rubber band): the left axis shows `y` until resetView().
+  void setManualYRange(XRange y);
+  // Back to following live data with y fitted to it: what a double click does.
+  void resetView();
+  // Shown while the chart is zoomed (x not following live data, or y fixed by a rubber band): a
+  // click returns to following, like a double click.
+  QAbstractButton* followLiveButton() const;
+  // The chart's menu (log scale, reset, export) at a viewport position.
+  void showContextMenu(QPoint viewportPos);
 
  signals:
   // The user zoomed or panned to [min, max] (in the current mode's x units).
@@ -121,9 +161,13 @@ class StatChartView : public QChartView {
   struct Line {
     SeriesId id = 0;
     const SeriesEntry* entry = nullptr;
-    QLineSeries* series = nullptr;  // owned by the chart
+    std::unique_ptr<ChartTrace> raw;     // the values; has the legend entry; faint when smoothed
+    std::unique_ptr<ChartTrace> smooth;  // their moving average, empty without smoothing
+    QPen pen;                            // the line's own (the smoothed line's, when smoothed)
     bool hidden = false;
-    QList<QPointF> points;  // as last handed to the series
+    bool count = false;  // on the count axis
+    TraceResult trace;   // as last handed to the series
+    QLineSeries* series() const { return raw->head(); }
   };
   struct Band {
     SourceId source = 0;
@@ -141,6 +185,8 @@ class StatChartView : public QChartView {
     uint64_t data = 0;
     uint64_t layout = 0;
     std::optional<XRange> manualY;
+    unsigned options = 0;
+    bool following = true;
     friend bool operator==(const RenderKey&, const RenderKey&) = default;
   };
 
@@ -150,14 +196,15 @@ class StatChartView : public QChartView {
   void installXAxis(TimeAxisMode mode);
   void styleLines();
   void connectLegend();
+  void styleLegendEntry(const Line& line);
+  const Line* findLine(SeriesId id) const;
   bool multiSource() const;
   QString lineName(const Line& line) const;
-  Line* findLine(const QLineSeries* series) const;
   uint64_t dataVersion() const;
-  void updateAxes(const ChartRenderContext& context, XRange y);
-  std::optional<QPointF> valueAt(QPoint viewportPos) const;
-  void showHover(QPoint viewportPos);
-  void hideHover();
+  void updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts);
+  void configureYAxes();
+  void attachAll();
+  const QList<QPointF>& shownPoints(const Line& line) const;
 
   QString statName_;
   const StatRegistry& registry_;
@@ -167,7 +214,9 @@ class StatChartView : public QChartView {
   std::vector<SeriesId> pendingSeries_;
   std::size_t maxLines_ = kDefaultMaxLinesPerChart;
   QAbstractAxis* xAxis_ = nullptr;
-  QValueAxis* yAxis_ = nullptr;
+  ChartYAxes yAxes_;
+  ChartViewOptions* options_ = nullptr;
+  double smoothing_ = 0.0;  // as last drawn
 
   uint64_t layoutVersion_ = 0;  // series added, hidden, shown, renamed, axis swapped
   std::optional<RenderKey> lastKey_;
@@ -176,13 +225,8 @@ class StatChartView : public QChartView {
   XRange shownY_{0.0, 1.0};
   std::optional<XRange> manualY_;
 
-  QGraphicsLineItem* crosshair_ = nullptr;
-  QRubberBand* rubberBand_ = nullptr;
-  QPoint rubberOrigin_;
-  bool selecting_ = false;
-  bool panning_ = false;
-  QPoint panOrigin_;
-  XRange panStart_;
+  std::unique_ptr<ChartHover> hover_;
+  std::unique_ptr<ChartGestures> gestures_;
 };
 
 }  // namespace livemon::ui

@@ -40,6 +40,12 @@ QString formatRate(double perSecond) {
 
 }  // namespace
 
+QString standingNote(std::size_t endpoints, const QString& replayPath) {
+  if (endpoints > 0) return {};
+  if (!replayPath.isEmpty()) return tr("Replaying %1").arg(replayPath);
+  return tr("Not connected: add an endpoint with Connect…");
+}
+
 QString describeHealth(const EndpointHealth& health) {
   const QLocale locale;
   QString text = QStringLiteral("<span style='color:%1'>&#9679;</span> %2 <span style='color:%1'>%3</span>")

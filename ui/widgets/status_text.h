@@ -25,6 +25,10 @@ struct StatusText {
 // The status bar's line for one endpoint (rich text): state, event rate, gaps, drops, protocol
 // errors, coloured by the dashboard style: a finished run in a neutral colour, a silent or
 // unreachable endpoint in the alarm colour.
+// The status bar's standing line when no endpoint reports: the recording replayed (a non-empty
+// path) or how to connect. Empty while endpoints report: their labels say it.
+QString standingNote(std::size_t endpoints, const QString& replayPath);
+
 QString describeHealth(const EndpointHealth& health);
 // Its tooltip (plain text): what the state means, and the publishers last heard there.
 QString describeHealthToolTip(const EndpointHealth& health);

@@ -1,0 +1,160 @@
+// What a chart line is made of: raw and smoothed points, broken where the series stalled or a log
+// axis cannot show a value.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include <livemon/ui/model/line_trace.h>
+#include <livemon/ui/model/series_store.h>
+#include <livemon/ui/model/smoothing.h>
+
+namespace livemon::ui {
+namespace {
+
+TraceRequest request(double xMin, double xMax, int columns = 1000) {
+  TraceRequest r;
+  r.xMin = xMin;
+  r.xMax = xMax;
+  r.columns = columns;
+  return r;
+}
+
+TEST(LineTrace, ARegularSeriesIsOneUnbrokenLine) {
+  SeriesStore store;
+  // Some jitter, never twice the usual second.
+  for (int i = 0; i < 100; ++i) store.append(1000.0 * i + (i % 3) * 150.0, i);
+  TraceResult result;
+  traceSeries(store, request(0.0, 100'000.0), result);
+  EXPECT_EQ(result.raw.points.size(), 100);
+  EXPECT_TRUE(result.raw.breaks.empty());
+  EXPECT_TRUE(result.smoothed.points.isEmpty());  // no smoothing asked for
+}
+
+TEST(LineTrace, AStallLongerThanTwiceTheUsualIntervalBreaksTheLine) {
+  SeriesStore store;
+  for (int i = 0; i < 20; ++i) store.append(1000.0 * i, 150.0);
+  for (int i = 30; i < 50; ++i) store.append(1000.0 * i, 150.0);  // a 10 s stall
+  TraceResult result;
+  TraceRequest r = request(0.0, 50'000.0);
+  r.smoothing = 0.6;
+  traceSeries(store, r, result);
+  ASSERT_EQ(result.raw.breaks.size(), 1U);
+  const qsizetype at = result.raw.breaks[0];
+  EXPECT_EQ(result.raw.points[at - 1].x(), 19'000.0);
+  EXPECT_EQ(result.raw.points[at].x(), 30'000.0);
+  // The smoothed line breaks at the same place.
+  ASSERT_EQ(result.smoothed.breaks.size(), 1U);
+  EXPECT_EQ(result.smoothed.points[result.smoothed.breaks[0]].x(), 30'000.0);
+  // Twice the interval exactly is still a line.
+  SeriesStore twice;
+  for (int i = 0; i < 20; ++i) twice.append(1000.0 * i, 1.0);
+  twice.append(21'000.0, 1.0);
+  traceSeries(twice, request(0.0, 30'000.0), result);
+  EXPECT_TRUE(result.raw.breaks.empty());
+}
+
+TEST(LineTrace, AStallBreaksADecimatedLineToo) {
+  SeriesStore store;
+  for (int i = 0; i < 5000; ++i) store.append(10.0 * i, std::sin(i * 0.01));
+  for (int i = 6000; i < 8000; ++i) store.append(10.0 * i, std::sin(i * 0.01));  // 10 s without samples
+  TraceResult result;
+  traceSeries(store, request(0.0, 80'000.0, 200), result);
+  EXPECT_LT(result.raw.points.size(), 1000);  // decimated to the columns
+  ASSERT_EQ(result.raw.breaks.size(), 1U);
+  EXPECT_LE(result.raw.points[result.raw.breaks[0] - 1].x(), 49'990.0);
+  EXPECT_GE(result.raw.points[result.raw.breaks[0]].x(), 60'000.0);
+}
+
+TEST(LineTrace, TheSmoothedLineIsTheEmaOfTheWholeSeries) {
+  SeriesStore store;
+  std::vector<double> values;
+  for (int i = 0; i < 200; ++i) {
+    values.push_back(std::sin(i * 0.3) * 10.0 + i);
+    store.append(1000.0 * i, values.back());
+  }
+  TraceRequest r = request(150'000.0, 200'000.0);
+  r.smoothing = 0.9;
+  TraceResult result;
+  traceSeries(store, r, result);
+  ExponentialSmoother ema(0.9);
+  std::vector<double> expected;
+  for (double v : values) expected.push_back(ema.add(v));
+  ASSERT_GE(result.smoothed.points.size(), 50);
+  for (const QPointF& p : result.smoothed.points) {
+    const auto index = static_cast<std::size_t>(p.x() / 1000.0);
+    // Started from its warm-up rather than the first sample: within a thousandth of the range.
+    EXPECT_NEAR(p.y(), expected[index], 1e-3 * 200.0) << index;
+  }
+  // The raw line stays raw beside it.
+  EXPECT_EQ(result.raw.points.back().y(), values.back());
+  EXPECT_NE(result.smoothed.points.back().y(), values.back());
+}
+
+TEST(LineTrace, TheSmoothedLineOfAShortSeriesIsExact) {
+  SeriesStore store;
+  store.append(0.0, 1.0);
+  store.append(1000.0, 2.0);
+  store.append(2000.0, 3.0);
+  TraceRequest r = request(0.0, 2000.0);
+  r.smoothing = 0.6;
+  TraceResult result;
+  traceSeries(store, r, result);
+  ASSERT_EQ(result.smoothed.points.size(), 3);
+  EXPECT_DOUBLE_EQ(result.smoothed.points[0].y(), 1.0);
+  EXPECT_DOUBLE_EQ(result.smoothed.points[1].y(), 1.625);
+  EXPECT_NEAR(result.smoothed.points[2].y(), 1.824 / 0.784, 1e-12);
+}
+
+TEST(LineTrace, ALogAxisLeavesOutValuesAtOrBelowZeroAndCountsThem) {
+  SeriesStore store;
+  const double values[] = {1.0, -1.0, 0.0, 2.0, 3.0};
+  for (int i = 0; i < 5; ++i) store.append(1000.0 * i, values[i]);
+  TraceRequest r = request(0.0, 4000.0);
+  r.positiveOnly = true;
+  TraceResult result;
+  traceSeries(store, r, result);
+  ASSERT_EQ(result.raw.points.size(), 3);
+  EXPECT_EQ(result.raw.points[1].y(), 2.0);
+  EXPECT_EQ(result.nonPositive, 2U);
+  // The line does not join 1 to 2 across what it left out.
+  EXPECT_EQ(result.raw.breaks, std::vector<qsizetype>{1});
+  EXPECT_EQ(result.raw.summary.yMin, 1.0);
+}
+
+TEST(LineTrace, GapsEverywhereMakeABoundedNumberOfStretches) {
+  SeriesStore store;
+  double x = 0.0;
+  for (int i = 0; i < 1000; ++i) {
+    x += (i % 3 == 2) ? 50'000.0 : 1000.0;  // a stall every third sample
+    store.append(x, 1.0);
+  }
+  TraceRequest r = request(0.0, x);
+  r.maxStretches = 8;
+  TraceResult result;
+  traceSeries(store, r, result);
+  EXPECT_EQ(result.raw.breaks.size(), 7U);
+}
+
+TEST(LineTrace, SamplesAfterTheCutoffAreNotDrawn) {
+  SeriesStore store;
+  for (int i = 0; i < 10; ++i) store.append(1000.0 * i, i);
+  TraceRequest r = request(0.0, 10'000.0);
+  r.cutoff = 4500.0;
+  r.smoothing = 0.5;
+  TraceResult result;
+  traceSeries(store, r, result);
+  EXPECT_EQ(result.raw.points.back().x(), 4000.0);
+  EXPECT_EQ(result.smoothed.points.back().x(), 4000.0);
+}
+
+TEST(LineTrace, BreaksFallBetweenThePointsAGapSeparates) {
+  const QList<QPointF> points{{0, 0}, {1, 0}, {5, 0}, {6, 0}, {9, 0}};
+  EXPECT_EQ(breaksAt(points, {{1.0, 5.0}, {6.0, 9.0}}), (std::vector<qsizetype>{2, 4}));
+  // A gap left of every point or between points not drawn changes nothing.
+  EXPECT_TRUE(breaksAt(points, {{-5.0, -1.0}}).empty());
+  EXPECT_TRUE(breaksAt({}, {{1.0, 5.0}}).empty());
+}
+
+}  // namespace
+}  // namespace livemon::ui

@@ -1,0 +1,81 @@
+#include <livemon/ui/model/chart_csv.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QDateTime>
+#include <QIODevice>
+
+#include <livemon/ui/model/series_store.h>
+
+namespace livemon::ui {
+
+namespace {
+
+QString csvField(const QString& text) {
+  if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')) &&
+      !text.contains(QLatin1Char('\r'))) {
+    return text;
+  }
+  QString quoted = text;
+  quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
+  return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+QString timeField(double x, TimeAxisMode mode) {
+  if (mode == TimeAxisMode::WallClock) {
+    return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(x))).toString(Qt::ISODateWithMs);
+  }
+  return QString::number(x, 'f', 3);
+}
+
+}  // namespace
+
+bool writeChartCsv(QIODevice& out, const std::vector<CsvColumn>& columns, XRange x, TimeAxisMode mode) {
+  // Each column's samples in view, in the chart's units.
+  std::vector<std::vector<QPointF>> samples(columns.size());
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    const CsvColumn& column = columns[c];
+    if (column.store == nullptr) continue;
+    const double from = x.min / column.transform.scale + column.transform.offset;
+    column.store->visitFrom(from, 0, [&](double storeX, double y, bool) {
+      const double plotX = column.transform.apply(storeX);
+      if (plotX > x.max) return false;
+      // A bucket's first sample may be its lowest too: one row for it.
+      if (plotX >= x.min && (samples[c].empty() || samples[c].back().x() != plotX)) samples[c].emplace_back(plotX, y);
+      return true;
+    });
+  }
+
+  QString header = mode == TimeAxisMode::WallClock ? QStringLiteral("time") : QStringLiteral("seconds");
+  for (const CsvColumn& column : columns) header += QLatin1Char(',') + csvField(column.name);
+  if (out.write(header.toUtf8() + '\n') < 0) return false;
+
+  // Merge the columns by time: a row per distinct time.
+  std::vector<std::size_t> next(columns.size(), 0);
+  QByteArray chunk;
+  while (true) {
+    double time = std::numeric_limits<double>::infinity();
+    for (std::size_t c = 0; c < samples.size(); ++c) {
+      if (next[c] < samples[c].size()) time = std::min(time, samples[c][next[c]].x());
+    }
+    if (!std::isfinite(time)) break;
+    QString row = timeField(time, mode);
+    for (std::size_t c = 0; c < samples.size(); ++c) {
+      row += QLatin1Char(',');
+      if (next[c] < samples[c].size() && samples[c][next[c]].x() == time) {
+        row += QString::number(samples[c][next[c]].y(), 'g', 17);
+        ++next[c];
+      }
+    }
+    chunk += row.toUtf8() + '\n';
+    if (chunk.size() >= 1 << 16) {
+      if (out.write(chunk) < 0) return false;
+      chunk.clear();
+    }
+  }
+  return out.write(chunk) >= 0;
+}
+
+}  // namespace livemon::ui

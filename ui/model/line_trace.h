@@ -1,0 +1,75 @@
+#pragma once
+
+#include <cstddef>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <QList>
+#include <QPointF>
+
+#include <livemon/ui/model/column_decimator.h>
+#include <livemon/ui/model/series_store.h>
+
+namespace livemon::ui {
+
+// Thread-safety: a plain value type.
+// What to draw of one series on a chart.
+struct TraceRequest {
+  double xMin = 0.0;  // the visible range, in plot units (the chart's x)
+  double xMax = 0.0;
+  int columns = 1;  // the plot's width in pixels (see ColumnDecimator)
+  PlotTransform transform;  // the store's x (ms since the Unix epoch) to plot units
+  double cutoff = std::numeric_limits<double>::infinity();  // plot x after which nothing is drawn (paused)
+  double smoothing = 0.0;  // ExponentialSmoother's weight; 0 draws no smoothed line
+  bool positiveOnly = false;  // a log axis: values <= 0 are left out, and the line breaks there
+  // Two samples further apart than gapFactor times the series' usual interval are not joined: a
+  // stall is drawn as a gap, not a slope across it. 0 joins everything.
+  double gapFactor = 2.0;
+  // A line breaks into at most this many stretches (each is a series on the chart); later gaps
+  // are bridged, so data with gaps everywhere cannot make a chart build thousands of series.
+  std::size_t maxStretches = 32;
+};
+
+// Thread-safety: a plain value type.
+// A line's points (plot units) and where it breaks.
+struct TracedLine {
+  QList<QPointF> points;
+  std::vector<qsizetype> breaks;  // ascending indices of the points that start a new stretch
+  DecimationSummary summary;      // of the points in the visible range
+};
+
+// Thread-safety: a plain value type.
+struct TraceResult {
+  TracedLine raw;
+  TracedLine smoothed;  // empty without smoothing
+  std::size_t nonPositive = 0;  // with positiveOnly: the values <= 0 in the visible range left out
+};
+
+// Decimates a series for drawing (ColumnDecimator), and with smoothing also its debiased EMA
+// (ExponentialSmoother, started smoothingWarmup() samples before the visible range and decimated
+// the same way), and finds where both lines break: gaps longer than gapFactor usual intervals
+// and, with positiveOnly, the values a log axis cannot show. `result`'s lists are reused.
+void traceSeries(const SeriesStore& store, const TraceRequest& request, TraceResult& result);
+
+// A min–max band's edges for the same view: `lower` from the min series' lowest point per
+// column, `upper` from the max series' highest. With positiveOnly the points <= 0 are left out.
+// `minTransform` and `maxTransform` map each store's x (the request's transform is not used).
+void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesStore& max, PlotTransform maxTransform,
+               const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper);
+
+// Thread-compatible: a plain value with state.
+// The lowest and highest values of the lines an axis fits.
+struct YExtent {
+  double low = std::numeric_limits<double>::infinity();
+  double high = -std::numeric_limits<double>::infinity();
+  void add(const DecimationSummary& summary) noexcept;
+  bool any() const noexcept { return low <= high; }
+};
+
+// The indices of `points` (ascending x) that start a new stretch, given `gaps` (ascending pairs
+// of the x before and after each gap, in the points' units): a point starts a stretch when a gap
+// lies between it and the point before it.
+std::vector<qsizetype> breaksAt(const QList<QPointF>& points, const std::vector<std::pair<double, double>>& gaps);
+
+}  // namespace livemon::ui

@@ -1,0 +1,100 @@
+#include <livemon/ui/widgets/chart_trace.h>
+
+#include <QtCharts/QChart>
+#include <QtCharts/QLegend>
+#include <QtCharts/QLegendMarker>
+#include <QtCharts/QLineSeries>
+
+namespace livemon::ui {
+
+ChartTrace::ChartTrace(QChart* chart) : chart_(chart) { series_.push_back(new QLineSeries()); }
+
+void ChartTrace::hideLegendEntry(QLineSeries* series) {
+  for (QLegendMarker* marker : chart_->legend()->markers(series)) marker->setVisible(false);
+}
+
+void ChartTrace::putOn(QAbstractAxis* x, QAbstractAxis* y) {
+  for (QLineSeries* series : series_) chart_->addSeries(series);
+  onChart_ = true;
+  attach(x, y);
+  for (std::size_t i = 1; i < series_.size(); ++i) hideLegendEntry(series_[i]);
+}
+
+void ChartTrace::takeOff() {
+  if (!onChart_) return;
+  for (QLineSeries* series : series_) chart_->removeSeries(series);
+  onChart_ = false;
+}
+
+void ChartTrace::attach(QAbstractAxis* x, QAbstractAxis* y) {
+  attachX(x);
+  attachY(y);
+}
+
+void ChartTrace::attachX(QAbstractAxis* x) {
+  x_ = x;
+  if (!onChart_ || x_ == nullptr) return;
+  for (QLineSeries* series : series_) series->attachAxis(x_);
+}
+
+void ChartTrace::attachY(QAbstractAxis* y) {
+  y_ = y;
+  if (!onChart_ || y_ == nullptr) return;
+  for (QLineSeries* series : series_) series->attachAxis(y_);
+}
+
+void ChartTrace::destroy() {
+  takeOff();
+  for (QLineSeries* series : series_) delete series;
+  series_.clear();
+}
+
+void ChartTrace::setPen(const QPen& pen) {
+  pen_ = pen;
+  for (QLineSeries* series : series_) series->setPen(pen);
+}
+
+void ChartTrace::setName(const QString& name) { head()->setName(name); }
+
+void ChartTrace::setVisible(bool visible) {
+  visible_ = visible;
+  for (QLineSeries* series : series_) series->setVisible(visible);
+  // A hidden series hides its legend entry too; the caller keeps the head's, the rest stay hidden.
+  for (std::size_t i = 1; i < series_.size(); ++i) hideLegendEntry(series_[i]);
+}
+
+QLineSeries* ChartTrace::addSeries() {
+  auto* series = new QLineSeries();
+  series->setPen(pen_);
+  series->setVisible(visible_);
+  series_.push_back(series);
+  if (onChart_) {
+    chart_->addSeries(series);
+    if (x_ != nullptr) series->attachAxis(x_);
+    if (y_ != nullptr) series->attachAxis(y_);
+    hideLegendEntry(series);
+  }
+  return series;
+}
+
+void ChartTrace::setPoints(const QList<QPointF>& points, const std::vector<qsizetype>& breaks) {
+  if (breaks.empty()) {
+    head()->replace(points);
+    stretches_ = points.isEmpty() ? 0 : 1;
+  } else {
+    qsizetype from = 0;
+    std::size_t index = 0;
+    for (std::size_t b = 0; b <= breaks.size(); ++b, ++index) {
+      const qsizetype to = b < breaks.size() ? breaks[b] : points.size();
+      if (index == series_.size()) addSeries();
+      series_[index]->replace(points.mid(from, to - from));
+      from = to;
+    }
+    stretches_ = static_cast<int>(breaks.size()) + 1;
+  }
+  for (auto i = static_cast<std::size_t>(std::max(stretches_, 1)); i < series_.size(); ++i) {
+    if (series_[i]->count() > 0) series_[i]->clear();
+  }
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,69 @@
+#pragma once
+
+#include <vector>
+
+#include <QList>
+#include <QPen>
+#include <QPointF>
+#include <QString>
+
+QT_BEGIN_NAMESPACE
+class QAbstractAxis;
+class QChart;
+class QLineSeries;
+QT_END_NAMESPACE
+
+namespace livemon::ui {
+
+// Thread-compatible: used on the GUI thread only, with the chart it draws on.
+// One drawn line that breaks where its data does (a stall, a value a log axis cannot show): a
+// QLineSeries per unbroken stretch, as QLineSeries cannot leave a gap. The first series is the
+// line's face (legend entry, tooltip colour); the others have no legend entry. Series are made as
+// stretches need them and kept for the next draw; the chart owns them (it deletes them with
+// itself), and destroy() takes them off it for good.
+class ChartTrace {
+ public:
+  explicit ChartTrace(QChart* chart);
+  ChartTrace(const ChartTrace&) = delete;
+  ChartTrace& operator=(const ChartTrace&) = delete;
+
+  QLineSeries* head() const noexcept { return series_.front(); }
+  const std::vector<QLineSeries*>& series() const noexcept { return series_; }
+  // Stretches drawn by the last setPoints().
+  int stretchCount() const noexcept { return stretches_; }
+
+  // Puts every series on the chart (again, after takeOff()), attached to `x` and `y`, in order.
+  void putOn(QAbstractAxis* x, QAbstractAxis* y);
+  // Takes every series off the chart, keeping them.
+  void takeOff();
+  // The chart's axes changed (the old ones removed, which detached the series): attach the new.
+  void attach(QAbstractAxis* x, QAbstractAxis* y);
+  void attachX(QAbstractAxis* x);
+  void attachY(QAbstractAxis* y);
+  // Takes the series off the chart and deletes them; the trace is unusable after.
+  void destroy();
+
+  void setPen(const QPen& pen);
+  void setName(const QString& name);
+  void setVisible(bool visible);
+  bool isVisible() const noexcept { return visible_; }
+  // Hands each stretch of `points` (a new one starts at every index of `breaks`) to a series with
+  // one replace(); series left over are emptied.
+  void setPoints(const QList<QPointF>& points, const std::vector<qsizetype>& breaks);
+  void clear() { setPoints({}, {}); }
+
+ private:
+  QLineSeries* addSeries();
+  void hideLegendEntry(QLineSeries* series);
+
+  QChart* chart_;
+  std::vector<QLineSeries*> series_;
+  QAbstractAxis* x_ = nullptr;
+  QAbstractAxis* y_ = nullptr;
+  bool onChart_ = false;
+  bool visible_ = true;
+  int stretches_ = 0;
+  QPen pen_;
+};
+
+}  // namespace livemon::ui

@@ -1,0 +1,43 @@
+#include <livemon/ui/widgets/chart_x_axis.h>
+
+#include <QtCharts/QCategoryAxis>
+#include <QtCharts/QValueAxis>
+
+#include <livemon/ui/model/chart_axes.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+
+namespace livemon::ui {
+
+QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
+  QAbstractAxis* made = nullptr;
+  if (mode == TimeAxisMode::WallClock) {
+    // A category axis rather than QDateTimeAxis, which can only split its range evenly: its ticks
+    // would fall on odd times (19:03:35, 19:04:18) that move as the range follows the data.
+    auto* axis = new QCategoryAxis();
+    axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
+    made = axis;
+  } else {
+    auto* axis = new QValueAxis();
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickAnchor(0.0);
+    made = axis;
+  }
+  styleAxis(made);
+  return made;
+}
+
+void setTimeAxisRange(QAbstractAxis* axis, XRange x, double widthPixels) {
+  if (auto* wall = qobject_cast<QCategoryAxis*>(axis)) {
+    for (const QString& label : wall->categoriesLabels()) wall->remove(label);
+    wall->setStartValue(x.min);
+    for (const WallClockTick& tick : wallClockTickMarks(x, widthPixels)) wall->append(tick.label, tick.ms);
+    wall->setRange(x.min, x.max);
+  } else if (auto* run = qobject_cast<QValueAxis*>(axis)) {
+    const double step = tickStep(x.max - x.min, widthPixels, 110.0);
+    run->setTickInterval(step);
+    run->setLabelFormat(step >= 1.0 ? QStringLiteral("%.0f s") : QStringLiteral("%.1f s"));
+    run->setRange(x.min, x.max);
+  }
+}
+
+}  // namespace livemon::ui
