@@ -4,6 +4,7 @@
 //   build/bench/stat_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
+#include <livemon/step.h>
 
 #include <benchmark/benchmark.h>
 
@@ -153,6 +154,40 @@ void BM_LogEvent(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_LogEvent)->Arg(0)->Arg(1)->Arg(4);
+
+// What a current step (livemon::setStep) adds to logging a named event, with one handler. The
+// reference is the same event with no step set (mode 0). Mode 1: a step is set and the event
+// states none, so logEvent(const Event&) hands the handlers a stamped copy. Mode 2: a step is set
+// and the event states its own in a "step" field, so it is passed on as it is. Mode 3: a step is
+// set and the event is passed as an rvalue, stamped in place (its step is cleared each time so
+// every call stamps; logEvent(Event&&) does not move from it).
+void BM_LogEvent_Step(benchmark::State& state) {
+  std::atomic<int64_t> seen{0};
+  const livemon::EventHandlerHandle handle = livemon::registerEventHandler(
+      [&seen](const livemon::Event&) { seen.fetch_add(1, std::memory_order_relaxed); });
+  livemon::Event event{"train.step",
+                       std::chrono::system_clock::now(),
+                       {{"loss", 0.25}, {"lr", 3e-4}, {"grad_norm", 1.5}, {"phase", std::string("train")}}};
+  if (state.range(0) == 2) event.data.emplace("step", int64_t{7});
+  if (state.range(0) == 0) {
+    livemon::clearStep();
+  } else {
+    livemon::setStep(7);
+  }
+  for (auto _ : state) {
+    if (state.range(0) == 3) {
+      event.step.reset();
+      livemon::logEvent(std::move(event));
+    } else {
+      livemon::logEvent(event);
+    }
+  }
+  livemon::clearStep();
+  livemon::unregisterEventHandler(handle);
+  benchmark::DoNotOptimize(seen.load());
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LogEvent_Step)->Arg(0)->Arg(1)->Arg(2)->Arg(3);
 
 }  // namespace
 
