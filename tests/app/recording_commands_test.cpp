@@ -6,7 +6,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +22,7 @@
 #include <livemonctl/command.h>
 
 #include "recorded_sample.h"
+#include "test_support.h"
 
 namespace livemon::livemonctl {
 namespace {
@@ -39,19 +39,11 @@ using test::source;
 
 class RecordingCommandsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("livemon-tools-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    path_ = (dir_ / "run.mcap").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   void writeSample() { test::writeSampleRecording(path_); }
 
-  fs::path dir_;
-  std::string path_;
+  test::TempDir temp_;  // removed with its contents after each test
+  fs::path dir_ = temp_.path();
+  std::string path_ = (dir_ / "run.mcap").string();
   std::atomic<bool> stop_{false};
 };
 

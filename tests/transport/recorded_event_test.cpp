@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -22,19 +21,11 @@ namespace fs = std::filesystem;
 
 class RecordedEventTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("livemon-recorded-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    path_ = (dir_ / "run.mcap").string();
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   void writeSample() { test::writeSampleRecording(path_); }
 
-  fs::path dir_;
-  std::string path_;
+  test::TempDir temp_;  // removed with its contents after each test
+  fs::path dir_ = temp_.path();
+  std::string path_ = (dir_ / "run.mcap").string();
 };
 
 TEST_F(RecordedEventTest, EventsComeBackWithEveryTypeTheirSourceAndSequence) {

@@ -19,32 +19,16 @@
 #include <livemon/ui/dashboard/dashboard.h>
 #include <livemon/ui/model/stat_registry.h>
 
+#include "replay_test_support.h"
 #include "ui_test_support.h"
 
 namespace livemon::ui {
 namespace {
 
 using test::waitFor;
-
-constexpr double kT0Ms = 1'700'000'000'000.0;
+using test::kT0Ms;
+using test::kT0Ns;
 constexpr int kEvents = 121;  // one every 500 ms: 60 s
-constexpr int64_t kT0Ns = static_cast<int64_t>(kT0Ms) * 1'000'000;
-
-// A Stat window per 500 ms from "train" with loss.mean = i, received when it happened.
-void writeRecording(const std::string& path) {
-  transport::RecordingWriterOptions options;
-  options.chunkBytes = 2048;
-  transport::RecordingWriter writer(path, options);
-  const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
-  for (int i = 0; i < kEvents; ++i) {
-    transport::ReceivedEvent event = test::received(
-        source, Event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), {{"loss.mean", static_cast<double>(i)}}});
-    event.sequence = static_cast<uint64_t>(i);
-    event.receivedAt = event.event.timestamp;
-    transport::recordEvent(writer, event);
-  }
-  writer.close();
-}
 
 void deliverLive(Dashboard& dashboard, double y) {
   std::vector<transport::ReceivedEvent> events{test::received(
@@ -64,38 +48,14 @@ const SeriesEntry* lossOf(const Dashboard& dashboard, const QString& run) {
   return nullptr;
 }
 
-class DashboardTest : public ::testing::Test {
+// The replay tests' fixture (replay_test_support.h), with a 60 s recording.
+class DashboardTest : public test::ReplayTest {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.isValid());
     recording_ = dir_.filePath(QStringLiteral("run.mcap"));
-    writeRecording(recording_.toStdString());
+    test::writeRecording(recording_.toStdString(), kEvents);
   }
-
-  DashboardOptions options() {
-    DashboardOptions result;
-    result.exactEndpoints = true;  // no publishers: only what the test feeds
-    result.settingsFile = dir_.filePath(QStringLiteral("livemon.ini"));
-    result.clock = &clock_;
-    return result;
-  }
-
-  static ReplaySession* openReplay(Dashboard& dashboard, const QString& path) {
-    ReplaySession* session = dashboard.openRecording(path);
-    QSignalSpy opened(session, &ReplaySession::opened);
-    EXPECT_TRUE(opened.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
-    settle(dashboard, *session);
-    return session;
-  }
-
-  static void settle(Dashboard& dashboard, ReplaySession& session) {
-    ASSERT_TRUE(waitFor([&] { return !session.busy(); }));
-    dashboard.refreshNow();
-  }
-
-  QTemporaryDir dir_;
-  QString recording_;
-  ManualClock clock_;
 };
 
 TEST_F(DashboardTest, ARefreshAppliesLiveAndReplayedEventsAndTellsTheViews) {
