@@ -1,5 +1,7 @@
 #include <livemon/event.h>
 
+#include <livemon/detail/dispatch_step.h>
+
 #include <algorithm>
 #include <ostream>
 #include <sstream>
@@ -11,15 +13,43 @@ bool operator==(const Event& a, const Event& b) {
   return a.name == b.name && a.timestamp == b.timestamp && a.step == b.step && a.data == b.data;
 }
 
-std::optional<int64_t> statedStep(const Event& event) noexcept {
-  if (event.step) return event.step;
-  if (event.data.empty()) return std::nullopt;
-  // A lookup by a short key: std::string's small-buffer form, so it never allocates.
-  const auto found = event.data.find(std::string(kStepKey));
-  if (found == event.data.end()) return std::nullopt;
-  if (const auto* value = std::get_if<int64_t>(&found->second)) return *value;
+namespace {
+
+// The int64 data field named kStepKey. A walk over the few keys an event has costs a third of
+// hashing the key; many keys are looked up.
+std::optional<int64_t> stepField(const Event& event) noexcept {
+  constexpr std::size_t kWalkAtMost = 8;
+  const DataValue* value = nullptr;
+  if (event.data.size() > kWalkAtMost) {
+    // std::string's small-buffer form: the key never allocates.
+    const auto found = event.data.find(std::string(kStepKey));
+    if (found != event.data.end()) value = &found->second;
+  } else {
+    for (const auto& [key, candidate] : event.data) {
+      if (key == kStepKey) {
+        value = &candidate;
+        break;
+      }
+    }
+  }
+  if (value == nullptr) return std::nullopt;
+  if (const auto* step = std::get_if<int64_t>(value)) return *step;
   return std::nullopt;
 }
+
+}  // namespace
+
+std::optional<int64_t> statedStep(const Event& event) noexcept {
+  if (event.step) return event.step;
+  if (const std::optional<int64_t> field = stepField(event)) return field;
+  return detail::dispatchStep(event);
+}
+
+namespace detail {
+
+bool hasStepField(const Event& event) noexcept { return stepField(event).has_value(); }
+
+}  // namespace detail
 
 std::string toString(const DataValue& value) {
   std::ostringstream out;

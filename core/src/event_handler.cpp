@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <livemon/detail/dispatch_step.h>
 #include <livemon/detail/fork_hooks.h>
 #include <livemon/detail/spin_lock.h>
 
@@ -93,6 +94,9 @@ class HandlerRegistry {
 // Thread-safety: one per thread (thread_local), used only by its thread.
 struct ThreadState {
   int depth = 0;  // nesting of handler calls on this thread
+  // The event whose handlers run now and the step logEvent gave it (dispatchStep), or null.
+  const Event* stamped = nullptr;
+  int64_t stampedStep = detail::kNoStep;
 };
 thread_local ThreadState tls;
 
@@ -162,17 +166,6 @@ bool unregisterEventHandler(const EventHandlerHandle& handle) {
 
 namespace {
 
-// The step logEvent stamps on an event that states none (statedStep): the current one. An
-// event whose int data field "step" states its step is passed on as it is, without a copy.
-// Without a current step nothing is looked up, so logging costs what it did before steps.
-// Returns detail::kNoStep when there is nothing to stamp.
-int64_t stepToStamp(const Event& event) noexcept {
-  if (event.step) return detail::kNoStep;
-  const int64_t current = detail::stepWord.load(std::memory_order_relaxed);
-  if (current == detail::kNoStep || statedStep(event)) return detail::kNoStep;
-  return current;
-}
-
 void dispatch(HandlerRegistry& registry, const Event& event) noexcept {
   if (tls.depth >= kMaxHandlerDepth) {
     registry.droppedReentrant_.fetch_add(1, std::memory_order_relaxed);
@@ -203,25 +196,33 @@ void dispatch(HandlerRegistry& registry, const Event& event) noexcept {
 void logEvent(const Event& event) noexcept {
   HandlerRegistry& registry = HandlerRegistry::instance();
   if (registry.size_.load(std::memory_order_acquire) == 0) return;
-  if (const int64_t step = stepToStamp(event); step != detail::kNoStep) {
-    try {
-      Event stamped = event;
-      stamped.step = step;
-      dispatch(registry, stamped);
-      return;
-    } catch (...) {
-      // No memory for the copy: the handlers still get the event, without its step.
-    }
+  const int64_t current = detail::stepWord.load(std::memory_order_relaxed);
+  if (event.step || current == detail::kNoStep) {
+    dispatch(registry, event);
+    return;
   }
+  // The step goes beside the event, not into a copy of it: copying an event's data costs ten
+  // times what handing it to a handler does. Saved and restored, as handlers may log too.
+  const Event* const outerEvent = tls.stamped;
+  const int64_t outerStep = tls.stampedStep;
+  tls.stamped = &event;
+  tls.stampedStep = current;
   dispatch(registry, event);
+  tls.stamped = outerEvent;
+  tls.stampedStep = outerStep;
 }
 
-void logEvent(Event&& event) noexcept {
-  HandlerRegistry& registry = HandlerRegistry::instance();
-  if (registry.size_.load(std::memory_order_acquire) == 0) return;
-  if (const int64_t step = stepToStamp(event); step != detail::kNoStep) event.step = step;
-  dispatch(registry, event);
+void logEvent(Event&& event) noexcept { logEvent(static_cast<const Event&>(event)); }
+
+namespace detail {
+
+std::optional<int64_t> dispatchStep(const Event& event) noexcept {
+  if (event.step) return std::nullopt;
+  if (tls.stamped != &event) return std::nullopt;
+  return tls.stampedStep;
 }
+
+}  // namespace detail
 
 uint64_t handlerErrorCount() noexcept {
   return HandlerRegistry::instance().errors_.load(std::memory_order_relaxed);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include <livemon/detail/dispatch_step.h>
 #include <livemon/detail/fork_hooks.h>
 #include <livemon/event_handler.h>
 
@@ -91,7 +92,17 @@ class PythonHandler {
     const PyGILState_STATE gil = PyGILState_Ensure();
     std::string failure;
     try {
-      const py::object pyEvent = py::cast(event);
+      // The step logEvent keeps beside the event rather than in it (see dispatchStep) goes into
+      // a copy: the event may be the caller's own Python object, which must stay as it was.
+      const std::optional<int64_t> step = event.step ? std::nullopt : detail::loggedStep(event);
+      py::object pyEvent;
+      if (step) {
+        Event stamped = event;
+        stamped.step = step;
+        pyEvent = py::cast(std::move(stamped));
+      } else {
+        pyEvent = py::cast(event);
+      }
       PyObject* result = PyObject_CallOneArg(callable_, pyEvent.ptr());
       if (result != nullptr) {
         Py_DECREF(result);

@@ -9,7 +9,9 @@
 
 namespace livemon::testing {
 
-// Registers a handler that keeps every event, for the lifetime of the recorder.
+// Registers a handler that keeps every event, for the lifetime of the recorder. A kept event
+// carries its step (statedStep), as a handler that keeps events must do: logEvent hands
+// handlers the caller's event and the step beside it.
 // Thread-safe: events may arrive on any thread.
 class EventRecorder {
  public:
@@ -44,8 +46,10 @@ class EventRecorder {
 
  private:
   void record(const Event& e) {
+    Event kept = e;
+    kept.step = statedStep(e);
     std::lock_guard lock(mutex_);
-    events_.push_back(e);
+    events_.push_back(std::move(kept));
     arrived_.notify_all();
   }
 

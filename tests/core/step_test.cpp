@@ -8,7 +8,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "event_recorder.h"
 
@@ -68,11 +72,61 @@ TEST_F(StepTest, AnEventsOwnStepWinsOverTheCurrentOne) {
   const auto events = recorder.events();
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].step, 3);
-  EXPECT_FALSE(events[1].step.has_value()) << "passed on as it is, without a copy";
-  EXPECT_EQ(statedStep(events[1]), 42);
+  EXPECT_EQ(events[1].step, 42) << "a \"step\" field states the step";
   EXPECT_EQ(events[2].step, 5);
   EXPECT_EQ(statedStep(events[2]), 5);
   EXPECT_EQ(events[3].step, 100);
+}
+
+// logEvent hands handlers the caller's own event, not a copy, whichever overload is called: the
+// step goes beside it, readable through statedStep while the handler runs, and nowhere after.
+TEST_F(StepTest, HandlersGetTheCallersEventWithTheStepBesideIt) {
+  struct Seen {
+    const Event* address = nullptr;
+    std::optional<int64_t> ownStep;
+    std::optional<int64_t> stated;
+  };
+  std::vector<Seen> seen;
+  const EventHandlerHandle handle = registerEventHandler([&](const Event& event) {
+    seen.push_back({&event, event.step, statedStep(event)});
+  });
+  setStep(7);
+  const Event lvalue = named("lvalue");
+  logEvent(lvalue);
+  Event rvalue = named("rvalue");
+  logEvent(std::move(rvalue));
+  unregisterEventHandler(handle);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].address, &lvalue) << "not a copy";
+  EXPECT_EQ(seen[1].address, &rvalue) << "not a copy";  // NOLINT(bugprone-use-after-move)
+  for (const Seen& one : seen) {
+    EXPECT_FALSE(one.ownStep.has_value());
+    EXPECT_EQ(one.stated, 7);
+  }
+  EXPECT_FALSE(statedStep(lvalue).has_value()) << "the step stays with the handler call";
+}
+
+// A handler that logs an event of its own gets that event's step, and the outer event's step is
+// back once the inner logEvent returns.
+TEST_F(StepTest, AHandlerThatLogsKeepsBothSteps) {
+  std::vector<std::pair<std::string, std::optional<int64_t>>> seen;
+  bool nested = false;
+  const EventHandlerHandle handle = registerEventHandler([&](const Event& event) {
+    if (event.name == "outer" && !nested) {
+      nested = true;
+      Event inner = named("inner");
+      inner.data["step"] = int64_t{99};
+      logEvent(inner);
+    }
+    seen.emplace_back(event.name, statedStep(event));
+  });
+  setStep(5);
+  const Event outer = named("outer");
+  logEvent(outer);
+  unregisterEventHandler(handle);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0], std::make_pair(std::string("inner"), std::optional<int64_t>(99)));
+  EXPECT_EQ(seen[1], std::make_pair(std::string("outer"), std::optional<int64_t>(5)));
 }
 
 TEST_F(StepTest, AStepFieldCountsEvenWithoutSetStep) {

@@ -270,8 +270,8 @@ INSTANTIATE_TEST_SUITE_P(Transports, PublisherRoundTrip,
                            }
                          });
 
-// Steps travel with their events: the one set with setStep, an event's own, and none, mixed
-// within one batch.
+// Steps travel with their events: the one set with setStep (for an rvalue and for an event
+// passed by reference), an event's own, and none, mixed within one batch.
 TEST(Publisher, EventsArriveWithTheStepTheyWereLoggedAt) {
   Publisher publisher(testPublisherOptions(uniqueInproc()));
   SubscriberOptions subscriberOptions;
@@ -288,7 +288,8 @@ TEST(Publisher, EventsArriveWithTheStepTheyWereLoggedAt) {
   logEvent(own);
   logEvent(makeEvent("train", {{"i", int64_t{3}}, {"step", int64_t{-3}}}));
   setStep(42);
-  logEvent(makeEvent("train", {{"i", int64_t{4}}}));
+  const Event byReference = makeEvent("train", {{"i", int64_t{4}}});
+  logEvent(byReference);  // handed over as it is, the step beside it
   clearStep();
   logEvent(makeEvent("train", {{"i", int64_t{5}}}));
 

@@ -15,6 +15,7 @@
 
 #include <zmq.h>
 
+#include <livemon/detail/dispatch_step.h>
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
 #include <livemon/transport/error.h>
@@ -190,7 +191,8 @@ void Publisher::State::onEvent(const Event& event) noexcept {
     record.push_back(static_cast<char>(nameSize >> 8));
     record.push_back('\0');
     record.append(event.name);
-    detail::appendStep(record, event.step);  // a data field "step" travels as the field it is
+    // A data field "step" travels as the field it is.
+    detail::appendStep(record, livemon::detail::loggedStep(event));
     record[2] = static_cast<char>(record.size() - kRecordNameHeader - event.name.size());
     detail::appendEventEntry(record, event);
     const bool queued = ring.push(record);

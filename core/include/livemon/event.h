@@ -21,8 +21,9 @@ using DataValue = std::variant<std::string, double, int64_t, bool>;
 //
 // `step` is the training step the event belongs to (see setStep in <livemon/step.h>). An event
 // may also state its step in an int64 data field named kStepKey; statedStep() reads either.
-// logEvent sets `step` to the step current at that moment on an event that states none; it
-// stays empty when no step was set. A Stat window carries the step
+// An event that states none belongs to the step current when it was logged: logEvent hands it
+// to handlers with that step beside it, which statedStep() reads during the handler call. A
+// Stat window carries the step
 // current when the window closed. It is the last member so that `Event{name, timestamp, data}`
 // still initialises an event without a step.
 struct Event {
@@ -40,7 +41,9 @@ inline constexpr std::string_view kStatEventName = "livemon.Stat";
 // An int64 data field of this name states the event's step (an event's own `step` wins).
 inline constexpr std::string_view kStepKey = "step";
 
-// The step an event states: its `step`, else an int64 data field named kStepKey, else none.
+// The step an event belongs to: its `step`, else an int64 data field named kStepKey, else (in an
+// event handler, for the event it was given) the step current when the event was logged, else
+// none.
 std::optional<int64_t> statedStep(const Event& event) noexcept;
 
 // The name torch.monitor gives its Stat events; consumers treat it like kStatEventName.

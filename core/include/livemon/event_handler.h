@@ -19,6 +19,7 @@ namespace livemon {
 // that logged waits for it, and while it runs on the window thread no other Stat's window closes
 // on time. Hand slow work to a thread of your own through a bounded queue, as
 // transport::Publisher does.
+// Read the event's step with statedStep(event), not `event.step` (see logEvent).
 using EventHandler = std::function<void(const Event&)>;
 
 // Thread-safety: a plain value type.
@@ -60,10 +61,10 @@ bool unregisterEventHandler(const EventHandlerHandle& handle);
 // more than kMaxHandlerDepth levels deep are dropped and counted (droppedReentrantEventCount),
 // so a handler that logs into itself cannot overflow the stack.
 //
-// Handlers see an event that states no step (statedStep) with `step` set to currentStep(). To
-// do that, this overload hands handlers a copy; pass an rvalue to stamp the event in place
-// instead. An event that states its step in an int data field "step" reaches handlers as it is
-// (its `step` empty): read any event's step with statedStep(event).
+// Handlers get the caller's own event, never a copy, with `step` as the caller left it. An event
+// that states no step gets the step current at this call beside it: a handler reads an event's
+// step with statedStep(event), which sees it while the handler runs. A handler that keeps the
+// event copies it and sets `copy.step = statedStep(event)`.
 void logEvent(const Event& event) noexcept;
 void logEvent(Event&& event) noexcept;
 

@@ -9,8 +9,8 @@ namespace livemon {
 // Thread-safe: all three may be called from any thread, also from inside an event handler.
 //
 // The step is process-wide (one value for every thread), and there is none until the first
-// setStep. logEvent stamps an event that states no step of its own with the step current at
-// that moment; a Stat window gets the step current when the window closes (so a window that
+// setStep. An event that states no step of its own belongs to the step current when it is
+// logged; a Stat window gets the step current when the window closes (so a window that
 // spans steps 100 to 163 carries 163, or whatever step is current when it closes on time
 // after the job stopped calling setStep). setStep is one relaxed atomic store: cheap enough
 // to call every step. Steps need not grow; any int64 value is kept as given except INT64_MIN,

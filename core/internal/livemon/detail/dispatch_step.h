@@ -1,0 +1,36 @@
+#pragma once
+
+// Internal to livemon: shared by core, transport and the Python module through the build-only
+// target livemon_internal. Never installed; not part of the API.
+
+#include <cstdint>
+#include <optional>
+
+#include <livemon/event.h>
+
+namespace livemon::detail {
+
+// Thread-safety: reads this thread's state only.
+//
+// The step logEvent gave `event` without stamping it: while handlers run on this thread for an
+// event that has no `step` of its own, the step current when it was logged; otherwise none.
+// logEvent hands handlers the event it was given (no copy, no data lookup) and keeps this step
+// beside it, so a handler that passes the step on must read it here or through statedStep(), and
+// only while it runs. The address alone is compared: an int data field "step", which states the
+// event's step (statedStep), takes precedence; callers that honour it check for it themselves.
+std::optional<int64_t> dispatchStep(const Event& event) noexcept;
+
+// True when `event` states its step in an int64 data field named kStepKey. A walk over the
+// keys, cheaper than a lookup for the few fields an event has.
+bool hasStepField(const Event& event) noexcept;
+
+// What `event.step` would read had logEvent stamped a copy: its own step, else the dispatch step
+// unless a "step" field states the step itself. For handlers that keep or send the event on.
+inline std::optional<int64_t> loggedStep(const Event& event) noexcept {
+  if (event.step) return event.step;
+  const std::optional<int64_t> step = dispatchStep(event);
+  if (!step || hasStepField(event)) return std::nullopt;
+  return step;
+}
+
+}  // namespace livemon::detail
