@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <ostream>
 #include <stdexcept>
@@ -71,6 +72,13 @@ TrainingStep SyntheticTrainingJob::next() {
   s.dataWaitMs = s.stepTimeMs * (0.02 + 0.06 * uniform(random_));
   s.samplesPerSecond = static_cast<double>(batchSize_) / (s.stepTimeMs / 1000.0);
   s.memoryGb = 6.0 + 1.5 * std::fmod(t, 500.0) / 500.0 + 0.05 * normal(random_);
+  if (divergeAt_ > 0 && s.step >= divergeAt_) {
+    constexpr int64_t kStepsToNaN = 40;
+    const int64_t since = s.step - divergeAt_;
+    const double growth = std::exp(0.15 * static_cast<double>(since));
+    s.loss = since >= kStepsToNaN ? std::numeric_limits<double>::quiet_NaN() : s.loss * growth;
+    s.gradNorm = since >= kStepsToNaN ? std::numeric_limits<double>::quiet_NaN() : s.gradNorm * growth;
+  }
   return s;
 }
 
@@ -106,6 +114,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   const double periodMs = 1000.0 / options.stepsPerSecond;
   const uint64_t seed = options.seed != 0 ? options.seed : std::random_device{}();
   SyntheticTrainingJob job(seed, periodMs, options.stepsPerEpoch);
+  job.divergeAt(options.divergeAt);
 
   // Declared before the Stats, so it clears the step after their last windows are logged: a demo
   // run inside another program (a test) leaves no step behind.

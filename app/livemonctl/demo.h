@@ -40,6 +40,9 @@ class SyntheticTrainingJob {
   SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, int64_t batchSize = 64);
 
   TrainingStep next();
+  // From `step` on, the loss and gradient norm grow tenfold about every 15 steps and, 40 steps
+  // later, become NaN: a run that diverges, to try alerts on. 0 (the default): never.
+  void divergeAt(int64_t step) { divergeAt_ = step; }
   // The evaluation due after the step just returned by next(), if it ended an epoch.
   std::optional<EvalResult> evalDue() const;
 
@@ -50,6 +53,7 @@ class SyntheticTrainingJob {
   int64_t batchSize_;
   int64_t step_ = 0;
   double smoothedLoss_ = 0;
+  int64_t divergeAt_ = 0;
 };
 
 struct DemoOptions {
@@ -60,6 +64,7 @@ struct DemoOptions {
   int64_t stepsPerEpoch = 100;
   std::string runName = "demo";
   uint64_t seed = 0;  // 0: a random seed
+  int64_t divergeAt = 0;  // SyntheticTrainingJob::divergeAt; 0: never
   // When set, a Profiler with the schedule (wait, warmup, active, repeat) writes Chrome traces
   // of the demo's ranges into this directory.
   std::string traceDir;

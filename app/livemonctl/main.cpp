@@ -86,6 +86,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   demoCommand->add_option("--run", demo.runName, "Run name the demo publishes under")->capture_default_str();
   demoCommand->add_option("--seed", demo.seed, "Random seed (0: random)")->capture_default_str();
+  demoCommand->add_option("--diverge-at", demo.divergeAt,
+                          "From this step the loss blows up and, 40 steps later, becomes NaN, to try alerts (0: never)")
+      ->option_text("STEP")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
+      ->capture_default_str();
   demoCommand->add_option("--trace-dir", demo.traceDir,
                           "Run a profiler and write Chrome traces of the demo's ranges into this directory");
   std::vector<int64_t> traceSchedule{demo.traceWait, demo.traceWarmup, demo.traceActive, demo.traceRepeat};

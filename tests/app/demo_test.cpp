@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -49,6 +50,26 @@ TEST(SyntheticTrainingJob, LooksLikeTraining) {
     EXPECT_GT(s.samplesPerSecond, 0);
     EXPECT_LT(s.dataWaitMs, s.stepTimeMs);
     EXPECT_GT(s.memoryGb, 4);
+  }
+}
+
+// `--diverge-at`: a run that diverges, so alerts can be tried on the demo.
+TEST(SyntheticTrainingJob, DivergesWhenAsked) {
+  SyntheticTrainingJob steady(7, 100.0, 100);
+  SyntheticTrainingJob diverging(7, 100.0, 100);
+  diverging.divergeAt(50);
+  std::vector<TrainingStep> a, b;
+  for (int i = 0; i < 120; ++i) {
+    a.push_back(steady.next());
+    b.push_back(diverging.next());
+  }
+  for (int i = 0; i < 50; ++i) EXPECT_EQ(a[i].loss, b[i].loss) << "the same run until step 50";
+  EXPECT_GT(b[85].loss, 50 * a[85].loss) << "then it blows up";
+  EXPECT_TRUE(std::isfinite(b[89].loss));
+  for (int i = 90; i < 120; ++i) {
+    EXPECT_TRUE(std::isnan(b[i].loss)) << i;
+    EXPECT_TRUE(std::isnan(b[i].gradNorm)) << i;
+    EXPECT_TRUE(std::isfinite(b[i].stepTimeMs)) << "only the loss and gradients go bad";
   }
 }
 
