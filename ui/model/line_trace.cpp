@@ -173,6 +173,16 @@ void traceSeries(const StepPoints& points, const TraceRequest& request, TraceRes
   traceSeriesOf(points, request, result);
 }
 
+void traceSeries(const SeriesStore& store, TimeAxisMode mode, XRange window, StepPoints& steps,
+                 const TraceRequest& request, TraceResult& result) {
+  if (mode != TimeAxisMode::Step) {
+    traceSeries(store, request, result);
+    return;
+  }
+  steps.build(store, window);
+  traceSeries(steps, request, result);
+}
+
 void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesStore& max, PlotTransform maxTransform,
                const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper) {
   traceBandOf(min, minTransform, max, maxTransform, request, lower, upper);

@@ -54,6 +54,10 @@ struct TraceResult {
 void traceSeries(const SeriesStore& store, const TraceRequest& request, TraceResult& result);
 // The same for the Step axis: x is the step (the request's transform and cutoff still apply).
 void traceSeries(const StepPoints& points, const TraceRequest& request, TraceResult& result);
+// A store's line on the `mode` axis: the store itself on a time axis; on the Step axis, its points
+// timed in `window`, built into `steps` (kept for the band, traceBandStretches).
+void traceSeries(const SeriesStore& store, TimeAxisMode mode, XRange window, StepPoints& steps,
+                 const TraceRequest& request, TraceResult& result);
 
 // A min–max band's edges for the same view: `lower` from the min series' lowest point per
 // column, `upper` from the max series' highest. With positiveOnly the points <= 0 are left out.

@@ -10,7 +10,6 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QWheelEvent>
-#include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
@@ -72,7 +71,6 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
   const auto goes = [&removed](const Line* line) { return line != nullptr && removed(line->id); };
   if (std::none_of(lines_.begin(), lines_.end(), [&goes](const auto& line) { return goes(line.get()); })) return;
   hover_->hide();  // its text may name a line that goes
-  QChart* chart = this->chart();
   // A band loses its area with either edge; one left with no edge at all goes too.
   for (Band& band : bands_) {
     if (!goes(band.min) && !goes(band.max)) continue;
@@ -370,18 +368,14 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   for (const auto& line : lines_) {
     TraceRequest request = plot;
     request.transform = registry_.transform(*line->entry, context.mode);
-    if (steps) {
-      line->steps.build(line->entry->store, context.window);
-      traceSeries(line->steps, request, line->trace);
-    } else {
-      traceSeries(line->entry->store, request, line->trace);
-    }
+    traceSeries(line->entry->store, context.mode, context.window, line->steps, request, line->trace);
     line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
     if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
       line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
     }
     if (line->hidden) continue;
-    line->entry->store.hasSteps() ? void(stepped = true) : stepless.append(lineName(*line));
+    if (line->entry->store.hasSteps()) stepped = true;
+    else stepless.append(lineName(*line));
     YExtent& extent = line->count && yAxes_.hasCountAxis() ? counts : values;
     extent.add(line->trace.raw.summary);
     extent.add(line->trace.smoothed.summary);
