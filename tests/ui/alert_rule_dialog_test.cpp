@@ -166,9 +166,9 @@ TEST_F(AlertRulesWindowTest, OnTheStepAxisAMarkerStandsAtItsEventsStepAndOneWith
   constexpr double kT0 = 1'700'000'000'000.0;
   std::vector<transport::ReceivedEvent> events;
   for (int i = 0; i < 10; ++i) {
-    Event window{std::string(kStatEventName), test::atMs(kT0 + 1000.0 * i), {{"train.loss.mean", 1.0 * i}}};
-    window.step = 100 * i;
-    events.push_back(test::received(source, std::move(window)));
+    Event stat{std::string(kStatEventName), test::atMs(kT0 + 1000.0 * i), {{"train.loss.mean", 1.0 * i}}};
+    stat.step = 100 * i;
+    events.push_back(test::received(source, std::move(stat)));
   }
   dashboard.ingest().deliver(events);
   ChartGrid& grid = window.chartGrid();
