@@ -475,6 +475,7 @@ void AlertEngine::valueSeen(SourceEntry& entry, const Event& event, const std::s
       Alert& alert = out.emplace_back(makeAlert(entry, rule, event.timestamp));
       alert.key = key;
       alert.value = value;
+      alert.step = statedStep(event);
       alert.message = key + " is " + numberText(value);
     }
   }
@@ -494,6 +495,7 @@ void AlertEngine::valueSeen(SourceEntry& entry, const Event& event, const std::s
     Alert& alert = out.emplace_back(makeAlert(entry, rule, event.timestamp));
     alert.key = key;
     alert.value = value;
+    alert.step = statedStep(event);
     alert.message = key + " = " + numberText(value) + ", " + std::string(alertComparisonText(r.comparison)) + " " +
                     numberText(r.threshold);
     if (r.consecutive > 1) alert.message += " for " + std::to_string(r.consecutive) + " values in a row";

@@ -212,6 +212,23 @@ TEST_F(AlertEngineTest, NanAndInfinityOfAnyNumberAlertOncePerKeyUntilFinite) {
   EXPECT_EQ(alerts[0].key, "gpu.util.mean");
 }
 
+TEST_F(AlertEngineTest, AnAlertCarriesTheStepItsEventStates) {
+  AlertEngine e = engine({"nan", "eval.accuracy < 0.5"});
+  const AlertSource s = source();
+  Event window = stat("train.loss.mean", kNaN);
+  window.step = 4200;
+  auto alerts = feed(e, s, window);
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].step, 4200);
+  // A step in the event's data counts too; an event without one gives an alert without one.
+  alerts = feed(e, s, Event{"eval", clock_.wallNow(), {{"accuracy", 0.1}, {"step", int64_t{4300}}}});
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_EQ(alerts[0].step, 4300);
+  alerts = feed(e, s, stat("other.mean", kNaN));
+  ASSERT_EQ(alerts.size(), 1u);
+  EXPECT_FALSE(alerts[0].step);
+}
+
 TEST_F(AlertEngineTest, EveryAggregationOfAStatWindowIsWatched) {
   AlertEngine e = engine({"nan"});
   Event window{std::string(kStatEventName), clock_.wallNow(),

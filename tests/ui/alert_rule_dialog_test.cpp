@@ -154,5 +154,54 @@ TEST_F(AlertRulesWindowTest, AnAlertOnAChartsKeyMarksItsTimeOnThatChart) {
   EXPECT_DOUBLE_EQ(marker->pos().y(), plot.top());
 }
 
+TEST_F(AlertRulesWindowTest, OnTheStepAxisAMarkerStandsAtItsEventsStepAndOneWithoutAStepIsLeftOut) {
+  MainWindow window(options());
+  window.resize(1200, 800);
+  window.show();
+  window.setTimeRange(TimeRange::All);
+  window.setTimeAxisMode(TimeAxisMode::Step);
+  Dashboard& dashboard = window.dashboard();
+  dashboard.start();
+  const auto source = test::makeSource("train", 42);
+  constexpr double kT0 = 1'700'000'000'000.0;
+  std::vector<transport::ReceivedEvent> events;
+  for (int i = 0; i < 10; ++i) {
+    Event stat{std::string(kStatEventName), test::atMs(kT0 + 1000.0 * i), {{"train.loss.mean", 1.0 * i}}};
+    stat.step = 100 * i;
+    events.push_back(test::received(source, std::move(stat)));
+  }
+  dashboard.ingest().deliver(events);
+  ChartGrid& grid = window.chartGrid();
+  ASSERT_TRUE(waitFor([&] {
+    dashboard.refreshNow();
+    return grid.chart(QStringLiteral("train.loss")) != nullptr && grid.chart(QStringLiteral("train.loss"))->isOnScreen();
+  }));
+  StatChartView& chart = *grid.chart(QStringLiteral("train.loss"));
+  const ChartAlertMarkers& markers = window.alertsDock().chartMarkers();
+
+  AlertEntry alert;
+  alert.timeMs = kT0 + 1000.0;  // its time says 1/9 of the way; its step says 6/9
+  alert.kind = QStringLiteral("nan");
+  alert.key = QStringLiteral("train.loss.mean");
+  alert.step = 600;
+  dashboard.raiseAlert(alert);
+  alert.step.reset();  // no step: no place on this axis
+  dashboard.raiseAlert(alert);
+  ASSERT_TRUE(waitFor([&] {
+    grid.refresh();
+    return chart.xRange() == XRange{0.0, 900.0} && markers.visibleMarkers(chart).size() == 1;
+  }));
+  grid.refresh();
+  const QGraphicsPolygonItem* marker = markers.visibleMarkers(chart).front();
+  const QRectF plot = chart.chart()->plotArea();
+  EXPECT_NEAR(marker->pos().x(), plot.left() + plot.width() * 6.0 / 9.0, plot.width() * 0.05);
+  // Back on the wall clock both are shown, at their times.
+  window.setTimeAxisMode(TimeAxisMode::WallClock);
+  EXPECT_TRUE(waitFor([&] {
+    grid.refresh();
+    return markers.visibleMarkers(chart).size() == 2;
+  }));
+}
+
 }  // namespace
 }  // namespace livemon::ui

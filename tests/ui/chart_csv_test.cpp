@@ -55,6 +55,33 @@ TEST(ChartCsv, WallClockTimesAreIsoLocalTimesAndNamesAreQuotedWhereNeeded) {
   EXPECT_EQ(lines[1].section(QLatin1Char(','), 1).toDouble(), 1e-12);  // full precision
 }
 
+TEST(ChartCsv, OnTheStepAxisARowPerStepOfThePointsInTheTimeWindow) {
+  SeriesStore mean;
+  SeriesStore eval;
+  for (int i = 0; i < 10; ++i) mean.append(1000.0 * i, i * 0.5, 100.0 * i);
+  eval.append(4500.0, 0.75, 450.0);
+  eval.append(5500.0, 0.8);  // no step: not written
+  CsvColumn meanColumn{QStringLiteral("mean"), &mean, PlotTransform{}, XRange{3000.0, 6000.0}};
+  CsvColumn evalColumn{QStringLiteral("accuracy"), &eval, PlotTransform{}, XRange{3000.0, 6000.0}};
+  const QStringList lines = csvLines({meanColumn, evalColumn}, XRange{300.0, 600.0}, TimeAxisMode::Step);
+  EXPECT_EQ(lines, (QStringList{QStringLiteral("step,mean,accuracy"), QStringLiteral("300,1.5,"), QStringLiteral("400,2,"),
+                                QStringLiteral("450,,0.75"), QStringLiteral("500,2.5,"), QStringLiteral("600,3,")}));
+}
+
+TEST(ChartCsv, OldHistoryInBucketsIsWrittenToo) {
+  SeriesStore::Limits limits;
+  limits.recentCapacity = 8;
+  limits.bucketCapacity = 100;
+  limits.samplesPerBucket = 2;
+  SeriesStore store(limits);
+  for (int i = 0; i < 20; ++i) store.append(1000.0 * i, i);
+  ASSERT_GT(store.bucketCount(), 0U);
+  const QStringList lines =
+      csvLines({{QStringLiteral("value"), &store, PlotTransform{0.0, 0.001}}}, XRange{0.0, 20.0}, TimeAxisMode::SinceRunStart);
+  EXPECT_EQ(lines.size(), 1 + 20);  // buckets of two keep both samples
+  EXPECT_EQ(lines[1], QStringLiteral("0.000,0"));
+}
+
 TEST(ChartCsv, ADeviceThatRefusesTheTextFails) {
   SeriesStore store;
   store.append(0.0, 1.0);

@@ -348,7 +348,26 @@ TEST(EventConverter, FinishFoldsAFastFieldsPointsButNotStatWindowsOrTheLog) {
   ASSERT_NE(at(1007.0), points.end());
   EXPECT_TRUE(std::isnan(at(1007.0)->y));
   EXPECT_TRUE(std::is_sorted(points.begin(), points.end(), [](const StatSample& a, const StatSample& b) { return a.x < b.x; }));
+  // Each point kept keeps its own event's step: the spike is at step 500.
+  EXPECT_EQ(at(1005.0)->step, 500.0);
+  for (const StatSample& point : points) EXPECT_EQ(point.step, std::round((point.x - 1000.0) / 0.01)) << point.x;
   EXPECT_EQ(batch.log.size(), 1001U);
+}
+
+TEST(EventConverter, SamplesCarryTheStepTheirEventStates) {
+  EventConverter converter;
+  const auto source = makeSource("train", 1);
+  IngestBatch batch;
+  Event window{"livemon.Stat", atMs(1000.0), {{"loss.mean", 0.5}}};
+  window.step = 1200;
+  auto stated = received(source, std::move(window));
+  auto field = received(source, Event{"eval", atMs(2000.0), {{"accuracy", 0.9}, {"step", int64_t{1300}}}});
+  auto none = received(source, Event{"livemon.Stat", atMs(3000.0), {{"loss.mean", 0.4}}});
+  for (auto* event : {&stated, &field, &none}) converter.convert(*event, batch);
+  ASSERT_EQ(batch.samples.size(), 3U);  // "step" itself is not charted
+  EXPECT_EQ(batch.samples[0].step, 1200.0);
+  EXPECT_EQ(batch.samples[1].step, 1300.0);
+  EXPECT_FALSE(hasStep(batch.samples[2].step));
 }
 
 TEST(IngestWorker, DeliveredFastFieldsAreFoldedBeforeTheyAreStaged) {

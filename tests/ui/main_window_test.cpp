@@ -203,7 +203,7 @@ TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
     MainWindow window(options({"tcp://127.0.0.1:5601", "tcp://127.0.0.1:5602"}));
     window.resize(1234, 777);
     window.setTimeRange(TimeRange::Last30Minutes);
-    window.setTimeAxisMode(TimeAxisMode::SinceRunStart);
+    window.setTimeAxisMode(TimeAxisMode::Step);  // the X axis box offers it, and it is saved
     window.eventLogView().setAutoScroll(false);
     window.show();
     window.close();  // saves
@@ -211,7 +211,7 @@ TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {
   MainWindow restored(options({}));  // no endpoints given: the saved ones
   EXPECT_EQ(restored.dashboard().endpoints(), (QStringList{QStringLiteral("tcp://127.0.0.1:5601"), QStringLiteral("tcp://127.0.0.1:5602")}));
   EXPECT_EQ(restored.chartGrid().timeView().range(), TimeRange::Last30Minutes);
-  EXPECT_EQ(restored.chartGrid().timeView().mode(), TimeAxisMode::SinceRunStart);
+  EXPECT_EQ(restored.chartGrid().timeView().mode(), TimeAxisMode::Step);
   EXPECT_FALSE(restored.eventLogView().autoScroll());
   EXPECT_EQ(restored.size(), QSize(1234, 777));
 }

@@ -95,6 +95,44 @@ TEST_F(ReplayTest, OpensAtTheEndAndSeeksBothWaysShowingExactlyTheEventsUpToThePl
   expectShows(window.dashboard(), 0, 0);
 }
 
+TEST_F(ReplayTest, OnTheStepAxisTheRangeBeforeThePlayheadPicksTheStepsShown) {
+  // The events of the usual recording, each at step 10 * i.
+  const QString path = dir_.filePath(QStringLiteral("steps.mcap"));
+  {
+    transport::RecordingWriter writer(path.toStdString());
+    const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
+    for (int i = 0; i < kEvents; ++i) {
+      Event event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), {{"loss.mean", static_cast<double>(i)}}};
+      event.step = 10 * i;
+      transport::ReceivedEvent received = test::received(source, std::move(event));
+      received.sequence = static_cast<uint64_t>(i);
+      received.receivedAt = received.event.timestamp;
+      transport::recordEvent(writer, received);
+    }
+    writer.close();
+  }
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::LastMinute);
+  window.setTimeAxisMode(TimeAxisMode::Step);
+  window.resize(1400, 900);
+  window.show();
+  ReplaySession* session = openReplay(window.dashboard(), path);
+  session->seek(eventNs(250));
+  settle(window.dashboard(), *session);
+  // The minute before the playhead: events 130..250, at steps 1300..2500.
+  StatChartView* chart = nullptr;
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().refreshNow();
+    chart = window.chartGrid().chart(QStringLiteral("loss"));
+    return chart != nullptr && chart->xRange() == XRange{1300.0, 2500.0};
+  })) << (chart != nullptr ? chart->xRange().min : -1.0) << ".." << (chart != nullptr ? chart->xRange().max : -1.0);
+  const QLineSeries* mean = chart->line(QStringLiteral("mean"), lossSeries(window.dashboard())->source);
+  ASSERT_NE(mean, nullptr);
+  EXPECT_EQ(mean->count(), 121);
+  EXPECT_EQ(lastY(mean), 250.0);
+  EXPECT_EQ(mean->at(0).x(), 1300.0);
+}
+
 TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   const QString path = dir_.filePath(QStringLiteral("ranges.mcap"));
   writeRecordingWithRanges(path.toStdString());

@@ -138,7 +138,8 @@ TEST(SeriesStore, StaysBoundedOverALongRunAndKeepsOldExtremes) {
   SeriesStore store;
   const SeriesStore::Limits& limits = store.limits();
   const std::size_t bound =
-      (limits.recentCapacity + limits.samplesPerBucket) * 16 + limits.bucketCapacity * 72;  // bytes per sample/bucket
+      // Bytes per sample (x, y, step) and per bucket (four of them and a count).
+      (limits.recentCapacity + limits.samplesPerBucket) * 24 + limits.bucketCapacity * 104;
   constexpr int kSamples = 3'000'000;  // one sample per 10 ms: a run of 8 hours
   std::size_t bytesAtThird = 0;
   for (int i = 0; i < kSamples; ++i) {

@@ -10,21 +10,31 @@ TEST(TimeView, KeysRoundTrip) {
   for (TimeRange range : {TimeRange::LastMinute, TimeRange::Last5Minutes, TimeRange::Last30Minutes, TimeRange::All}) {
     EXPECT_EQ(timeRangeFromKey(timeRangeKey(range)), range);
   }
-  for (TimeAxisMode mode : {TimeAxisMode::WallClock, TimeAxisMode::SinceRunStart}) {
+  for (TimeAxisMode mode : {TimeAxisMode::WallClock, TimeAxisMode::SinceRunStart, TimeAxisMode::Step}) {
     EXPECT_EQ(timeAxisModeFromKey(timeAxisModeKey(mode)), mode);
   }
   EXPECT_FALSE(timeRangeFromKey(QStringLiteral("2h")));
   EXPECT_FALSE(timeAxisModeFromKey(QString()));
 }
 
-TEST(TimeView, LiveRangeFillsFromTheFirstSampleThenScrollsWithTheNewest) {
+TEST(TimeView, LiveRangeRunsFromTheFirstSampleToTheNewestThenScrollsWithTheNewest) {
   TimeView view;
   view.setMode(TimeAxisMode::SinceRunStart);
   view.setRange(TimeRange::LastMinute);
-  EXPECT_EQ(view.visible(XRange{5.0, 20.0}), (XRange{5.0, 65.0}));
+  // A run younger than the range fills the chart: it is not squeezed into its left part.
+  EXPECT_EQ(view.visible(XRange{5.0, 20.0}), (XRange{5.0, 20.0}));
+  EXPECT_EQ(view.visible(XRange{5.0, 65.0}), (XRange{5.0, 65.0}));
   EXPECT_EQ(view.visible(XRange{5.0, 300.0}), (XRange{240.0, 300.0}));
+  // A single sample: a second wide, ending at it.
+  EXPECT_EQ(view.visible(XRange{5.0, 5.0}), (XRange{4.0, 5.0}));
   view.setMode(TimeAxisMode::WallClock);  // milliseconds
-  EXPECT_EQ(view.visible(XRange{0.0, 600'000.0}), (XRange{540'000.0, 600'000.0}));
+  view.setRange(TimeRange::Last5Minutes);
+  EXPECT_EQ(view.visible(XRange{1'000'000.0, 1'030'000.0}), (XRange{1'000'000.0, 1'030'000.0}));
+  EXPECT_EQ(view.visible(XRange{0.0, 600'000.0}), (XRange{300'000.0, 600'000.0}));
+  // No data yet: the whole range up to the edge.
+  view.setMode(TimeAxisMode::SinceRunStart);
+  view.setRange(TimeRange::LastMinute);
+  EXPECT_EQ(view.visible(std::nullopt), (XRange{0.0, 60.0}));
 }
 
 TEST(TimeView, AllShowsEverything) {

@@ -386,6 +386,7 @@ void Dashboard::raiseStagedAlerts(std::vector<StagedAlert>& alerts) {
     entry.key = QString::fromStdString(alert.key);
     entry.value = alert.value;
     entry.message = QString::fromStdString(alert.message);
+    entry.step = alert.step;
     raiseAlert(std::move(entry));
   }
 }

@@ -298,6 +298,8 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   // An event whose name was refused is dropped whole, its fields' points with it.
   if (stat || name) {
     const double x = epochMilliseconds(event.timestamp);
+    const std::optional<int64_t> stated = statedStep(event);
+    const double step = stated ? static_cast<double>(*stated) : kNoStep;
     for (const auto& [key, value] : event.data) {
       double y = 0.0;
       if (const double* d = std::get_if<double>(&value)) {
@@ -312,13 +314,13 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
         if (!series) continue;
         if (series->kind == SeriesKind::CounterRate) {
           const std::optional<double> rate = counterRate(series->id, x, y);
-          if (rate) out.samples.push_back(StatSample{series->id, x, *rate});
+          if (rate) out.samples.push_back(StatSample{series->id, x, *rate, step});
         } else {
-          out.samples.push_back(StatSample{series->id, x, y});
+          out.samples.push_back(StatSample{series->id, x, y, step});
         }
       } else if (isChartedEventField(key)) {
         if (const std::optional<SeriesRef> series = fieldSeries(*source, *name, key, out)) {
-          out.samples.push_back(StatSample{series->id, x, y});
+          out.samples.push_back(StatSample{series->id, x, y, step});
         }
       }
     }

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstddef>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,12 +57,19 @@ struct SeriesDescriptor {
   SeriesKind kind = SeriesKind::StatWindow;
 };
 
+// A sample's step when its event stated none (see hasStep).
+inline constexpr double kNoStep = std::numeric_limits<double>::quiet_NaN();
+// Whether a sample's step is a step: kNoStep (NaN) is none.
+inline bool hasStep(double step) noexcept { return !std::isnan(step); }
+
 // Thread-safety: a plain value type.
 // One value of one Stat window (or of one event's field).
 struct StatSample {
   SeriesId series = 0;
   double x = 0.0;  // the window's (or event's) timestamp, milliseconds since the Unix epoch
   double y = 0.0;
+  // The event's step (livemon::statedStep; exact up to 2^53), kNoStep when it stated none.
+  double step = kNoStep;
 };
 
 // Thread-safety: a plain value type.

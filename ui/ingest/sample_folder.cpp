@@ -29,8 +29,9 @@ int64_t SampleFolder::slotOf(double x) const noexcept {
   return static_cast<int64_t>(index);
 }
 
-void SampleFolder::take(Slot& slot, double x, double y) {
-  const Point point{x, y, slot.count++, true};
+void SampleFolder::take(Slot& slot, const StatSample& sample) {
+  const double y = sample.y;
+  const Point point{sample.x, y, sample.step, slot.count++, true};
   if (std::isnan(y)) {
     if (!slot.nan.set) slot.nan = point;
   } else if (std::isinf(y)) {
@@ -59,7 +60,7 @@ void SampleFolder::writePoints(SeriesId series, const Slot& slot, std::vector<St
   for (std::size_t i = 1; i < n; ++i) {
     for (std::size_t j = i; j > 0 && points[j - 1]->order > points[j]->order; --j) std::swap(points[j - 1], points[j]);
   }
-  for (std::size_t i = 0; i < n; ++i) out.push_back(StatSample{series, points[i]->x, points[i]->y});
+  for (std::size_t i = 0; i < n; ++i) out.push_back(StatSample{series, points[i]->x, points[i]->y, points[i]->step});
 }
 
 std::size_t SampleFolder::fold(std::vector<StatSample>& samples, const std::unordered_set<SeriesId>& folded) {
@@ -88,7 +89,7 @@ std::size_t SampleFolder::fold(std::vector<StatSample>& samples, const std::unor
       slot->second = Slot{};
     }
     slot->second.index = index;
-    take(slot->second, sample.x, sample.y);
+    take(slot->second, sample);
   }
   for (SeriesId series : openOrder_) {
     const Slot& slot = open_.find(series)->second;

@@ -17,7 +17,7 @@ namespace livemon::ui {
 // the samples of the lines it is asked to fold are grouped, per line, into slots of `slotMs`
 // milliseconds of x, and each slot's run of consecutive samples keeps only its first, lowest,
 // highest and last finite value, plus the first NaN, the first +Inf and the first -Inf it holds,
-// in the order they came. What a user sees survives: every extreme is drawn (the store and the
+// in the order they came, each with its own step. What a user sees survives: every extreme is drawn (the store and the
 // ColumnDecimator keep the same shape for older data), the line enters and leaves each slot where
 // the data does, and a NaN stays a NaN point for the markers and alerts that look for it. A slot
 // gives at most 7 points, however many samples it held; other lines' samples pass untouched.
@@ -45,6 +45,7 @@ class SampleFolder {
   struct Point {
     double x = 0.0;
     double y = 0.0;
+    double step = kNoStep;
     uint64_t order = 0;
     bool set = false;
   };
@@ -56,7 +57,7 @@ class SampleFolder {
   };
 
   int64_t slotOf(double x) const noexcept;
-  static void take(Slot& slot, double x, double y);
+  static void take(Slot& slot, const StatSample& sample);
   static void writePoints(SeriesId series, const Slot& slot, std::vector<StatSample>& out);
 
   double slotMs_;

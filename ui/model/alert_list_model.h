@@ -21,6 +21,7 @@ struct AlertEntry {
   QString key;          // the value's key; empty for silence
   double value = 0.0;   // the value; for silence the seconds quiet, for loss the events lost
   QString message;      // one sentence saying what happened
+  std::optional<int64_t> step;  // the step of the event that raised it, when it stated one
 };
 
 // Thread-compatible: a Qt model, used on the GUI thread only.

@@ -95,6 +95,7 @@ QString formatX(double x, TimeAxisMode mode) {
   if (mode == TimeAxisMode::WallClock) {
     return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(x)).toString(QStringLiteral("HH:mm:ss.zzz"));
   }
+  if (mode == TimeAxisMode::Step) return QStringLiteral("step %1").arg(std::llround(x));
   return QStringLiteral("%1 s since start").arg(x, 0, 'f', 2);
 }
 

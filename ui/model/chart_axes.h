@@ -66,7 +66,8 @@ QString valueUnit(const QString& statName, const QStringList& aggregations);
 // window) beside durations or values would flatten them, whatever their unit.
 bool isCountAxis(const QString& aggregation);
 
-// An x value as a tooltip shows it: local time with milliseconds, or seconds since the run's start.
+// An x value as a tooltip shows it: local time with milliseconds, seconds since the run's start, or
+// "step N".
 QString formatX(double x, TimeAxisMode mode);
 
 }  // namespace livemon::ui

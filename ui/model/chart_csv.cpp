@@ -8,6 +8,7 @@
 #include <QIODevice>
 
 #include <livemon/ui/model/series_store.h>
+#include <livemon/ui/model/step_points.h>
 
 namespace livemon::ui {
 
@@ -24,10 +25,23 @@ QString csvField(const QString& text) {
 }
 
 QString timeField(double x, TimeAxisMode mode) {
+  if (mode == TimeAxisMode::Step) return QString::number(std::llround(x));
   if (mode == TimeAxisMode::WallClock) {
     return QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(x))).toString(Qt::ISODateWithMs);
   }
   return QString::number(x, 'f', 3);
+}
+
+// The points of a store (or of its StepPoints) in `x`, in the chart's units.
+template <typename Points>
+void collect(const Points& points, PlotTransform transform, XRange x, std::vector<QPointF>& out) {
+  points.visitFrom(x.min / transform.scale + transform.offset, 0, [&](double storeX, double y, bool) {
+    const double plotX = transform.apply(storeX);
+    if (plotX > x.max) return false;
+    // A bucket's first sample may be its lowest too: one row for it.
+    if (plotX >= x.min && (out.empty() || out.back().x() != plotX)) out.emplace_back(plotX, y);
+    return true;
+  });
 }
 
 }  // namespace
@@ -38,17 +52,16 @@ bool writeChartCsv(QIODevice& out, const std::vector<CsvColumn>& columns, XRange
   for (std::size_t c = 0; c < columns.size(); ++c) {
     const CsvColumn& column = columns[c];
     if (column.store == nullptr) continue;
-    const double from = x.min / column.transform.scale + column.transform.offset;
-    column.store->visitFrom(from, 0, [&](double storeX, double y, bool) {
-      const double plotX = column.transform.apply(storeX);
-      if (plotX > x.max) return false;
-      // A bucket's first sample may be its lowest too: one row for it.
-      if (plotX >= x.min && (samples[c].empty() || samples[c].back().x() != plotX)) samples[c].emplace_back(plotX, y);
-      return true;
-    });
+    if (mode == TimeAxisMode::Step) {
+      collect(StepPoints(*column.store, column.stepWindow), PlotTransform{}, x, samples[c]);
+    } else {
+      collect(*column.store, column.transform, x, samples[c]);
+    }
   }
 
-  QString header = mode == TimeAxisMode::WallClock ? QStringLiteral("time") : QStringLiteral("seconds");
+  QString header = mode == TimeAxisMode::WallClock ? QStringLiteral("time")
+                   : mode == TimeAxisMode::Step    ? QStringLiteral("step")
+                                                   : QStringLiteral("seconds");
   for (const CsvColumn& column : columns) header += QLatin1Char(',') + csvField(column.name);
   if (out.write(header.toUtf8() + '\n') < 0) return false;
 

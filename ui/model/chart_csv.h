@@ -1,5 +1,6 @@
 #pragma once
 
+#include <limits>
 #include <vector>
 
 #include <QString>
@@ -19,13 +20,16 @@ struct CsvColumn {
   QString name;
   const SeriesStore* store = nullptr;
   PlotTransform transform;  // the store's x to the chart's
+  // Step axis: the points timed in this window (ms since the Unix epoch) are written at their
+  // steps (StepPoints); unused otherwise.
+  XRange stepWindow{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 };
 
 // Thread-safety: reads the stores, so on the thread that owns them (the GUI thread).
 // Writes what a chart shows as CSV: a header "time" (wall clock: ISO 8601 local time with
-// milliseconds and offset) or "seconds" (since the run started), then a column per line; a row per
-// distinct time in `x` (the chart's units), ascending, with each line's value at that time or an
-// empty cell. Values are every stored sample in view (old history, kept as first/lowest/highest/
+// milliseconds and offset), "seconds" (since the run started) or "step", then a column per line; a
+// row per distinct time (or step) in `x` (the chart's units), ascending, with each line's value
+// there or an empty cell. Values are every stored sample in view (old history, kept as first/lowest/highest/
 // last per stretch, gives those), not the pixel-decimated points. Names are quoted where CSV
 // needs it. Returns false when the device fails to take the text.
 bool writeChartCsv(QIODevice& out, const std::vector<CsvColumn>& columns, XRange x, TimeAxisMode mode);

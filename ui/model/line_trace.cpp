@@ -1,6 +1,7 @@
 #include <livemon/ui/model/line_trace.h>
 
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include <livemon/ui/model/smoothing.h>
@@ -57,8 +58,11 @@ void YExtent::add(const DecimationSummary& summary) noexcept {
   high = std::max(high, summary.yMax);
 }
 
-void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesStore& max, PlotTransform maxTransform,
-               const TraceRequest& plotRequest, QList<QPointF>& lower, QList<QPointF>& upper) {
+namespace {
+
+template <typename Points>
+void traceBandOf(const Points& min, PlotTransform minTransform, const Points& max, PlotTransform maxTransform,
+                 const TraceRequest& plotRequest, QList<QPointF>& lower, QList<QPointF>& upper) {
   const auto cutoff = [&](const PlotTransform& t) { return toStore(plotRequest.cutoff, t); };
   QList<QPointF> scratch;
   min.decimate(toStore(plotRequest.xMin, minTransform), toStore(plotRequest.xMax, minTransform), plotRequest.columns,
@@ -72,7 +76,8 @@ void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesS
   }
 }
 
-void traceSeries(const SeriesStore& store, const TraceRequest& plotRequest, TraceResult& result) {
+template <typename Points>
+void traceSeriesOf(const Points& store, const TraceRequest& plotRequest, TraceResult& result) {
   TraceRequest request = plotRequest;  // in the store's units
   request.xMin = toStore(plotRequest.xMin, plotRequest.transform);
   request.xMax = toStore(plotRequest.xMax, plotRequest.transform);
@@ -131,6 +136,101 @@ void traceSeries(const SeriesStore& store, const TraceRequest& plotRequest, Trac
     result.smoothed.summary = DecimationSummary{};
     result.smoothed.breaks.clear();
   }
+}
+
+template <typename Points>
+std::vector<BandStretch> traceBandStretchesOf(const Points& min, PlotTransform minTransform, const TracedLine& minLine,
+                                              const Points& max, PlotTransform maxTransform, const TracedLine& maxLine,
+                                              const TraceRequest& request) {
+  QList<QPointF> lower;
+  QList<QPointF> upper;
+  traceBandOf(min, minTransform, max, maxTransform, request, lower, upper);
+  std::vector<std::pair<double, double>> gaps = gapsOf(minLine);
+  const std::vector<std::pair<double, double>> maxGaps = gapsOf(maxLine);
+  gaps.insert(gaps.end(), maxGaps.begin(), maxGaps.end());
+  return splitBand(lower, upper, std::move(gaps), request.maxStretches);
+}
+
+}  // namespace
+
+std::vector<BandStretch> traceBandStretches(const SeriesStore& min, PlotTransform minTransform, const TracedLine& minLine,
+                                            const SeriesStore& max, PlotTransform maxTransform, const TracedLine& maxLine,
+                                            const TraceRequest& request) {
+  return traceBandStretchesOf(min, minTransform, minLine, max, maxTransform, maxLine, request);
+}
+
+std::vector<BandStretch> traceBandStretches(const StepPoints& min, PlotTransform minTransform, const TracedLine& minLine,
+                                            const StepPoints& max, PlotTransform maxTransform, const TracedLine& maxLine,
+                                            const TraceRequest& request) {
+  return traceBandStretchesOf(min, minTransform, minLine, max, maxTransform, maxLine, request);
+}
+
+void traceSeries(const SeriesStore& store, const TraceRequest& request, TraceResult& result) {
+  traceSeriesOf(store, request, result);
+}
+
+void traceSeries(const StepPoints& points, const TraceRequest& request, TraceResult& result) {
+  traceSeriesOf(points, request, result);
+}
+
+void traceSeries(const SeriesStore& store, TimeAxisMode mode, XRange window, StepPoints& steps,
+                 const TraceRequest& request, TraceResult& result) {
+  if (mode != TimeAxisMode::Step) {
+    traceSeries(store, request, result);
+    return;
+  }
+  steps.build(store, window);
+  traceSeries(steps, request, result);
+}
+
+void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesStore& max, PlotTransform maxTransform,
+               const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper) {
+  traceBandOf(min, minTransform, max, maxTransform, request, lower, upper);
+}
+
+void traceBand(const StepPoints& min, PlotTransform minTransform, const StepPoints& max, PlotTransform maxTransform,
+               const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper) {
+  traceBandOf(min, minTransform, max, maxTransform, request, lower, upper);
+}
+
+std::vector<std::pair<double, double>> gapsOf(const TracedLine& line) {
+  std::vector<std::pair<double, double>> gaps;
+  gaps.reserve(line.breaks.size());
+  for (qsizetype b : line.breaks) {
+    if (b > 0 && b < line.points.size()) gaps.emplace_back(line.points[b - 1].x(), line.points[b].x());
+  }
+  return gaps;
+}
+
+std::vector<BandStretch> splitBand(const QList<QPointF>& lower, const QList<QPointF>& upper,
+                                   std::vector<std::pair<double, double>> gaps, std::size_t maxStretches) {
+  std::sort(gaps.begin(), gaps.end());
+  // A point belongs to the stretch after every gap that ends at or before it.
+  const auto stretchOf = [&gaps](double x) {
+    std::size_t n = 0;
+    while (n < gaps.size() && gaps[n].second <= x) ++n;
+    return n;
+  };
+  std::vector<BandStretch> stretches;
+  std::size_t l = 0;
+  std::size_t u = 0;
+  std::size_t g = 0;
+  while (l < static_cast<std::size_t>(lower.size()) && u < static_cast<std::size_t>(upper.size())) {
+    // The next stretch holding a point of either edge; its end is the next gap's start.
+    g = std::max(g, std::min(stretchOf(lower[static_cast<qsizetype>(l)].x()), stretchOf(upper[static_cast<qsizetype>(u)].x())));
+    const bool last = g >= gaps.size() || stretches.size() + 1 >= std::max<std::size_t>(maxStretches, 1);
+    const double end = last ? std::numeric_limits<double>::infinity() : gaps[g].second;
+    BandStretch stretch;
+    for (; l < static_cast<std::size_t>(lower.size()) && lower[static_cast<qsizetype>(l)].x() < end; ++l) {
+      stretch.lower.append(lower[static_cast<qsizetype>(l)]);
+    }
+    for (; u < static_cast<std::size_t>(upper.size()) && upper[static_cast<qsizetype>(u)].x() < end; ++u) {
+      stretch.upper.append(upper[static_cast<qsizetype>(u)]);
+    }
+    if (!stretch.lower.isEmpty() && !stretch.upper.isEmpty()) stretches.push_back(std::move(stretch));
+    ++g;
+  }
+  return stretches;
 }
 
 }  // namespace livemon::ui

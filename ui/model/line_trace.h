@@ -10,6 +10,7 @@
 
 #include <livemon/ui/model/column_decimator.h>
 #include <livemon/ui/model/series_store.h>
+#include <livemon/ui/model/step_points.h>
 
 namespace livemon::ui {
 
@@ -51,12 +52,47 @@ struct TraceResult {
 // the same way), and finds where both lines break: gaps longer than gapFactor usual intervals
 // and, with positiveOnly, the values a log axis cannot show. `result`'s lists are reused.
 void traceSeries(const SeriesStore& store, const TraceRequest& request, TraceResult& result);
+// The same for the Step axis: x is the step (the request's transform and cutoff still apply).
+void traceSeries(const StepPoints& points, const TraceRequest& request, TraceResult& result);
+// A store's line on the `mode` axis: the store itself on a time axis; on the Step axis, its points
+// timed in `window`, built into `steps` (kept for the band, traceBandStretches).
+void traceSeries(const SeriesStore& store, TimeAxisMode mode, XRange window, StepPoints& steps,
+                 const TraceRequest& request, TraceResult& result);
 
 // A min–max band's edges for the same view: `lower` from the min series' lowest point per
 // column, `upper` from the max series' highest. With positiveOnly the points <= 0 are left out.
 // `minTransform` and `maxTransform` map each store's x (the request's transform is not used).
 void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesStore& max, PlotTransform maxTransform,
                const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper);
+void traceBand(const StepPoints& min, PlotTransform minTransform, const StepPoints& max, PlotTransform maxTransform,
+               const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper);
+
+// Thread-safety: a plain value type.
+// One unbroken stretch of a band: its edges over the same span.
+struct BandStretch {
+  QList<QPointF> lower;
+  QList<QPointF> upper;
+};
+
+// Where a traced line leaves off: from the point before each break to the point after it (plot
+// units, ascending).
+std::vector<std::pair<double, double>> gapsOf(const TracedLine& line);
+
+// Cuts a band's edges (ascending x) into the stretches between `gaps` (the gaps of both edge
+// lines, see gapsOf; any order), so a band breaks where its lines do instead of bridging a stall.
+// Stretches where either edge has no point are left out; beyond `maxStretches` later gaps are
+// bridged.
+std::vector<BandStretch> splitBand(const QList<QPointF>& lower, const QList<QPointF>& upper,
+                                   std::vector<std::pair<double, double>> gaps, std::size_t maxStretches);
+
+// traceBand, then splitBand at the gaps of the band's min and max lines as traced (traceSeries)
+// for the same request.
+std::vector<BandStretch> traceBandStretches(const SeriesStore& min, PlotTransform minTransform, const TracedLine& minLine,
+                                            const SeriesStore& max, PlotTransform maxTransform, const TracedLine& maxLine,
+                                            const TraceRequest& request);
+std::vector<BandStretch> traceBandStretches(const StepPoints& min, PlotTransform minTransform, const TracedLine& minLine,
+                                            const StepPoints& max, PlotTransform maxTransform, const TracedLine& maxLine,
+                                            const TraceRequest& request);
 
 // Thread-compatible: a plain value with state.
 // The lowest and highest values of the lines an axis fits.

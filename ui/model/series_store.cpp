@@ -15,7 +15,7 @@ SeriesStore::SeriesStore(Limits limits) : limits_(limits) {
   if (limits_.samplesPerBucket == 0) throw std::invalid_argument("SeriesStore: samplesPerBucket must be at least 1");
 }
 
-void SeriesStore::append(double x, double y) {
+void SeriesStore::append(double x, double y, double step) {
   ++appended_;
   if (!std::isfinite(x) || !std::isfinite(y)) {
     ++nonFinite_;
@@ -28,13 +28,20 @@ void SeriesStore::append(double x, double y) {
     }
     const auto at = std::upper_bound(recent_.begin(), recent_.end(), x,
                                      [](double value, const Sample& s) { return value < s.x; });
-    recent_.insert(at, Sample{x, y});
-  } else if (recent_.empty() && !buckets_.empty() && x < buckets_.back().x1) {
+    recent_.insert(at, Sample{x, y, step});
+    // Checking its neighbours' steps is not worth it for a rare late sample: stepExtent() scans.
+    if (hasStep(step)) stepsOrdered_ = false;
+  } else if (recent_.empty() && !buckets_.empty() && x < buckets_.back().last.x) {
     ++lateDropped_;
     return;
   } else {
-    recent_.push_back(Sample{x, y});
+    recent_.push_back(Sample{x, y, step});
+    if (hasStep(step)) {
+      if (hasStep(lastStep_) && step < lastStep_) stepsOrdered_ = false;
+      lastStep_ = step;
+    }
   }
+  if (hasStep(step)) ++stepped_;
   ++version_;
   if (recent_.size() >= limits_.recentCapacity + limits_.samplesPerBucket) foldOldestIntoBucket();
 }
@@ -42,28 +49,21 @@ void SeriesStore::append(double x, double y) {
 void SeriesStore::clear() noexcept {
   recent_.clear();
   buckets_.clear();
+  stepped_ = 0;
+  stepsOrdered_ = true;
+  lastStep_ = kNoStep;
   ++version_;
 }
 
 void SeriesStore::foldOldestIntoBucket() {
   const std::size_t n = std::min(limits_.samplesPerBucket, recent_.size());
   Bucket bucket{};
-  bucket.x0 = recent_.front().x;
-  bucket.yFirst = recent_.front().y;
-  bucket.xLow = bucket.xHigh = bucket.x0;
-  bucket.yLow = bucket.yHigh = bucket.yFirst;
+  bucket.first = bucket.low = bucket.high = recent_.front();
   for (std::size_t i = 0; i < n; ++i) {
     const Sample& s = recent_[i];
-    if (s.y < bucket.yLow) {
-      bucket.yLow = s.y;
-      bucket.xLow = s.x;
-    }
-    if (s.y > bucket.yHigh) {
-      bucket.yHigh = s.y;
-      bucket.xHigh = s.x;
-    }
-    bucket.x1 = s.x;
-    bucket.yLast = s.y;
+    if (s.y < bucket.low.y) bucket.low = s;
+    if (s.y > bucket.high.y) bucket.high = s;
+    bucket.last = s;
   }
   bucket.count = n;
   recent_.erase(recent_.begin(), recent_.begin() + static_cast<std::ptrdiff_t>(n));
@@ -73,24 +73,10 @@ void SeriesStore::foldOldestIntoBucket() {
 
 SeriesStore::Bucket SeriesStore::merged(const Bucket& a, const Bucket& b) noexcept {
   Bucket m{};
-  m.x0 = a.x0;
-  m.yFirst = a.yFirst;
-  m.x1 = b.x1;
-  m.yLast = b.yLast;
-  if (b.yLow < a.yLow) {
-    m.xLow = b.xLow;
-    m.yLow = b.yLow;
-  } else {
-    m.xLow = a.xLow;
-    m.yLow = a.yLow;
-  }
-  if (b.yHigh > a.yHigh) {
-    m.xHigh = b.xHigh;
-    m.yHigh = b.yHigh;
-  } else {
-    m.xHigh = a.xHigh;
-    m.yHigh = a.yHigh;
-  }
+  m.first = a.first;
+  m.last = b.last;
+  m.low = b.low.y < a.low.y ? b.low : a.low;
+  m.high = b.high.y > a.high.y ? b.high : a.high;
   m.count = a.count + b.count;
   return m;
 }
@@ -117,17 +103,17 @@ DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, P
 
   // Buckets: start at the last one ending before xMin (it supplies the left neighbour).
   auto bucket = std::lower_bound(buckets_.begin(), buckets_.end(), xMin,
-                                 [](const Bucket& b, double value) { return b.x1 < value; });
+                                 [](const Bucket& b, double value) { return b.last.x < value; });
   if (bucket != buckets_.begin()) --bucket;
   bool more = true;
   for (; more && bucket != buckets_.end(); ++bucket) {
     const Bucket& b = *bucket;
-    more = add(b.x0, b.yFirst);
+    more = add(b.first.x, b.first.y);
     if (!more) break;
     if (b.count > 1) {
-      const bool lowFirst = b.xLow <= b.xHigh;
-      more = add(lowFirst ? b.xLow : b.xHigh, lowFirst ? b.yLow : b.yHigh) &&
-             add(lowFirst ? b.xHigh : b.xLow, lowFirst ? b.yHigh : b.yLow) && add(b.x1, b.yLast);
+      const Point& early = b.low.x <= b.high.x ? b.low : b.high;
+      const Point& late = b.low.x <= b.high.x ? b.high : b.low;
+      more = add(early.x, early.y) && add(late.x, late.y) && add(b.last.x, b.last.y);
     }
   }
 
@@ -155,21 +141,59 @@ double SeriesStore::typicalInterval() const {
 }
 
 std::optional<double> SeriesStore::firstX() const noexcept {
-  if (!buckets_.empty()) return buckets_.front().x0;
+  if (!buckets_.empty()) return buckets_.front().first.x;
   if (!recent_.empty()) return recent_.front().x;
   return std::nullopt;
 }
 
 std::optional<double> SeriesStore::lastX() const noexcept {
   if (!recent_.empty()) return recent_.back().x;
-  if (!buckets_.empty()) return buckets_.back().x1;
+  if (!buckets_.empty()) return buckets_.back().last.x;
   return std::nullopt;
 }
 
 std::optional<double> SeriesStore::lastY() const noexcept {
   if (!recent_.empty()) return recent_.back().y;
-  if (!buckets_.empty()) return buckets_.back().yLast;
+  if (!buckets_.empty()) return buckets_.back().last.y;
   return std::nullopt;
+}
+
+std::optional<double> SeriesStore::lastStepAtOrBefore(double t) const {
+  auto sample = std::upper_bound(recent_.begin(), recent_.end(), t,
+                                 [](double value, const Sample& s) { return value < s.x; });
+  while (sample != recent_.begin()) {
+    --sample;
+    if (hasStep(sample->step)) return sample->step;
+  }
+  auto bucket = std::upper_bound(buckets_.begin(), buckets_.end(), t,
+                                 [](double value, const Bucket& b) { return value < b.first.x; });
+  while (bucket != buckets_.begin()) {
+    --bucket;
+    // Its points newest first; those after t are skipped.
+    const bool lowFirst = bucket->low.x <= bucket->high.x;
+    for (const Point* p : {&bucket->last, lowFirst ? &bucket->high : &bucket->low, lowFirst ? &bucket->low : &bucket->high,
+                           &bucket->first}) {
+      if (p->x <= t && hasStep(p->step)) return p->step;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<double, double>> SeriesStore::stepExtent(double tMin, double tMax) const {
+  if (stepped_ == 0 || !(tMin <= tMax)) return std::nullopt;
+  const std::optional<double> newest = lastStepAtOrBefore(tMax);
+  if (!newest) return std::nullopt;
+  std::optional<double> lowest;
+  // In order, the first stepped point of the window has the lowest step; otherwise every one is
+  // looked at (a point a later lower step supersedes still holds no lower step than it).
+  visitPointsFrom(tMin, 0, [&](const Point& p, bool) {
+    if (p.x > tMax) return false;
+    if (!hasStep(p.step)) return true;
+    lowest = lowest ? std::min(*lowest, p.step) : p.step;
+    return !stepsOrdered_;
+  });
+  if (!lowest) return std::nullopt;  // the newest stepped point lies before the window
+  return std::pair{*lowest, *newest};
 }
 
 std::size_t SeriesStore::storedBytes() const noexcept {

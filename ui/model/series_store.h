@@ -6,10 +6,12 @@
 #include <deque>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include <QList>
 #include <QPointF>
 
+#include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/model/column_decimator.h>
 
 namespace livemon::ui {
@@ -19,8 +21,17 @@ namespace livemon::ui {
 // ones folded into min/max buckets that keep each stretch's first, lowest, highest and last
 // sample. When the buckets run out, the older half of them is merged pairwise, so resolution
 // fades with age while the whole run stays viewable (time range "all") and no extreme is lost.
+// Each sample keeps its step (or kNoStep), for the charts' Step axis (StepPoints).
 class SeriesStore {
  public:
+  // Thread-safety: a plain value type.
+  // A stored point: x (ms since the Unix epoch), value, and step (kNoStep when none).
+  struct Point {
+    double x;
+    double y;
+    double step;
+  };
+
   // Thread-safety: a plain value type.
   struct Limits {
     std::size_t recentCapacity = 2048;  // full-resolution samples kept
@@ -34,8 +45,9 @@ class SeriesStore {
 
   // x: milliseconds since the Unix epoch. Samples normally come in time order; a late one is
   // put in place if it is newer than the oldest full-resolution sample and dropped (counted)
-  // otherwise. Non-finite values are not plotted and are counted.
-  void append(double x, double y);
+  // otherwise. Non-finite values are not plotted and are counted. `step` is the sample's step
+  // (kNoStep: none).
+  void append(double x, double y, double step = kNoStep);
   // Forgets every sample (a replay seeking elsewhere); version() still changes.
   void clear() noexcept;
 
@@ -51,7 +63,12 @@ class SeriesStore {
   // bucket its first, lowest, highest and last sample. `adjacent` says no stored sample lies
   // between the point and the one visited before it (false inside a bucket and for the first).
   template <typename Visit>
-  void visitFrom(double xMin, std::size_t before, Visit&& visit) const;
+  void visitFrom(double xMin, std::size_t before, Visit&& visit) const {
+    visitPointsFrom(xMin, before, [&visit](const Point& p, bool adjacent) { return visit(p.x, p.y, adjacent); });
+  }
+  // The same with each point's step: visit(const Point&, adjacent).
+  template <typename Visit>
+  void visitPointsFrom(double xMin, std::size_t before, Visit&& visit) const;
   // The median spacing in x of the newest full-resolution samples (up to 64 of them); 0 with
   // fewer than two. A series' usual interval, for telling a stall from its ordinary rhythm.
   double typicalInterval() const;
@@ -63,6 +80,14 @@ class SeriesStore {
   std::optional<double> lastX() const noexcept;
   std::optional<double> lastY() const noexcept;
 
+  // Samples kept that carry a step (counted as appended; a clear() restarts it).
+  uint64_t steppedCount() const noexcept { return stepped_; }
+  bool hasSteps() const noexcept { return stepped_ > 0; }
+  // The steps the Step axis shows for the samples timed in [tMin, tMax] (see StepPoints): from
+  // the lowest step among them to the newest one's; std::nullopt when none carries a step.
+  // Cheap (a search at each end) while steps never went down; a scan of the window otherwise.
+  std::optional<std::pair<double, double>> stepExtent(double tMin, double tMax) const;
+
   uint64_t appendedCount() const noexcept { return appended_; }
   uint64_t nonFiniteCount() const noexcept { return nonFinite_; }
   uint64_t lateDroppedCount() const noexcept { return lateDropped_; }
@@ -73,18 +98,14 @@ class SeriesStore {
   const Limits& limits() const noexcept { return limits_; }
 
  private:
-  struct Sample {
-    double x;
-    double y;
-  };
+  using Sample = Point;
   // A stretch [x0, x1] of samples reduced to its first, lowest, highest and last.
   struct Bucket {
-    double x0, yFirst;
-    double xLow, yLow;
-    double xHigh, yHigh;
-    double x1, yLast;
+    Point first, low, high, last;
     uint64_t count;
   };
+  // The newest point timed at or before t that carries a step.
+  std::optional<double> lastStepAtOrBefore(double t) const;
 
   void foldOldestIntoBucket();
   void mergeOlderBuckets();
@@ -97,23 +118,29 @@ class SeriesStore {
   uint64_t appended_ = 0;
   uint64_t nonFinite_ = 0;
   uint64_t lateDropped_ = 0;
+  uint64_t stepped_ = 0;
+  // Steps never went down in time order (since the last clear): stepExtent() can search.
+  bool stepsOrdered_ = true;
+  double lastStep_ = kNoStep;  // of the newest stepped sample appended in order
 };
 
 template <typename Visit>
-void SeriesStore::visitFrom(double xMin, std::size_t before, Visit&& visit) const {
+void SeriesStore::visitPointsFrom(double xMin, std::size_t before, Visit&& visit) const {
   const auto firstRecent = std::lower_bound(recent_.begin(), recent_.end(), xMin,
                                             [](const Sample& s, double value) { return s.x < value; });
   auto recentIndex = static_cast<std::size_t>(firstRecent - recent_.begin());
   std::size_t bucketIndex = buckets_.size();
-  if (recentIndex >= before) {
+  // Buckets are left out only when the samples alone hold every point asked for.
+  if (recentIndex >= before && (recentIndex > 0 || buckets_.empty() || buckets_.back().last.x < xMin)) {
     recentIndex -= before;
   } else {
-    // Still short of `before`: go back into the buckets, four points each.
-    const std::size_t short_ = before - recentIndex;
+    // Still short of `before`, or the buckets reach into [xMin, ...): go back into the buckets,
+    // four points each.
+    const std::size_t short_ = before > recentIndex ? before - recentIndex : 0;
     recentIndex = 0;
     if (recent_.empty() || recent_.front().x >= xMin) {
       const auto firstBucket = std::lower_bound(buckets_.begin(), buckets_.end(), xMin,
-                                                [](const Bucket& b, double value) { return b.x1 < value; });
+                                                [](const Bucket& b, double value) { return b.last.x < value; });
       bucketIndex = static_cast<std::size_t>(firstBucket - buckets_.begin());
     }
     const std::size_t back = (short_ + 3) / 4;
@@ -122,19 +149,19 @@ void SeriesStore::visitFrom(double xMin, std::size_t before, Visit&& visit) cons
   bool first = true;
   for (std::size_t i = bucketIndex; i < buckets_.size(); ++i) {
     const Bucket& b = buckets_[i];
-    if (!visit(b.x0, b.yFirst, !first)) return;
+    if (!visit(b.first, !first)) return;
     first = false;
     if (b.count > 1) {
-      const bool lowFirst = b.xLow <= b.xHigh;
-      if (!visit(lowFirst ? b.xLow : b.xHigh, lowFirst ? b.yLow : b.yHigh, false) ||
-          !visit(lowFirst ? b.xHigh : b.xLow, lowFirst ? b.yHigh : b.yLow, false) || !visit(b.x1, b.yLast, false)) {
+      const bool lowFirst = b.low.x <= b.high.x;
+      if (!visit(lowFirst ? b.low : b.high, false) || !visit(lowFirst ? b.high : b.low, false) ||
+          !visit(b.last, false)) {
         return;
       }
     }
   }
   // The samples continue where the last bucket visited ended.
   for (std::size_t i = recentIndex; i < recent_.size(); ++i) {
-    if (!visit(recent_[i].x, recent_[i].y, !first)) return;
+    if (!visit(recent_[i], !first)) return;
     first = false;
   }
 }

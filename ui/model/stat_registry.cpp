@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <map>
 
 namespace livemon::ui {
@@ -36,14 +37,34 @@ const SeriesEntry* StatRegistry::series(SeriesId id) const {
 }
 
 PlotTransform StatRegistry::transform(const SeriesEntry& series, TimeAxisMode mode) const {
-  if (mode == TimeAxisMode::WallClock) return PlotTransform{0.0, 1.0};
+  if (mode != TimeAxisMode::SinceRunStart) return PlotTransform{0.0, 1.0};
   const SourceEntry* owner = source(series.source);
   const double start = owner != nullptr && owner->startMs ? *owner->startMs : series.store.firstX().value_or(0.0);
   return PlotTransform{start, 0.001};
 }
 
 std::optional<XRange> StatRegistry::extent(TimeAxisMode mode) const {
-  return mode == TimeAxisMode::WallClock ? wallExtent_ : runExtent_;
+  switch (mode) {
+    case TimeAxisMode::WallClock:
+      return wallExtent_;
+    case TimeAxisMode::SinceRunStart:
+      return runExtent_;
+    case TimeAxisMode::Step:
+      break;
+  }
+  return stepExtent(XRange{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()});
+}
+
+std::optional<XRange> StatRegistry::stepExtent(XRange window) const {
+  std::optional<XRange> steps;
+  for (const auto& series : series_) {
+    if (series == nullptr) continue;
+    if (const auto extent = series->store.stepExtent(window.min, window.max)) {
+      widen(steps, extent->first);
+      widen(steps, extent->second);
+    }
+  }
+  return steps;
 }
 
 std::size_t StatRegistry::storedBytes() const {
@@ -177,7 +198,7 @@ RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
     SourceEntry* owner = series.source < sources_.size() ? sources_[series.source].get() : nullptr;
     // A source that did not say when it started counts from its first sample.
     if (owner != nullptr && !owner->startMs) owner->startMs = sample.x;
-    series.store.append(sample.x, sample.y);
+    series.store.append(sample.x, sample.y, sample.step);
     widen(wallExtent_, sample.x);
     const double start = owner != nullptr ? *owner->startMs : sample.x;
     widen(runExtent_, (sample.x - start) / 1000.0);

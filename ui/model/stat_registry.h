@@ -76,10 +76,15 @@ class StatRegistry {
   SourceId sourceIdEnd() const noexcept { return static_cast<SourceId>(sources_.size()); }
   SeriesId seriesIdEnd() const noexcept { return static_cast<SeriesId>(series_.size()); }
 
-  // Maps a series' store x (ms since the epoch) into a mode's chart units and back.
+  // Maps a series' store x (ms since the epoch) into a mode's chart units and back; for Step,
+  // whose x is not a time but each point's step (StepPoints), the identity.
   PlotTransform transform(const SeriesEntry& series, TimeAxisMode mode) const;
-  // The span of all samples in a mode's units; std::nullopt before the first sample.
+  // The span of all samples in a mode's units; std::nullopt before the first sample. For Step,
+  // stepExtent() over all time.
   std::optional<XRange> extent(TimeAxisMode mode) const;
+  // The steps the Step axis shows for the samples timed in `window` (ms since the Unix epoch):
+  // the union of every series' SeriesStore::stepExtent; std::nullopt when none carries a step.
+  std::optional<XRange> stepExtent(XRange window) const;
 
   // Forgets the samples of every series whose source `which` selects (a replayed recording that
   // seeks); sources and series stay. The extents are recomputed from what remains.

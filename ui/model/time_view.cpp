@@ -2,16 +2,26 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace livemon::ui {
 
 QString timeAxisModeKey(TimeAxisMode mode) {
-  return mode == TimeAxisMode::WallClock ? QStringLiteral("wall") : QStringLiteral("run");
+  switch (mode) {
+    case TimeAxisMode::WallClock:
+      return QStringLiteral("wall");
+    case TimeAxisMode::SinceRunStart:
+      return QStringLiteral("run");
+    case TimeAxisMode::Step:
+      break;
+  }
+  return QStringLiteral("step");
 }
 
 std::optional<TimeAxisMode> timeAxisModeFromKey(const QString& key) {
-  if (key == QLatin1String("wall")) return TimeAxisMode::WallClock;
-  if (key == QLatin1String("run")) return TimeAxisMode::SinceRunStart;
+  for (TimeAxisMode mode : {TimeAxisMode::WallClock, TimeAxisMode::SinceRunStart, TimeAxisMode::Step}) {
+    if (key == timeAxisModeKey(mode)) return mode;
+  }
   return std::nullopt;
 }
 
@@ -77,28 +87,41 @@ void TimeView::setPaused(bool paused, std::optional<double> edge) {
 
 XRange TimeView::visible(std::optional<XRange> data) const {
   if (fixed_) return *fixed_;
-  const double perSecond = unitsPerSecond(mode_);
+  if (mode_ != TimeAxisMode::Step) return live(mode_, data);
+  if (!data) return XRange{0.0, 1.0};
+  // A single step sits in the middle of a range one step wide.
+  if (data->max - data->min < 1.0) {
+    const double middle = (data->min + data->max) / 2.0;
+    return XRange{middle - 0.5, middle + 0.5};
+  }
+  return *data;
+}
+
+XRange TimeView::window(std::optional<XRange> wallData) const {
+  if (!fixed_) return live(TimeAxisMode::WallClock, wallData);
+  const double end = paused_ && pausedEdge_ ? *pausedEdge_ : std::numeric_limits<double>::infinity();
+  return XRange{-std::numeric_limits<double>::infinity(), end};
+}
+
+XRange TimeView::live(TimeAxisMode mode, std::optional<XRange> data) const {
+  const double perSecond = unitsPerSecond(mode);
   const std::optional<double> span = timeRangeSeconds(range_);
   double edge = 0.0;
   if (paused_ && pausedEdge_) {
     edge = *pausedEdge_;
   } else if (data) {
     edge = data->max;
-  } else if (mode_ == TimeAxisMode::WallClock) {
+  } else if (mode == TimeAxisMode::WallClock) {
     edge = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
   } else {
     edge = span.value_or(60.0);
   }
-  if (span) {
-    const double width = *span * perSecond;
-    // Until the data spans the range it fills it from the left, like a chart recorder's paper,
-    // instead of huddling at the right edge.
-    if (data && data->min <= edge && edge - data->min < width) return XRange{data->min, data->min + width};
-    return XRange{edge - width, edge};
-  }
-  // All: from the first sample to the edge, at least a second wide.
-  const double first = data ? data->min : edge - perSecond;
-  return XRange{std::min(first, edge - perSecond), edge};
+  const double width = span ? *span * perSecond : perSecond;
+  if (!data || data->min > edge) return XRange{edge - width, edge};
+  if (span && edge - data->min >= width) return XRange{edge - width, edge};
+  // From the first sample while the data is younger than the range (and always for All), at
+  // least a second wide: the data fills the chart from its start.
+  return XRange{std::min(data->min, edge - perSecond), edge};
 }
 
 }  // namespace livemon::ui

@@ -11,12 +11,15 @@ namespace livemon::ui {
 enum class TimeAxisMode {
   WallClock,      // x in milliseconds since the Unix epoch, labelled as local time
   SinceRunStart,  // x in seconds since the source's publisher started
+  // x is the step each point's event stated (points without one are not drawn). The time range
+  // still picks the points, by their time: see TimeView::window().
+  Step,
 };
 
 // How much of the recent past the charts show while following live data.
 enum class TimeRange { LastMinute, Last5Minutes, Last30Minutes, All };
 
-// Stable names, used in settings: "wall" "run"; "1min" "5min" "30min" "all".
+// Stable names, used in settings: "wall" "run" "step"; "1min" "5min" "30min" "all".
 QString timeAxisModeKey(TimeAxisMode mode);
 std::optional<TimeAxisMode> timeAxisModeFromKey(const QString& key);
 QString timeRangeKey(TimeRange range);
@@ -35,14 +38,19 @@ struct XRange {
 // Thread-compatible: used on the GUI thread.
 // The x range every chart shows: either following the newest data (optionally frozen while
 // paused) over the chosen TimeRange, or a fixed range the user zoomed or panned to. While the data
-// is shorter than the range, the range starts at the first sample and the data fills it.
+// is shorter than the range, the range runs from the first sample to the newest, so a young run
+// fills the chart instead of huddling in its left part.
+//
+// With the Step axis the time range still says which points are shown, by their time: window()
+// is that span in milliseconds since the Unix epoch (the paused edge is a time too), and the x
+// range is the steps of the points in it (or the steps zoomed to).
 class TimeView {
  public:
   TimeAxisMode mode() const noexcept { return mode_; }
   TimeRange range() const noexcept { return range_; }
   bool followsLive() const noexcept { return !fixed_.has_value(); }
   bool paused() const noexcept { return paused_; }
-  // The newest x when paused (in the current mode's units).
+  // The newest x when paused (in the current mode's units; a time in ms for Step).
   std::optional<double> pausedEdge() const noexcept { return paused_ ? pausedEdge_ : std::nullopt; }
 
   // Each returns to following live data.
@@ -55,15 +63,27 @@ class TimeView {
   void setPaused(bool paused, std::optional<double> edge);
 
   // The range to draw, given the extent of the data in the current mode's units (or nothing when
-  // there is no data yet).
+  // there is no data yet). For Step, `data` is the steps of the points in window(): the range is
+  // theirs (at least one step wide).
   XRange visible(std::optional<XRange> data) const;
+  // For Step: the points shown, by their time (ms since the Unix epoch), given the extent of the
+  // data's times. Following live data it is the time range's span (as visible() would give for the
+  // wall clock); zoomed, every time up to the paused edge, as a zoom is a range of steps.
+  XRange window(std::optional<XRange> wallData) const;
 
-  // Units of x per second in a mode: 1000 for WallClock, 1 for SinceRunStart.
+  // Units of x per second in a time mode: 1000 for WallClock, 1 for SinceRunStart (and Step,
+  // which has none).
   static double unitsPerSecond(TimeAxisMode mode) noexcept;
+  // The mode whose units say when a point happened: WallClock for Step, else the mode itself.
+  static TimeAxisMode timeMode(TimeAxisMode mode) noexcept {
+    return mode == TimeAxisMode::Step ? TimeAxisMode::WallClock : mode;
+  }
 
  private:
   TimeAxisMode mode_ = TimeAxisMode::WallClock;
   TimeRange range_ = TimeRange::Last5Minutes;
+  XRange live(TimeAxisMode mode, std::optional<XRange> data) const;
+
   std::optional<XRange> fixed_;
   bool paused_ = false;
   std::optional<double> pausedEdge_;

@@ -41,8 +41,8 @@ void ChartAlertMarkers::alertRaised(const AlertEntry& alert) {
     if (grid_.chart(name) != nullptr) names = QStringList{name};
   }
   for (const QString& name : names) {
-    std::deque<double>& times = times_[name];
-    times.push_back(alert.timeMs);
+    std::deque<Mark>& times = times_[name];
+    times.push_back(Mark{alert.timeMs, alert.step ? std::optional<double>(static_cast<double>(*alert.step)) : std::nullopt});
     if (times.size() > kMaxMarkersPerChart) times.pop_front();
     if (StatChartView* chart = grid_.chart(name)) place(chart);
   }
@@ -73,14 +73,16 @@ void ChartAlertMarkers::place(StatChartView* chart) {
   const QRectF area = plot->plotArea();
   const TimeAxisMode mode = grid_.timeView().mode();
   std::size_t i = 0;
-  for (double timeMs : times->second) {
+  for (const Mark& mark : times->second) {
     QGraphicsPolygonItem* item = items[i++];
-    if (entry == nullptr || line == nullptr) {
+    // On the Step axis an alert whose event stated no step has no place.
+    if (entry == nullptr || line == nullptr || (mode == TimeAxisMode::Step && !mark.step)) {
       item->hide();
       continue;
     }
     const PlotTransform transform = dashboard_.registry().transform(*entry, mode);
-    const QPointF at = plot->mapToPosition(QPointF(transform.apply(timeMs), 0.0), line);
+    const double x = mode == TimeAxisMode::Step ? *mark.step : transform.apply(mark.timeMs);
+    const QPointF at = plot->mapToPosition(QPointF(x, 0.0), line);
     item->setPos(at.x(), area.top());
     item->setVisible(at.x() >= area.left() && at.x() <= area.right());
   }

@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include <QObject>
@@ -21,7 +22,8 @@ struct AlertEntry;
 // A red triangle on a chart's top edge at the time of each alert about one of its keys (a nan or
 // threshold alert on "train.loss.mean" marks chart "train.loss"; one on an event's field
 // "eval.accuracy" marks that chart). Markers follow the chart's axes on every redraw
-// (StatChartView::rendered); those outside the visible range are hidden. The newest
+// (StatChartView::rendered); those outside the visible range are hidden. On the Step axis a marker
+// stands at the step of the alert's event, and is left out when it stated none. The newest
 // kMaxMarkersPerChart alerts per chart are kept.
 class ChartAlertMarkers : public QObject {
   Q_OBJECT
@@ -43,8 +45,13 @@ class ChartAlertMarkers : public QObject {
 
   Dashboard& dashboard_;
   ChartGrid& grid_;
-  // Alert times (ms since the Unix epoch) by chart name, oldest first.
-  std::map<QString, std::deque<double>> times_;
+  // Where an alert happened: its time (ms since the Unix epoch) and its event's step, if any.
+  struct Mark {
+    double timeMs = 0.0;
+    std::optional<double> step;
+  };
+  // Alerts by chart name, oldest first.
+  std::map<QString, std::deque<Mark>> times_;
   // The items drawn on each chart (owned by its QChart).
   std::map<const StatChartView*, std::vector<QGraphicsPolygonItem*>> items_;
 };

@@ -155,11 +155,18 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
 ChartRenderContext ChartGrid::renderContext() const {
   ChartRenderContext context;
   context.mode = view_.mode();
-  std::optional<XRange> extent = registry_.extent(view_.mode());
-  if (playheadMs_ && view_.mode() == TimeAxisMode::WallClock) {
+  const TimeAxisMode timeMode = TimeView::timeMode(view_.mode());
+  std::optional<XRange> extent = registry_.extent(timeMode);
+  if (playheadMs_ && timeMode == TimeAxisMode::WallClock) {
     extent = XRange{extent ? std::min(extent->min, *playheadMs_) : *playheadMs_, *playheadMs_};
   }
-  context.x = view_.visible(extent);
+  if (context.mode == TimeAxisMode::Step) {
+    // The time range picks the points; the axis shows their steps.
+    context.window = view_.window(extent);
+    context.x = view_.visible(registry_.stepExtent(context.window));
+  } else {
+    context.x = view_.visible(extent);
+  }
   context.frozen = view_.paused();
   context.following = view_.followsLive();
   context.cutoff = view_.pausedEdge();
@@ -356,7 +363,7 @@ void ChartGrid::setTimeAxisMode(TimeAxisMode mode) {
 void ChartGrid::setTimeRange(TimeRange range) { view_.setRange(range); }
 
 void ChartGrid::setPaused(bool paused) {
-  const std::optional<XRange> extent = registry_.extent(view_.mode());
+  const std::optional<XRange> extent = registry_.extent(TimeView::timeMode(view_.mode()));
   view_.setPaused(paused, extent ? std::optional<double>(extent->max) : std::nullopt);
 }
 

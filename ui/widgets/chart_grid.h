@@ -94,8 +94,8 @@ class ChartGrid : public QScrollArea {
   void setPaused(bool paused);
   void showRange(XRange range);
   void followLive();
-  // Replaying a recording: with the wall-clock axis the live edge is the playhead (ms since the
-  // Unix epoch), not the newest sample or the clock. std::nullopt returns to live data.
+  // Replaying a recording: with the wall-clock (or Step) axis the live edge is the playhead (ms
+  // since the Unix epoch), not the newest sample or the clock. std::nullopt returns to live data.
   void setPlayhead(std::optional<double> wallMs) { playheadMs_ = wallMs; }
   std::optional<double> playhead() const noexcept { return playheadMs_; }
   const TimeView& timeView() const noexcept { return view_; }

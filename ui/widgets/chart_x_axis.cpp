@@ -1,5 +1,8 @@
 #include <livemon/ui/widgets/chart_x_axis.h>
 
+#include <algorithm>
+
+#include <QVariant>
 #include <QtCharts/QCategoryAxis>
 #include <QtCharts/QValueAxis>
 
@@ -7,6 +10,11 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
+
+namespace {
+// Marks the Step axis, a value axis like the run-time one but labelled in whole steps.
+const char* const kStepAxis = "livemonStepAxis";
+}  // namespace
 
 QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
   QAbstractAxis* made = nullptr;
@@ -23,6 +31,10 @@ QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
     made = axis;
   }
   styleAxis(made);
+  if (mode == TimeAxisMode::Step) {
+    made->setProperty(kStepAxis, true);
+    made->setTitleText(QStringLiteral("step"));
+  }
   return made;
 }
 
@@ -32,6 +44,11 @@ void setTimeAxisRange(QAbstractAxis* axis, XRange x, double widthPixels) {
     wall->setStartValue(x.min);
     for (const WallClockTick& tick : wallClockTickMarks(x, widthPixels)) wall->append(tick.label, tick.ms);
     wall->setRange(x.min, x.max);
+  } else if (auto* steps = qobject_cast<QValueAxis*>(axis); steps != nullptr && axis->property(kStepAxis).toBool()) {
+    // Whole steps only: a tick between two steps would name a step that never was.
+    steps->setTickInterval(std::max(1.0, tickStep(x.max - x.min, widthPixels, 110.0)));
+    steps->setLabelFormat(QStringLiteral("%.0f"));
+    steps->setRange(x.min, x.max);
   } else if (auto* run = qobject_cast<QValueAxis*>(axis)) {
     const double step = tickStep(x.max - x.min, widthPixels, 110.0);
     run->setTickInterval(step);

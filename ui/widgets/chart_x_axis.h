@@ -9,8 +9,8 @@ QT_END_NAMESPACE
 namespace livemon::ui {
 
 // Thread-safety: for the GUI thread (they make and change chart axes).
-// A chart's time axis: wall-clock ticks at round local times, or seconds since the run started
-// at round steps.
+// A chart's x axis: wall-clock ticks at round local times, seconds since the run started at
+// round steps, or whole training steps (titled "step").
 
 // A new, styled axis for `mode`; the caller adds it to a chart.
 QAbstractAxis* makeTimeAxis(TimeAxisMode mode);

@@ -198,6 +198,7 @@ void MainWindow::buildToolbar() {
   axisBox_ = new QComboBox(bar);
   axisBox_->addItem(tr("Wall clock"), timeAxisModeKey(TimeAxisMode::WallClock));
   axisBox_->addItem(tr("Since run start"), timeAxisModeKey(TimeAxisMode::SinceRunStart));
+  axisBox_->addItem(tr("Step"), timeAxisModeKey(TimeAxisMode::Step));
   bar->addWidget(axisBox_);
   connect(axisBox_, &QComboBox::currentIndexChanged, this, [this] {
     if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);

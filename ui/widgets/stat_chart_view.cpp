@@ -10,7 +10,6 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QWheelEvent>
-#include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
@@ -18,8 +17,10 @@
 
 #include <livemon/ui/model/chart_axes.h>
 #include <livemon/ui/model/chart_view_options.h>
+#include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_export.h>
 #include <livemon/ui/widgets/chart_gestures.h>
+#include <livemon/ui/widgets/chart_step_note.h>
 #include <livemon/ui/widgets/chart_tooltip.h>
 #include <livemon/ui/widgets/chart_x_axis.h>
 #include <livemon/ui/model/stat_registry.h>
@@ -42,6 +43,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   setMinimumSize(320, 240);
 
   installXAxis(mode_);
+  stepNote_ = std::make_unique<ChartStepNote>(chart);
 
   hover_ = std::make_unique<ChartHover>(*this, [this](QPoint pos) { return tooltipAt(pos); });
   gestures_ = std::make_unique<ChartGestures>(*this);
@@ -69,15 +71,12 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
   const auto goes = [&removed](const Line* line) { return line != nullptr && removed(line->id); };
   if (std::none_of(lines_.begin(), lines_.end(), [&goes](const auto& line) { return goes(line.get()); })) return;
   hover_->hide();  // its text may name a line that goes
-  QChart* chart = this->chart();
   // A band loses its area with either edge; one left with no edge at all goes too.
   for (Band& band : bands_) {
     if (!goes(band.min) && !goes(band.max)) continue;
     if (band.area != nullptr) {
-      chart->removeSeries(band.area);
-      delete std::exchange(band.area, nullptr);  // before its edge series, which it refers to
-      delete std::exchange(band.lower, nullptr);
-      delete std::exchange(band.upper, nullptr);
+      band.area->destroy();
+      band.area.reset();
     }
     if (goes(band.min)) band.min = nullptr;
     if (goes(band.max)) band.max = nullptr;
@@ -117,7 +116,7 @@ void StatChartView::rebuildSeries() {
     line->smooth->takeOff();
   }
   for (const Band& band : bands_) {
-    if (band.area != nullptr) chart->removeSeries(band.area);  // a max without a min has no area
+    if (band.area != nullptr) band.area->takeOff();  // a max without a min has no area
   }
 
   for (SeriesId id : pendingSeries_) {
@@ -154,18 +153,12 @@ void StatChartView::rebuildSeries() {
     (isMin ? band->min : band->max) = line.get();
   }
   for (Band& band : bands_) {
-    if (band.area != nullptr || band.min == nullptr || band.max == nullptr) continue;
-    band.lower = new QLineSeries(this);
-    band.upper = new QLineSeries(this);
-    band.area = new QAreaSeries(band.upper, band.lower);
+    if (band.area == nullptr && band.min != nullptr && band.max != nullptr) band.area = std::make_unique<ChartBand>(chart);
   }
 
   configureYAxes();
   for (const Band& band : bands_) {
-    if (band.area == nullptr) continue;
-    chart->addSeries(band.area);
-    band.area->attachAxis(xAxis_);
-    band.area->attachAxis(yAxes_.values());
+    if (band.area != nullptr) band.area->putOn(xAxis_, yAxes_.values());
   }
   // The raw lines first (their legend entries in order), so every smoothed line draws over them.
   for (const auto& line : lines_) line->raw->putOn(xAxis_, yAxes_.axisFor(line->count));
@@ -197,18 +190,12 @@ void StatChartView::styleLines() {
   for (const Band& band : bands_) {
     if (band.area == nullptr) continue;
     band.area->setBrush(bandFill(colourIndex(band.source)));
-    band.area->setPen(Qt::NoPen);
-    band.area->setName(QStringLiteral("min–max"));
     band.area->setVisible(!band.min->hidden && !band.max->hidden);
   }
 }
 
 void StatChartView::connectLegend() {
   QLegend* legend = chart()->legend();
-  for (const Band& band : bands_) {
-    if (band.area == nullptr) continue;
-    for (QLegendMarker* marker : legend->markers(band.area)) marker->setVisible(false);
-  }
   for (const auto& line : lines_) {
     styleLegendEntry(*line);
     const SeriesId id = line->id;
@@ -249,7 +236,7 @@ void StatChartView::installXAxis(TimeAxisMode mode) {
     line->smooth->attachX(xAxis_);
   }
   for (const Band& band : bands_) {
-    if (band.area != nullptr) band.area->attachAxis(xAxis_);
+    if (band.area != nullptr) band.area->attachX(xAxis_);
   }
   mode_ = mode;
 }
@@ -277,9 +264,7 @@ void StatChartView::configureYAxes() {
       line->smooth->clear();
     }
     for (const Band& band : bands_) {
-      if (band.area == nullptr) continue;
-      band.lower->clear();
-      band.upper->clear();
+      if (band.area != nullptr) band.area->clear();
     }
   }
   if (yAxes_.configure(counts && others, log, valueUnit(statName_, aggregations))) attachAll();
@@ -288,7 +273,7 @@ void StatChartView::configureYAxes() {
 // The y axes were replaced: every series on the chart attaches to the new ones.
 void StatChartView::attachAll() {
   for (const Band& band : bands_) {
-    if (band.area != nullptr && chart()->series().contains(band.area)) band.area->attachAxis(yAxes_.values());
+    if (band.area != nullptr) band.area->attachY(yAxes_.values());
   }
   for (const auto& line : lines_) {
     line->raw->attachY(yAxes_.axisFor(line->count));
@@ -322,6 +307,7 @@ StatChartView::RenderKey StatChartView::keyFor(const ChartRenderContext& context
   RenderKey key;
   key.mode = context.mode;
   key.x = context.x;
+  key.window = context.window;
   key.columns = std::max(16, static_cast<int>(plot.width() > 0 ? plot.width() : width() - 80));
   key.rows = std::max(16, static_cast<int>(plot.height() > 0 ? plot.height() : height() - 80));
   key.data = context.frozen && lastKey_ ? frozenData_ : dataVersion();
@@ -363,39 +349,49 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   frozenData_ = key.data;
   const bool log = yAxes_.isLog();
 
+  const bool steps = context.mode == TimeAxisMode::Step;
   TraceRequest plot;
   plot.xMin = context.x.min;
   plot.xMax = context.x.max;
   plot.columns = key.columns;
-  plot.cutoff = context.cutoff.value_or(std::numeric_limits<double>::infinity());
+  // With the Step axis the cutoff is a time: the window ends there already.
+  plot.cutoff = steps ? std::numeric_limits<double>::infinity()
+                      : context.cutoff.value_or(std::numeric_limits<double>::infinity());
   plot.smoothing = smoothing;
   plot.positiveOnly = log;
-  for (Band& band : bands_) {
-    if (band.area == nullptr) continue;
-    QList<QPointF> lower;
-    QList<QPointF> upper;
-    traceBand(band.min->entry->store, registry_.transform(*band.min->entry, context.mode), band.max->entry->store,
-              registry_.transform(*band.max->entry, context.mode), plot, lower, upper);
-    band.lower->replace(lower);
-    band.upper->replace(upper);
-  }
+  shownWindow_ = context.window;
   YExtent values;
   YExtent counts;
   std::size_t nonPositive = 0;
+  QStringList stepless;  // shown lines with no step at all
+  bool stepped = false;
   for (const auto& line : lines_) {
     TraceRequest request = plot;
     request.transform = registry_.transform(*line->entry, context.mode);
-    traceSeries(line->entry->store, request, line->trace);
+    traceSeries(line->entry->store, context.mode, context.window, line->steps, request, line->trace);
     line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
     if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
       line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
     }
     if (line->hidden) continue;
+    if (line->entry->store.hasSteps()) stepped = true;
+    else stepless.append(lineName(*line));
     YExtent& extent = line->count && yAxes_.hasCountAxis() ? counts : values;
     extent.add(line->trace.raw.summary);
     extent.add(line->trace.smoothed.summary);
     nonPositive += line->trace.nonPositive;
   }
+  // After the lines: a band breaks where they do.
+  for (Band& band : bands_) {
+    if (band.area == nullptr) continue;
+    const Line& min = *band.min;
+    const Line& max = *band.max;
+    band.area->setStretches(
+        steps ? traceBandStretches(min.steps, {}, min.trace.raw, max.steps, {}, max.trace.raw, plot)
+              : traceBandStretches(min.entry->store, registry_.transform(*min.entry, context.mode), min.trace.raw,
+                                   max.entry->store, registry_.transform(*max.entry, context.mode), max.trace.raw, plot));
+  }
+  stepNote_->update(steps, stepless, stepped);
   const auto fit = [log](const YExtent& extent) { return log ? paddedLogY(extent.low, extent.high) : paddedY(extent.low, extent.high); };
   XRange y = values.any() ? fit(values) : shownY_;
   if (log && !(y.min > 0.0)) y = paddedLogY(0.0, 0.0);  // left from a linear axis
@@ -448,9 +444,18 @@ QLineSeries* StatChartView::line(const QString& aggregation, SourceId source) co
   return nullptr;
 }
 
+const ChartBand* StatChartView::bandStretches(SourceId source) const {
+  for (const Band& band : bands_) {
+    if (band.source == source) return band.area.get();
+  }
+  return nullptr;
+}
+
+QString StatChartView::stepNote() const { return stepNote_->text(); }
+
 QAreaSeries* StatChartView::band(SourceId source) const {
   for (const Band& band : bands_) {
-    if (band.source == source) return band.area;
+    if (band.source == source) return band.area != nullptr ? band.area->head() : nullptr;
   }
   return nullptr;
 }
@@ -470,7 +475,6 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
     for (const Band& band : bands_) {
       if (band.area != nullptr && (band.min == line.get() || band.max == line.get())) {
         band.area->setVisible(!band.min->hidden && !band.max->hidden);
-        for (QLegendMarker* marker : chart()->legend()->markers(band.area)) marker->setVisible(false);
       }
     }
     // Hiding a series hides its legend entry too; keep it, dimmed, so it can be clicked back.
@@ -567,7 +571,10 @@ void StatChartView::showContextMenu(QPoint viewportPos) {
 std::vector<CsvColumn> StatChartView::csvColumns() const {
   std::vector<CsvColumn> columns;
   for (const auto& line : lines_) {
-    if (!line->hidden) columns.push_back(CsvColumn{lineName(*line), &line->entry->store, registry_.transform(*line->entry, mode_)});
+    if (!line->hidden) {
+      columns.push_back(
+          CsvColumn{lineName(*line), &line->entry->store, registry_.transform(*line->entry, mode_), shownWindow_});
+    }
   }
   return columns;
 }

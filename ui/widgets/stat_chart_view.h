@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -15,6 +16,7 @@
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/model/chart_csv.h>
 #include <livemon/ui/model/line_trace.h>
+#include <livemon/ui/model/step_points.h>
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/widgets/chart_trace.h>
 #include <livemon/ui/widgets/chart_y_axes.h>
@@ -30,7 +32,9 @@ QT_END_NAMESPACE
 
 namespace livemon::ui {
 
+class ChartBand;
 class ChartGestures;
+class ChartStepNote;
 class ChartHover;
 class ChartViewOptions;
 class StatRegistry;
@@ -43,8 +47,10 @@ struct ChartRenderContext {
   XRange x;
   bool frozen = false;  // paused: new samples alone do not redraw
   bool following = true;  // false: zoomed or panned, the charts no longer follow live data
-  // Paused: samples after this x (the newest when pausing) are not drawn.
+  // Paused: samples after this x (the newest when pausing) are not drawn. A time in ms for Step.
   std::optional<double> cutoff;
+  // Step: the points drawn, by their time (ms since the Unix epoch; TimeView::window()).
+  XRange window{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 };
 
 // Thread-compatible: a widget, used on the GUI thread only.
@@ -58,7 +64,11 @@ struct ChartRenderContext {
 // behind it) and a linear or log y axis (values a log axis cannot show are left out, and a note
 // on the plot counts them). `count` beside other aggregations has an axis of its own on the
 // right; durations say "ms" on theirs (ChartYAxes). A line breaks where its series stalled for
-// more than twice its usual interval (traceSeries).
+// more than twice its usual interval (traceSeries), and so does its min–max band (ChartBand).
+//
+// With the Step axis each line is drawn from its points in the time range placed at their steps
+// (StepPoints); a chart whose shown lines carry no step says so on the plot rather than stay blank
+// (ChartStepNote).
 //
 // Drawing is pull-based: render() reads the series stores, decimates the visible range to the
 // plot's pixel columns (SeriesStore::decimate) and hands each line its points with one
@@ -109,7 +119,11 @@ class StatChartView : public QChartView {
   std::vector<SeriesId> seriesIds() const;
   QLineSeries* line(SeriesId id) const;
   QLineSeries* line(const QString& aggregation, SourceId source) const;
+  // The band's first stretch (its area), and all of them.
   QAreaSeries* band(SourceId source) const;
+  const ChartBand* bandStretches(SourceId source) const;
+  // Step axis: the note on the plot about lines without steps; empty when there is none.
+  QString stepNote() const;
   // line() holds the values as they came (faint behind a smoothed line); smoothedLine() their
   // moving average, empty without smoothing. The traces hold each line's pieces.
   QLineSeries* smoothedLine(SeriesId id) const;
@@ -167,19 +181,19 @@ class StatChartView : public QChartView {
     bool hidden = false;
     bool count = false;  // on the count axis
     TraceResult trace;   // as last handed to the series
+    StepPoints steps;    // Step axis: the points last drawn
     QLineSeries* series() const { return raw->head(); }
   };
   struct Band {
     SourceId source = 0;
-    QAreaSeries* area = nullptr;  // owned by the chart
-    QLineSeries* lower = nullptr;  // owned by this view
-    QLineSeries* upper = nullptr;
+    std::unique_ptr<ChartBand> area;  // its areas owned by the chart; none without both edges
     Line* min = nullptr;
     Line* max = nullptr;
   };
   struct RenderKey {
     TimeAxisMode mode = TimeAxisMode::WallClock;
     XRange x;
+    XRange window;
     int columns = 0;
     int rows = 0;
     uint64_t data = 0;
@@ -222,11 +236,13 @@ class StatChartView : public QChartView {
   std::optional<RenderKey> lastKey_;
   uint64_t frozenData_ = 0;
   XRange shownX_;
+  XRange shownWindow_;
   XRange shownY_{0.0, 1.0};
   std::optional<XRange> manualY_;
 
   std::unique_ptr<ChartHover> hover_;
   std::unique_ptr<ChartGestures> gestures_;
+  std::unique_ptr<ChartStepNote> stepNote_;
 };
 
 }  // namespace livemon::ui

@@ -107,6 +107,7 @@ struct Alert {
   std::string key;      // the value's key; for loss, the topic or "publisher.dropped"; empty for silence
   double value = 0.0;   // the value; for silence, the seconds quiet; for loss, the events lost
   std::string message;  // one sentence saying what happened
+  std::optional<int64_t> step;  // the event's step (statedStep); none for silence and loss
 };
 
 struct AlertEngineOptions {
