@@ -3,6 +3,7 @@
 // cards that grow with the window. Offscreen.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -166,7 +167,9 @@ TEST_F(ChartGridLayoutTest, AnEnlargedChartFillsTheAreaAndEscapeReturnsToTheGrid
 int contrastingPixels(const QImage& image, QColor background) {
   int count = 0;
   for (int y = 0; y < image.height(); ++y) {
-    for (int x = 0; x < image.width(); ++x) count += std::abs(qGray(image.pixel(x, y)) - qGray(background.rgb())) > 100 ? 1 : 0;
+    for (int x = 0; x < image.width(); ++x) {
+      count += std::abs(qGray(image.pixel(x, y)) - qGray(background.rgb())) > 100 ? 1 : 0;
+    }
   }
   return count;
 }

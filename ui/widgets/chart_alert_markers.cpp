@@ -59,9 +59,9 @@ void ChartAlertMarkers::valueAlert(const AlertEntry& alert) {
   const int dot = alert.key.lastIndexOf(u'.');
   std::vector<std::pair<QString, QString>> names{{alert.key, QString()}};
   if (dot > 0) names.emplace_back(alert.key.left(dot), alert.key.mid(dot + 1));
-  for (const auto& name : names) {
-    if (grid_.chart(name.first) != nullptr) names = {name};
-  }
+  const auto charted =
+      std::find_if(names.begin(), names.end(), [this](const auto& name) { return grid_.chart(name.first) != nullptr; });
+  if (charted != names.end()) names = {*charted};
   for (const auto& [name, aggregation] : names) {
     std::deque<Mark>& marks = valueMarks_[name];
     marks.push_back(Mark{alert.timeMs, alert.sourceId, aggregation, 0.0, false, tooltipFor(alert)});

@@ -43,7 +43,7 @@ class ChartAlertMarkers : public QObject {
 
  public:
   static constexpr std::size_t kMaxMarkersPerChart = 200;
-  static constexpr std::size_t kMaxSourceAlerts = 2000;
+  static constexpr std::size_t kMaxSourceAlerts = 500;
 
   // `dashboard` and `grid` must outlive it.
   ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObject* parent = nullptr);
