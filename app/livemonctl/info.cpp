@@ -19,6 +19,48 @@ using namespace transport;
 
 constexpr std::string_view kCommand = "info";
 
+// The steps a set of events states (statedStep): how many carry one, the first and last in
+// recording order, and the lowest and highest (which differ from those when a run restarted).
+struct StepRange {
+  uint64_t events = 0;
+  int64_t first = 0;
+  int64_t last = 0;
+  int64_t lowest = 0;
+  int64_t highest = 0;
+
+  void add(int64_t step) {
+    if (events++ == 0) {
+      first = lowest = highest = step;
+    }
+    last = step;
+    lowest = std::min(lowest, step);
+    highest = std::max(highest, step);
+  }
+};
+
+// Counted per source.
+struct SourceCounts {
+  uint64_t events = 0;
+  StepRange steps;
+};
+
+std::string stepsJson(const StepRange& steps) {
+  if (steps.events == 0) return "{\"events\": 0, \"first\": null, \"last\": null, \"min\": null, \"max\": null}";
+  return "{\"events\": " + std::to_string(steps.events) + ", \"first\": " + std::to_string(steps.first) +
+         ", \"last\": " + std::to_string(steps.last) + ", \"min\": " + std::to_string(steps.lowest) +
+         ", \"max\": " + std::to_string(steps.highest) + "}";
+}
+
+// "0 to 1200 in 980 events", with the extremes when they are not the ends.
+std::string rangeText(const StepRange& steps) {
+  std::string text = std::to_string(steps.first) + " to " + std::to_string(steps.last) + " in " +
+                     std::to_string(steps.events) + (steps.events == 1 ? " event" : " events");
+  if (steps.lowest != std::min(steps.first, steps.last) || steps.highest != std::max(steps.first, steps.last)) {
+    text += " (lowest " + std::to_string(steps.lowest) + ", highest " + std::to_string(steps.highest) + ")";
+  }
+  return text;
+}
+
 int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   StatusLine status(err, options.progress);
   std::unique_ptr<RecordingReader> reader;
@@ -46,7 +88,8 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
   const RecordingSummary& summary = reader->summary();
   // Sources are inside the payloads, so counting them reads every chunk.
   RecordedEventDecoder decoder(options.path);
-  std::map<SourceInfo, uint64_t> perSource;
+  std::map<SourceInfo, SourceCounts> perSource;
+  StepRange allSteps;
   uint64_t undecodable = 0;
   std::string firstDecodeError;
   ReceivedEvent event;
@@ -55,7 +98,12 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
       [&](const RecordedMessage& message) {
         std::string error;
         if (decoder.decode(message, event, &error)) {
-          ++perSource[*event.source];
+          SourceCounts& counts = perSource[*event.source];
+          ++counts.events;
+          if (const auto step = statedStep(event.event)) {
+            counts.steps.add(*step);
+            allSteps.add(*step);
+          }
         } else {
           if (undecodable++ == 0) firstDecodeError = error;
         }
@@ -90,10 +138,11 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
     for (const auto& [source, count] : perSource) {
       out << (first ? "" : ", ") << "{\"run\": " << jsonString(source.run) << ", \"host\": " << jsonString(source.host)
           << ", \"pid\": " << source.pid << ", \"rank\": " << (source.rank ? std::to_string(*source.rank) : "null")
-          << ", \"id\": \"" << hex16(source.instanceId) << "\", \"events\": " << count << "}";
+          << ", \"id\": \"" << hex16(source.instanceId) << "\", \"events\": " << count.events
+          << ", \"steps\": " << stepsJson(count.steps) << "}";
       first = false;
     }
-    out << "], \"undecodable\": " << undecodable << ", \"problems\": [";
+    out << "], \"steps\": " << stepsJson(allSteps) << ", \"undecodable\": " << undecodable << ", \"problems\": [";
     first = true;
     for (const auto& problem : reader->problems()) {
       out << (first ? "" : ", ") << "{\"offset\": " << problem.offset << ", \"what\": " << jsonString(problem.what) << "}";
@@ -112,6 +161,7 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
   out << "events       " << summary.messageCount << '\n';
   out << "chunks       " << summary.chunks.size() << ", compression " << fixedDecimals(compression, 1) << "x ("
       << humanBytes(summary.uncompressedBytes) << " in " << humanBytes(summary.compressedBytes) << ")\n";
+  out << "steps        " << (allSteps.events ? rangeText(allSteps) : "none (no steps in any event)") << '\n';
   out << "by name\n";
   for (const auto& [id, channel] : summary.channels) {
     const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
@@ -121,7 +171,8 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
   out << "by source\n";
   for (const auto& [source, count] : perSource) {
     const std::string name = printableText(describe(source));
-    out << "  " << name << std::string(name.size() < 40 ? 40 - name.size() : 1, ' ') << count << '\n';
+    out << "  " << name << std::string(name.size() < 40 ? 40 - name.size() : 1, ' ') << count.events << '\n';
+    out << "    " << (count.steps.events ? "steps " + rangeText(count.steps) : "no steps") << '\n';
   }
   if (undecodable) out << "undecodable  " << undecodable << " events (first: " << printableText(firstDecodeError) << ")\n";
   if (!reader->problems().empty()) {

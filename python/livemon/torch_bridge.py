@@ -9,7 +9,10 @@ files and dashboard unchanged after one call::
     # torch.monitor.Stat windows now arrive as "torch.monitor.Stat" events, which the dashboard
     # and livemon.TensorboardEventHandler treat like livemon's own Stat events.
 
-Events keep their names, timestamps and data. torch.monitor turns bools into floats before any
+Events keep their names, timestamps and data. torch.monitor's events have no step of their own:
+a forwarded event states its step with an int data field "step" when it has one (it stays in the
+data, and ``event.stated_step`` reads it), and otherwise carries the livemon step current when
+torch.monitor logged it (``livemon.set_step``), as Stat windows do. torch.monitor turns bools into floats before any
 handler sees them, so a forwarded bool arrives as 1.0 or 0.0. torch.monitor calls its handlers under
 a lock of its own, so torch.monitor's deadlock with several logging threads remains; livemon's
 own Stats and log_event do not have it. The bridge removes itself when the interpreter exits

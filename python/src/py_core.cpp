@@ -156,6 +156,9 @@ void bindCore(py::module_& m) {
       .def_property_readonly("data", [](const Event& event) { return fromData(event.data); })
       .def_property_readonly(
           "step", [](const Event& event) { return event.step; }, "The training step, or None.")
+      .def_property_readonly(
+          "stated_step", [](const Event& event) { return statedStep(event); },
+          "The step the event states: ``step``, else its int data field ``\"step\"``, else None.")
       .def("__eq__",
            [](const Event& a, const py::object& b) -> py::object {
              if (!py::isinstance<Event>(b)) return py::reinterpret_borrow<py::object>(Py_NotImplemented);

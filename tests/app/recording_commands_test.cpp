@@ -75,6 +75,58 @@ TEST_F(RecordingCommandsTest, InfoJsonCarriesTheSameFigures) {
   EXPECT_THAT(json, HasSubstr("\"problems\": []"));
 }
 
+// A trainer whose events carry steps (its own `step`, or an int field "step"; a float field states
+// none), restarted part way (steps go back), and an evaluator without steps.
+void writeRestartedStepsRecording(const std::string& path) {
+  RecordingWriter writer(path);
+  const auto trainer = source("train", 100, 0);
+  const auto evaluator = source("eval", 200);
+  uint64_t sequence = 0;
+  for (int64_t step : {10, 20, 30, 5}) {
+    ReceivedEvent event = received(trainer, sequence, "livemon.Stat", std::chrono::seconds(sequence), {{"loss.mean", 1.0}});
+    event.event.step = step;
+    recordEvent(writer, event);
+    ++sequence;
+  }
+  recordEvent(writer, received(trainer, sequence++, "batch", 5s, {{"step", int64_t{7}}}));
+  recordEvent(writer, received(trainer, sequence++, "batch", 6s, {{"step", 8.0}}));
+  recordEvent(writer, received(evaluator, 0, "eval", 7s, {{"accuracy", 0.5}}));
+}
+
+TEST_F(RecordingCommandsTest, InfoShowsTheStepRangeOverallAndPerSource) {
+  writeRestartedStepsRecording(path_);
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_}, out, err), 0) << err.str();
+  const std::string text = out.str();
+  EXPECT_THAT(text, HasSubstr("steps        10 to 7 in 5 events (lowest 5, highest 30)\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("train@node-1:100 rank 0 +6\n    steps 10 to 7 in 5 events \\(lowest 5, highest 30\\)\n"));
+  EXPECT_THAT(text, ::testing::ContainsRegex("eval@node-1:200 +1\n    no steps\n"));
+}
+
+TEST_F(RecordingCommandsTest, InfoJsonCarriesTheStepRanges) {
+  writeRestartedStepsRecording(path_);
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_, .json = true}, out, err), 0) << err.str();
+  const std::string json = out.str();
+  EXPECT_THAT(json, HasSubstr("\"events\": 6, \"steps\": {\"events\": 5, \"first\": 10, \"last\": 7, \"min\": 5, \"max\": 30}}"));
+  EXPECT_THAT(json, HasSubstr("\"events\": 1, \"steps\": {\"events\": 0, \"first\": null, \"last\": null, \"min\": null, \"max\": null}}"));
+  EXPECT_THAT(json, HasSubstr("], \"steps\": {\"events\": 5, \"first\": 10, \"last\": 7, \"min\": 5, \"max\": 30}, \"undecodable\""));
+}
+
+TEST_F(RecordingCommandsTest, InfoSaysWhenNoEventCarriesAStep) {
+  writeSample();
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runInfo({.path = path_}, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("steps        none (no steps in any event)\n"));
+  EXPECT_THAT(out.str(), ::testing::ContainsRegex("train@node-1:100 rank 0 +10\n    no steps\n"));
+  out.str("");
+  ASSERT_EQ(runInfo({.path = path_, .json = true}, out, err), 0) << err.str();
+  EXPECT_THAT(out.str(), HasSubstr("\"steps\": {\"events\": 0, \"first\": null"));
+}
+
 TEST_F(RecordingCommandsTest, InfoTextEscapesWhatPublishersChose) {
   {
     RecordingWriter writer(path_);

@@ -115,3 +115,80 @@ def test_end_to_end_torch_stat_to_subscriber(installed):
         finally:
             socket.close(linger=0)
             context.term()
+
+
+# torch.monitor.Event (1.13) has only name, timestamp and data: no step. A forwarded event's step is
+# then its int data field "step" when it has one, else the livemon step current when torch.monitor
+# logged it (livemon.set_step).
+
+@pytest.fixture
+def no_step():
+    livemon.clear_step()
+    yield
+    livemon.clear_step()
+
+
+def test_torch_monitor_event_has_no_step_of_its_own():
+    event = monitor.Event("bridge.plain", datetime.datetime.now(), {})
+    assert not hasattr(event, "step")
+
+
+def test_a_forwarded_event_carries_the_current_step_or_its_own_int_step_field(installed, collect, no_step):
+    events = collect("bridge.step")
+    now = datetime.datetime.now()
+    monitor.log_event(monitor.Event("bridge.step.before", now, {"loss": 0.5}))
+    livemon.set_step(12)
+    monitor.log_event(monitor.Event("bridge.step.current", now, {"loss": 0.5}))
+    monitor.log_event(monitor.Event("bridge.step.field", now, {"loss": 0.5, "step": 7}))
+    monitor.log_event(monitor.Event("bridge.step.float_field", now, {"step": 7.5}))
+
+    (before,) = events.named("bridge.step.before")
+    assert before.step is None and before.stated_step is None
+    (current,) = events.named("bridge.step.current")
+    assert current.step == 12 and current.stated_step == 12
+    (field,) = events.named("bridge.step.field")
+    assert type(field.data["step"]) is int  # torch.monitor keeps an int an int
+    assert field.stated_step == 7  # its own step wins over the current one
+    assert field.step is None  # and stays in its data, as livemon's own events do
+    (float_field,) = events.named("bridge.step.float_field")
+    assert float_field.stated_step == 12  # only an int field states a step
+
+
+def test_a_forwarded_torch_stat_window_carries_the_step_current_when_it_closed(installed, collect, no_step):
+    events = collect(livemon.TORCH_STAT_EVENT)
+    stat = monitor.Stat("bridge.step_loss", [monitor.Aggregation.MEAN], YEAR, max_samples=2)
+    livemon.set_step(40)
+    stat.add(1.0)
+    livemon.set_step(41)
+    stat.add(3.0)  # the second add logs the window in torch.monitor
+    (window,) = [e for e in events.events if "bridge.step_loss.mean" in e.data]
+    assert window.step == 41
+    del stat
+
+
+def test_end_to_end_forwarded_steps_reach_a_subscriber(installed, no_step):
+    with livemon.Publisher("tcp://127.0.0.1:*", run="bridge-steps",
+                           heartbeat_interval=datetime.timedelta(milliseconds=50)) as publisher:
+        context = zmq.Context()
+        socket = context.socket(zmq.SUB)
+        try:
+            socket.connect(publisher.endpoints[0])
+            socket.subscribe(b"bridge.wire")
+            socket.subscribe(b"livemon.heartbeat")
+            receive_until(socket, lambda topic, message: topic == "livemon.heartbeat")
+
+            livemon.set_step(1200)
+            monitor.log_event(monitor.Event("bridge.wire.current", datetime.datetime.now(), {"loss": 0.25}))
+            monitor.log_event(monitor.Event("bridge.wire.field", datetime.datetime.now(), {"step": 33}))
+            current = receive_until(socket, lambda topic, message: topic == "bridge.wire.current")
+            field = receive_until(socket, lambda topic, message: topic == "bridge.wire.field")
+        finally:
+            socket.close(linger=0)
+            context.term()
+    # docs/wire-format.md: an event's step is its "steps" element, else its int data field "step".
+    assert current["steps"] == [1200]
+    ((_, current_data),) = current["events"]
+    assert current_data == {"loss": 0.25}
+    assert field.get("steps", [None]) == [None]
+    ((_, field_data),) = field["events"]
+    assert field_data == {"step": 33}

@@ -50,6 +50,13 @@ def test_an_events_own_step_or_int_step_field_wins(collect):
     assert events.named("py.step.float_field")[0].step == 100  # only an int field states a step
 
 
+def test_stated_step_reads_the_step_or_the_int_step_field():
+    assert livemon.Event("e", NOW, {}).stated_step is None
+    assert livemon.Event("e", NOW, {"step": 7}).stated_step == 7
+    assert livemon.Event("e", NOW, {"step": 7.0}).stated_step is None
+    assert livemon.Event("e", NOW, {"step": 7}, step=5).stated_step == 5
+
+
 def test_a_stat_window_carries_the_step_current_when_it_closed(collect):
     events = collect(livemon.STAT_EVENT)
     stat = livemon.Stat("py.step.loss", [A.MEAN], HOUR)

@@ -3,18 +3,24 @@
 // cards that grow with the window. Offscreen.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include <QApplication>
+#include <QIcon>
+#include <QImage>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTest>
 #include <QToolButton>
 
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 
 #include "ui_test_support.h"
 
@@ -155,6 +161,54 @@ TEST_F(ChartGridLayoutTest, AnEnlargedChartFillsTheAreaAndEscapeReturnsToTheGrid
   QTest::keyClick(&grid_, Qt::Key_Escape);
   EXPECT_FALSE(grid_.enlarged());
   EXPECT_EQ(shownCharts().size(), grid_.charts().size());
+}
+
+// Pixels of `image` far from `background` in brightness: what a reader can make out.
+int contrastingPixels(const QImage& image, QColor background) {
+  int count = 0;
+  for (int y = 0; y < image.height(); ++y) {
+    for (int x = 0; x < image.width(); ++x) {
+      count += std::abs(qGray(image.pixel(x, y)) - qGray(background.rgb())) > 100 ? 1 : 0;
+    }
+  }
+  return count;
+}
+
+// Puts the application's palette back however the test ends.
+class PaletteGuard {
+ public:
+  PaletteGuard() : saved_(QApplication::palette()) {}
+  ~PaletteGuard() { QApplication::setPalette(saved_); }
+
+ private:
+  QPalette saved_;
+};
+
+TEST_F(ChartGridLayoutTest, TheCardsButtonsShowOnTheCardInTheDarkAndTheLightPalette) {
+  const PaletteGuard guard;
+  show(1000, 800);
+  feedDemo();
+  StatChartView* card = chart("train.loss");
+  auto* enlarge = card->findChild<QToolButton*>(QStringLiteral("enlargeChart"));
+  auto* pin = card->findChild<QToolButton*>(QStringLiteral("pinChart"));
+  ASSERT_NE(enlarge, nullptr);
+  ASSERT_NE(pin, nullptr);
+  const QPalette light = QApplication::style()->standardPalette();
+  ASSERT_GT(qGray(light.color(QPalette::Window).rgb()), 128) << "the style's own palette is a light one";
+  for (const QPalette& palette : {dashboardPalette(), light}) {
+    QApplication::setPalette(palette);
+    // The card stays dark in either: the buttons must stand out from it, not from the palette.
+    const QImage icon = card->grab(enlarge->geometry()).toImage();
+    EXPECT_GE(contrastingPixels(icon, QColor(colours::kPanel)), 12) << "the Enlarge icon is there to see";
+    const QImage text = card->grab(pin->geometry()).toImage();
+    EXPECT_GE(contrastingPixels(text, QColor(colours::kPanel)), 12) << "so is Pin";
+  }
+  // Enlarged, the button is checked and its arrows point back in.
+  const QImage out = enlarge->icon().pixmap(QSize(32, 32), QIcon::Normal, QIcon::Off).toImage();
+  const QImage in = enlarge->icon().pixmap(QSize(32, 32), QIcon::Normal, QIcon::On).toImage();
+  EXPECT_GE(contrastingPixels(out, QColor(colours::kPanel)), 20);
+  EXPECT_GE(contrastingPixels(in, QColor(colours::kPanel)), 20);
+  EXPECT_NE(out, in);
 }
 
 TEST_F(ChartGridLayoutTest, TheFilterTakesAlternativesGivesALoneChartTheRoomAndSaysWhenNothingMatches) {

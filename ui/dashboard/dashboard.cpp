@@ -380,6 +380,7 @@ void Dashboard::raiseStagedAlerts(std::vector<StagedAlert>& alerts) {
     entry.timeMs = std::chrono::duration<double, std::milli>(alert.time.time_since_epoch()).count();
     const SourceEntry* source = staged.source ? registry_->source(*staged.source) : nullptr;
     entry.source = source != nullptr ? source->label : QString::fromStdString(describe(alert.source));
+    if (source != nullptr) entry.sourceId = source->id;
     entry.kind = QString::fromUtf8(alertRuleKindName(alert.kind).data(),
                                    static_cast<qsizetype>(alertRuleKindName(alert.kind).size()));
     entry.rule = QString::fromStdString(alert.rule);

@@ -8,6 +8,8 @@
 #include <QAbstractTableModel>
 #include <QString>
 
+#include <livemon/ui/ingest/ingest_batch.h>
+
 namespace livemon::ui {
 
 // Thread-safety: a plain value type.
@@ -16,6 +18,7 @@ namespace livemon::ui {
 struct AlertEntry {
   double timeMs = 0.0;  // when it happened: the event's time (ms since the Unix epoch)
   QString source;       // the source's label
+  std::optional<SourceId> sourceId;  // the source's id; none when the dashboard refused the source
   QString kind;         // the rule's kind: "nan" "silent" "loss" "threshold"
   QString rule;         // the rule's text, e.g. "train.loss.mean > 10 for 3"
   QString key;          // the value's key; empty for silence

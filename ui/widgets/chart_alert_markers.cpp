@@ -1,8 +1,11 @@
 #include <livemon/ui/widgets/chart_alert_markers.h>
 
+#include <algorithm>
+
 #include <QBrush>
 #include <QColor>
 #include <QGraphicsPolygonItem>
+#include <QGraphicsRectItem>
 #include <QPen>
 #include <QPolygonF>
 #include <QStringList>
@@ -10,6 +13,7 @@
 #include <QtCharts/QLineSeries>
 
 #include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -21,6 +25,15 @@ namespace {
 
 constexpr double kMarkerHalfWidth = 5.0;
 constexpr double kMarkerHeight = 9.0;
+constexpr double kMinSpanWidth = 2.0;  // a loss, or a silence shorter than a pixel, stays visible
+
+// "Alert from train: loss.mean is NaN (rule: nan)".
+QString tooltipFor(const AlertEntry& alert) {
+  QString text = alert.source.isEmpty() ? QObject::tr("Alert") : QObject::tr("Alert from %1").arg(alert.source);
+  if (!alert.message.isEmpty()) text += QStringLiteral(": ") + alert.message;
+  if (!alert.rule.isEmpty()) text += QObject::tr(" (rule: %1)").arg(alert.rule);
+  return text;
+}
 
 }  // namespace
 
@@ -31,21 +44,49 @@ ChartAlertMarkers::ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObj
 }
 
 void ChartAlertMarkers::alertRaised(const AlertEntry& alert) {
-  if (alert.key.isEmpty()) return;  // silence and publisher drops name no value
-  // An event field's chart is its key; a Stat line's, the key up to its last dot. Whichever is
-  // not a chart yet is kept under both names, as only one of them can ever be one.
-  const int dot = alert.key.lastIndexOf(u'.');
-  QStringList names{alert.key};
-  if (dot > 0) names << alert.key.left(dot);
-  for (const QString& name : names) {
-    if (grid_.chart(name) != nullptr) names = QStringList{name};
+  // Silence names no value, and a loss names a topic or the publisher's queue, never a chart.
+  if (alert.kind == QLatin1String("silent") || alert.kind == QLatin1String("loss")) {
+    sourceAlert(alert);
+  } else if (!alert.key.isEmpty()) {
+    valueAlert(alert);
   }
-  for (const QString& name : names) {
-    std::deque<Mark>& times = times_[name];
-    times.push_back(Mark{alert.timeMs, alert.step ? std::optional<double>(static_cast<double>(*alert.step)) : std::nullopt});
-    if (times.size() > kMaxMarkersPerChart) times.pop_front();
+}
+
+namespace {
+
+std::optional<double> stepOf(const AlertEntry& alert) {
+  if (!alert.step) return std::nullopt;
+  return static_cast<double>(*alert.step);
+}
+
+}  // namespace
+
+void ChartAlertMarkers::valueAlert(const AlertEntry& alert) {
+  // An event field's chart is its key; a Stat line's, the key up to its last dot (the rest names
+  // the aggregation). Whichever is not a chart yet is kept under both names, as only one of them
+  // can ever be one.
+  const int dot = alert.key.lastIndexOf(u'.');
+  std::vector<std::pair<QString, QString>> names{{alert.key, QString()}};
+  if (dot > 0) names.emplace_back(alert.key.left(dot), alert.key.mid(dot + 1));
+  const auto charted =
+      std::find_if(names.begin(), names.end(), [this](const auto& name) { return grid_.chart(name.first) != nullptr; });
+  if (charted != names.end()) names = {*charted};
+  for (const auto& [name, aggregation] : names) {
+    std::deque<Mark>& marks = valueMarks_[name];
+    marks.push_back(Mark{alert.timeMs, stepOf(alert), alert.sourceId, aggregation, 0.0, false, tooltipFor(alert)});
+    if (marks.size() > kMaxMarkersPerChart) marks.pop_front();
     if (StatChartView* chart = grid_.chart(name)) place(chart);
   }
+}
+
+void ChartAlertMarkers::sourceAlert(const AlertEntry& alert) {
+  if (!alert.sourceId) return;  // a source the dashboard refused has no line anywhere
+  const bool silence = alert.kind == QLatin1String("silent");
+  // For silence the value is the seconds quiet; the band ends when the alert was raised.
+  const double quietMs = silence && alert.value > 0.0 ? alert.value * 1000.0 : 0.0;
+  sourceMarks_.push_back(Mark{alert.timeMs, stepOf(alert), alert.sourceId, QString(), quietMs, silence, tooltipFor(alert)});
+  if (sourceMarks_.size() > kMaxSourceAlerts) sourceMarks_.pop_front();
+  for (StatChartView* chart : grid_.charts()) place(chart);
 }
 
 void ChartAlertMarkers::watch(StatChartView* chart) {
@@ -54,32 +95,52 @@ void ChartAlertMarkers::watch(StatChartView* chart) {
 }
 
 void ChartAlertMarkers::place(StatChartView* chart) {
-  const auto times = times_.find(chart->statName());
-  if (times == times_.end()) return;
-  std::vector<QGraphicsPolygonItem*>& items = items_[chart];
+  const auto marks = valueMarks_.find(chart->statName());
+  if (marks == valueMarks_.end() && sourceMarks_.empty() && !items_.contains(chart)) return;
+  ChartItems& items = items_[chart];
+  if (marks != valueMarks_.end()) placeValueMarks(chart, marks->second, items);
+  placeSourceMarks(chart, items);
+}
+
+std::optional<SeriesId> ChartAlertMarkers::lineFor(const StatChartView& chart, const Mark& mark) const {
+  const std::vector<SeriesId> ids = chart.seriesIds();
+  if (!mark.source) return ids.empty() ? std::nullopt : std::optional<SeriesId>(ids.front());
+  std::optional<SeriesId> any;
+  for (SeriesId id : ids) {
+    const SeriesEntry* entry = dashboard_.registry().series(id);
+    if (entry == nullptr || entry->source != *mark.source || chart.line(id) == nullptr) continue;
+    if (entry->aggregation == mark.aggregation) return id;
+    if (!any) any = id;
+  }
+  return any;
+}
+
+void ChartAlertMarkers::placeValueMarks(StatChartView* chart, const std::deque<Mark>& marks, ChartItems& items) {
   QChart* plot = chart->chart();
-  const std::vector<SeriesId> ids = chart->seriesIds();
-  const SeriesEntry* entry = ids.empty() ? nullptr : dashboard_.registry().series(ids.front());
-  QLineSeries* line = ids.empty() ? nullptr : chart->line(ids.front());
-  while (items.size() < times->second.size()) {
+  while (items.markers.size() < marks.size()) {
     auto* item = new QGraphicsPolygonItem(plot);
     item->setPolygon(QPolygonF{QPointF(-kMarkerHalfWidth, 0.0), QPointF(kMarkerHalfWidth, 0.0), QPointF(0.0, kMarkerHeight)});
-    item->setBrush(QColor(colours::kBad));
-    item->setPen(QPen(Qt::NoPen));
     item->setZValue(10.0);
-    item->setToolTip(tr("Alert"));
-    items.push_back(item);
+    items.markers.push_back(item);
   }
   const QRectF area = plot->plotArea();
   const TimeAxisMode mode = grid_.timeView().mode();
   std::size_t i = 0;
-  for (const Mark& mark : times->second) {
-    QGraphicsPolygonItem* item = items[i++];
-    // On the Step axis an alert whose event stated no step has no place.
+  for (const Mark& mark : marks) {
+    QGraphicsPolygonItem* item = items.markers[i++];
+    const std::optional<SeriesId> id = lineFor(*chart, mark);
+    const SeriesEntry* entry = id ? dashboard_.registry().series(*id) : nullptr;
+    QLineSeries* line = id ? chart->line(*id) : nullptr;
     if (entry == nullptr || line == nullptr || (mode == TimeAxisMode::Step && !mark.step)) {
       item->hide();
       continue;
     }
+    // The source's colour tells the runs apart; the red edge says it is an alert.
+    QColor fill = mark.source ? line->pen().color() : QColor(colours::kBad);
+    fill.setAlpha(255);
+    item->setBrush(fill);
+    item->setPen(mark.source ? QPen(QColor(colours::kBad), 1.5) : QPen(Qt::NoPen));
+    item->setToolTip(mark.tooltip);
     const PlotTransform transform = dashboard_.registry().transform(*entry, mode);
     const double x = mode == TimeAxisMode::Step ? *mark.step : transform.apply(mark.timeMs);
     const QPointF at = plot->mapToPosition(QPointF(x, 0.0), line);
@@ -88,10 +149,71 @@ void ChartAlertMarkers::place(StatChartView* chart) {
   }
 }
 
+void ChartAlertMarkers::placeSourceMarks(StatChartView* chart, ChartItems& items) {
+  // This chart's sources, each with a line to map its times (relative time differs per source).
+  std::map<SourceId, SeriesId> sources;
+  for (SeriesId id : chart->seriesIds()) {
+    const SeriesEntry* entry = dashboard_.registry().series(id);
+    if (entry != nullptr && chart->line(id) != nullptr) sources.emplace(entry->source, id);
+  }
+  std::vector<const Mark*> shown;
+  for (auto mark = sourceMarks_.rbegin(); mark != sourceMarks_.rend() && shown.size() < kMaxMarkersPerChart; ++mark) {
+    if (sources.contains(*mark->source)) shown.push_back(&*mark);
+  }
+  QChart* plot = chart->chart();
+  while (items.spans.size() < shown.size()) {
+    auto* item = new QGraphicsRectItem(plot);
+    item->setPen(QPen(Qt::NoPen));
+    item->setZValue(9.0);
+    items.spans.push_back(item);
+  }
+  const QRectF area = plot->plotArea();
+  const TimeAxisMode mode = grid_.timeView().mode();
+  for (std::size_t i = 0; i < items.spans.size(); ++i) {
+    QGraphicsRectItem* item = items.spans[i];
+    if (i >= shown.size()) {
+      item->hide();
+      continue;
+    }
+    const Mark& mark = *shown[i];
+    if (mode == TimeAxisMode::Step && !mark.step) {
+      item->hide();
+      continue;
+    }
+    const SeriesId id = sources.at(*mark.source);
+    const PlotTransform transform = dashboard_.registry().transform(*dashboard_.registry().series(id), mode);
+    QLineSeries* line = chart->line(id);
+    // On the Step axis a silence has no width in steps: a thin line at the step it was raised.
+    const double endX = mode == TimeAxisMode::Step ? *mark.step : transform.apply(mark.timeMs);
+    const double startX = mode == TimeAxisMode::Step ? endX : transform.apply(mark.timeMs - mark.quietMs);
+    const double end = plot->mapToPosition(QPointF(endX, 0.0), line).x();
+    const double start = plot->mapToPosition(QPointF(startX, 0.0), line).x();
+    const double from = std::min(start, end - kMinSpanWidth);
+    const double left = std::max(from, area.left());
+    const double right = std::min(end, area.right());
+    QColor colour(colours::kWarn);
+    colour.setAlpha(mark.silence ? 60 : 220);
+    item->setBrush(colour);
+    item->setToolTip(mark.tooltip);
+    item->setRect(QRectF(left, area.top(), std::max(right - left, kMinSpanWidth), area.height()));
+    item->setVisible(end >= area.left() && from <= area.right());
+  }
+}
+
 std::vector<const QGraphicsPolygonItem*> ChartAlertMarkers::visibleMarkers(const StatChartView& chart) const {
   std::vector<const QGraphicsPolygonItem*> shown;
   if (const auto found = items_.find(&chart); found != items_.end()) {
-    for (const QGraphicsPolygonItem* item : found->second) {
+    for (const QGraphicsPolygonItem* item : found->second.markers) {
+      if (item->isVisible()) shown.push_back(item);
+    }
+  }
+  return shown;
+}
+
+std::vector<const QGraphicsRectItem*> ChartAlertMarkers::visibleSourceMarks(const StatChartView& chart) const {
+  std::vector<const QGraphicsRectItem*> shown;
+  if (const auto found = items_.find(&chart); found != items_.end()) {
+    for (const QGraphicsRectItem* item : found->second.spans) {
       if (item->isVisible()) shown.push_back(item);
     }
   }

@@ -9,7 +9,10 @@
 #include <QObject>
 #include <QString>
 
+#include <livemon/ui/ingest/ingest_batch.h>
+
 class QGraphicsPolygonItem;
+class QGraphicsRectItem;
 
 namespace livemon::ui {
 
@@ -19,41 +22,74 @@ class StatChartView;
 struct AlertEntry;
 
 // Thread-compatible: a QObject of the GUI thread.
-// A red triangle on a chart's top edge at the time of each alert about one of its keys (a nan or
-// threshold alert on "train.loss.mean" marks chart "train.loss"; one on an event's field
-// "eval.accuracy" marks that chart). Markers follow the chart's axes on every redraw
-// (StatChartView::rendered); those outside the visible range are hidden. On the Step axis a marker
-// stands at the step of the alert's event, and is left out when it stated none. The newest
-// kMaxMarkersPerChart alerts per chart are kept.
+// Alerts drawn on the charts, following the chart's axes on every redraw
+// (StatChartView::rendered); marks outside the visible range are hidden.
+//
+// An alert about a value (nan, threshold) puts a triangle on the top edge of the chart that shows
+// its key ("train.loss.mean" marks chart "train.loss"; an event's field "eval.accuracy" marks that
+// chart), at the alert's time on the line of the alert's source, filled in that line's colour and
+// edged red: with two runs on one chart, run A's NaN marks only run A's line, where run A's time
+// axis puts it (relative time differs per run). An alert whose source the dashboard could not
+// name is placed on the chart's first line.
+//
+// An alert about a whole source (silent, loss) marks every chart that has a line of that source:
+// silence as a band over the quiet time ending at the alert, loss as a thin line at its time, both
+// with a tooltip naming the rule.
+//
+// On the Step axis a mark stands at the step of the alert's event, and is left out when it stated
+// none.
+//
+// Bounded: the newest kMaxMarkersPerChart value alerts per chart, the newest kMaxSourceAlerts
+// source alerts, and at most kMaxMarkersPerChart of those drawn on one chart.
 class ChartAlertMarkers : public QObject {
   Q_OBJECT
 
  public:
   static constexpr std::size_t kMaxMarkersPerChart = 200;
+  static constexpr std::size_t kMaxSourceAlerts = 500;
 
   // `dashboard` and `grid` must outlive it.
   ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObject* parent = nullptr);
 
-  // The markers on `chart` that are shown now (inside its plot area).
+  // The value alerts' triangles on `chart` that are shown now (inside its plot area).
   std::vector<const QGraphicsPolygonItem*> visibleMarkers(const StatChartView& chart) const;
+  // The silence bands and loss lines on `chart` that are shown now.
+  std::vector<const QGraphicsRectItem*> visibleSourceMarks(const StatChartView& chart) const;
 
  private:
+  struct Mark {
+    double timeMs = 0.0;
+    std::optional<double> step;  // the step of the alert's event, for the Step axis
+    std::optional<SourceId> source;
+    QString aggregation;  // the line a value alert is about, when its key names one
+    double quietMs = 0.0;  // silence: how long the source had been quiet
+    bool silence = false;
+    QString tooltip;
+  };
+  struct ChartItems {
+    std::vector<QGraphicsPolygonItem*> markers;  // owned by the chart's QChart
+    std::vector<QGraphicsRectItem*> spans;
+  };
+
   void alertRaised(const AlertEntry& alert);
+  void valueAlert(const AlertEntry& alert);
+  void sourceAlert(const AlertEntry& alert);
   void watch(StatChartView* chart);
-  // Places the chart's markers for its current axes.
+  // Places the chart's marks for its current axes.
   void place(StatChartView* chart);
+  void placeValueMarks(StatChartView* chart, const std::deque<Mark>& marks, ChartItems& items);
+  void placeSourceMarks(StatChartView* chart, ChartItems& items);
+  // The line of the chart a mark belongs to: its source's (of its aggregation when it names one),
+  // or the chart's first for a mark without a source; none when its source has no line here.
+  std::optional<SeriesId> lineFor(const StatChartView& chart, const Mark& mark) const;
 
   Dashboard& dashboard_;
   ChartGrid& grid_;
-  // Where an alert happened: its time (ms since the Unix epoch) and its event's step, if any.
-  struct Mark {
-    double timeMs = 0.0;
-    std::optional<double> step;
-  };
-  // Alerts by chart name, oldest first.
-  std::map<QString, std::deque<Mark>> times_;
-  // The items drawn on each chart (owned by its QChart).
-  std::map<const StatChartView*, std::vector<QGraphicsPolygonItem*>> items_;
+  // Value alerts by chart name, oldest first.
+  std::map<QString, std::deque<Mark>> valueMarks_;
+  // Silence and loss alerts, oldest first.
+  std::deque<Mark> sourceMarks_;
+  std::map<const StatChartView*, ChartItems> items_;
 };
 
 }  // namespace livemon::ui

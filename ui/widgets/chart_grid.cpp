@@ -8,11 +8,11 @@
 #include <QLabel>
 #include <QResizeEvent>
 #include <QScrollBar>
-#include <QStyle>
 #include <QToolButton>
 
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/drawn_icons.h>
 
 namespace livemon::ui {
 
@@ -98,13 +98,16 @@ StatChartView* ChartGrid::createChart(const QString& statName) {
   pin->setCheckable(true);
   pin->setAutoRaise(true);
   pin->setText(tr("Pin"));
+  styleCardButton(pin);
   pin->setToolTip(tr("Pin this chart to the top of the grid"));
   connect(pin, &QToolButton::clicked, this, [this, statName](bool on) { setPinned(statName, on); });
   auto* enlarge = new QToolButton(chart);
   enlarge->setObjectName(QLatin1String(kEnlargeButton));
   enlarge->setCheckable(true);
   enlarge->setAutoRaise(true);
-  enlarge->setIcon(style()->standardIcon(QStyle::SP_TitleBarMaxButton));
+  // Drawn: the style's title-bar icon is dark on the dark card, an empty square.
+  enlarge->setIcon(enlargeIcon(QColor(colours::kText), QColor(colours::kDimText)));
+  styleCardButton(enlarge);
   enlarge->setToolTip(tr("Enlarge this chart to fill the chart area (Escape returns)"));
   connect(enlarge, &QToolButton::clicked, this, [this, statName](bool on) {
     setEnlarged(on ? std::optional<QString>(statName) : std::nullopt);
@@ -235,7 +238,9 @@ void ChartGrid::placeChart(StatChartView* chart, const QRect& geometry) {
   if (auto* enlarge = chart->findChild<QToolButton*>(QLatin1String(kEnlargeButton))) {
     const bool enlarged = choices_.enlarged == name;
     enlarge->setChecked(enlarged);
-    enlarge->setIcon(style()->standardIcon(enlarged ? QStyle::SP_TitleBarNormalButton : QStyle::SP_TitleBarMaxButton));
+    // Checked, the icon draws its On state: arrows pointing back in.
+    enlarge->setToolTip(enlarged ? tr("Back to the grid of charts (Escape)")
+                                 : tr("Enlarge this chart to fill the chart area (Escape returns)"));
     enlarge->setGeometry(geometry.width() - kButtonSize - 4, 4, kButtonSize, kButtonSize);
     enlarge->raise();
     if (auto* pin = chart->findChild<QToolButton*>(QLatin1String(kPinButton))) {

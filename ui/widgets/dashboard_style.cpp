@@ -10,6 +10,7 @@
 #include <QPalette>
 #include <QPen>
 #include <QStyleFactory>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <QtCharts/QAbstractAxis>
 #include <QtCharts/QChart>
@@ -45,8 +46,7 @@ constexpr std::array<QRgb, 8> kSourcePalette{0xff4fa3f7, 0xffffb454, 0xff7ed491,
 
 }  // namespace
 
-void applyDashboardStyle(QApplication& app) {
-  app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+QPalette dashboardPalette() {
   QPalette palette;
   palette.setColor(QPalette::Window, QColor(colours::kWindow));
   palette.setColor(QPalette::WindowText, QColor(colours::kText));
@@ -68,6 +68,12 @@ void applyDashboardStyle(QApplication& app) {
   palette.setColor(QPalette::Disabled, QPalette::Text, QColor(colours::kDimText));
   palette.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(colours::kDimText));
   palette.setColor(QPalette::Disabled, QPalette::WindowText, QColor(colours::kDimText));
+  return palette;
+}
+
+void applyDashboardStyle(QApplication& app) {
+  app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+  const QPalette palette = dashboardPalette();
   app.setPalette(palette);
   app.setStyleSheet(QStringLiteral(
       "QToolTip { color: #d7dae0; background-color: #22262e; border: 1px solid #323844; padding: 4px; }"
@@ -79,6 +85,16 @@ void applyDashboardStyle(QApplication& app) {
       "QTableView { gridline-color: #2c313a; border: none; }"
       "QScrollArea { border: none; }"
       "QSplitter::handle { background-color: #323844; }"));
+}
+
+void styleCardButton(QToolButton* button) {
+  QPalette palette = button->palette();
+  for (QPalette::ColorRole role : {QPalette::ButtonText, QPalette::WindowText}) {
+    palette.setColor(QPalette::Active, role, QColor(colours::kText));
+    palette.setColor(QPalette::Inactive, role, QColor(colours::kText));
+    palette.setColor(QPalette::Disabled, role, QColor(colours::kDimText));
+  }
+  button->setPalette(palette);
 }
 
 QColor sourceColour(unsigned index) { return QColor(kSourcePalette[index % kSourcePalette.size()]); }

@@ -4,6 +4,7 @@
 
 #include <QColor>
 #include <QFont>
+#include <QPalette>
 #include <QPen>
 #include <QString>
 #include <Qt>
@@ -13,6 +14,7 @@ class QApplication;
 class QChart;
 class QHBoxLayout;
 class QLegendMarker;
+class QToolButton;
 class QVBoxLayout;
 class QWidget;
 
@@ -38,8 +40,14 @@ inline constexpr QRgb kWarn = 0xffe8b64c;
 inline constexpr QRgb kBad = 0xffe8615a;
 }  // namespace colours
 
+// The dark palette of the widgets.
+QPalette dashboardPalette();
 // Applies the Fusion style and the dark palette to the whole application.
 void applyDashboardStyle(QApplication& app);
+
+// A button on a chart card (Pin, Enlarge): its text in the card's colours, which are the chart's
+// (styleChart) whatever palette the application has.
+void styleCardButton(QToolButton* button);
 
 // The colour of a source where several sources share a chart (cycles through a palette).
 QColor sourceColour(unsigned index);

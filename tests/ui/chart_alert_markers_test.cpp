@@ -1,0 +1,211 @@
+// Alerts drawn on the charts, offscreen: a value alert marks only its own source's line when two
+// runs share a chart (at that run's time, in its colour, naming it), and silence and loss mark
+// every chart of their source, and no other, with a tooltip naming the rule.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <map>
+
+#include <QGraphicsPolygonItem>
+#include <QGraphicsRectItem>
+#include <QTemporaryDir>
+#include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
+
+#include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/alerts_dock.h>
+#include <livemon/ui/widgets/chart_alert_markers.h>
+#include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/main_window.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using test::waitFor;
+
+constexpr double kT0 = 1'700'000'000'000.0;
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+class ChartAlertMarkersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.isValid());
+    DashboardOptions options;
+    options.exactEndpoints = true;
+    options.settingsFile = dir_.filePath(QStringLiteral("livemon.ini"));
+    window_ = std::make_unique<MainWindow>(options);
+    window_->resize(1400, 900);
+    window_->show();
+    window_->setTimeRange(TimeRange::All);
+    window_->dashboard().start();
+  }
+
+  Dashboard& dashboard() { return window_->dashboard(); }
+  ChartGrid& grid() { return window_->chartGrid(); }
+  const ChartAlertMarkers& markers() { return window_->alertsDock().chartMarkers(); }
+
+  // Ten Stat windows a second apart from kT0, of "train.loss" and "train.acc" for run "a" and of
+  // "train.loss" only for run "b"; run "a" started a minute before "b", and its loss is NaN at its
+  // sixth window.
+  void deliverTwoRuns() {
+    const auto runA = test::makeSource("a", 1, std::nullopt, kT0 - 60'000.0);
+    const auto runB = test::makeSource("b", 2, std::nullopt, kT0);
+    std::vector<transport::ReceivedEvent> events;
+    for (int i = 0; i < 10; ++i) {
+      const double t = kT0 + 1000.0 * i;
+      // Run "b" first, so that the chart's first line is not run "a"'s.
+      events.push_back(test::received(runB, Event{std::string(kStatEventName), test::atMs(t), {{"train.loss.mean", 2.0 * i}}}));
+      events.push_back(test::received(runA, Event{std::string(kStatEventName), test::atMs(t),
+                                                  {{"train.loss.mean", i == 5 ? kNaN : 1.0 * i}, {"train.acc.mean", 0.5}}}));
+    }
+    dashboard().ingest().deliver(events);
+    ASSERT_TRUE(waitFor([&] {
+      dashboard().refreshNow();
+      grid().refresh();
+      StatChartView* loss = grid().chart(QStringLiteral("train.loss"));
+      return loss != nullptr && grid().chart(QStringLiteral("train.acc")) != nullptr && loss->seriesIds().size() == 2;
+    }));
+  }
+
+  // The source ids by run name.
+  std::map<std::string, SourceId> sourcesByRun() {
+    std::map<std::string, SourceId> ids;
+    for (SeriesId id : grid().chart(QStringLiteral("train.loss"))->seriesIds()) {
+      const SeriesEntry* entry = dashboard().registry().series(id);
+      ids[dashboard().registry().source(entry->source)->info->run] = entry->source;
+    }
+    return ids;
+  }
+
+  QTemporaryDir dir_;
+  std::unique_ptr<MainWindow> window_;
+};
+
+TEST_F(ChartAlertMarkersTest, ANaNOfOneRunMarksOnlyThatRunsLineAtItsOwnTime) {
+  // Relative time: run "a" started a minute before "b", so the same wall time is 60 s further
+  // right for it.
+  window_->setTimeAxisMode(TimeAxisMode::SinceRunStart);
+  deliverTwoRuns();
+  StatChartView& chart = *grid().chart(QStringLiteral("train.loss"));
+  const std::map<std::string, SourceId> sources = sourcesByRun();
+  QLineSeries* lineA = chart.line(QStringLiteral("mean"), sources.at("a"));
+  QLineSeries* lineB = chart.line(QStringLiteral("mean"), sources.at("b"));
+  ASSERT_NE(lineA, nullptr);
+  ASSERT_NE(lineB, nullptr);
+  ASSERT_NE(lineA->pen().color().rgb(), lineB->pen().color().rgb()) << "two runs, two colours";
+
+  // The built-in "nan" rule raised it: one alert, from run "a".
+  ASSERT_TRUE(waitFor([&] {
+    dashboard().refreshNow();
+    grid().refresh();
+    return markers().visibleMarkers(chart).size() == 1;
+  }));
+  ASSERT_EQ(dashboard().alerts().rowCount(), 1);
+  const QGraphicsPolygonItem* marker = markers().visibleMarkers(chart).front();
+  EXPECT_EQ(marker->brush().color().rgb(), lineA->pen().color().rgb()) << "in run a's colour";
+  EXPECT_TRUE(marker->toolTip().contains(QStringLiteral("Alert from a"))) << marker->toolTip().toStdString();
+  EXPECT_TRUE(marker->toolTip().contains(QStringLiteral("nan"))) << "names the rule";
+  // At 65 s on run "a"'s clock (its sixth window, a minute after its start), not at 5 s.
+  const QPointF expected = chart.chart()->mapToPosition(QPointF(65.0, 0.0), lineA);
+  EXPECT_NEAR(marker->pos().x(), expected.x(), 1.0);
+  const QPointF wrong = chart.chart()->mapToPosition(QPointF(5.0, 0.0), lineB);
+  EXPECT_GT(std::abs(marker->pos().x() - wrong.x()), 50.0);
+  EXPECT_TRUE(markers().visibleMarkers(*grid().chart(QStringLiteral("train.acc"))).empty()) << "another key's chart";
+}
+
+TEST_F(ChartAlertMarkersTest, AValueAlertOfARunWithoutALineOnTheChartMarksNothing) {
+  deliverTwoRuns();
+  const std::map<std::string, SourceId> sources = sourcesByRun();
+  StatChartView& acc = *grid().chart(QStringLiteral("train.acc"));  // run "a"'s lines only
+  AlertEntry alert;
+  alert.timeMs = kT0 + 2000.0;
+  alert.kind = QStringLiteral("threshold");
+  alert.rule = QStringLiteral("train.acc.mean > 0.1");
+  alert.key = QStringLiteral("train.acc.mean");
+  alert.source = QStringLiteral("b");
+  alert.sourceId = sources.at("b");
+  dashboard().raiseAlert(alert);
+  grid().refresh();
+  EXPECT_TRUE(markers().visibleMarkers(acc).empty());
+  alert.source = QStringLiteral("a");
+  alert.sourceId = sources.at("a");
+  dashboard().raiseAlert(alert);
+  ASSERT_TRUE(waitFor([&] {
+    grid().refresh();
+    return markers().visibleMarkers(acc).size() == 1;
+  }));
+}
+
+TEST_F(ChartAlertMarkersTest, SilenceAndLossMarkEveryChartOfTheirSourceWithTheRuleNamed) {
+  deliverTwoRuns();
+  const std::map<std::string, SourceId> sources = sourcesByRun();
+  StatChartView& loss = *grid().chart(QStringLiteral("train.loss"));  // runs "a" and "b"
+  StatChartView& acc = *grid().chart(QStringLiteral("train.acc"));    // run "a" only
+  EXPECT_TRUE(markers().visibleSourceMarks(loss).empty());
+
+  AlertEntry silence;
+  silence.timeMs = kT0 + 8000.0;
+  silence.kind = QStringLiteral("silent");
+  silence.rule = QStringLiteral("silent 3s");
+  silence.value = 4.0;  // quiet since kT0 + 4 s
+  silence.source = QStringLiteral("b");
+  silence.sourceId = sources.at("b");
+  silence.message = QStringLiteral("b has been silent for 4 s");
+  dashboard().raiseAlert(silence);
+  ASSERT_TRUE(waitFor([&] {
+    grid().refresh();
+    return markers().visibleSourceMarks(loss).size() == 1;
+  }));
+  EXPECT_TRUE(markers().visibleSourceMarks(acc).empty()) << "run b has no line there";
+  const QGraphicsRectItem* band = markers().visibleSourceMarks(loss).front();
+  EXPECT_TRUE(band->toolTip().contains(QStringLiteral("silent 3s"))) << band->toolTip().toStdString();
+  EXPECT_TRUE(band->toolTip().contains(QStringLiteral("Alert from b")));
+  // Wall time over kT0..kT0+9 s: the band covers the quiet 4 s up to the alert.
+  const QRectF plot = loss.chart()->plotArea();
+  EXPECT_NEAR(band->rect().left(), plot.left() + plot.width() * 4.0 / 9.0, plot.width() * 0.03);
+  EXPECT_NEAR(band->rect().right(), plot.left() + plot.width() * 8.0 / 9.0, plot.width() * 0.03);
+  EXPECT_DOUBLE_EQ(band->rect().top(), plot.top());
+  EXPECT_DOUBLE_EQ(band->rect().height(), plot.height());
+
+  AlertEntry lost;
+  lost.timeMs = kT0 + 3000.0;
+  lost.kind = QStringLiteral("loss");
+  lost.rule = QStringLiteral("loss");
+  lost.key = QStringLiteral("livemon.Stat");  // a topic, not a chart
+  lost.value = 12.0;
+  lost.source = QStringLiteral("a");
+  lost.sourceId = sources.at("a");
+  dashboard().raiseAlert(lost);
+  ASSERT_TRUE(waitFor([&] {
+    grid().refresh();
+    return markers().visibleSourceMarks(acc).size() == 1 && markers().visibleSourceMarks(loss).size() == 2;
+  }));
+  const QGraphicsRectItem* line = markers().visibleSourceMarks(acc).front();
+  EXPECT_TRUE(line->toolTip().contains(QStringLiteral("rule: loss"))) << line->toolTip().toStdString();
+  const QRectF accPlot = acc.chart()->plotArea();
+  EXPECT_NEAR(line->rect().right(), accPlot.left() + accPlot.width() * 3.0 / 9.0, accPlot.width() * 0.03);
+  EXPECT_LE(line->rect().width(), 3.0) << "a loss is a moment: a thin line";
+  EXPECT_TRUE(markers().visibleMarkers(acc).empty()) << "a loss is not a value alert";
+}
+
+TEST_F(ChartAlertMarkersTest, SourceMarksOutsideTheVisibleRangeAreHidden) {
+  deliverTwoRuns();
+  const std::map<std::string, SourceId> sources = sourcesByRun();
+  StatChartView& loss = *grid().chart(QStringLiteral("train.loss"));
+  AlertEntry lost;
+  lost.timeMs = kT0 - 3'600'000.0;  // an hour before anything shown
+  lost.kind = QStringLiteral("loss");
+  lost.rule = QStringLiteral("loss");
+  lost.sourceId = sources.at("a");
+  dashboard().raiseAlert(lost);
+  grid().refresh();
+  EXPECT_TRUE(markers().visibleSourceMarks(loss).empty());
+}
+
+}  // namespace
+}  // namespace livemon::ui
