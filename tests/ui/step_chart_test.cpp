@@ -99,6 +99,7 @@ TEST_F(StepChartTest, TheTimeRangePicksThePointsAndTheAxisShowsTheirSteps) {
   auto* axis = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).front());
   ASSERT_NE(axis, nullptr);
   EXPECT_EQ(axis->titleText(), QStringLiteral("step"));
+  EXPECT_TRUE(axis->isTitleVisible()) << "a title nobody sees says nothing";
   EXPECT_GE(axis->tickInterval(), 1.0);
   EXPECT_EQ(axis->tickInterval(), std::round(axis->tickInterval()));
   // Hover names the step.

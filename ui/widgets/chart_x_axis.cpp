@@ -33,7 +33,8 @@ QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
   styleAxis(made);
   if (mode == TimeAxisMode::Step) {
     made->setProperty(kStepAxis, true);
-    made->setTitleText(QStringLiteral("step"));
+    // Step numbers look like seconds or counts: the axis says what they are.
+    styleAxisTitle(made, QStringLiteral("step"));
   }
   return made;
 }
