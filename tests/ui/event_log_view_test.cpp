@@ -50,7 +50,11 @@ class EventLogViewTest : public ::testing::Test {
   QTableView& table() { return *view_.table(); }
   QString dataOfRow(int row) { return model_.index(row, EventLogModel::DataColumn).data().toString(); }
   QString topEvent() { return dataOfRow(table().rowAt(0)); }
-  QString bottomEvent() { return dataOfRow(table().rowAt(table().viewport()->height() - 1)); }
+  // The lowest row in view (the last row when all fit).
+  QString bottomEvent() {
+    const int row = table().rowAt(table().viewport()->height() - 1);
+    return dataOfRow(row >= 0 ? row : model_.rowCount() - 1);
+  }
   QStringList selectedEvents() {
     QStringList events;
     for (const QModelIndex& index : table().selectionModel()->selectedRows(EventLogModel::DataColumn)) {
@@ -116,6 +120,21 @@ TEST_F(EventLogViewTest, ScrolledBackToTheBottomItFollowsAgain) {
   EXPECT_TRUE(view_.followingNewest());
   append(120, 5);
   EXPECT_EQ(bottomEvent(), QStringLiteral("n=124"));
+}
+
+TEST_F(EventLogViewTest, AFilterShowsItsNewestMatchesEvenWhenScrolledUp) {
+  append(0, 100);
+  scrollTo(5);
+  view_.setFilterText(QStringLiteral("9"));  // n=9, 19, ... 89, 90..99: more than fit
+  QCoreApplication::processEvents();
+  ASSERT_EQ(model_.rowCount(), 19);
+  EXPECT_EQ(bottomEvent(), QStringLiteral("n=99"));
+  EXPECT_NE(topEvent(), QStringLiteral("n=9"));
+  view_.setFilterText(QString());
+  QCoreApplication::processEvents();
+  EXPECT_EQ(bottomEvent(), QStringLiteral("n=99"));
+  append(100, 10);
+  EXPECT_EQ(bottomEvent(), QStringLiteral("n=109"));
 }
 
 TEST_F(EventLogViewTest, WithAutoScrollOffItStaysOnTheSameEventsEvenAtTheBottom) {

@@ -87,10 +87,7 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   filterDelay_->setSingleShot(true);
   filterDelay_->setInterval(200);
   connect(filter_, &QLineEdit::textChanged, filterDelay_, qOverload<>(&QTimer::start));
-  connect(filterDelay_, &QTimer::timeout, this, [this] {
-    model_.setFilterText(filter_->text());
-    rowsAppended();
-  });
+  connect(filterDelay_, &QTimer::timeout, this, [this] { applyFilter(filter_->text()); });
   connect(autoScroll_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) table_->scrollToBottom();
   });
@@ -109,7 +106,12 @@ void EventLogView::setAutoScroll(bool enabled) { autoScroll_->setChecked(enabled
 void EventLogView::setFilterText(const QString& text) {
   filter_->setText(text);
   filterDelay_->stop();
+  applyFilter(text);
+}
+
+void EventLogView::applyFilter(const QString& text) {
   model_.setFilterText(text);
+  following_ = true;  // other rows altogether: show the newest of them
   rowsAppended();
 }
 

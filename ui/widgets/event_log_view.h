@@ -46,6 +46,7 @@ class EventLogView : public QWidget {
 
  private:
   void updateCount();
+  void applyFilter(const QString& text);
   // The model slid its rows up by `rows`: move the selection and, unless following the newest, the
   // scroll position with them.
   void keepRowsInPlace(int rows);
