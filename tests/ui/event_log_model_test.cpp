@@ -121,19 +121,83 @@ TEST(EventLogModel, KeepsOnlyTheNewestEventsOfItsCapacity) {
   EXPECT_EQ(dataAt(model, 99), QStringLiteral("n=5249"));
 }
 
-TEST(EventLogModel, AppendSignalsOneRemovalAtTheFrontAndOneInsertionAtTheEnd) {
+// What the views pay for a batch must not grow with the table: rows that leave at the front are
+// not removed (Qt's headers walk every row on a removal) but slide up in place.
+TEST(EventLogModel, AppendSlidesRowsUpInPlaceInsteadOfRemovingThemAtTheFront) {
+  ModelTesterMessages messages;
   EventLogModel model(10);
   label(model);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
   model.append(entries(0, 8));
   QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
   QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+  QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+  QSignalSpy shifted(&model, &EventLogModel::rowsShifted);
+
+  // Filling up: 3 rows leave, 5 arrive. The 8 rows slide up by 3, then 2 rows are added at the end.
   model.append(entries(8, 5));
-  ASSERT_EQ(removed.count(), 1);
-  EXPECT_EQ(removed[0][1].toInt(), 0);
-  EXPECT_EQ(removed[0][2].toInt(), 2);  // 3 rows leave
+  EXPECT_EQ(removed.count(), 0);
+  ASSERT_EQ(changed.count(), 1);
+  EXPECT_EQ(changed[0][0].toModelIndex(), model.index(0, 0));
+  EXPECT_EQ(changed[0][1].toModelIndex(), model.index(7, EventLogModel::DataColumn));
+  ASSERT_EQ(shifted.count(), 1);
+  EXPECT_EQ(shifted[0][0].toInt(), 3);
   ASSERT_EQ(inserted.count(), 1);
-  EXPECT_EQ(inserted[0][1].toInt(), 5);
+  EXPECT_EQ(inserted[0][1].toInt(), 8);
   EXPECT_EQ(inserted[0][2].toInt(), 9);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=3"));
+  EXPECT_EQ(dataAt(model, 9), QStringLiteral("n=12"));
+
+  // Full: the row count stays; every row shows the event 4 rows below it before.
+  removed.clear();
+  inserted.clear();
+  changed.clear();
+  shifted.clear();
+  model.append(entries(13, 4));
+  EXPECT_EQ(model.rowCount(), 10);
+  EXPECT_EQ(removed.count(), 0);
+  EXPECT_EQ(inserted.count(), 0);
+  ASSERT_EQ(changed.count(), 1);
+  EXPECT_EQ(changed[0][1].toModelIndex(), model.index(9, EventLogModel::DataColumn));
+  ASSERT_EQ(shifted.count(), 1);
+  EXPECT_EQ(shifted[0][0].toInt(), 4);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=7"));
+  EXPECT_EQ(dataAt(model, 9), QStringLiteral("n=16"));
+  EXPECT_EQ(model.evictedCount(), 7U);
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
+}
+
+// While filtering, fewer matching rows may arrive than leave: the rows slide up and the surplus
+// is removed at the end, never showing a row beyond the stored ones.
+TEST(EventLogModel, RemovesTheSurplusAtTheEndWhenFewerMatchingRowsArriveThanLeave) {
+  ModelTesterMessages messages;
+  EventLogModel model(20);
+  label(model);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
+  model.append(entries(0, 20));
+  model.setFilterText(QStringLiteral("n=1"));  // n=1 and n=10..19
+  ASSERT_EQ(model.rowCount(), 11);
+  QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+  QSignalSpy shifted(&model, &EventLogModel::rowsShifted);
+  model.append(entries(20, 10));  // evicts n=0..9 (n=1 among them); none of n=20..29 match
+  ASSERT_EQ(shifted.count(), 1);
+  EXPECT_EQ(shifted[0][0].toInt(), 1);
+  ASSERT_EQ(removed.count(), 1);
+  EXPECT_EQ(removed[0][1].toInt(), 10);
+  EXPECT_EQ(removed[0][2].toInt(), 10);
+  ASSERT_EQ(model.rowCount(), 10);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=10"));
+  EXPECT_EQ(dataAt(model, 9), QStringLiteral("n=19"));
+  EXPECT_EQ(model.rowsAsText({10}), QString());
+
+  // Everything shown leaves at once: every row slides out.
+  shifted.clear();
+  model.append(entries(100, 20));  // n=100..119: n=100..119 all match "n=1"
+  ASSERT_EQ(shifted.count(), 1);
+  EXPECT_EQ(shifted[0][0].toInt(), 10);
+  EXPECT_EQ(model.rowCount(), 20);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=100"));
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
 }
 
 TEST(EventLogModel, ShowsTimeSourceNameAndData) {

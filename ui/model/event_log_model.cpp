@@ -89,6 +89,10 @@ uint64_t EventLogModel::seqOfRow(int row) const {
   return filterLower_.empty() ? firstSeq_ + static_cast<uint64_t>(row) : matches_[static_cast<std::size_t>(row)];
 }
 
+int EventLogModel::storedRows() const noexcept {
+  return static_cast<int>(filterLower_.empty() ? endSeq_ - firstSeq_ : matches_.size());
+}
+
 void EventLogModel::append(std::vector<LogEntry>&& entries) {
   if (entries.empty()) return;
   received_ += entries.size();
@@ -111,37 +115,43 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
     newFirst = std::max(newFirst, seq + 1);
   }
 
-  // 1. Evict: rows leave at the front.
-  if (newFirst > firstSeq_) {
-    std::size_t leaving = 0;
-    if (filterLower_.empty()) {
-      leaving = static_cast<std::size_t>(newFirst - firstSeq_);
-    } else {
-      while (leaving < matches_.size() && matches_[leaving] < newFirst) ++leaving;
-    }
-    if (leaving > 0) beginRemoveRows(QModelIndex(), 0, static_cast<int>(leaving) - 1);
-    firstSeq_ = newFirst;
-    if (!filterLower_.empty()) matches_.erase(matches_.begin(), matches_.begin() + static_cast<std::ptrdiff_t>(leaving));
-    if (leaving > 0) endRemoveRows();
+  // 1. Store: the shown rows that leave at the front go, the new entries take the slots just freed
+  // (or the end while the ring grows).
+  std::size_t leaving = 0;
+  if (filterLower_.empty()) {
+    leaving = static_cast<std::size_t>(std::min(newFirst, endSeq_) - firstSeq_);
+  } else {
+    while (leaving < matches_.size() && matches_[leaving] < newFirst) ++leaving;
+    matches_.erase(matches_.begin(), matches_.begin() + static_cast<std::ptrdiff_t>(leaving));
   }
-
-  // 2. Store the new entries in the slots just freed (or at the end while the ring grows).
-  std::vector<uint64_t> matching;
+  firstSeq_ = newFirst;
   for (std::size_t i = skip; i < entries.size(); ++i) {
     const uint64_t seq = endSeq_ + (i - skip);
     LogEntry& entry = entries[i];
-    if (!filterLower_.empty() && matches(entry)) matching.push_back(seq);
+    if (!filterLower_.empty() && matches(entry)) matches_.push_back(seq);
     slot(static_cast<std::size_t>(seq % capacity_)) = std::move(entry);
   }
-
-  // 3. Rows arrive at the end.
-  const int before = rowCount();
-  const std::size_t arriving = filterLower_.empty() ? incoming : matching.size();
-  if (arriving > 0) beginInsertRows(QModelIndex(), before, before + static_cast<int>(arriving) - 1);
   endSeq_ = newEnd;
   storedBytes_ = keptBytes + incomingBytes;
-  matches_.insert(matches_.end(), matching.begin(), matching.end());
-  if (arriving > 0) endInsertRows();
+
+  // 2. Slide: the rows that stay in number now show the events that moved up. A row beyond the
+  // stored ones (when fewer arrive than leave) shows nothing until step 3 removes it.
+  if (leaving > 0 && rows_ > 0) {
+    emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
+    emit rowsShifted(static_cast<int>(leaving));
+  }
+
+  // 3. The difference at the end.
+  const int stored = storedRows();
+  if (stored > rows_) {
+    beginInsertRows(QModelIndex(), rows_, stored - 1);
+    rows_ = stored;
+    endInsertRows();
+  } else if (stored < rows_) {
+    beginRemoveRows(QModelIndex(), stored, rows_ - 1);
+    rows_ = stored;
+    endRemoveRows();
+  }
 }
 
 void EventLogModel::clear() {
@@ -151,6 +161,7 @@ void EventLogModel::clear() {
   firstSeq_ = endSeq_ = 0;
   storedBytes_ = 0;
   received_ = 0;
+  rows_ = 0;
   endResetModel();
 }
 
@@ -174,6 +185,7 @@ std::size_t EventLogModel::removeIf(const std::function<bool(const LogEntry&)>& 
   for (std::size_t i = 0; i < kept.size(); ++i) slot(i) = std::move(kept[i]);
   received_ -= removed;
   rebuildMatches();
+  rows_ = storedRows();
   endResetModel();
   return removed;
 }
@@ -201,12 +213,12 @@ void EventLogModel::setFilterText(const QString& text) {
   filterText_ = trimmed;
   filterLower_ = trimmed.toLower().toStdString();
   rebuildMatches();
+  rows_ = storedRows();
   endResetModel();
 }
 
 int EventLogModel::rowCount(const QModelIndex& parent) const {
-  if (parent.isValid()) return 0;
-  return static_cast<int>(filterLower_.empty() ? endSeq_ - firstSeq_ : matches_.size());
+  return parent.isValid() ? 0 : rows_;
 }
 
 int EventLogModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
@@ -228,6 +240,7 @@ QString EventLogModel::cellText(const LogEntry& entry, int column) const {
 
 QVariant EventLogModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  if (index.row() >= storedRows()) return {};  // a row about to be removed after a slide
   const LogEntry& entry = entryAt(seqOfRow(index.row()));
   switch (role) {
     case Qt::DisplayRole:
@@ -265,7 +278,7 @@ QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int
 
 QString EventLogModel::rowsAsText(const std::vector<int>& rows) const {
   QString text;
-  const int count = rowCount();
+  const int count = storedRows();
   for (const int row : rows) {
     if (row < 0 || row >= count) continue;
     const LogEntry& entry = entryAt(seqOfRow(row));

@@ -24,8 +24,14 @@ namespace livemon::ui {
 // matching rows; it is applied here rather than in a proxy model because a proxy keeps a
 // per-row mapping that it rebuilds as rows leave the front of a million-row ring.
 //
-// Rows arrive in batches (append), each one rowsRemoved at the front for what the ring evicts and
-// one rowsInserted at the end.
+// Rows arrive in batches (append). What a batch costs the views does not depend on how many rows
+// are shown: rows that leave at the front are not removed (Qt's views and headers walk every row
+// on a removal, 10-20 ms at a million rows) but the rows slide up in place: one dataChanged over
+// the rows that stay in number, then rowsShifted(n), then rowsInserted (or rowsRemoved) at the end
+// for the difference. So once the ring is full a row number names a position, not an event:
+// after rowsShifted(n) the event of row r is at row r - n (gone when that is negative). A view
+// that keeps a selection or a scroll position on the same events moves them up by n
+// (EventLogView does); persistent indexes do not follow a shift.
 class EventLogModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -72,6 +78,11 @@ class EventLogModel : public QAbstractTableModel {
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
   QVariant headerData(int section, Qt::Orientation orientation, int role = Qt::DisplayRole) const override;
 
+ signals:
+  // Emitted during append, after the dataChanged of the slide and before rows are inserted or
+  // removed at the end: the events shown at rows >= `rows` moved up by `rows`, those above left.
+  void rowsShifted(int rows);
+
  private:
   // The ring is stored in fixed-size blocks, allocated as it first fills: it never moves a million
   // entries to grow, as a vector would.
@@ -82,6 +93,9 @@ class EventLogModel : public QAbstractTableModel {
     return blocks_[index / kBlockSize][index % kBlockSize];
   }
   uint64_t seqOfRow(int row) const;
+  // The rows the stored entries give (all, or those matching the filter); rowCount() is rows_,
+  // which differs from it only inside append, between the slide and the insertion or removal.
+  int storedRows() const noexcept;
   bool matches(const LogEntry& entry) const;
   void rebuildMatches();
   QString cellText(const LogEntry& entry, int column) const;
@@ -95,6 +109,7 @@ class EventLogModel : public QAbstractTableModel {
   uint64_t firstSeq_ = 0;       // oldest stored
   uint64_t endSeq_ = 0;         // one past the newest stored
   uint64_t received_ = 0;
+  int rows_ = 0;                // what rowCount() tells the views
   std::vector<QString> sourceLabels_;
   std::vector<QString> eventNames_;
   QFont fixedFont_;

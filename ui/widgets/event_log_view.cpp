@@ -1,6 +1,7 @@
 #include <livemon/ui/widgets/event_log_view.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include <QAction>
@@ -13,6 +14,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTimer>
 #include <QToolButton>
@@ -49,6 +51,9 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideRight);
   table_->setHorizontalScrollMode(QAbstractItemView::ScrollPerPixel);
+  // By pixel: keeping the rows in place as older ones leave is then exact, also at the bottom,
+  // where scrolling by row would align the last row and cut the top one.
+  table_->setVerticalScrollMode(QAbstractItemView::ScrollPerPixel);
   // Fixed row heights: the header then never measures a million rows.
   QHeaderView* rows = table_->verticalHeader();
   rows->setVisible(false);
@@ -82,13 +87,15 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   filterDelay_->setSingleShot(true);
   filterDelay_->setInterval(200);
   connect(filter_, &QLineEdit::textChanged, filterDelay_, qOverload<>(&QTimer::start));
-  connect(filterDelay_, &QTimer::timeout, this, [this] {
-    model_.setFilterText(filter_->text());
-    rowsAppended();
-  });
+  connect(filterDelay_, &QTimer::timeout, this, [this] { applyFilter(filter_->text()); });
   connect(autoScroll_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) table_->scrollToBottom();
   });
+  // The user's scrolling decides whether the table follows: at the bottom it does. Rows added
+  // below do not change the value, so following survives them.
+  QScrollBar* scroll = table_->verticalScrollBar();
+  connect(scroll, &QScrollBar::valueChanged, this, [this, scroll](int value) { following_ = value >= scroll->maximum(); });
+  connect(&model_, &EventLogModel::rowsShifted, this, &EventLogView::keepRowsInPlace);
   updateCount();
 }
 
@@ -99,13 +106,44 @@ void EventLogView::setAutoScroll(bool enabled) { autoScroll_->setChecked(enabled
 void EventLogView::setFilterText(const QString& text) {
   filter_->setText(text);
   filterDelay_->stop();
+  applyFilter(text);
+}
+
+void EventLogView::applyFilter(const QString& text) {
   model_.setFilterText(text);
+  following_ = true;  // other rows altogether: show the newest of them
   rowsAppended();
 }
 
 void EventLogView::rowsAppended() {
-  if (autoScroll_->isChecked()) table_->scrollToBottom();
+  if (autoScroll_->isChecked() && following_) table_->scrollToBottom();
   updateCount();
+}
+
+void EventLogView::keepRowsInPlace(int rows) {
+  QItemSelectionModel* selection = table_->selectionModel();
+  const QModelIndex current = selection->currentIndex();
+  if (selection->hasSelection() || current.isValid()) {
+    // Work per selected range, not per row.
+    QItemSelection moved;
+    for (const QItemSelectionRange& range : selection->selection()) {
+      if (range.bottom() < rows) continue;  // left the log
+      moved.select(model_.index(std::max(range.top() - rows, 0), range.left()),
+                   model_.index(range.bottom() - rows, range.right()));
+    }
+    selection->select(moved, QItemSelectionModel::ClearAndSelect);
+    if (current.isValid() && current.row() >= rows) {
+      selection->setCurrentIndex(model_.index(current.row() - rows, current.column()), QItemSelectionModel::NoUpdate);
+    } else {
+      selection->clearCurrentIndex();
+    }
+  }
+  if (autoScroll_->isChecked() && following_) return;
+  QScrollBar* bar = table_->verticalScrollBar();
+  const int rowStep = table_->verticalScrollMode() == QAbstractItemView::ScrollPerPixel
+                          ? table_->verticalHeader()->defaultSectionSize()
+                          : 1;
+  bar->setValue(bar->value() - static_cast<int>(std::min<int64_t>(int64_t{rows} * rowStep, bar->value())));
 }
 
 void EventLogView::updateCount() {

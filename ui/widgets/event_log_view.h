@@ -16,6 +16,9 @@ class EventLogModel;
 // Thread-compatible: a widget, used on the GUI thread only.
 // The event log panel: a text filter, an auto-scroll toggle, a copy button and the table.
 // Ctrl+C (or the context menu) copies the selected rows as tab-separated text.
+// With auto-scroll on, the table follows the newest row while it is scrolled to the bottom; scrolled
+// up (or with auto-scroll off) it stays on the events the user reads as newer ones push older ones
+// out. A selected event stays selected until the log drops it.
 class EventLogView : public QWidget {
   Q_OBJECT
 
@@ -30,9 +33,12 @@ class EventLogView : public QWidget {
   // Applies the filter now (typing applies it after a short pause).
   void setFilterText(const QString& text);
 
-  // Call after rows were appended: scrolls to the newest when auto-scroll is on, and updates the
-  // counts.
+  // Call after rows were appended: scrolls to the newest when auto-scroll is on and the table was
+  // at the bottom, and updates the counts.
   void rowsAppended();
+  // Whether the table follows the newest row: it is (or was, before the last append) scrolled to
+  // the bottom.
+  bool followingNewest() const noexcept { return following_; }
 
   // The selected rows as text (what copySelection() puts on the clipboard).
   QString selectedRowsText() const;
@@ -40,6 +46,10 @@ class EventLogView : public QWidget {
 
  private:
   void updateCount();
+  void applyFilter(const QString& text);
+  // The model slid its rows up by `rows`: move the selection and, unless following the newest, the
+  // scroll position with them.
+  void keepRowsInPlace(int rows);
 
   EventLogModel& model_;
   QLineEdit* filter_ = nullptr;
@@ -47,6 +57,7 @@ class EventLogView : public QWidget {
   QLabel* count_ = nullptr;
   QTableView* table_ = nullptr;
   QTimer* filterDelay_ = nullptr;
+  bool following_ = true;
 };
 
 }  // namespace livemon::ui
