@@ -1,6 +1,9 @@
 // The x range all charts share: live with a filling start, scrolling, all, fixed, paused.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <utility>
+
 #include <livemon/ui/model/time_view.h>
 
 namespace livemon::ui {
@@ -67,6 +70,27 @@ TEST(TimeView, PausedKeepsTheEdgeWhereItWas) {
   EXPECT_EQ(view.visible(XRange{0.0, 900.0}), (XRange{440.0, 500.0}));
   view.setPaused(false, std::nullopt);
   EXPECT_EQ(view.visible(XRange{0.0, 900.0}), (XRange{840.0, 900.0}));
+}
+
+// A range that follows live data moves in steps of a power of two near 1/64 of its width, not
+// every GUI tick: each move makes every chart lay its axis labels out again.
+TEST(SnapLiveEdge, MovesInStepsAndKeepsTheDataInView) {
+  const double start = 1'700'000'000'000.0;  // wall clock ms
+  const double width = 300'000.0;            // the last 5 minutes
+  std::set<std::pair<double, double>> shown;
+  for (int tick = 0; tick < 100; ++tick) {  // 4 s of 40 ms GUI ticks
+    const double edge = start + 40.0 * tick;
+    const XRange snapped = snapLiveEdge(XRange{edge - width, edge});
+    EXPECT_LE(snapped.min, edge - width);
+    EXPECT_GE(snapped.max, edge) << "the newest point stays in view";
+    EXPECT_LT(snapped.max - edge, width / 32.0);
+    EXPECT_LT(edge - width - snapped.min, width / 32.0);
+    shown.emplace(snapped.min, snapped.max);
+  }
+  EXPECT_LE(shown.size(), 4U) << "about one move per 4 s, not one per tick";
+  EXPECT_EQ(snapLiveEdge(XRange{5.0, 5.0}), (XRange{5.0, 5.0}));
+  const XRange exact{0.0, 64.0};
+  EXPECT_EQ(snapLiveEdge(exact), exact) << "a range on the grid stays as it is";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include <livemon/ui/model/time_view.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <limits>
 
@@ -122,6 +123,15 @@ XRange TimeView::live(TimeAxisMode mode, std::optional<XRange> data) const {
   // From the first sample while the data is younger than the range (and always for All), at
   // least a second wide: the data fills the chart from its start.
   return XRange{std::min(data->min, edge - perSecond), edge};
+}
+
+XRange snapLiveEdge(XRange x) {
+  constexpr double kStepsPerWidth = 64.0;
+  const double width = x.max - x.min;
+  if (!std::isfinite(width) || !(width > 0.0)) return x;
+  const double quantum = std::exp2(std::floor(std::log2(width / kStepsPerWidth)));
+  // Outwards at both ends: the first and the newest points stay in view.
+  return XRange{std::floor(x.min / quantum) * quantum, std::ceil(x.max / quantum) * quantum};
 }
 
 }  // namespace livemon::ui

@@ -44,6 +44,12 @@ struct XRange {
 // With the Step axis the time range still says which points are shown, by their time: window()
 // is that span in milliseconds since the Unix epoch (the paused edge is a time too), and the x
 // range is the steps of the points in it (or the steps zoomed to).
+// A live range widened outwards to multiples of a power of two near 1/64 of its width: its ends
+// then move every few pixels instead of every GUI tick. Every
+// move makes Qt Charts lay out the labels of every chart's axis again, which cost more than the
+// rest of a tick at 100 charts. An empty or non-finite range is returned as it is.
+XRange snapLiveEdge(XRange x);
+
 class TimeView {
  public:
   TimeAxisMode mode() const noexcept { return mode_; }

@@ -172,6 +172,10 @@ ChartRenderContext ChartGrid::renderContext() const {
   }
   context.frozen = view_.paused();
   context.following = view_.followsLive();
+  // Live time axes only: a replay's range moves with its playhead, a Step axis with new steps.
+  if (context.following && !context.frozen && !playheadMs_ && context.mode != TimeAxisMode::Step) {
+    context.x = snapLiveEdge(context.x);
+  }
   context.cutoff = view_.pausedEdge();
   return context;
 }

@@ -41,9 +41,19 @@ QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
 
 void setTimeAxisRange(QAbstractAxis* axis, XRange x, double widthPixels) {
   if (auto* wall = qobject_cast<QCategoryAxis*>(axis)) {
-    for (const QString& label : wall->categoriesLabels()) wall->remove(label);
-    wall->setStartValue(x.min);
-    for (const WallClockTick& tick : wallClockTickMarks(x, widthPixels)) wall->append(tick.label, tick.ms);
+    // Every change of a category makes Qt lay out all the axis's labels again, and a range that
+    // follows live data moves every tick: the categories change only when a tick comes or goes.
+    const std::vector<WallClockTick> ticks = wallClockTickMarks(x, widthPixels);
+    const QStringList labels = wall->categoriesLabels();
+    const bool same = labels.size() == static_cast<qsizetype>(ticks.size()) &&
+                      std::equal(ticks.begin(), ticks.end(), labels.begin(), [wall](const WallClockTick& tick, const QString& label) {
+                        return tick.label == label && wall->endValue(label) == tick.ms;
+                      });
+    if (!same) {
+      for (const QString& label : labels) wall->remove(label);
+      wall->setStartValue(x.min);
+      for (const WallClockTick& tick : ticks) wall->append(tick.label, tick.ms);
+    }
     wall->setRange(x.min, x.max);
   } else if (auto* steps = qobject_cast<QValueAxis*>(axis); steps != nullptr && axis->property(kStepAxis).toBool()) {
     // Whole steps only: a tick between two steps would name a step that never was.
