@@ -13,7 +13,6 @@
 #include <mutex>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include <prometheus/check_names.h>
@@ -111,7 +110,7 @@ struct MetricsExporter::State final : prometheus::Collectable {
     bool gone = false;
     // Keyed by "<stat>\0<aggregation>" after sanitising, so two keys that sanitise alike share
     // one series instead of serving a duplicate.
-    std::unordered_map<std::string, Series> series;
+    std::map<std::string, Series> series;
   };
   struct Counter {
     std::string help;
