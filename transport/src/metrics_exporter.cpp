@@ -106,8 +106,8 @@ struct MetricsExporter::State final : prometheus::Collectable {
     double value = 0;
   };
   struct Source {
+    // Its last message, heartbeat or goodbye: forgetAfter later it is removed.
     std::chrono::steady_clock::time_point lastSeen;
-    bool gone = false;
     // Keyed by "<stat>\0<aggregation>" after sanitising, so two keys that sanitise alike share
     // one series instead of serving a duplicate.
     std::map<std::string, Series> series;
@@ -126,7 +126,7 @@ struct MetricsExporter::State final : prometheus::Collectable {
                      source.rank ? std::to_string(*source.rank) : std::string()};
   }
   void observeLocked(const SourceKey& key, const Event& event, std::chrono::steady_clock::time_point now);
-  void touchLocked(const SourceInfo& source, bool gone, std::chrono::steady_clock::time_point now);
+  void touchLocked(const SourceInfo& source, std::chrono::steady_clock::time_point now);
   void expireLocked(std::chrono::steady_clock::time_point now) const;
 
   const MetricsExporterOptions options;
@@ -145,10 +145,7 @@ void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& ev
                                            std::chrono::steady_clock::time_point now) {
   ++counters.events;
   auto found = sources.find(key);
-  if (found != sources.end()) {
-    found->second.lastSeen = now;
-    found->second.gone = false;
-  }
+  if (found != sources.end()) found->second.lastSeen = now;
   if (!isStatEventName(event.name)) return;
   std::string seriesKey;
   for (const auto& [field, value] : event.data) {
@@ -175,20 +172,18 @@ void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& ev
       ++counters.seriesDropped;
       continue;
     }
-    if (found == sources.end()) found = sources.emplace(key, Source{now, false, {}}).first;
+    if (found == sources.end()) found = sources.emplace(key, Source{now, {}}).first;
     found->second.series.emplace(seriesKey, Series{std::move(stat), std::move(aggregation), *number});
     ++seriesCount;
     ++counters.statValues;
   }
 }
 
-void MetricsExporter::State::touchLocked(const SourceInfo& source, bool gone,
-                                         std::chrono::steady_clock::time_point now) {
+// A goodbye counts as a last message: the values stay forgetAfter for the scrapes after it.
+void MetricsExporter::State::touchLocked(const SourceInfo& source, std::chrono::steady_clock::time_point now) {
   // Only sources that have series are remembered, so liveness news costs no memory.
   const auto found = sources.find(keyOf(source));
-  if (found == sources.end()) return;
-  found->second.lastSeen = now;
-  found->second.gone = gone;
+  if (found != sources.end()) found->second.lastSeen = now;
 }
 
 void MetricsExporter::State::expireLocked(std::chrono::steady_clock::time_point now) const {
@@ -369,12 +364,12 @@ void MetricsExporter::observe(const SourceChange& change) {
 
 void MetricsExporter::sourceAlive(const SourceInfo& source) {
   std::lock_guard lock(state_->mutex);
-  state_->touchLocked(source, false, state_->clock.now());
+  state_->touchLocked(source, state_->clock.now());
 }
 
 void MetricsExporter::sourceGone(const SourceInfo& source) {
   std::lock_guard lock(state_->mutex);
-  state_->touchLocked(source, true, state_->clock.now());
+  state_->touchLocked(source, state_->clock.now());
 }
 
 void MetricsExporter::setCounter(const std::string& name, const std::string& help, double value) {
