@@ -6,7 +6,7 @@ set -euo pipefail
 
 LIVEMON_BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
-  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev
+  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev prometheus-cpp-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   python3-dev pybind11-dev
 )
@@ -17,6 +17,7 @@ LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-zmq python3-msgpack
   python3-pytest python3-torch python3-protobuf
+  prometheus
 )
 
 livemon_missing_packages() {

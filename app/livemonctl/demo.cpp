@@ -109,6 +109,8 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   transport::PublisherOptions publisherOptions;
   publisherOptions.bind = {options.endpoint};
   publisherOptions.runName = options.runName;
+  publisherOptions.metricsPort = options.metricsPort;
+  publisherOptions.metricsAddress = options.metricsAddress;
   transport::Publisher publisher(publisherOptions);
 
   const double periodMs = 1000.0 / options.stepsPerSecond;
@@ -151,7 +153,11 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   } else {
     out << "Ctrl-C stops it";
   }
-  out << "\n  watch it with: livemonctl tail " << publisher.endpoints().front() << std::endl;
+  out << "\n  watch it with: livemonctl tail " << publisher.endpoints().front();
+  if (publisher.metricsPort() != 0) {
+    out << "\n  Prometheus metrics: http://" << options.metricsAddress << ':' << publisher.metricsPort() << "/metrics";
+  }
+  out << std::endl;
 
   const auto start = std::chrono::steady_clock::now();
   const auto end = options.duration.count() > 0 ? start + options.duration : std::chrono::steady_clock::time_point::max();

@@ -65,6 +65,10 @@ struct DemoOptions {
   std::string runName = "demo";
   uint64_t seed = 0;  // 0: a random seed
   int64_t divergeAt = 0;  // SyntheticTrainingJob::divergeAt; 0: never
+  // PublisherOptions::metricsPort: serves the demo's Stats for Prometheus on this port (0: the
+  // LIVEMON_METRICS_PORT environment variable, else off).
+  uint16_t metricsPort = 0;
+  std::string metricsAddress = "127.0.0.1";
   // When set, a Profiler with the schedule (wait, warmup, active, repeat) writes Chrome traces
   // of the demo's ranges into this directory.
   std::string traceDir;

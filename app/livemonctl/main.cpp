@@ -91,6 +91,12 @@ int main(int argc, char** argv) {
       ->option_text("STEP")
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
       ->capture_default_str();
+  demoCommand->add_option("--metrics-port", demo.metricsPort,
+                          "Serve the demo's Stats for Prometheus at http://127.0.0.1:PORT/metrics (0: off)")
+      ->option_text("PORT")
+      ->capture_default_str();
+  demoCommand->add_option("--metrics-address", demo.metricsAddress, "Address the metrics are served on")
+      ->capture_default_str();
   demoCommand->add_option("--trace-dir", demo.traceDir,
                           "Run a profiler and write Chrome traces of the demo's ranges into this directory");
   std::vector<int64_t> traceSchedule{demo.traceWait, demo.traceWarmup, demo.traceActive, demo.traceRepeat};

@@ -87,7 +87,8 @@ class PyPublisher {
  public:
   PyPublisher(const py::object& endpoint, const py::object& connect, const std::string& run,
               std::optional<int64_t> rank, std::size_t queueCapacityBytes, const py::object& linger,
-              const py::object& heartbeatInterval, const std::string& statName) {
+              const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
+              const std::string& metricsAddress) {
     PublisherOptions options;
     options.bind = endpointList(endpoint, "endpoint");
     options.connect = endpointList(connect, "connect");
@@ -98,9 +99,12 @@ class PyPublisher {
     options.heartbeatInterval =
         std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(heartbeatInterval, "heartbeat_interval"));
     options.statName = statName;
+    options.metricsPort = metricsPort;
+    options.metricsAddress = metricsAddress;
     publisher_ = std::make_unique<Publisher>(std::move(options));
     endpoints_ = publisher_->endpoints();
     identity_ = publisher_->identity();
+    metricsPort_ = publisher_->metricsPort();
   }
   ~PyPublisher() { close(); }
   PyPublisher(const PyPublisher&) = delete;
@@ -109,6 +113,7 @@ class PyPublisher {
   void close() {
     if (!publisher_) return;
     final_ = publisher_->stats();
+    metricsPort_ = 0;
     destroyWithoutGil(publisher_);
   }
 
@@ -116,11 +121,13 @@ class PyPublisher {
   PublisherStats stats() const { return publisher_ ? publisher_->stats() : final_; }
   const std::vector<std::string>& endpoints() const { return endpoints_; }
   const transport::SourceInfo& identity() const { return identity_; }
+  uint16_t metricsPort() const { return metricsPort_; }
 
  private:
   std::unique_ptr<Publisher> publisher_;
   std::vector<std::string> endpoints_;
   transport::SourceInfo identity_;
+  uint16_t metricsPort_ = 0;
   PublisherStats final_;
 };
 
@@ -234,15 +241,19 @@ void bindTransport(py::module_& m) {
         only; port ``*`` picks a free one, see ``endpoints``). ``connect``: endpoints to connect to
         instead. ``run``: the run name the dashboard shows (default: the program's name).
         ``rank``: the process's rank (default: the RANK environment variable, as torchrun sets it).
+        ``metrics_port``: also serve this job's Stats for Prometheus at
+        ``http://metrics_address:metrics_port/metrics`` (default 0: the LIVEMON_METRICS_PORT
+        environment variable, else off); updated by the publisher's thread, not the training loop.
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>, std::size_t,
-                    const py::object&, const py::object&, const std::string&>(),
+                    const py::object&, const py::object&, const std::string&, uint16_t, const std::string&>(),
            py::arg("endpoint") = std::string(transport::kDefaultEndpoint), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
            py::arg("queue_capacity_bytes") = defaults.queueCapacityBytes,
            py::arg("linger") = toTimedelta(defaults.linger),
            py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),
-           py::arg("stat_name") = defaults.statName)
+           py::arg("stat_name") = defaults.statName, py::arg("metrics_port") = defaults.metricsPort,
+           py::arg("metrics_address") = defaults.metricsAddress)
       .def("close", &PyPublisher::close,
            "Sends what is queued and a goodbye (waiting at most `linger`), then stops. A second call does nothing.")
       .def("__enter__", [](PyPublisher& self) -> PyPublisher& { return self; }, py::return_value_policy::reference)
@@ -254,6 +265,8 @@ void bindTransport(py::module_& m) {
       .def_property_readonly("endpoints", &PyPublisher::endpoints,
                              "The endpoints in use; a bound port * appears as the port chosen.")
       .def_property_readonly("identity", [](const PyPublisher& self) { return identityDict(self.identity()); })
+      .def_property_readonly("metrics_port", &PyPublisher::metricsPort,
+                             "The port the Stats are served on for Prometheus, or 0 when off.")
       .def_property_readonly("published_count", [](const PyPublisher& self) { return self.stats().published; })
       .def_property_readonly("dropped_count",
                              [](const PyPublisher& self) {

@@ -19,6 +19,8 @@
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
 #include <livemon/transport/error.h>
+#include <livemon/transport/metrics_exporter.h>
+#include <livemon/value_key.h>
 
 #include "byte_ring.h"
 #include "msgpack_writer.h"
@@ -72,6 +74,21 @@ void validate(const PublisherOptions& options) {
   detail::checkSubscriberLimits(
       {options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections},
       "PublisherOptions");
+}
+
+// options.metricsPort, else LIVEMON_METRICS_PORT; 0 for off.
+uint16_t metricsPortFor(const PublisherOptions& options) {
+  if (options.metricsPort != 0) return options.metricsPort;
+  const char* text = std::getenv("LIVEMON_METRICS_PORT");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 0 || value > 65535) {
+    throw std::invalid_argument(std::string("LIVEMON_METRICS_PORT must be a port number 0..65535, got \"") + text +
+                                "\"");
+  }
+  return static_cast<uint16_t>(value);
 }
 
 std::string hostName() {
@@ -164,6 +181,8 @@ struct Publisher::State {
   std::chrono::steady_clock::time_point stopDeadline;  // set before `stop`, read after it
 
   EventHandlerHandle handle;
+  // Fed by the I/O thread with the Stat batches it sends; null when metrics are off.
+  std::unique_ptr<MetricsExporter> metrics;
   std::unique_ptr<Stat> publishedStat;
   std::unique_ptr<Stat> droppedStat;
 
@@ -173,6 +192,8 @@ struct Publisher::State {
   std::string scratch;
   std::string header;
   std::string stepsTrailer;
+  std::string metricsPayload;
+  WireMessage metricsMessage;
   uint64_t heartbeatSequence = 0;
 };
 
@@ -293,6 +314,15 @@ void Publisher::State::sendBatch(Batch& batch) {
     detail::appendStepsHeader(stepsTrailer, batch.count);
     stepsTrailer.append(batch.steps);
   }
+  if (metrics && isStatEventName(batch.name)) {
+    // The logging threads only queued bytes; the exporter reads them back here, once per Stat
+    // batch (a window of each Stat, so a few per second), instead of costing the training loop.
+    metricsPayload.assign(header).append(batch.body);
+    if (batch.anyStep) metricsPayload.append(stepsTrailer);
+    if (decodeMessage(batch.name, metricsPayload, limits, metricsMessage) == DecodeStatus::Ok) {
+      metrics->observe(metricsMessage);
+    }
+  }
   if (sendFrames(batch.name, header, batch.body, batch.anyStep ? std::string_view(stepsTrailer) : std::string_view())) {
     published.fetch_add(batch.count, std::memory_order_relaxed);
     messages.fetch_add(1, std::memory_order_relaxed);
@@ -322,6 +352,7 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   zmq_send(socket, payload.data(), payload.size(), ZMQ_DONTWAIT);
   ++heartbeatSequence;
   heartbeats.fetch_add(1, std::memory_order_relaxed);
+  if (metrics) metrics->sourceAlive(identity);
   if (publishedStat) publishedStat->add(static_cast<double>(counters.published));
   if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
 }
@@ -394,6 +425,12 @@ Publisher::Publisher(Options options) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
     }
+    if (const uint16_t port = metricsPortFor(opts); port != 0) {
+      MetricsExporterOptions metricsOptions;
+      metricsOptions.bindAddress = opts.metricsAddress;
+      metricsOptions.port = port;
+      state.metrics = std::make_unique<MetricsExporter>(std::move(metricsOptions));
+    }
     if (!opts.statName.empty()) {
       state.publishedStat = std::make_unique<Stat>(opts.statName + ".published", std::vector{Aggregation::Value},
                                                    opts.statWindow);
@@ -433,6 +470,7 @@ Publisher::~Publisher() {
   state.wake.notify_all();
   state.thread->join();
   state.guard.reset();
+  state.metrics.reset();
   // LINGER bounds how long the context's termination waits for delivery. When other livemon
   // sockets still use the context, delivery goes on in its I/O thread.
   zmq_close(state.socket);
@@ -464,5 +502,7 @@ PublisherStats Publisher::stats() const noexcept {
 const std::vector<std::string>& Publisher::endpoints() const noexcept { return state_->endpoints; }
 
 const SourceInfo& Publisher::identity() const noexcept { return state_->identity; }
+
+uint16_t Publisher::metricsPort() const noexcept { return state_->metrics ? state_->metrics->port() : 0; }
 
 }  // namespace livemon::transport

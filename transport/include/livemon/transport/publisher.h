@@ -59,6 +59,11 @@ struct PublisherOptions {
   std::size_t maxSubscriberBytes = 64 * 1024;
   std::size_t maxTotalSubscriberBytes = 256 * 1024;
   std::size_t maxSubscriberConnections = 128;
+  // Serves this job's own Stats for Prometheus at http://metricsAddress:metricsPort/metrics (see
+  // MetricsExporter), fed by the I/O thread, never by the logging threads. 0 reads the port from
+  // the environment variable LIVEMON_METRICS_PORT; unset or 0 there too means off.
+  uint16_t metricsPort = 0;
+  std::string metricsAddress = "127.0.0.1";
 };
 
 // Thread-safety: a plain value type. Counters of one publisher.
@@ -109,6 +114,8 @@ class Publisher {
   // The endpoints in use; a bound "tcp://host:*" appears with its port.
   const std::vector<std::string>& endpoints() const noexcept;
   const SourceInfo& identity() const noexcept;
+  // The port this job's Stats are served on for Prometheus, or 0 when off (see metricsPort).
+  uint16_t metricsPort() const noexcept;
 
  private:
   struct State;

@@ -1,0 +1,284 @@
+#include <livemon/transport/metrics_exporter.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include <livemon/clock.h>
+#include <livemon/event_handler.h>
+#include <livemon/transport/error.h>
+#include <livemon/transport/publisher.h>
+
+#include "http_get.h"
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using test::makeEvent;
+
+SourceInfo source(std::string run, std::string host, std::optional<int64_t> rank) {
+  SourceInfo info;
+  info.run = std::move(run);
+  info.host = std::move(host);
+  info.pid = 42;
+  info.rank = rank;
+  info.instanceId = 7;
+  return info;
+}
+
+Event statEvent(std::unordered_map<std::string, DataValue> data) {
+  return makeEvent(std::string(kStatEventName), std::move(data));
+}
+
+// An exporter that serves nothing, on a test clock.
+class MetricsExporterTest : public ::testing::Test {
+ protected:
+  MetricsExporterOptions options(std::size_t maxSeries = 100'000) {
+    MetricsExporterOptions o;
+    o.serve = false;
+    o.clock = &clock_;
+    o.maxSeries = maxSeries;
+    o.forgetAfter = 5min;
+    return o;
+  }
+  ManualClock clock_;
+};
+
+bool hasLine(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos || text.starts_with(line + "\n");
+}
+
+TEST_F(MetricsExporterTest, ServesTheLatestValueOfEachAggregationWithItsSourceLabels) {
+  MetricsExporter exporter(options());
+  const SourceInfo rank3 = source("llm", "node-1", 3);
+  exporter.observe(rank3, statEvent({{"train.loss.mean", 2.5}, {"train.loss.max", 4.0}, {"tokens.count", int64_t{12}}}));
+  exporter.observe(rank3, statEvent({{"train.loss.mean", 1.25}}));
+  exporter.observe(source("llm", "node-2", std::nullopt), makeEvent("torch.monitor.Stat", {{"lr.value", 0.001}}));
+
+  const std::string text = exporter.text();
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="mean",host="node-1",rank="3",run="llm",stat="train.loss"} 1.25)"))
+      << text;
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="max",host="node-1",rank="3",run="llm",stat="train.loss"} 4)"))
+      << text;
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="count",host="node-1",rank="3",run="llm",stat="tokens"} 12)"))
+      << text;
+  // No rank: an empty label, which Prometheus treats as absent.
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="value",host="node-2",rank="",run="llm",stat="lr"} 0.001)"))
+      << text;
+  EXPECT_NE(text.find("# TYPE livemon_stat gauge"), std::string::npos);
+  EXPECT_TRUE(hasLine(text, "livemon_exporter_events_total 3")) << text;
+  EXPECT_TRUE(hasLine(text, "livemon_exporter_series 4")) << text;
+  const MetricsExporterStats stats = exporter.stats();
+  EXPECT_EQ(stats.series, 4u);
+  EXPECT_EQ(stats.sources, 2u);
+  EXPECT_EQ(stats.statValues, 5u);
+}
+
+TEST_F(MetricsExporterTest, SplitsAtTheLastDotAndSkipsOtherEventsAndNonNumbers) {
+  MetricsExporter exporter(options());
+  const SourceInfo job = source("run", "host", 0);
+  exporter.observe(job, statEvent({{"a.b.c.p99", 9.0}, {"note.value", std::string("text")}, {"flag.value", true},
+                                   {"step", int64_t{100}}}));
+  exporter.observe(job, makeEvent("eval", {{"eval.accuracy", 0.9}}));
+  const std::string text = exporter.text();
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="p99",host="host",rank="0",run="run",stat="a.b.c"} 9)")) << text;
+  EXPECT_EQ(text.find("eval"), std::string::npos) << text;
+  EXPECT_EQ(text.find("note"), std::string::npos) << text;
+  EXPECT_EQ(exporter.stats().series, 1u);
+  EXPECT_EQ(exporter.stats().malformedKeys, 0u);  // the step field is not a Stat key
+  EXPECT_EQ(exporter.stats().events, 2u);
+}
+
+TEST_F(MetricsExporterTest, CountsMalformedKeysAndKeepsTheRest) {
+  MetricsExporter exporter(options());
+  exporter.observe(source("r", "h", 1), statEvent({{"nodot", 1.0}, {".mean", 2.0}, {"loss.", 3.0}, {"ok.mean", 4.0}}));
+  EXPECT_EQ(exporter.stats().malformedKeys, 3u);
+  EXPECT_EQ(exporter.stats().series, 1u);
+  EXPECT_TRUE(hasLine(exporter.text(), "livemon_exporter_malformed_keys_total 3"));
+}
+
+TEST_F(MetricsExporterTest, RefusesNewSeriesBeyondTheCapButUpdatesTheKnownOnes) {
+  MetricsExporter exporter(options(3));
+  const SourceInfo job = source("r", "h", 1);
+  exporter.observe(job, statEvent({{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}}));
+  exporter.observe(source("other", "h", 2), statEvent({{"d.mean", 1.0}, {"e.mean", 1.0}}));
+  exporter.observe(job, statEvent({{"a.mean", 5.0}}));
+  const MetricsExporterStats stats = exporter.stats();
+  EXPECT_EQ(stats.series, 3u);
+  EXPECT_EQ(stats.seriesDropped, 2u);
+  EXPECT_EQ(stats.sources, 1u);  // the refused source holds no series, so it is not kept either
+  const std::string text = exporter.text();
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="mean",host="h",rank="1",run="r",stat="a"} 5)")) << text;
+  EXPECT_TRUE(hasLine(text, "livemon_exporter_series_dropped_total 2")) << text;
+  EXPECT_EQ(text.find("other"), std::string::npos);
+}
+
+TEST_F(MetricsExporterTest, ForgetsASilentSourceAfterForgetAfterUnlessItKeepsTalking) {
+  MetricsExporter exporter(options());
+  const SourceInfo quiet = source("quiet", "h", 0);
+  const SourceInfo alive = source("alive", "h", 1);
+  exporter.observe(quiet, statEvent({{"loss.mean", 1.0}}));
+  exporter.observe(alive, statEvent({{"loss.mean", 2.0}}));
+  clock_.advance(4min);
+  exporter.sourceAlive(alive);  // a heartbeat: long Stat windows must not make a source vanish
+  EXPECT_EQ(exporter.stats().sources, 2u);
+  clock_.advance(61s);
+  const std::string text = exporter.text();  // a scrape checks, too
+  EXPECT_EQ(text.find("quiet"), std::string::npos) << text;
+  EXPECT_NE(text.find("alive"), std::string::npos) << text;
+  EXPECT_EQ(exporter.stats().sourcesForgotten, 1u);
+  EXPECT_EQ(exporter.stats().series, 1u);
+}
+
+TEST_F(MetricsExporterTest, ForgetsASourceThatSaidGoodbyeAfterAWhileNotAtOnce) {
+  MetricsExporter exporter(options());
+  const SourceInfo job = source("job", "h", 0);
+  WireMessage message;
+  message.kind = MessageKind::Events;
+  message.source = job;
+  message.name = kStatEventName;
+  message.events = {statEvent({{"loss.mean", 1.0}})};
+  exporter.observe(message);
+  message.kind = MessageKind::Goodbye;
+  message.events.clear();
+  exporter.observe(message);
+  clock_.advance(1min);
+  // The last values stay for scrapes that come after the job ended.
+  EXPECT_NE(exporter.text().find("job"), std::string::npos);
+  clock_.advance(4min);
+  EXPECT_EQ(exporter.text().find("job"), std::string::npos);
+  EXPECT_EQ(exporter.stats().sources, 0u);
+  // Without a scrape, the next observation removes what is due.
+  exporter.observe(job, statEvent({{"loss.mean", 1.0}}));
+  clock_.advance(5min);
+  exporter.observe(source("next", "h", 0), makeEvent("other", {}));
+  EXPECT_EQ(exporter.stats().series, 0u);
+}
+
+TEST_F(MetricsExporterTest, FollowsASubscribersSourceChanges) {
+  MetricsExporter exporter(options());
+  ReceivedEvent received;
+  received.source = std::make_shared<const SourceInfo>(source("sub", "h", 2));
+  received.event = statEvent({{"loss.mean", 3.0}});
+  exporter.observe(received);
+  clock_.advance(3min);
+  exporter.observe(SourceChange{received.source, SourceState::Gone, false, nullptr});
+  clock_.advance(3min);
+  EXPECT_NE(exporter.text().find("sub"), std::string::npos);  // 3 min after the goodbye
+  clock_.advance(2min);
+  EXPECT_EQ(exporter.text().find("sub"), std::string::npos);
+}
+
+TEST_F(MetricsExporterTest, MakesHostileLabelValuesSafeForPrometheus) {
+  MetricsExporterOptions o = options();
+  o.maxLabelBytes = 16;
+  MetricsExporter exporter(o);
+  const std::string longHost(100, 'h');
+  exporter.observe(source(std::string("r\xff\x01n\"\\"), longHost, 1),
+                   statEvent({{"caf\xc3\xa9\n.mean", 1.0}, {std::string(40, 's') + ".max", 2.0}}));
+  const std::string text = exporter.text();
+  // Invalid UTF-8 and control bytes become '?'; quotes, backslashes are escaped by the format.
+  EXPECT_NE(text.find(R"(run="r??n\"\\")"), std::string::npos) << text;
+  EXPECT_NE(text.find("stat=\"caf\xc3\xa9?\""), std::string::npos) << text;
+  EXPECT_NE(text.find("host=\"" + std::string(16, 'h') + "\""), std::string::npos) << text;
+  EXPECT_NE(text.find("stat=\"" + std::string(16, 's') + "\""), std::string::npos) << text;
+  // A multi-byte character is never cut in half.
+  exporter.observe(source("r", "h", 1), statEvent({{std::string(15, 'x') + "\xc3\xa9.mean", 1.0}}));
+  EXPECT_NE(exporter.text().find("stat=\"" + std::string(15, 'x') + "\""), std::string::npos);
+}
+
+TEST_F(MetricsExporterTest, ServesExtraCountersAndRefusesBadNames) {
+  MetricsExporter exporter(options());
+  exporter.setCounter("livemon_relay_forwarded_total", "Messages forwarded", 17);
+  exporter.setCounter("livemon_relay_forwarded_total", "Messages forwarded", 18);
+  const std::string text = exporter.text();
+  EXPECT_TRUE(hasLine(text, "livemon_relay_forwarded_total 18")) << text;
+  EXPECT_NE(text.find("# TYPE livemon_relay_forwarded_total counter"), std::string::npos);
+  EXPECT_THROW(exporter.setCounter("bad name", "", 1), std::invalid_argument);
+  EXPECT_THROW(exporter.setCounter("livemon_stat", "", 1), std::invalid_argument);
+  EXPECT_THROW(exporter.setCounter("livemon_exporter_series", "", 1), std::invalid_argument);
+}
+
+TEST_F(MetricsExporterTest, RefusesBadOptions) {
+  MetricsExporterOptions o = options(0);
+  EXPECT_THROW(MetricsExporter{o}, std::invalid_argument);
+  o = options();
+  o.forgetAfter = 0ms;
+  EXPECT_THROW(MetricsExporter{o}, std::invalid_argument);
+}
+
+TEST(MetricsExporterHttp, ServesMetricsOverHttpOnLoopback) {
+  MetricsExporterOptions options;
+  options.port = 0;  // a free port
+  MetricsExporter exporter(options);
+  ASSERT_NE(exporter.port(), 0);
+  exporter.observe(source("http", "h", 5), statEvent({{"train.loss.mean", 0.5}}));
+  const auto response = test::httpGet(exporter.port(), "/metrics");
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200);
+  EXPECT_NE(response->headers.find("text/plain"), std::string::npos) << response->headers;
+  EXPECT_TRUE(hasLine(response->body,
+                      R"(livemon_stat{aggregation="mean",host="h",rank="5",run="http",stat="train.loss"} 0.5)"))
+      << response->body;
+}
+
+TEST(MetricsExporterHttp, ReportsAPortInUseByName) {
+  MetricsExporter first;
+  MetricsExporterOptions options;
+  options.port = first.port();
+  try {
+    MetricsExporter second(options);
+    FAIL() << "bound a port in use";
+  } catch (const TransportError& error) {
+    EXPECT_NE(std::string(error.what()).find("127.0.0.1:" + std::to_string(first.port())), std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(PublisherMetrics, ServesTheJobsOwnStatsWhenAPortIsGiven) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.runName = "metrics-job";
+  options.rank = 4;
+  options.metricsPort = test::freeTcpPort();
+  Publisher publisher(options);
+  ASSERT_EQ(publisher.metricsPort(), options.metricsPort);
+  logEvent(statEvent({{"train.loss.mean", 0.75}}));
+  logEvent(makeEvent("eval", {{"accuracy", 0.5}}));
+  const std::string wanted =
+      R"(livemon_stat{aggregation="mean",host=")" + publisher.identity().host +
+      R"(",rank="4",run="metrics-job",stat="train.loss"} 0.75)";
+  std::string body;
+  EXPECT_TRUE(test::waitUntil([&] {
+    const auto response = test::httpGet(publisher.metricsPort(), "/metrics");
+    body = response ? response->body : "";
+    return hasLine(body, wanted);
+  })) << body;
+}
+
+TEST(PublisherMetrics, TakesThePortFromTheEnvironmentAndIsOffWithoutOne) {
+  {
+    Publisher publisher(test::testPublisherOptions());
+    EXPECT_EQ(publisher.metricsPort(), 0);
+  }
+  const uint16_t port = test::freeTcpPort();
+  setenv("LIVEMON_METRICS_PORT", std::to_string(port).c_str(), 1);
+  {
+    Publisher publisher(test::testPublisherOptions());
+    EXPECT_EQ(publisher.metricsPort(), port);
+    EXPECT_TRUE(test::httpGet(port, "/metrics"));
+  }
+  setenv("LIVEMON_METRICS_PORT", "http", 1);
+  try {
+    Publisher publisher(test::testPublisherOptions());
+    ADD_FAILURE() << "took a bad LIVEMON_METRICS_PORT";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("LIVEMON_METRICS_PORT"), std::string::npos) << error.what();
+  }
+  unsetenv("LIVEMON_METRICS_PORT");
+}
+
+}  // namespace
+}  // namespace livemon::transport
