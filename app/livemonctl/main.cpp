@@ -74,7 +74,14 @@ int main(int argc, char** argv) {
   double demoWindow = 1.0;
   double demoDuration = 0.0;
   CLI::App* demoCommand = app.add_subcommand("demo", "Run a synthetic training job that publishes its Stats and events");
-  demoCommand->add_option("--endpoint", demo.endpoint, "Endpoint to bind")->capture_default_str();
+  demoCommand->add_option("--endpoint", demo.endpoint, "Endpoint to bind (with --ranks, rank R binds the port R above)")
+      ->capture_default_str();
+  demoCommand->add_option("--connect", demo.connect, "Connect to EP (a relay's --listen) instead of binding")
+      ->option_text("EP");
+  demoCommand->add_option("--ranks", demo.ranks, "Run N ranks in this process, each its own publisher (ranks 0..N-1)")
+      ->option_text("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->capture_default_str();
   demoCommand->add_option("--steps-per-second", demo.stepsPerSecond, "Training steps per second")
       ->check(CLI::Range(0.001, 100000.0))
       ->capture_default_str();

@@ -7,10 +7,12 @@
 #include <sys/wait.h>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <memory>
 #include <regex>
 
+#include <livemon/event.h>
 #include <livemon/event_handler.h>
 #include <livemon/transport/payload_publisher.h>
 #include <livemon/transport/publisher.h>
@@ -171,6 +173,55 @@ TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
 
   relay->signal(SIGTERM);
   EXPECT_EQ(exitCode(*relay), 0) << relay->err();
+}
+
+// The acceptance test of issue 14: `demo --ranks 32` publishes into a node relay, chained into a
+// head relay, all separate processes; a subscriber of the head relay sees every rank, and both
+// relays, with no gap.
+TEST(LivemonctlRelay, ThirtyTwoRanksThroughTwoChainedRelayProcesses) {
+  std::unique_ptr<ChildProcess> head;
+  const auto headEndpoints = startRelay(head);
+  ASSERT_TRUE(headEndpoints);
+  std::unique_ptr<ChildProcess> node;
+  const auto nodeEndpoints = startRelay(node, {"--upstream", headEndpoints->listen});
+  ASSERT_TRUE(nodeEndpoints);
+  EXPECT_NE(node->out().find("forwarding to the relay at " + headEndpoints->listen), std::string::npos) << node->out();
+
+  Subscriber subscriber(test::connectTo({headEndpoints->serve}));
+  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "32", "--connect", nodeEndpoints->listen, "--window", "0.05",
+                     "--steps-per-second", "100", "--run", "cluster"});
+  std::map<int64_t, uint64_t> windows;  // per rank, Stat windows received
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    if (event.source->run == "cluster" && event.event.name == kStatEventName && event.source->rank) {
+      ++windows[*event.source->rank];
+    }
+  };
+  auto relaysSeen = [&] {
+    std::size_t relays = 0;
+    for (const SourceStatus& source : subscriber.sources()) relays += source.source->run == "relay";
+    return relays;
+  };
+  const bool complete = test::pollUntil(subscriber, callbacks, [&] {
+    if (windows.size() < 32 || relaysSeen() < 2) return false;
+    for (const auto& [rank, count] : windows) {
+      if (count < 20) return false;
+    }
+    return true;
+  });
+  EXPECT_TRUE(complete) << windows.size() << " ranks seen";
+  EXPECT_EQ(windows.begin()->first, 0);
+  EXPECT_EQ(windows.rbegin()->first, 31);
+  EXPECT_EQ(relaysSeen(), 2u) << "both relays report themselves";
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+  EXPECT_EQ(subscriber.stats().missedEvents, 0u);
+
+  demo.signal(SIGTERM);
+  EXPECT_EQ(exitCode(demo), 0) << demo.err();
+  for (ChildProcess* relay : {node.get(), head.get()}) {
+    relay->signal(SIGTERM);
+    EXPECT_EQ(exitCode(*relay), 0) << relay->err();
+  }
 }
 
 }  // namespace
