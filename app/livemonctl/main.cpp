@@ -201,6 +201,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   relayCommand->add_option("--upstream", relay.upstream, "Also forward into the relay listening at EP (repeatable)")
       ->option_text("EP");
+  relayCommand->add_option("--high-water-mark", relay.highWaterMark,
+                           "Messages queued per connection each way; a subscriber that falls further behind misses messages")
+      ->option_text("N")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
   relayCommand->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, named by their start time")
       ->option_text("DIR");
   relayCommand->add_option("--rotate-mb", relay.rotateMb, "With --record: start a new file after this many MiB")

@@ -42,6 +42,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.listen = options.listen;
   relayOptions.serve = options.serve;
   relayOptions.upstream = options.upstream;
+  relayOptions.highWaterMark = options.highWaterMark;
   if (recorder || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
     relayOptions.onMessage = [&recorder, &options](std::string_view topic, const transport::WireMessage& message) {

@@ -20,7 +20,8 @@ struct RelayCommandOptions {
   std::string listen{transport::kDefaultRelayListenEndpoint};  // publishers connect here
   std::string serve{transport::kDefaultEndpoint};              // subscribers connect here
   std::vector<std::string> upstream;                           // other relays' listen endpoints
-  std::string recordDir;                                       // empty: no recording
+  int highWaterMark = 10000;  // messages queued per connection each way (RelayOptions::highWaterMark)
+  std::string recordDir;     // empty: no recording
   uint64_t rotateMb = 256;
   double rotateMinutes = 60;
   std::chrono::milliseconds duration{0};  // 0: until stopped

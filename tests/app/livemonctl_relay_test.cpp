@@ -113,13 +113,13 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
 }
 
 // A `livemonctl record` subscriber is stopped (SIGSTOP) while 120 MiB pass through the relay: far
-// more than its connection can hold (1000 messages of 60 KiB, and the socket buffers). The other
+// more than its connection can hold (100 messages of 60 KiB, and the socket buffers). The other
 // subscriber still gets every message, with no gap: the relay drops for the stopped one only. (A
 // relay that waited for it would stall here, and the live subscriber would starve.)
 TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
   test::TempDir dir;
   std::unique_ptr<ChildProcess> relay;
-  const auto endpoints = startRelay(relay);
+  const auto endpoints = startRelay(relay, {"--high-water-mark", "100"});
   ASSERT_TRUE(endpoints);
 
   const std::string recording = (dir.path() / "stopped.mcap").string();

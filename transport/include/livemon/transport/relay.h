@@ -29,8 +29,11 @@ struct RelayOptions {
   std::vector<std::string> upstream;
   // Messages queued per connection each way (ZMQ_RCVHWM of listen, ZMQ_SNDHWM of serve). A
   // subscriber that stops reading misses what goes beyond, as with a Publisher; the others do not
-  // wait for it.
-  int highWaterMark = 1000;
+  // wait for it. Ten times a Publisher's, because one connection of a relay carries the messages
+  // of many publishers (toward an upstream relay: all of them); raise it for hundreds of ranks.
+  // It is also what a stalled subscriber may make the relay hold: this many messages, most of a
+  // few hundred bytes (a batch is at most 256 KiB).
+  int highWaterMark = 10000;
   // Frames beyond maxPayloadBytes (plus 1 MiB, as the Subscriber allows) drop the publisher's
   // connection (ZMQ_MAXMSGSIZE); onMessage sees only messages these limits accept.
   WireLimits limits{};
