@@ -67,8 +67,8 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   }
   relay.stop();
   const transport::RelayStats stats = relay.stats();
-  out << "forwarded " << stats.downFrames << " frames (" << humanBytes(stats.downBytes) << ") from publishers and "
-      << stats.upFrames << " subscription frames" << std::endl;
+  out << "forwarded " << stats.downMessages << " messages (" << humanBytes(stats.downBytes) << ") from publishers and "
+      << stats.upMessages << " subscription messages" << std::endl;
   if (recorder) {
     recorder->close();
     out << "recorded " << recorder->eventCount() << " events in " << recorder->files().size() << " file"

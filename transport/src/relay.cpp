@@ -212,10 +212,10 @@ RelayStats Relay::State::query() const {
       }
     }
     if (complete) {
-      // (frontend recv, send, backend recv, send) x (frames, bytes); frontend is `listen`.
-      last.downFrames = values[0];
+      // (frontend recv, send, backend recv, send) x (messages, bytes); frontend is `listen`.
+      last.downMessages = values[0];
       last.downBytes = values[1];
-      last.upFrames = values[4];
+      last.upMessages = values[4];
       last.upBytes = values[5];
     }
   }
@@ -270,9 +270,9 @@ void Relay::State::report(MessageKind kind) {
   if (kind == MessageKind::Heartbeat) {
     const RelayStats stats = query();
     Event event{std::string(kStatEventName), std::chrono::system_clock::now(), {}};
-    event.data.emplace("livemon.relay.down_frames.value", static_cast<double>(stats.downFrames));
+    event.data.emplace("livemon.relay.down_messages.value", static_cast<double>(stats.downMessages));
     event.data.emplace("livemon.relay.down_bytes.value", static_cast<double>(stats.downBytes));
-    event.data.emplace("livemon.relay.up_frames.value", static_cast<double>(stats.upFrames));
+    event.data.emplace("livemon.relay.up_messages.value", static_cast<double>(stats.upMessages));
     event.data.emplace("livemon.relay.up_bytes.value", static_cast<double>(stats.upBytes));
     reporter->send(kStatEventName, encodeEventsPayload(identity, statSequence++, kStatEventName, {event}));
   }

@@ -43,7 +43,7 @@ struct RelayOptions {
   std::size_t maxTotalSubscriberBytes = 256 * 1024;
   std::size_t maxSubscriberConnections = 128;
   // The relay reports itself as a source with this run name: heartbeats and the Stats
-  // livemon.relay.{down,up}_{frames,bytes} (value: totals so far) every reportInterval. An empty
+  // livemon.relay.{down,up}_{messages,bytes} (value: totals so far) every reportInterval. An empty
   // run name turns the report off.
   std::string runName = "relay";
   std::chrono::milliseconds reportInterval{1000};
@@ -58,11 +58,12 @@ struct RelayOptions {
 };
 
 // Thread-safety: a plain value type. Totals since the relay started, from libzmq's proxy
-// statistics: frames (an event message is a topic frame and a payload frame) and their bytes.
+// statistics: messages and their bytes. libzmq 4.3 counts a multipart message (a topic frame and a
+// payload frame) once; later versions count each frame.
 struct RelayStats {
-  uint64_t downFrames = 0;  // received from publishers, forwarded toward subscribers
+  uint64_t downMessages = 0;  // received from publishers, forwarded toward subscribers
   uint64_t downBytes = 0;
-  uint64_t upFrames = 0;    // subscriptions received from subscribers, forwarded toward publishers
+  uint64_t upMessages = 0;    // subscriptions received from subscribers, forwarded toward publishers
   uint64_t upBytes = 0;
   uint64_t captured = 0;        // messages handed to onMessage
   uint64_t captureSkipped = 0;  // messages not handed to onMessage: malformed or beyond the limits
