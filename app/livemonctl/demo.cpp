@@ -17,6 +17,7 @@
 #include <livemon/wait_counter.h>
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
+#include <livemonctl/demo_ranks.h>
 
 namespace livemon::livemonctl {
 
@@ -31,6 +32,8 @@ constexpr double kPeakLearningRate = 3e-4;
 constexpr double kFinalLearningRate = 1e-5;
 // The longest sleep between checks of the stop flag.
 constexpr std::chrono::milliseconds kStopCheck{50};
+// Each rank is a Publisher with its own I/O thread and sockets.
+constexpr int64_t kMaxRanks = 1024;
 
 void sleepUntil(std::chrono::steady_clock::time_point until, const std::atomic<bool>& stop) {
   while (!stop.load(std::memory_order_relaxed)) {
@@ -106,8 +109,18 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
     throw std::invalid_argument("steps per epoch must be at least 1, got " + std::to_string(options.stepsPerEpoch));
   }
 
+  if (options.ranks < 1 || options.ranks > kMaxRanks) {
+    throw std::invalid_argument("ranks must be 1.." + std::to_string(kMaxRanks) + ", got " + std::to_string(options.ranks));
+  }
+  if (options.ranks > 1) return runDemoRanks(options, stop, out);
+
   transport::PublisherOptions publisherOptions;
-  publisherOptions.bind = {options.endpoint};
+  if (options.connect.empty()) {
+    publisherOptions.bind = {options.endpoint};
+  } else {
+    publisherOptions.bind.clear();
+    publisherOptions.connect = {options.connect};
+  }
   publisherOptions.runName = options.runName;
   publisherOptions.metricsPort = options.metricsPort;
   publisherOptions.metricsAddress = options.metricsAddress;

@@ -15,6 +15,7 @@
 #include <livemonctl/export.h>
 #include <livemonctl/info.h>
 #include <livemonctl/record.h>
+#include <livemonctl/relay.h>
 #include <livemonctl/replay.h>
 #include <livemonctl/tail.h>
 #include <livemonctl/time_bound.h>
@@ -73,7 +74,14 @@ int main(int argc, char** argv) {
   double demoWindow = 1.0;
   double demoDuration = 0.0;
   CLI::App* demoCommand = app.add_subcommand("demo", "Run a synthetic training job that publishes its Stats and events");
-  demoCommand->add_option("--endpoint", demo.endpoint, "Endpoint to bind")->capture_default_str();
+  demoCommand->add_option("--endpoint", demo.endpoint, "Endpoint to bind (with --ranks, rank R binds the port R above)")
+      ->capture_default_str();
+  demoCommand->add_option("--connect", demo.connect, "Connect to EP (a relay's --listen) instead of binding")
+      ->option_text("EP");
+  demoCommand->add_option("--ranks", demo.ranks, "Run N ranks in this process, each its own publisher (ranks 0..N-1)")
+      ->option_text("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->capture_default_str();
   demoCommand->add_option("--steps-per-second", demo.stepsPerSecond, "Training steps per second")
       ->check(CLI::Range(0.001, 100000.0))
       ->capture_default_str();
@@ -187,6 +195,35 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->option_text("S");
 
+  ctl::RelayCommandOptions relay;
+  double relayDuration = 0.0;
+  CLI::App* relayCommand = app.add_subcommand(
+      "relay", "Forward what publishers send to subscribers, through ZeroMQ's proxy; relays chain (--upstream)");
+  relayCommand->add_option("--listen", relay.listen, "Endpoint to bind for publishers (they connect to it)")
+      ->option_text("EP")
+      ->capture_default_str();
+  relayCommand->add_option("--serve", relay.serve, "Endpoint to bind for subscribers (dashboards, tail, record)")
+      ->option_text("EP")
+      ->capture_default_str();
+  relayCommand->add_option("--upstream", relay.upstream, "Also forward into the relay listening at EP (repeatable)")
+      ->option_text("EP");
+  relayCommand->add_option("--high-water-mark", relay.highWaterMark,
+                           "Messages queued per connection each way; a subscriber that falls further behind misses messages")
+      ->option_text("N")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  relayCommand->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, named by their start time")
+      ->option_text("DIR");
+  relayCommand->add_option("--rotate-mb", relay.rotateMb, "With --record: start a new file after this many MiB")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000}))
+      ->capture_default_str();
+  relayCommand->add_option("--rotate-minutes", relay.rotateMinutes, "With --record: start a new file after this many minutes")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
+  relayCommand->add_option("--duration", relayDuration, "Stop after this many seconds (0: run until Ctrl-C or SIGTERM)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -195,7 +232,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     CLI::App* command = &app;
-    for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand}) {
+    for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand,
+                          relayCommand}) {
       if (sub->parsed()) command = sub;
     }
     std::string message = e.what();
@@ -206,7 +244,8 @@ int main(int argc, char** argv) {
 
   handleStopSignals();
   CLI::App* command = tailCommand;
-  for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand}) {
+  for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand,
+                          relayCommand}) {
     if (sub->parsed()) command = sub;
   }
   try {
@@ -228,6 +267,10 @@ int main(int argc, char** argv) {
       replay.progress = terminal;
       replay.maxGap = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(maxGap));
       return ctl::runReplay(replay, g_stop, std::cout, std::cerr);
+    }
+    if (command == relayCommand) {
+      relay.duration = secondsToMs(relayDuration);
+      return ctl::runRelay(relay, g_stop, std::cout, std::cerr);
     }
     if (command == watchCommand) return ctl::runWatch(watch, g_stop, std::cout, std::cerr);
     if (command == demoCommand) {

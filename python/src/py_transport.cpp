@@ -89,9 +89,9 @@ class PyPublisher {
               std::optional<int64_t> rank, std::size_t queueCapacityBytes, const py::object& linger,
               const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
               const std::string& metricsAddress) {
-    PublisherOptions options;
-    options.bind = endpointList(endpoint, "endpoint");
-    options.connect = endpointList(connect, "connect");
+    PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
+    if (!endpoint.is_none()) options.bind = endpointList(endpoint, "endpoint");
+    if (!connect.is_none()) options.connect = endpointList(connect, "connect");
     options.runName = run;
     options.rank = rank;
     options.queueCapacityBytes = queueCapacityBytes;
@@ -239,7 +239,10 @@ void bindTransport(py::module_& m) {
 
         ``endpoint``: where to bind (a str or a list; default ``tcp://127.0.0.1:5555``, loopback
         only; port ``*`` picks a free one, see ``endpoints``). ``connect``: endpoints to connect to
-        instead. ``run``: the run name the dashboard shows (default: the program's name).
+        (a relay's ``--listen``). Both default to the environment: with ``LIVEMON_CONNECT=EP[,EP]``
+        set, the publisher binds nothing and connects there, so a job started by torchrun joins
+        the cluster's relay unchanged. ``run``: the run name the dashboard shows (default: the
+        program's name).
         ``rank``: the process's rank (default: the RANK environment variable, as torchrun sets it).
         ``metrics_port``: also serve this job's Stats for Prometheus at
         ``http://metrics_address:metrics_port/metrics`` (default 0: the LIVEMON_METRICS_PORT
@@ -247,7 +250,7 @@ void bindTransport(py::module_& m) {
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>, std::size_t,
                     const py::object&, const py::object&, const std::string&, uint16_t, const std::string&>(),
-           py::arg("endpoint") = std::string(transport::kDefaultEndpoint), py::kw_only(),
+           py::arg("endpoint") = py::none(), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
            py::arg("queue_capacity_bytes") = defaults.queueCapacityBytes,
            py::arg("linger") = toTimedelta(defaults.linger),

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -13,6 +14,7 @@
 #include <livemon/step.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
+#include <livemonctl/demo_ranks.h>
 
 #include "test_support.h"
 
@@ -130,6 +132,62 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
   EXPECT_NE(out.str().find("stopped after"), std::string::npos) << out.str();
 }
 
+// Four ranks in one process: four sources of one run, each publishing its own windows only (one
+// train.loss window per step range, never another rank's as well).
+TEST(Demo, RanksPublishTheirOwnStatsUnderOneRunName) {
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.bind = {"inproc://demo-ranks-test"};
+  Subscriber subscriber(subscriberOptions);
+  DemoOptions options;
+  options.connect = "inproc://demo-ranks-test";
+  options.ranks = 4;
+  options.stepsPerSecond = 500;
+  options.window = std::chrono::milliseconds(50);
+  options.stepsPerEpoch = 20;
+  options.runName = "ranks-test";
+  std::atomic<bool> stop{false};
+  std::ostringstream out;
+  std::ostringstream err;
+  std::thread demo([&] { EXPECT_EQ(runDemo(options, stop, out, err), 0) << err.str(); });
+
+  std::map<int64_t, std::vector<int64_t>> lossSteps;  // per rank
+  std::map<int64_t, int> evals;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& r) {
+    EXPECT_EQ(r.source->run, "ranks-test");
+    ASSERT_TRUE(r.source->rank.has_value());
+    if (r.event.name == "eval") ++evals[*r.source->rank];
+    if (r.event.name != kStatEventName) return;
+    for (const auto& [key, value] : r.event.data) EXPECT_EQ(key.find("rank"), std::string::npos) << key;
+    if (r.event.data.contains("train.loss.mean") && r.event.step) lossSteps[*r.source->rank].push_back(*r.event.step);
+  };
+  const bool complete = test::pollUntil(subscriber, callbacks, [&] {
+    if (lossSteps.size() < 4 || evals.size() < 4) return false;
+    for (const auto& [rank, steps] : lossSteps) {
+      if (steps.size() < 5) return false;
+    }
+    return true;
+  });
+  stop = true;
+  demo.join();
+  ASSERT_TRUE(complete) << out.str() << err.str();
+  for (const auto& [rank, steps] : lossSteps) {
+    EXPECT_GE(rank, 0);
+    EXPECT_LT(rank, 4);
+    EXPECT_TRUE(std::is_sorted(steps.begin(), steps.end()) &&
+                std::adjacent_find(steps.begin(), steps.end()) == steps.end())
+        << "rank " << rank << " sent a window twice, or another rank's: " << testing::PrintToString(steps);
+  }
+  EXPECT_NE(out.str().find("4 ranks publishing into inproc://demo-ranks-test"), std::string::npos) << out.str();
+}
+
+TEST(Demo, RankEndpointsFollowRankZeros) {
+  EXPECT_EQ(rankEndpoint("tcp://127.0.0.1:5555", 0), "tcp://127.0.0.1:5555");
+  EXPECT_EQ(rankEndpoint("tcp://127.0.0.1:5555", 3), "tcp://127.0.0.1:5558");
+  EXPECT_EQ(rankEndpoint("tcp://127.0.0.1:*", 3), "tcp://127.0.0.1:*");
+  EXPECT_EQ(rankEndpoint("ipc:///tmp/demo", 2), "ipc:///tmp/demo-2");
+}
+
 TEST(Demo, RejectsBadOptions) {
   std::atomic<bool> stop{true};
   std::ostringstream out;
@@ -144,6 +202,11 @@ TEST(Demo, RejectsBadOptions) {
   options.window = std::chrono::milliseconds(0);
   EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
   EXPECT_NE(err.str().find("livemonctl demo: window must be at least 1 ms, got 0 ms"), std::string::npos) << err.str();
+  err.str("");
+  options = DemoOptions{};
+  options.ranks = 0;
+  EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
+  EXPECT_NE(err.str().find("livemonctl demo: ranks must be 1..1024, got 0"), std::string::npos) << err.str();
   EXPECT_EQ(out.str(), "") << "nothing is published with a bad option";
 }
 

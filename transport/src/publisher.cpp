@@ -123,6 +123,27 @@ SourceInfo makeIdentity(const PublisherOptions& options) {
 
 }  // namespace
 
+std::vector<std::string> defaultPublisherConnect() {
+  std::vector<std::string> endpoints;
+  const char* value = std::getenv(std::string(kConnectEnvironmentVariable).c_str());
+  if (value == nullptr) return endpoints;
+  std::string_view rest(value);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view endpoint = rest.substr(0, comma);
+    while (!endpoint.empty() && endpoint.front() == ' ') endpoint.remove_prefix(1);
+    while (!endpoint.empty() && endpoint.back() == ' ') endpoint.remove_suffix(1);
+    if (!endpoint.empty()) endpoints.emplace_back(endpoint);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return endpoints;
+}
+
+std::vector<std::string> defaultPublisherBind() {
+  if (!defaultPublisherConnect().empty()) return {};
+  return {std::string(kDefaultEndpoint)};
+}
+
 // Thread-safe: the calling threads touch only the immutable members, the ring and the atomic
 // counters; the socket and the members after "I/O thread only" belong to the I/O thread;
 // `wakeMutex` and `wake` let the two meet.
@@ -437,7 +458,9 @@ Publisher::Publisher(Options options) {
       state.droppedStat = std::make_unique<Stat>(opts.statName + ".dropped", std::vector{Aggregation::Value},
                                                  opts.statWindow);
     }
-    state.handle = registerEventHandler([shared = state_](const Event& event) { shared->onEvent(event); });
+    if (opts.handleLoggedEvents) {
+      state.handle = registerEventHandler([shared = state_](const Event& event) { shared->onEvent(event); });
+    }
     // The socket moves to the I/O thread; starting the thread orders everything above before it.
     state.thread = std::make_unique<std::thread>([&state] { state.run(); });
   } catch (...) {
@@ -478,6 +501,8 @@ Publisher::~Publisher() {
   state.publishedStat.reset();
   state.droppedStat.reset();
 }
+
+void Publisher::publish(const Event& event) noexcept { state_->onEvent(event); }
 
 uint64_t Publisher::publishedCount() const noexcept { return state_->published.load(std::memory_order_relaxed); }
 

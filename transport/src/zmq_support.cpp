@@ -32,6 +32,8 @@ void onForkChild() noexcept {
   g_contextLock.unlock();
 }
 
+constexpr int kMaxSockets = 8192;
+
 void* newContext() {
   void* context = zmq_ctx_new();
   if (context == nullptr) {
@@ -40,6 +42,10 @@ void* newContext() {
                          std::string("livemon transport: cannot create a ZeroMQ context: ") + zmq_strerror(error));
   }
   zmq_ctx_set(context, ZMQ_BLOCKY, 0);
+  // libzmq's default of 1023 sockets is reached by a few hundred publishers or subscribed endpoints
+  // in one process (each also has its monitor sockets): `demo --ranks 512`, a dashboard on many
+  // nodes. A slot costs some bytes of the context; the descriptors themselves are the OS's limit.
+  zmq_ctx_set(context, ZMQ_MAX_SOCKETS, kMaxSockets);
   return context;
 }
 

@@ -6,8 +6,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include <livemon/event.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -23,12 +25,23 @@ enum class SlowSubscriberPolicy {
   WaitForSlowest,
 };
 
+// The environment variable that makes publishers connect (to a relay) instead of binding:
+// LIVEMON_CONNECT=tcp://head:5556, or several endpoints separated by commas.
+inline constexpr std::string_view kConnectEnvironmentVariable = "LIVEMON_CONNECT";
+
+// PublisherOptions' default endpoints, read from the environment whenever options are made:
+// with LIVEMON_CONNECT set (and not empty) a publisher binds nothing and connects to its
+// endpoints; otherwise it binds kDefaultEndpoint and connects nowhere.
+std::vector<std::string> defaultPublisherBind();
+std::vector<std::string> defaultPublisherConnect();
+
 // Thread-safety: a plain value type.
 struct PublisherOptions {
   // Endpoints to bind and to connect to (at least one in all). Port "*" binds a free port;
-  // Publisher::endpoints() tells which.
-  std::vector<std::string> bind{std::string(kDefaultEndpoint)};
-  std::vector<std::string> connect;
+  // Publisher::endpoints() tells which. The defaults follow LIVEMON_CONNECT (see above), so a
+  // program that uses them joins a cluster's relay without a change to its code.
+  std::vector<std::string> bind = defaultPublisherBind();
+  std::vector<std::string> connect = defaultPublisherConnect();
   // Bytes of encoded events the queue holds (an event with 6 fields takes about 100). When it is
   // full, new events are dropped and counted.
   std::size_t queueCapacityBytes = 8 * 1024 * 1024;
@@ -64,6 +77,10 @@ struct PublisherOptions {
   // the environment variable LIVEMON_METRICS_PORT; unset or 0 there too means off.
   uint16_t metricsPort = 0;
   std::string metricsAddress = "127.0.0.1";
+  // True: the publisher registers as an event handler, so every event the process logs goes
+  // out. False: only the events given to Publisher::publish() do, as when one process publishes
+  // for several sources (`livemonctl demo --ranks`).
+  bool handleLoggedEvents = true;
 };
 
 // Thread-safety: a plain value type. Counters of one publisher.
@@ -104,6 +121,10 @@ class Publisher {
 
   Publisher(const Publisher&) = delete;
   Publisher& operator=(const Publisher&) = delete;
+
+  // Queues `event` as the handler does a logged one: never waits; a full queue drops and counts
+  // it. For a publisher that does not handle logged events (handleLoggedEvents = false).
+  void publish(const Event& event) noexcept;
 
   // Events handed to the socket so far.
   uint64_t publishedCount() const noexcept;

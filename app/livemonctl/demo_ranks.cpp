@@ -1,0 +1,164 @@
+#include <livemonctl/demo_ranks.h>
+
+#include <charconv>
+#include <memory>
+#include <ostream>
+#include <thread>
+#include <vector>
+
+#include <livemon/event_handler.h>
+#include <livemon/stat.h>
+#include <livemon/step.h>
+#include <livemon/transport/publisher.h>
+#include <livemonctl/command.h>
+
+namespace livemon::livemonctl {
+
+namespace {
+
+constexpr std::string_view kCommand = "demo";
+// Stats log through the process-wide handlers, where every Publisher would take every rank's
+// windows. So each rank's Stats carry this prefix and the rank; one handler strips it and hands
+// the window to that rank's publisher alone.
+constexpr std::string_view kRankPrefix = "livemon.demo.rank";
+constexpr std::chrono::milliseconds kStopCheck{50};
+
+// The rank a Stat window belongs to, from its first key ("livemon.demo.rank<R>/<stat>.<agg>"),
+// and where the stat's own name starts.
+std::optional<std::pair<std::size_t, std::size_t>> rankOf(const Event& event) {
+  if (event.name != kStatEventName || event.data.empty()) return std::nullopt;
+  const std::string& key = event.data.begin()->first;
+  if (key.compare(0, kRankPrefix.size(), kRankPrefix) != 0) return std::nullopt;
+  std::size_t rank = 0;
+  const char* begin = key.data() + kRankPrefix.size();
+  const auto [end, error] = std::from_chars(begin, key.data() + key.size(), rank);
+  if (error != std::errc() || end == key.data() + key.size() || *end != '/') return std::nullopt;
+  return std::pair{rank, static_cast<std::size_t>(end - key.data()) + 1};
+}
+
+struct Rank {
+  std::unique_ptr<transport::Publisher> publisher;
+  std::unique_ptr<SyntheticTrainingJob> job;
+  std::vector<std::unique_ptr<Stat>> stats;  // in the order of TrainingStep's fields below
+};
+
+}  // namespace
+
+std::string rankEndpoint(const std::string& endpoint, int64_t rank) {
+  if (rank == 0) return endpoint;
+  if (endpoint.rfind("tcp://", 0) == 0) {
+    const auto colon = endpoint.rfind(':');
+    int port = 0;
+    const char* first = endpoint.data() + colon + 1;
+    const char* last = endpoint.data() + endpoint.size();
+    const auto [end, error] = std::from_chars(first, last, port);
+    if (colon == std::string::npos || error != std::errc() || end != last) return endpoint;  // "*" or a name
+    return endpoint.substr(0, colon + 1) + std::to_string(port + rank);
+  }
+  return endpoint + "-" + std::to_string(rank);
+}
+
+int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
+  const auto count = static_cast<std::size_t>(options.ranks);
+  const double periodMs = 1000.0 / options.stepsPerSecond;
+  const uint64_t seed = options.seed != 0 ? options.seed : std::random_device{}();
+
+  std::vector<Rank> ranks(count);
+  for (std::size_t r = 0; r < count; ++r) {
+    transport::PublisherOptions publisherOptions;
+    if (options.connect.empty()) {
+      publisherOptions.bind = {rankEndpoint(options.endpoint, static_cast<int64_t>(r))};
+    } else {
+      publisherOptions.bind.clear();
+      publisherOptions.connect = {options.connect};
+    }
+    publisherOptions.runName = options.runName;
+    publisherOptions.rank = static_cast<int64_t>(r);
+    publisherOptions.handleLoggedEvents = false;
+    publisherOptions.statName.clear();  // its counters travel in its heartbeats
+    ranks[r].publisher = std::make_unique<transport::Publisher>(publisherOptions);
+    // A rank of its own: another seed, and step times a few per cent off the others'.
+    ranks[r].job = std::make_unique<SyntheticTrainingJob>(seed + 7919 * r, periodMs * (1.0 + 0.02 * static_cast<double>(r % 5)),
+                                                          options.stepsPerEpoch);
+    ranks[r].job->divergeAt(options.divergeAt);
+  }
+
+  struct ClearStepOnExit {
+    ~ClearStepOnExit() { clearStep(); }
+  } clearStepOnExit;
+  // Registered before the Stats exist and removed after they logged their last windows.
+  struct Router {
+    EventHandlerHandle handle;
+    ~Router() { unregisterEventHandler(handle); }
+  } router;
+  router.handle = registerEventHandler([&ranks](const Event& event) {
+    const auto rank = rankOf(event);
+    if (!rank || rank->first >= ranks.size()) return;
+    Event own{event.name, event.timestamp, {}};
+    own.step = statedStep(event);
+    for (const auto& [key, value] : event.data) {
+      if (key.size() > rank->second) own.data.emplace(key.substr(rank->second), value);
+    }
+    ranks[rank->first].publisher->publish(own);
+  });
+  for (std::size_t r = 0; r < count; ++r) {
+    const std::string prefix = std::string(kRankPrefix) + std::to_string(r) + "/";
+    auto stat = [&](const char* name, std::vector<Aggregation> aggregations) {
+      ranks[r].stats.push_back(std::make_unique<Stat>(prefix + name, std::move(aggregations), options.window));
+    };
+    stat("train.loss", {Aggregation::Mean, Aggregation::Min, Aggregation::Max});
+    stat("train.lr", {Aggregation::Value});
+    stat("train.samples_per_s", {Aggregation::Mean});
+    stat("train.step_time_ms", {Aggregation::Mean, Aggregation::P50, Aggregation::P90, Aggregation::P99});
+    stat("train.grad_norm", {Aggregation::Mean, Aggregation::Max});
+    stat("system.memory_gb", {Aggregation::Value, Aggregation::Max});
+  }
+
+  commandMessage(out, kCommand) << "run \"" << options.runName << "\", " << count << " ranks publishing "
+                                << (options.connect.empty() ? "on " : "into ")
+                                << (options.connect.empty() ? ranks[0].publisher->endpoints().front() : options.connect)
+                                << (options.connect.empty() && count > 1 ? " (rank 0) and on" : "");
+  if (options.connect.empty()) {
+    for (std::size_t r = 1; r < count; ++r) out << ' ' << ranks[r].publisher->endpoints().front();
+  }
+  out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows; "
+      << (options.duration.count() > 0 ? "stops after " + std::to_string(options.duration.count()) + " ms" : "Ctrl-C stops it")
+      << std::endl;
+
+  const auto start = std::chrono::steady_clock::now();
+  const auto end = options.duration.count() > 0 ? start + options.duration : std::chrono::steady_clock::time_point::max();
+  const auto period = std::chrono::duration<double, std::milli>(periodMs);
+  int64_t steps = 0;
+  while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
+    for (Rank& rank : ranks) {
+      const TrainingStep s = rank.job->next();
+      setStep(s.step);
+      const double values[] = {s.loss, s.learningRate, s.samplesPerSecond, s.stepTimeMs, s.gradNorm, s.memoryGb};
+      for (std::size_t i = 0; i < rank.stats.size(); ++i) rank.stats[i]->add(values[i]);
+      if (const auto eval = rank.job->evalDue()) {
+        Event event{"eval",
+                    std::chrono::system_clock::now(),
+                    {{"epoch", eval->epoch}, {"step", eval->step}, {"accuracy", eval->accuracy}, {"loss", eval->loss}}};
+        rank.publisher->publish(event);
+      }
+    }
+    ++steps;
+    const auto next = std::min(end, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                               period * static_cast<double>(steps)));
+    while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < next) {
+      std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(next - std::chrono::steady_clock::now(), kStopCheck));
+    }
+  }
+  // The last windows go out before the publishers close.
+  for (Rank& rank : ranks) rank.stats.clear();
+  uint64_t published = 0, dropped = 0;
+  for (const Rank& rank : ranks) {
+    published += rank.publisher->publishedCount();
+    dropped += rank.publisher->droppedCount();
+  }
+  commandMessage(out, kCommand) << "stopped after " << steps << " steps of " << count << " ranks; published "
+                                << published << " events, dropped " << dropped << std::endl;
+  return 0;
+}
+
+}  // namespace livemon::livemonctl

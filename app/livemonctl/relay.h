@@ -1,0 +1,39 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <livemon/transport/relay.h>
+#include <livemon/transport/wire_format.h>
+
+// `livemonctl relay`: publishers connect to it, subscribers connect to it, and it may record what
+// passes through.
+namespace livemon::livemonctl {
+
+struct RelayCommandOptions {
+  std::string listen{transport::kDefaultRelayListenEndpoint};  // publishers connect here
+  std::string serve{transport::kDefaultEndpoint};              // subscribers connect here
+  std::vector<std::string> upstream;                           // other relays' listen endpoints
+  int highWaterMark = 10000;  // messages queued per connection each way (RelayOptions::highWaterMark)
+  std::string recordDir;     // empty: no recording
+  uint64_t rotateMb = 256;
+  double rotateMinutes = 60;
+  std::chrono::milliseconds duration{0};  // 0: until stopped
+  // Called on the relay's worker thread with every message forwarded from publishers to
+  // subscribers, beside the recorder: where a metrics exporter (--metrics-port) plugs in.
+  std::function<void(std::string_view topic, const transport::WireMessage& message)> onMessage;
+};
+
+// Runs a relay until `stop` (Ctrl-C, SIGTERM) or `duration`; prints where it listens and serves
+// to `out` first and what it forwarded and recorded at the end. Returns the exit code: 0, or
+// kFailedExitCode when an endpoint cannot be bound or a recording cannot be written (`err`
+// names it; what was recorded up to then stays readable).
+int runRelay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+}  // namespace livemon::livemonctl

@@ -1,0 +1,90 @@
+#include <livemonctl/relay_recorder.h>
+
+#include <ctime>
+#include <stdexcept>
+
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/subscriber.h>
+
+namespace livemon::livemonctl {
+
+namespace {
+
+// "20261126T080633Z": sorts as the files were started.
+std::string utcStamp(std::chrono::system_clock::time_point t) {
+  const std::time_t seconds = std::chrono::system_clock::to_time_t(t);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y%m%dT%H%M%SZ", &utc);
+  return text;
+}
+
+}  // namespace
+
+RelayRecorder::RelayRecorder(RelayRecorderOptions options)
+    : options_(std::move(options)), clock_(options_.clock != nullptr ? *options_.clock : systemClock()) {
+  if (options_.dir.empty()) throw std::invalid_argument("the recording directory is empty");
+  if (options_.rotateBytes < 1) throw std::invalid_argument("rotate size must be at least 1 byte");
+  if (options_.rotateAfter.count() < 1) throw std::invalid_argument("rotate time must be at least 1 ms");
+  std::error_code error;
+  std::filesystem::create_directories(options_.dir, error);
+  if (error) {
+    throw transport::RecordingError(options_.dir.string(), std::nullopt, "cannot create the directory: " + error.message());
+  }
+  open();
+}
+
+RelayRecorder::~RelayRecorder() = default;
+
+void RelayRecorder::open() {
+  const std::string stamp = utcStamp(clock_.wallNow());
+  std::filesystem::path path = options_.dir / ("relay-" + stamp + ".mcap");
+  for (int n = 2; std::filesystem::exists(path); ++n) {
+    path = options_.dir / ("relay-" + stamp + "-" + std::to_string(n) + ".mcap");
+  }
+  writer_ = std::make_unique<transport::RecordingWriter>(path.string());
+  files_.push_back(path);
+  openedAt_ = clock_.now();
+}
+
+void RelayRecorder::finishFile() {
+  if (!writer_) return;
+  dropped_ += writer_->droppedCount();
+  writer_->close();
+  writer_.reset();
+}
+
+void RelayRecorder::write(std::string_view topic, const transport::WireMessage& message) {
+  if (closed_ || !failure_.empty() || message.kind != transport::MessageKind::Events) return;
+  try {
+    if (writer_->bytesWritten() >= options_.rotateBytes || clock_.now() - openedAt_ >= options_.rotateAfter) {
+      finishFile();
+      open();
+    }
+    transport::ReceivedEvent received;
+    received.source = std::make_shared<const transport::SourceInfo>(message.source);
+    received.receivedAt = clock_.wallNow();
+    for (std::size_t i = 0; i < message.events.size(); ++i) {
+      received.event = message.events[i];
+      received.event.name = std::string(topic);
+      received.sequence = message.sequence + i;
+      if (transport::recordEvent(*writer_, received)) ++events_;
+    }
+    writer_->flushIfDue();
+  } catch (const transport::RecordingError& error) {
+    failure_ = error.what();
+  }
+}
+
+void RelayRecorder::close() {
+  if (closed_) return;
+  closed_ = true;
+  try {
+    finishFile();
+  } catch (const transport::RecordingError& error) {
+    if (failure_.empty()) failure_ = error.what();
+  }
+}
+
+}  // namespace livemon::livemonctl

@@ -1,0 +1,67 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <livemon/clock.h>
+#include <livemon/transport/recording.h>
+#include <livemon/transport/wire_format.h>
+
+// What `livemonctl relay --record DIR` writes: the relayed stream in MCAP files, rotated.
+namespace livemon::livemonctl {
+
+struct RelayRecorderOptions {
+  std::filesystem::path dir;
+  uint64_t rotateBytes = 256ull * 1024 * 1024;  // a file is closed once it holds this much
+  std::chrono::milliseconds rotateAfter{std::chrono::minutes(60)};  // ... or has been open this long
+  Clock* clock = nullptr;  // nullptr: livemon::systemClock(); names and rotation follow it
+};
+
+// Not thread-safe: one thread writes (the relay's worker), and the owner reads or closes it only
+// after that thread stopped.
+//
+// Writes every event of the messages it is given into MCAP files in `dir` named
+// relay-<UTC time>.mcap (relay-<UTC time>-<n>.mcap when that name is taken), one event per
+// message as `livemonctl record` does, and starts a new file when the current one reaches
+// rotateBytes or rotateAfter. Heartbeats are not recorded. A write that fails (disk full) is
+// kept in failure(): the file is readable up to its last chunk and nothing more is written.
+class RelayRecorder {
+ public:
+  // Creates `dir` if needed and opens the first file. Throws std::invalid_argument for bad
+  // options and transport::RecordingError when the file cannot be created.
+  explicit RelayRecorder(RelayRecorderOptions options);
+  ~RelayRecorder();
+
+  RelayRecorder(const RelayRecorder&) = delete;
+  RelayRecorder& operator=(const RelayRecorder&) = delete;
+
+  void write(std::string_view topic, const transport::WireMessage& message);
+  // Closes the current file; later writes do nothing.
+  void close();
+
+  const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
+  uint64_t eventCount() const noexcept { return events_; }
+  uint64_t droppedCount() const noexcept { return dropped_; }  // names beyond a file's channels
+  const std::string& failure() const noexcept { return failure_; }
+
+ private:
+  void open();
+  void finishFile();
+
+  RelayRecorderOptions options_;
+  Clock& clock_;
+  std::unique_ptr<transport::RecordingWriter> writer_;
+  std::chrono::steady_clock::time_point openedAt_{};
+  std::vector<std::filesystem::path> files_;
+  uint64_t events_ = 0;
+  uint64_t dropped_ = 0;
+  std::string failure_;
+  bool closed_ = false;
+};
+
+}  // namespace livemon::livemonctl

@@ -1,0 +1,113 @@
+// RelayRecorder: what `livemonctl relay --record DIR` writes, rotated by size and by time (on an
+// injected clock), each file a readable recording.
+#include <livemonctl/relay_recorder.h>
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <livemon/clock.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
+
+#include "test_support.h"
+
+namespace livemon::livemonctl {
+namespace {
+
+using namespace std::chrono_literals;
+using transport::WireMessage;
+
+WireMessage message(uint64_t sequence, std::size_t events, std::size_t bytesEach = 8) {
+  WireMessage m;
+  m.source.run = "train";
+  m.source.host = "node1";
+  m.source.pid = 42;
+  m.source.rank = 3;
+  m.source.instanceId = 9;
+  m.name = "step";
+  m.sequence = sequence;
+  for (std::size_t i = 0; i < events; ++i) {
+    m.events.push_back(transport::test::makeEvent("step", {{"blob", std::string(bytesEach, 'a' + i % 26)}}));
+  }
+  return m;
+}
+
+// Events in `path`, each decoded back with its source and sequence number.
+std::vector<transport::ReceivedEvent> readBack(const std::filesystem::path& path) {
+  transport::RecordingReader reader(path.string());
+  transport::RecordedEventDecoder decoder(path.string());
+  std::vector<transport::ReceivedEvent> events;
+  reader.forEachMessage([&](const transport::RecordedMessage& recorded) {
+    transport::ReceivedEvent event;
+    EXPECT_TRUE(decoder.decode(recorded, event));
+    events.push_back(std::move(event));
+    return true;
+  });
+  EXPECT_TRUE(reader.problems().empty());
+  return events;
+}
+
+TEST(RelayRecorder, RotatesAfterTheTimeAndKeepsEveryEventWithItsSource) {
+  transport::test::TempDir dir;
+  ManualClock clock;
+  RelayRecorderOptions options;
+  options.dir = dir.path() / "new" / "dir";
+  options.rotateAfter = 60min;
+  options.clock = &clock;
+  RelayRecorder recorder(options);
+  recorder.write("step", message(0, 2));
+  clock.advance(59min);
+  recorder.write("step", message(2, 1));
+  ASSERT_EQ(recorder.files().size(), 1u) << "not yet an hour";
+  clock.advance(1min);
+  recorder.write("step", message(3, 1));
+  WireMessage heartbeat = message(0, 0);
+  heartbeat.kind = transport::MessageKind::Heartbeat;
+  recorder.write(std::string(transport::kHeartbeatTopic), heartbeat);
+  recorder.close();
+  recorder.write("step", message(4, 1));  // after close: ignored
+
+  ASSERT_EQ(recorder.files().size(), 2u);
+  EXPECT_EQ(recorder.eventCount(), 4u);
+  EXPECT_TRUE(recorder.failure().empty());
+  EXPECT_EQ(recorder.files()[0].filename().string().rfind("relay-20231114T", 0), 0u) << recorder.files()[0];
+  EXPECT_NE(recorder.files()[0], recorder.files()[1]);
+  const auto first = readBack(recorder.files()[0]);
+  ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(first[2].sequence, 2u);
+  EXPECT_EQ(first[0].event.name, "step");
+  EXPECT_EQ(first[0].source->rank, 3);
+  EXPECT_EQ(first[0].source->run, "train");
+  const auto second = readBack(recorder.files()[1]);
+  ASSERT_EQ(second.size(), 1u) << "the heartbeat is not recorded";
+  EXPECT_EQ(second[0].sequence, 3u);
+}
+
+TEST(RelayRecorder, RotatesOnceAFileHoldsTheSize) {
+  transport::test::TempDir dir;
+  ManualClock clock;
+  RelayRecorderOptions options;
+  options.dir = dir.path();
+  options.rotateBytes = 1;  // any complete chunk
+  options.clock = &clock;
+  RelayRecorder recorder(options);
+  // Enough to fill a chunk, so bytes reach the file.
+  for (uint64_t i = 0; i < 40; ++i) recorder.write("step", message(i * 4, 4, 16 * 1024));
+  recorder.close();
+  ASSERT_GE(recorder.files().size(), 2u);
+  std::size_t events = 0;
+  for (const auto& file : recorder.files()) events += readBack(file).size();
+  EXPECT_EQ(events, 160u);
+}
+
+TEST(RelayRecorder, ADirectoryThatCannotBeCreatedIsAnError) {
+  transport::test::TempDir dir;
+  std::ofstream(dir.path() / "file") << "x";
+  RelayRecorderOptions options;
+  options.dir = dir.path() / "file" / "sub";
+  EXPECT_THROW(RelayRecorder{options}, transport::RecordingError);
+}
+
+}  // namespace
+}  // namespace livemon::livemonctl

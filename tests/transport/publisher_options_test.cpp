@@ -1,0 +1,111 @@
+// PublisherOptions beyond the socket: the environment's defaults (LIVEMON_CONNECT and RANK, as a
+// torchrun job has them) and a publisher that sends only what it is given (publish()).
+#include <livemon/transport/publisher.h>
+
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include <livemon/event_handler.h>
+#include <livemon/transport/relay.h>
+#include <livemon/transport/subscriber.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using test::connectTo;
+using test::makeEvent;
+using test::pollUntil;
+using test::waitForSource;
+
+// Sets environment variables for one test and restores them after.
+class Environment {
+ public:
+  void set(const char* name, const std::string& value) {
+    remember(name);
+    setenv(name, value.c_str(), 1);
+  }
+  void unset(const char* name) {
+    remember(name);
+    unsetenv(name);
+  }
+  ~Environment() {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        setenv(name.c_str(), value->c_str(), 1);
+      } else {
+        unsetenv(name.c_str());
+      }
+    }
+  }
+
+ private:
+  void remember(const char* name) {
+    if (saved_.count(name) != 0) return;
+    const char* value = getenv(name);
+    saved_[name] = value ? std::optional<std::string>(value) : std::nullopt;
+  }
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+TEST(PublisherOptions, EndpointsFollowLivemonConnect) {
+  Environment environment;
+  environment.unset("LIVEMON_CONNECT");
+  EXPECT_EQ(PublisherOptions{}.bind, std::vector<std::string>{std::string(kDefaultEndpoint)});
+  EXPECT_TRUE(PublisherOptions{}.connect.empty());
+
+  environment.set("LIVEMON_CONNECT", "tcp://head:5556, tcp://other:5556,");
+  EXPECT_TRUE(PublisherOptions{}.bind.empty()) << "connect instead of bind";
+  EXPECT_EQ(PublisherOptions{}.connect, (std::vector<std::string>{"tcp://head:5556", "tcp://other:5556"}));
+
+  environment.set("LIVEMON_CONNECT", "");
+  EXPECT_EQ(PublisherOptions{}.bind, std::vector<std::string>{std::string(kDefaultEndpoint)}) << "empty: as unset";
+}
+
+// A job as torchrun starts it: default options, LIVEMON_CONNECT naming the relay and RANK set.
+TEST(PublisherOptions, AJobWithDefaultOptionsJoinsTheRelayInItsEnvironment) {
+  RelayOptions relayOptions;
+  relayOptions.listen = "tcp://127.0.0.1:*";
+  relayOptions.serve = "tcp://127.0.0.1:*";
+  Relay relay(relayOptions);
+  Environment environment;
+  environment.set("LIVEMON_CONNECT", relay.listenEndpoint());
+  environment.set("RANK", "5");
+
+  PublisherOptions options;  // endpoints untouched
+  options.runName = "torchrun-job";
+  options.heartbeatInterval = 20ms;
+  Publisher publisher(options);
+  EXPECT_EQ(publisher.endpoints(), std::vector<std::string>{relay.listenEndpoint()});
+  EXPECT_EQ(publisher.identity().rank, 5);
+  Subscriber subscriber(connectTo({relay.serveEndpoint()}));
+  ASSERT_TRUE(waitForSource(subscriber, publisher.identity())) << "it reached the relay's subscribers";
+}
+
+TEST(PublisherOptions, APublisherThatDoesNotHandleLoggedEventsSendsOnlyWhatItIsGiven) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.handleLoggedEvents = false;
+  Publisher direct(options);
+  Subscriber subscriber(connectTo(direct.endpoints()));
+  ASSERT_TRUE(waitForSource(subscriber, direct.identity()));
+
+  logEvent(makeEvent("logged", {{"x", 1.0}}));
+  direct.publish(makeEvent("direct", {{"x", 2.0}}));
+  std::set<std::string> names;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) { names.insert(event.event.name); };
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return names.count("direct") == 1; }));
+  // Had the logged event been taken, it would have been queued before "direct" and sent with it
+  // or before it.
+  EXPECT_EQ(names, std::set<std::string>{"direct"});
+}
+
+}  // namespace
+}  // namespace livemon::transport

@@ -1,0 +1,114 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <livemon/transport/wire_format.h>
+
+namespace livemon::transport {
+
+// Where a relay takes publishers by default; subscribers connect to kDefaultEndpoint, where they
+// would find a single publisher.
+inline constexpr std::string_view kDefaultRelayListenEndpoint = "tcp://127.0.0.1:5556";
+
+// Thread-safety: a plain value type.
+struct RelayOptions {
+  // Bound: publishers connect to `listen` (ZeroMQ XSUB), subscribers to `serve` (XPUB). Port "*"
+  // binds a free port; Relay::listenEndpoint() and serveEndpoint() tell which.
+  std::string listen{kDefaultRelayListenEndpoint};
+  std::string serve{kDefaultEndpoint};
+  // Other relays' listen endpoints: the serve socket connects there too, so what this relay
+  // forwards also reaches them (and their subscribers' subscriptions reach this relay's
+  // publishers). Relays chain: one per node, one on the head node.
+  std::vector<std::string> upstream;
+  // Messages queued per connection each way (ZMQ_RCVHWM of listen, ZMQ_SNDHWM of serve). A
+  // subscriber that stops reading misses what goes beyond, as with a Publisher; the others do not
+  // wait for it. Ten times a Publisher's, because one connection of a relay carries the messages
+  // of many publishers (toward an upstream relay: all of them); raise it for hundreds of ranks.
+  // It is also what a stalled subscriber may make the relay hold: this many messages, most of a
+  // few hundred bytes (a batch is at most 256 KiB).
+  int highWaterMark = 10000;
+  // Frames beyond maxPayloadBytes (plus 1 MiB, as the Subscriber allows) drop the publisher's
+  // connection (ZMQ_MAXMSGSIZE); onMessage sees only messages these limits accept.
+  WireLimits limits{};
+  // What subscribers (and upstream relays) may make the serve socket hold, as for a Publisher
+  // (PublisherOptions::maxSubscriberBytes).
+  std::size_t maxSubscriberBytes = 64 * 1024;
+  std::size_t maxTotalSubscriberBytes = 256 * 1024;
+  std::size_t maxSubscriberConnections = 128;
+  // The relay reports itself as a source with this run name: heartbeats and the Stats
+  // livemon.relay.{down,up}_{messages,bytes} (value: totals so far) every reportInterval. An empty
+  // run name turns the report off.
+  std::string runName = "relay";
+  std::chrono::milliseconds reportInterval{1000};
+  // Called on the relay's worker thread with each well-formed message on its way from
+  // publishers to subscribers (events and heartbeats, the relay's own included): what a recorder
+  // or a metrics exporter needs. Empty: messages are not copied off the proxy at all. The copies
+  // queue in front of the worker (highWaterMark messages); beyond that the copy is dropped (the
+  // callback sees a sequence gap), so a slow callback never slows forwarding. Malformed messages
+  // are forwarded as they are but skipped here (RelayStats::captureSkipped). An exception the
+  // callback throws is counted (callbackErrors) and forwarding goes on.
+  std::function<void(std::string_view topic, const WireMessage& message)> onMessage;
+};
+
+// Thread-safety: a plain value type. Totals since the relay started, from libzmq's proxy
+// statistics: messages and their bytes. libzmq 4.3 counts a multipart message (a topic frame and a
+// payload frame) once; later versions count each frame.
+struct RelayStats {
+  uint64_t downMessages = 0;  // received from publishers, forwarded toward subscribers
+  uint64_t downBytes = 0;
+  uint64_t upMessages = 0;    // subscriptions received from subscribers, forwarded toward publishers
+  uint64_t upBytes = 0;
+  uint64_t captured = 0;        // messages handed to onMessage
+  uint64_t captureSkipped = 0;  // messages not handed to onMessage: malformed or beyond the limits
+  uint64_t callbackErrors = 0;
+};
+
+// Thread-safe: every member may be called from any thread.
+//
+// Forwards every message from the publishers connected to `listen` to the subscribers connected
+// to `serve`, and their subscriptions back, through libzmq's own proxy (zmq_proxy_steerable) on a
+// thread of its own: filtering happens at the publishers, and the relay never decodes what it
+// forwards. A worker thread reports the relay's counters (see RelayOptions::runName) and, when
+// RelayOptions::onMessage is set, decodes a copy of the stream for it.
+// Overflow policy: per connection, up to highWaterMark messages queue; beyond that a slow
+// subscriber misses messages (it sees sequence gaps) and a publisher faster than the relay drops
+// at its own send queue. Nothing waits for a slow peer.
+// Not for fork(): a child must not use a relay it inherited.
+class Relay {
+ public:
+  using Options = RelayOptions;
+
+  // Binds both endpoints and starts forwarding. Throws TransportError naming the endpoint when
+  // one cannot be bound or connected, and std::invalid_argument naming the option for a bad one.
+  explicit Relay(Options options = {});
+  // stop().
+  ~Relay();
+
+  Relay(const Relay&) = delete;
+  Relay& operator=(const Relay&) = delete;
+
+  // Stops forwarding (the proxy's TERMINATE) and joins the threads. A second call does nothing.
+  void stop();
+
+  // Fresh counters from the proxy; after stop(), the last ones it gave.
+  RelayStats stats() const;
+
+  // As bound: a "tcp://host:*" endpoint appears with its port.
+  const std::string& listenEndpoint() const noexcept;
+  const std::string& serveEndpoint() const noexcept;
+  // The relay's own identity as a source (its run name is RelayOptions::runName).
+  const SourceInfo& identity() const noexcept;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace livemon::transport

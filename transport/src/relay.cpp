@@ -1,0 +1,355 @@
+#include <livemon/transport/relay.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cerrno>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <zmq.h>
+
+#include <livemon/event.h>
+#include <livemon/transport/error.h>
+#include <livemon/transport/payload_publisher.h>
+
+#include "peer_guard.h"
+#include "zmq_support.h"
+
+namespace livemon::transport {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// As the Subscriber: frames a little beyond the payload limit still arrive (and are counted as
+// oversized by whoever decodes them); larger ones are refused at their header.
+constexpr int64_t kFrameHeadroomBytes = 1024 * 1024;
+// How long the worker waits at most before it looks at the stop flag again.
+constexpr std::chrono::milliseconds kStopCheck{50};
+// Messages the worker takes off the capture socket before it looks at the clock again.
+constexpr int kCaptureBurst = 1024;
+// A proxy that does not answer STATISTICS within this long has ended.
+constexpr int kStatisticsTimeoutMs = 5000;
+// The relay's own goodbye gets this long to leave.
+constexpr std::chrono::milliseconds kReportLinger{200};
+
+void validate(const RelayOptions& options) {
+  auto bad = [](const std::string& message) { throw std::invalid_argument("RelayOptions: " + message); };
+  if (options.listen.empty()) bad("listen is empty");
+  if (options.serve.empty()) bad("serve is empty");
+  for (const std::string& endpoint : options.upstream) {
+    if (endpoint.empty()) bad("an upstream endpoint is empty");
+  }
+  if (options.highWaterMark < 1) bad("highWaterMark must be at least 1, got " + std::to_string(options.highWaterMark));
+  if (options.reportInterval.count() < 1 || options.reportInterval.count() > 1000) {
+    bad("reportInterval must be 1..1000 ms, got " + std::to_string(options.reportInterval.count()) + " ms");
+  }
+  detail::checkSubscriberLimits(
+      {options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections}, "RelayOptions");
+}
+
+SourceInfo makeIdentity(const std::string& runName) {
+  SourceInfo identity;
+  identity.run = runName.substr(0, WireLimits{}.maxIdentityStringBytes);
+  char host[256] = {};
+  identity.host = gethostname(host, sizeof(host) - 1) == 0 ? host : "unknown";
+  identity.pid = getpid();
+  std::random_device random;
+  while (identity.instanceId == 0) identity.instanceId = (static_cast<uint64_t>(random()) << 32) ^ random();
+  identity.startTime = std::chrono::system_clock::now();
+  return identity;
+}
+
+void closeSocket(void*& socket) {
+  if (socket == nullptr) return;
+  int zero = 0;
+  zmq_setsockopt(socket, ZMQ_LINGER, &zero, sizeof(zero));
+  zmq_close(socket);
+  socket = nullptr;
+}
+
+// Receives the rest of a multipart message and throws it away.
+void discardRest(void* socket) {
+  zmq_msg_t frame;
+  zmq_msg_init(&frame);
+  int more = 1;
+  std::size_t size = sizeof(more);
+  while (zmq_getsockopt(socket, ZMQ_RCVMORE, &more, &size) == 0 && more != 0) {
+    if (zmq_msg_recv(&frame, socket, 0) < 0) break;
+  }
+  zmq_msg_close(&frame);
+}
+
+}  // namespace
+
+// Thread-safe: the listen, serve and capture sockets belong to the proxy thread while it runs;
+// the capture reader and the reporter to the worker thread; the control socket is used under
+// controlMutex; the counters are atomic.
+struct Relay::State {
+  explicit State(RelayOptions o) : options(std::move(o)) {}
+
+  RelayOptions options;
+  SourceInfo identity;
+  std::string listenEndpoint;
+  std::string serveEndpoint;
+  std::shared_ptr<void> context;
+  void* listen = nullptr;         // XSUB
+  void* serve = nullptr;          // XPUB
+  void* capture = nullptr;        // PUB: never blocks the proxy; a full queue drops the copy
+  void* captureReader = nullptr;  // SUB
+  void* controlProxy = nullptr;   // PAIR, the proxy's end
+  void* control = nullptr;        // PAIR, ours
+  std::unique_ptr<detail::PeerGuard> guard;
+  std::unique_ptr<PayloadPublisher> reporter;
+
+  mutable std::mutex controlMutex;
+  bool proxyRunning = false;  // under controlMutex
+  mutable RelayStats last;    // under controlMutex: the proxy's latest answer
+
+  std::atomic<uint64_t> captured{0};
+  std::atomic<uint64_t> captureSkipped{0};
+  std::atomic<uint64_t> callbackErrors{0};
+
+  std::mutex stopMutex;
+  std::atomic<bool> stopping{false};
+  bool stopped = false;  // under stopMutex
+  std::thread proxyThread;
+  std::thread workerThread;
+
+  // Worker thread only.
+  uint64_t statSequence = 0;
+  uint64_t heartbeatSequence = 0;
+  WireMessage scratch;
+
+  void open();
+  void closeAll();
+  RelayStats query() const;
+  void runWorker();
+  void drainCapture();
+  void report(MessageKind kind);
+};
+
+void Relay::State::open() {
+  context = detail::sharedContext();
+  auto socket = [&](int type, const char* what) {
+    void* s = zmq_socket(context.get(), type);
+    if (s == nullptr) detail::throwEndpointError("open a socket for", what, errno);
+    return s;
+  };
+  listen = socket(ZMQ_XSUB, options.listen.c_str());
+  detail::setIntOption(listen, ZMQ_LINGER, 0, "ZMQ_LINGER");
+  detail::setIntOption(listen, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
+  const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
+  detail::setInt64Option(listen, ZMQ_MAXMSGSIZE, static_cast<int64_t>(largest) + kFrameHeadroomBytes, "ZMQ_MAXMSGSIZE");
+  if (zmq_bind(listen, options.listen.c_str()) != 0) detail::throwEndpointError("bind", options.listen, errno);
+  listenEndpoint = detail::lastEndpoint(listen, options.listen);
+
+  serve = socket(ZMQ_XPUB, options.serve.c_str());
+  detail::setIntOption(serve, ZMQ_LINGER, 0, "ZMQ_LINGER");
+  detail::setIntOption(serve, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
+  // Subscribers send only subscriptions: short frames, a bounded number of bytes per connection.
+  guard = detail::guardSendingSocket(
+      context.get(), serve,
+      detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections});
+  if (zmq_bind(serve, options.serve.c_str()) != 0) detail::throwEndpointError("bind", options.serve, errno);
+  serveEndpoint = detail::lastEndpoint(serve, options.serve);
+  for (const std::string& endpoint : options.upstream) {
+    if (zmq_connect(serve, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
+  }
+
+  // Unique per relay: several may live in one process (tests, a chain in one program).
+  const std::string base = "inproc://livemon-relay-" + std::to_string(identity.instanceId);
+  controlProxy = socket(ZMQ_PAIR, "control");
+  if (zmq_bind(controlProxy, (base + "-control").c_str()) != 0) detail::throwEndpointError("bind", base + "-control", errno);
+  control = socket(ZMQ_PAIR, "control");
+  detail::setIntOption(control, ZMQ_RCVTIMEO, kStatisticsTimeoutMs, "ZMQ_RCVTIMEO");
+  detail::setIntOption(control, ZMQ_SNDTIMEO, kStatisticsTimeoutMs, "ZMQ_SNDTIMEO");
+  if (zmq_connect(control, (base + "-control").c_str()) != 0) detail::throwEndpointError("connect to", base + "-control", errno);
+
+  if (options.onMessage) {
+    capture = socket(ZMQ_PUB, "capture");
+    detail::setIntOption(capture, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
+    if (zmq_bind(capture, (base + "-capture").c_str()) != 0) detail::throwEndpointError("bind", base + "-capture", errno);
+    captureReader = socket(ZMQ_SUB, "capture");
+    detail::setIntOption(captureReader, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
+    if (zmq_setsockopt(captureReader, ZMQ_SUBSCRIBE, "", 0) != 0) detail::throwEndpointError("subscribe", base, errno);
+    if (zmq_connect(captureReader, (base + "-capture").c_str()) != 0) {
+      detail::throwEndpointError("connect to", base + "-capture", errno);
+    }
+  }
+
+  if (!options.runName.empty()) {
+    // The report enters like any publisher's, so subscribers and upstream relays see it.
+    PayloadPublisherOptions reporterOptions;
+    reporterOptions.connect = {listenEndpoint};
+    reporterOptions.linger = kReportLinger;
+    reporter = std::make_unique<PayloadPublisher>(reporterOptions);
+  }
+}
+
+void Relay::State::closeAll() {
+  reporter.reset();
+  guard.reset();  // before the socket it watches closes
+  for (void** s : {&listen, &serve, &capture, &captureReader, &controlProxy, &control}) closeSocket(*s);
+}
+
+RelayStats Relay::State::query() const {
+  std::lock_guard lock(controlMutex);
+  if (proxyRunning && zmq_send(control, "STATISTICS", 10, 0) == 10) {
+    std::array<uint64_t, 8> values{};
+    bool complete = true;
+    for (uint64_t& value : values) {
+      if (zmq_recv(control, &value, sizeof(value), 0) != static_cast<int>(sizeof(value))) {
+        complete = false;
+        break;
+      }
+    }
+    if (complete) {
+      // (frontend recv, send, backend recv, send) x (messages, bytes); frontend is `listen`.
+      last.downMessages = values[0];
+      last.downBytes = values[1];
+      last.upMessages = values[4];
+      last.upBytes = values[5];
+    }
+  }
+  RelayStats stats = last;
+  stats.captured = captured.load(std::memory_order_relaxed);
+  stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
+  stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
+  return stats;
+}
+
+void Relay::State::drainCapture() {
+  std::string topic;
+  std::string payload;
+  for (int i = 0; i < kCaptureBurst; ++i) {
+    zmq_msg_t frame;
+    zmq_msg_init(&frame);
+    if (zmq_msg_recv(&frame, captureReader, ZMQ_DONTWAIT) < 0) {
+      zmq_msg_close(&frame);
+      return;
+    }
+    topic.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
+    const bool more = zmq_msg_more(&frame) != 0;
+    // A single frame is a subscription on its way up (or junk a publisher sent).
+    if (more && zmq_msg_recv(&frame, captureReader, 0) >= 0) {
+      payload.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
+      const bool extra = zmq_msg_more(&frame) != 0;
+      zmq_msg_close(&frame);
+      if (extra) {
+        discardRest(captureReader);
+        captureSkipped.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      if (topic.size() > options.limits.maxTopicBytes ||
+          decodeMessage(topic, payload, options.limits, scratch) != DecodeStatus::Ok) {
+        captureSkipped.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      captured.fetch_add(1, std::memory_order_relaxed);
+      try {
+        options.onMessage(topic, scratch);
+      } catch (...) {
+        callbackErrors.fetch_add(1, std::memory_order_relaxed);
+      }
+    } else {
+      zmq_msg_close(&frame);
+    }
+  }
+}
+
+void Relay::State::report(MessageKind kind) {
+  if (!reporter) return;
+  if (kind == MessageKind::Heartbeat) {
+    const RelayStats stats = query();
+    Event event{std::string(kStatEventName), std::chrono::system_clock::now(), {}};
+    event.data.emplace("livemon.relay.down_messages.value", static_cast<double>(stats.downMessages));
+    event.data.emplace("livemon.relay.down_bytes.value", static_cast<double>(stats.downBytes));
+    event.data.emplace("livemon.relay.up_messages.value", static_cast<double>(stats.upMessages));
+    event.data.emplace("livemon.relay.up_bytes.value", static_cast<double>(stats.upBytes));
+    reporter->send(kStatEventName, encodeEventsPayload(identity, statSequence++, kStatEventName, {event}));
+  }
+  PublisherCounters counters;
+  counters.timestamp = std::chrono::system_clock::now();
+  counters.interval = options.reportInterval;
+  counters.published = statSequence;
+  counters.dropped = reporter->unsentCount();
+  reporter->send(kHeartbeatTopic, encodeHeartbeatPayload(kind, identity, heartbeatSequence++, counters));
+}
+
+void Relay::State::runWorker() {
+  auto nextReport = SteadyClock::now();
+  while (!stopping.load(std::memory_order_relaxed)) {
+    const auto now = SteadyClock::now();
+    if (now >= nextReport) {
+      report(MessageKind::Heartbeat);
+      nextReport = std::max(nextReport + options.reportInterval, now);
+    }
+    const auto wait = std::min<SteadyClock::duration>(nextReport - SteadyClock::now(), kStopCheck);
+    const long waitMs = std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
+    if (captureReader != nullptr) {
+      zmq_pollitem_t item{captureReader, 0, ZMQ_POLLIN, 0};
+      if (zmq_poll(&item, 1, waitMs) > 0) drainCapture();
+    } else {
+      // Nothing to read: the stop flag is checked at least every kStopCheck.
+      std::this_thread::sleep_for(std::chrono::milliseconds(waitMs));
+    }
+  }
+  if (captureReader != nullptr) drainCapture();
+  report(MessageKind::Goodbye);
+}
+
+Relay::Relay(Options options) {
+  validate(options);
+  state_ = std::make_unique<State>(std::move(options));
+  State& state = *state_;
+  state.identity = makeIdentity(state.options.runName);
+  try {
+    state.open();
+  } catch (...) {
+    state.closeAll();
+    throw;
+  }
+  state.proxyRunning = true;
+  // The sockets move to the threads; starting them orders everything above before.
+  state.proxyThread = std::thread([&state] {
+    zmq_proxy_steerable(state.listen, state.serve, state.capture, state.controlProxy);
+    std::lock_guard lock(state.controlMutex);
+    state.proxyRunning = false;
+  });
+  state.workerThread = std::thread([&state] { state.runWorker(); });
+}
+
+Relay::~Relay() { stop(); }
+
+void Relay::stop() {
+  State& state = *state_;
+  std::lock_guard stopLock(state.stopMutex);
+  if (state.stopped) return;
+  state.stopped = true;
+  // The worker first: its goodbye still goes through the proxy, and it queries the proxy.
+  state.stopping.store(true, std::memory_order_relaxed);
+  state.workerThread.join();
+  state.query();  // the final counters, kept for stats() after the stop
+  {
+    std::lock_guard lock(state.controlMutex);
+    if (state.proxyRunning) zmq_send(state.control, "TERMINATE", 9, 0);
+  }
+  state.proxyThread.join();
+  state.closeAll();
+}
+
+RelayStats Relay::stats() const { return state_->query(); }
+
+const std::string& Relay::listenEndpoint() const noexcept { return state_->listenEndpoint; }
+const std::string& Relay::serveEndpoint() const noexcept { return state_->serveEndpoint; }
+const SourceInfo& Relay::identity() const noexcept { return state_->identity; }
+
+}  // namespace livemon::transport
