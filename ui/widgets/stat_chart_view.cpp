@@ -334,6 +334,10 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
   // on the next refresh (which would cost a second paint).
   if (const RenderKey settled = keyFor(context); !(settled == key)) draw(context, settled);
   emit rendered();
+  // All of it: the scene repaints a moved item where it was last painted, worked out later; a
+  // partial paint before then (another widget's update) records the new places and leaves old
+  // tick labels and plot edges on screen. A redraw changes most of the chart anyway.
+  viewport()->update();
   return true;
 }
 
