@@ -220,6 +220,12 @@ int main(int argc, char** argv) {
   relayCommand->add_option("--rotate-minutes", relay.rotateMinutes, "With --record: start a new file after this many minutes")
       ->check(CLI::Range(0.001, 1e6))
       ->capture_default_str();
+  relayCommand->add_option("--metrics-port", relay.metricsPort,
+                           "Serve every Stat that passes, and the relay's counters, for Prometheus on PORT (0: off)")
+      ->option_text("PORT")
+      ->capture_default_str();
+  relayCommand->add_option("--metrics-address", relay.metricsAddress, "With --metrics-port: the address to serve on")
+      ->capture_default_str();
   relayCommand->add_option("--duration", relayDuration, "Stop after this many seconds (0: run until Ctrl-C or SIGTERM)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <thread>
 
+#include <livemon/transport/metrics_exporter.h>
+
 #include <livemonctl/command.h>
 #include <livemonctl/relay_recorder.h>
 #include <livemonctl/text_format.h>
@@ -18,6 +20,18 @@ using SteadyClock = std::chrono::steady_clock;
 constexpr std::string_view kCommand = "relay";
 // How often the command looks at the stop flag and the recorder.
 constexpr std::chrono::milliseconds kCheckInterval{50};
+
+// The relay's own counters beside the Stats it passes on, so a Prometheus sees the relay too.
+void publishRelayCounters(transport::MetricsExporter& metrics, const transport::RelayStats& stats) {
+  metrics.setCounter("livemon_relay_down_messages_total", "Messages forwarded from publishers to subscribers",
+                     static_cast<double>(stats.downMessages));
+  metrics.setCounter("livemon_relay_down_bytes_total", "Bytes forwarded from publishers to subscribers",
+                     static_cast<double>(stats.downBytes));
+  metrics.setCounter("livemon_relay_up_messages_total", "Subscription messages forwarded toward publishers",
+                     static_cast<double>(stats.upMessages));
+  metrics.setCounter("livemon_relay_up_bytes_total", "Subscription bytes forwarded toward publishers",
+                     static_cast<double>(stats.upBytes));
+}
 
 int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   if (options.rotateMb < 1) throw std::invalid_argument("--rotate-mb must be at least 1");
@@ -38,15 +52,30 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
     }
   }
 
+  std::unique_ptr<transport::MetricsExporter> metrics;
+  if (options.metricsPort != 0) {
+    transport::MetricsExporterOptions metricsOptions;
+    metricsOptions.bindAddress = options.metricsAddress;
+    metricsOptions.port = options.metricsPort;
+    try {
+      metrics = std::make_unique<transport::MetricsExporter>(metricsOptions);
+    } catch (const std::exception& error) {
+      commandMessage(err, kCommand) << "cannot serve metrics on " << options.metricsAddress << ':' << options.metricsPort
+                                    << ": " << error.what() << '\n';
+      return kFailedExitCode;
+    }
+  }
+
   transport::RelayOptions relayOptions;
   relayOptions.listen = options.listen;
   relayOptions.serve = options.serve;
   relayOptions.upstream = options.upstream;
   relayOptions.highWaterMark = options.highWaterMark;
-  if (recorder || options.onMessage) {
+  if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
-    relayOptions.onMessage = [&recorder, &options](std::string_view topic, const transport::WireMessage& message) {
+    relayOptions.onMessage = [&recorder, &metrics, &options](std::string_view topic, const transport::WireMessage& message) {
       if (recorder) recorder->write(topic, message);
+      if (metrics) metrics->observe(message);
       if (options.onMessage) options.onMessage(topic, message);
     };
   }
@@ -56,6 +85,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
                                 << relay.serveEndpoint() << '\n';
   for (const std::string& endpoint : options.upstream) out << "  forwarding to the relay at " << endpoint << '\n';
   if (recorder) out << "  recording into " << options.recordDir << '\n';
+  if (metrics) out << "  Prometheus metrics: http://" << options.metricsAddress << ':' << metrics->port() << "/metrics\n";
   out << "  publish into it with LIVEMON_CONNECT=" << relay.listenEndpoint() << " or --connect; watch with: livemonctl tail "
       << relay.serveEndpoint() << "; Ctrl-C stops it" << std::endl;
 
@@ -63,6 +93,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   int exitCode = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     if (options.duration.count() > 0 && SteadyClock::now() - started >= options.duration) break;
+    if (metrics) publishRelayCounters(*metrics, relay.stats());
     std::this_thread::sleep_for(kCheckInterval);
   }
   relay.stop();

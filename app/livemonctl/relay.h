@@ -25,6 +25,11 @@ struct RelayCommandOptions {
   uint64_t rotateMb = 256;
   double rotateMinutes = 60;
   std::chrono::milliseconds duration{0};  // 0: until stopped
+  // Serves the latest value of every Stat aggregation that passes, and the relay's own counters,
+  // for Prometheus at http://metricsAddress:metricsPort/metrics (transport::MetricsExporter).
+  // 0: off.
+  uint16_t metricsPort = 0;
+  std::string metricsAddress = "127.0.0.1";
   // Called on the relay's worker thread with every message forwarded from publishers to
   // subscribers, beside the recorder: where a metrics exporter (--metrics-port) plugs in.
   std::function<void(std::string_view topic, const transport::WireMessage& message)> onMessage;

@@ -94,5 +94,69 @@ TEST(PrometheusTest, ReadsTheDemosLossBackThroughPrometheusQueryApi) {
   EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << demo.err();
 }
 
+// The cluster's way: ranks publish into a relay, and Prometheus scrapes the relay, which serves
+// every rank's Stats (labelled by rank) and its own counters.
+TEST(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
+  const std::string prometheus = LIVEMON_PROMETHEUS;
+  if (prometheus.empty()) {
+    GTEST_SKIP() << "the prometheus binary was not found when this was configured (./test.sh installs Debian's "
+                    "prometheus package); the Prometheus integration test did not run";
+  }
+  test::TempDir dir;
+  const uint16_t metricsPort = test::freeTcpPort();
+  const std::string listen = "tcp://127.0.0.1:" + std::to_string(test::freeTcpPort());
+  test::ChildProcess relay({LIVEMONCTL_PATH, "relay", "--listen", listen, "--serve", "tcp://127.0.0.1:*",
+                            "--metrics-port", std::to_string(metricsPort)});
+  ASSERT_TRUE(relay.readStdoutUntil([](const std::string& out) { return out.find("/metrics") != std::string::npos; }))
+      << relay.out() << relay.err();
+  test::ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--connect", listen, "--run", "prom-relay",
+                           "--window", "0.2", "--steps-per-second", "50"});
+
+  const std::filesystem::path config = dir.path() / "prometheus.yml";
+  std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                        << "scrape_configs:\n  - job_name: relay\n    static_configs:\n"
+                        << "      - targets: ['127.0.0.1:" << metricsPort << "']\n";
+  const uint16_t prometheusPort = test::freeTcpPort();
+  test::ChildProcess server({prometheus, "--config.file=" + config.string(),
+                             "--storage.tsdb.path=" + (dir.path() / "data").string(),
+                             "--web.listen-address=127.0.0.1:" + std::to_string(prometheusPort),
+                             "--log.level=warn"});
+
+  const auto ask = [&](const std::string& promql, std::string& answer) {
+    std::optional<double> value;
+    const auto end = std::chrono::steady_clock::now() + 90s;  // bounded polling, not a fixed wait
+    while (!value && std::chrono::steady_clock::now() < end) {
+      if (const auto response = test::httpGet(prometheusPort, "/api/v1/query?query=" + urlEncode(promql));
+          response && response->status == 200) {
+        answer = response->body;
+        if (answer.find("\"result\":[{") != std::string::npos) value = firstValue(answer);
+      }
+      if (!value) std::this_thread::sleep_for(200ms);
+    }
+    return value;
+  };
+  std::string answer;
+  for (const char* rank : {"0", "1"}) {
+    const std::optional<double> loss =
+        ask(std::string(R"(livemon_stat{stat="train.loss",aggregation="mean",run="prom-relay",rank=")") + rank + "\"}",
+            answer);
+    ASSERT_TRUE(loss) << "rank " << rank << ": Prometheus answered: " << answer << "\nits log: " << server.err();
+    EXPECT_GT(*loss, 0.0) << answer;
+    EXPECT_NE(answer.find(R"("job":"relay")"), std::string::npos) << answer;
+  }
+  const std::optional<double> forwarded = ask("livemon_relay_down_messages_total > 0", answer);
+  ASSERT_TRUE(forwarded) << "the relay's own counter: " << answer;
+  EXPECT_GT(*forwarded, 0.0);
+
+  server.signal(SIGTERM);
+  EXPECT_TRUE(server.wait());
+  demo.signal(SIGINT);
+  EXPECT_TRUE(demo.wait());
+  relay.signal(SIGTERM);
+  const std::optional<int> status = relay.wait();
+  ASSERT_TRUE(status);
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << relay.err();
+}
+
 }  // namespace
 }  // namespace livemon::transport

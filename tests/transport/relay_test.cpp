@@ -258,6 +258,36 @@ TEST(Relay, HandsACopyOfTheStreamToOnMessage) {
   EXPECT_GE(relay.stats().captured, 3u);
 }
 
+// A relay that records or exports wants the whole stream, even while no subscriber asks for any
+// of it (a recorder on the head node with no dashboard open).
+TEST(Relay, OnMessageSeesEverythingWithNoSubscriberConnected) {
+  std::mutex lock;
+  std::map<std::string, uint64_t> events;
+  std::set<SourceInfo> heard;
+  RelayOptions options = loopbackRelay();
+  options.onMessage = [&](std::string_view topic, const WireMessage& message) {
+    std::lock_guard guard(lock);
+    events[std::string(topic)] += std::max<std::size_t>(message.events.size(), 1);
+    heard.insert(message.source);
+  };
+  Relay relay(options);
+  Publisher publisher(connectedPublisher(relay.listenEndpoint()));
+  // The publisher's heartbeat passing means it has the relay's subscription: nothing after it is
+  // lost. (The relay's own reports pass from the start.)
+  ASSERT_TRUE(test::waitUntil([&] {
+    std::lock_guard guard(lock);
+    return heard.contains(publisher.identity());
+  }));
+  logSteps(50);
+  ASSERT_TRUE(test::waitUntil([&] {
+    std::lock_guard guard(lock);
+    return events["step"] >= 50;
+  }));
+  relay.stop();
+  std::lock_guard guard(lock);
+  EXPECT_EQ(events["step"], 50u);
+}
+
 TEST(Relay, AnEndpointInUseOrABadOptionIsAnError) {
   Relay first(loopbackRelay());
   RelayOptions clash = loopbackRelay();

@@ -183,6 +183,11 @@ void Relay::State::open() {
     if (zmq_connect(captureReader, (base + "-capture").c_str()) != 0) {
       detail::throwEndpointError("connect to", base + "-capture", errno);
     }
+    // A copy is for recording or exporting the whole stream, not only what subscribers ask for:
+    // the relay subscribes to everything itself, so the publishers send everything. The XSUB
+    // keeps this subscription beside the forwarded ones and repeats it to publishers that join.
+    constexpr char kSubscribeAll = 1;
+    if (zmq_send(listen, &kSubscribeAll, 1, 0) != 1) detail::throwEndpointError("subscribe at", listenEndpoint, errno);
   }
 
   if (!options.runName.empty()) {

@@ -49,7 +49,9 @@ struct RelayOptions {
   std::chrono::milliseconds reportInterval{1000};
   // Called on the relay's worker thread with each well-formed message on its way from
   // publishers to subscribers (events and heartbeats, the relay's own included): what a recorder
-  // or a metrics exporter needs. Empty: messages are not copied off the proxy at all. The copies
+  // or a metrics exporter needs. Set, the relay subscribes to everything itself, so publishers
+  // send every message whether or not a subscriber asks for it. Empty: messages are not copied
+  // off the proxy at all, and publishers send only what subscribers ask for. The copies
   // queue in front of the worker (highWaterMark messages); beyond that the copy is dropped (the
   // callback sees a sequence gap), so a slow callback never slows forwarding. Malformed messages
   // are forwarded as they are but skipped here (RelayStats::captureSkipped). An exception the
