@@ -106,7 +106,7 @@ TEST(StatusText, ARelayServingManySourcesIsOneSummaryLabel) {
   EXPECT_EQ(plain(relay->text()), QStringLiteral("● relay tcp://head:5555 · 256 sources · 3 stale · 0 ev/s · no gaps"))
       << relay->text().toStdString();
   EXPECT_TRUE(relay->text().contains(QColor(colours::kWarn).name())) << relay->text().toStdString();
-  const QString tip = relay->toolTip();
+  const QString tip = plain(relay->toolTip());
   EXPECT_TRUE(tip.contains(QStringLiteral("A relay: 256 sources reach the dashboard through it"))) << tip.toStdString();
   EXPECT_TRUE(tip.contains(QStringLiteral("train@host:100 rank 0, train@host:101 rank 1, train@host:102 rank 2")))
       << tip.toStdString();
@@ -119,7 +119,27 @@ TEST(StatusText, ARelayServingManySourcesIsOneSummaryLabel) {
   ASSERT_EQ(labels->count(), 1);
   const auto* quiet = qobject_cast<QLabel*>(labels->itemAt(0)->widget());
   EXPECT_EQ(plain(quiet->text()), QStringLiteral("● relay tcp://head:5555 · 20 sources · 20 stale · 0 ev/s · no gaps"));
-  EXPECT_TRUE(quiet->toolTip().contains(QStringLiteral(" and 12 more"))) << quiet->toolTip().toStdString();
+  EXPECT_TRUE(plain(quiet->toolTip()).contains(QStringLiteral(" and 12 more"))) << quiet->toolTip().toStdString();
+}
+
+// Run names come off the network: one that looks like markup is shown as text in the tooltip.
+TEST(StatusText, ASourceNamedLikeMarkupStaysTextInTheTooltip) {
+  transport::EndpointStatus endpoint;
+  endpoint.endpoint = std::make_shared<const std::string>("tcp://head:5555");
+  std::vector<transport::SourceStatus> sources;
+  for (int rank = 0; rank < 6; ++rank) {
+    transport::SourceStatus source;
+    source.source = test::makeSource("<img src=x>", 100 + rank, rank);
+    source.endpoint = endpoint.endpoint;
+    source.state = transport::SourceState::Stale;
+    sources.push_back(source);
+  }
+  QWidget bar;
+  auto* labels = new QHBoxLayout(&bar);
+  showEndpointHealth(*labels, {summarizeEndpoint(endpoint, sources)});
+  const QString tip = qobject_cast<QLabel*>(labels->itemAt(0)->widget())->toolTip();
+  EXPECT_FALSE(tip.contains(QStringLiteral("<img"))) << tip.toStdString();
+  EXPECT_TRUE(plain(tip).contains(QStringLiteral("<img src=x>@host:100 rank 0"))) << tip.toStdString();
 }
 
 TEST(StatusText, ManySourcesWithoutARelayAreSummarizedAndTheStateSaid) {

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QStringList>
+#include <QTextDocument>
 
 #include <livemon/transport/recording.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -155,7 +156,8 @@ void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& 
   for (std::size_t i = 0; i < health.size(); ++i) {
     auto* label = qobject_cast<QLabel*>(labels.itemAt(static_cast<int>(i))->widget());
     label->setText(describeHealth(health[i]));
-    label->setToolTip(describeHealthToolTip(health[i]));
+    // Source names come off the network: escaped, so a run named "<img src=…>" stays text.
+    label->setToolTip(Qt::convertFromPlainText(describeHealthToolTip(health[i]), Qt::WhiteSpaceNormal));
   }
 }
 
