@@ -5,7 +5,11 @@
 #include <chrono>
 #include <functional>
 
+#include <QLabel>
+#include <QListWidget>
 #include <QString>
+
+#include <livemon/transport/relay.h>
 
 #include <livemon/ui/dashboard/endpoint_check.h>
 #include <livemon/ui/ingest/ingest_worker.h>
@@ -71,6 +75,49 @@ TEST(ConnectDialog, ALookupThatNeverAnswersIsGivenUpAfterTheTimeout) {
   ASSERT_TRUE(waitFor([&] { return !dialog.isChecking(); }));
   EXPECT_TRUE(dialog.endpoints().isEmpty());
   EXPECT_TRUE(dialog.errorText().contains(QStringLiteral("slow-dns"))) << dialog.errorText().toStdString();
+}
+
+// A relay reports itself as a source a moment after the dashboard connects: the dialog's list then
+// marks its endpoint "relay", and the endpoint itself is still what the dialog adds and removes.
+TEST(ConnectDialog, AnEndpointWhereARelayReportsIsMarkedRelay) {
+  transport::RelayOptions relayOptions;
+  relayOptions.listen = "tcp://127.0.0.1:*";
+  relayOptions.serve = "tcp://127.0.0.1:*";
+  relayOptions.reportInterval = 50ms;
+  transport::Relay relay(relayOptions);
+  const QString serve = QString::fromStdString(relay.serveEndpoint());
+
+  IngestWorker ingest(IngestWorker::Options{});
+  ingest.start();
+  ConnectDialog dialog(ingest);
+  EXPECT_TRUE(dialog.addEndpoint(QStringLiteral("tcp://127.0.0.1:5602")) == ConnectDialog::AddResult::Added);
+  EXPECT_TRUE(dialog.addEndpoint(serve) == ConnectDialog::AddResult::Added);
+  EXPECT_TRUE(dialog.relayEndpoints().isEmpty());
+  ASSERT_TRUE(waitFor([&] {
+    dialog.markRelays();
+    return !dialog.relayEndpoints().isEmpty();
+  }));
+  EXPECT_EQ(dialog.relayEndpoints(), QStringList{serve});
+  EXPECT_EQ(dialog.endpoints(), (QStringList{QStringLiteral("tcp://127.0.0.1:5602"), serve}));
+  const auto* list = dialog.findChild<QListWidget*>();
+  ASSERT_NE(list, nullptr);
+  EXPECT_EQ(list->item(1)->text(), serve + QStringLiteral(" — relay"));
+  EXPECT_EQ(list->item(0)->text(), QStringLiteral("tcp://127.0.0.1:5602"));
+
+  EXPECT_TRUE(dialog.removeEndpoint(serve));
+  EXPECT_EQ(dialog.endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5602")});
+  EXPECT_TRUE(dialog.relayEndpoints().isEmpty());
+  ingest.stop();
+}
+
+TEST(ConnectDialog, TheHintShowsHowToReachARelay) {
+  IngestWorker ingest(IngestWorker::Options{});
+  ConnectDialog dialog(ingest);
+  bool shown = false;
+  for (const QLabel* label : dialog.findChildren<QLabel*>()) {
+    shown = shown || label->text().contains(QStringLiteral("livemonctl relay --serve"));
+  }
+  EXPECT_TRUE(shown);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,84 @@ TEST(EndpointHealth, TheRateSpansSeveralSecondsSoOnceASecondBurstsDoNotFlicker) 
     rates.push_back(tracker.update({endpoint("tcp://a:1", events)}, {}, t0 + std::chrono::seconds(second))[0].eventsPerSecond);
   }
   for (std::size_t i = 6; i < rates.size(); ++i) EXPECT_NEAR(rates[i], 10.0, 2.0) << "at " << i << " s";
+}
+
+// Many sources behind one endpoint: ranks 0..n-1 of one run, the first `stale` of them silent.
+std::vector<transport::SourceStatus> ranks(const std::string& endpointName, int n, int stale) {
+  std::vector<transport::SourceStatus> result;
+  for (int rank = 0; rank < n; ++rank) {
+    transport::SourceStatus status;
+    status.source = test::makeSource("train", 100 + rank, rank);
+    status.endpoint = std::make_shared<const std::string>(endpointName);
+    status.state = rank < stale ? transport::SourceState::Stale : transport::SourceState::Alive;
+    result.push_back(status);
+  }
+  return result;
+}
+
+transport::SourceStatus relaySource(const std::string& endpointName, std::string run = "relay",
+                                    std::vector<std::string> topics = {}) {
+  transport::SourceStatus status;
+  status.source = test::makeSource(std::move(run), 7);
+  status.endpoint = std::make_shared<const std::string>(endpointName);
+  for (std::string& topic : topics) status.lastSequence.emplace(std::move(topic), 1);
+  return status;
+}
+
+// "relay tcp://head:5555 · 256 sources · 3 stale": the relay is told apart from the ranks behind
+// it, which are counted, and the stale ones among them.
+TEST(EndpointHealth, ARelayWithManySourcesIsSummarizedCountingTheStaleOnes) {
+  std::vector<transport::SourceStatus> sources = ranks("tcp://head:5555", 256, 3);
+  sources.push_back(relaySource("tcp://head:5555"));
+  sources.push_back(source("tcp://other:1", transport::SourceState::Stale));  // heard elsewhere
+  const EndpointHealth health = summarizeEndpoint(endpoint("tcp://head:5555", 0), sources);
+  EXPECT_TRUE(health.summarized());
+  EXPECT_EQ(health.sources, 257U);
+  EXPECT_EQ(health.relays, 1U);
+  EXPECT_EQ(health.publishers(), 256U);
+  EXPECT_EQ(health.staleSources, 3U);
+  EXPECT_EQ(health.state, EndpointState::Connected);
+  ASSERT_EQ(health.staleNames.size(), 3U);
+  EXPECT_EQ(health.staleNames[0], "train@host:100 rank 0");
+  EXPECT_EQ(health.staleNames[2], "train@host:102 rank 2");
+}
+
+// Thousands of stale ranks: the summary names a few and counts the rest.
+TEST(EndpointHealth, OnlyTheFirstStaleSourcesAreNamed) {
+  std::vector<transport::SourceStatus> sources = ranks("tcp://head:5555", 2000, 1500);
+  const EndpointHealth health = summarizeEndpoint(endpoint("tcp://head:5555", 0), sources);
+  EXPECT_EQ(health.staleSources, 1500U);
+  EXPECT_EQ(health.staleNames.size(), kMaxNamedStaleSources);
+  EXPECT_EQ(health.relays, 0U);
+}
+
+// A handful of publishers on one endpoint keep the plain line; more than that, or a relay even
+// with one rank behind it, read as a summary.
+TEST(EndpointHealth, ManySourcesOrARelayAreSummarizedAHandfulAreNot) {
+  const auto a = endpoint("tcp://a:1", 0);
+  EXPECT_FALSE(summarizeEndpoint(a, ranks("tcp://a:1", static_cast<int>(kSummarizeAboveSources), 0)).summarized());
+  EXPECT_TRUE(summarizeEndpoint(a, ranks("tcp://a:1", static_cast<int>(kSummarizeAboveSources) + 1, 0)).summarized());
+  std::vector<transport::SourceStatus> oneRank = ranks("tcp://a:1", 1, 0);
+  oneRank.push_back(relaySource("tcp://a:1"));
+  const EndpointHealth relayed = summarizeEndpoint(a, oneRank);
+  EXPECT_TRUE(relayed.summarized());
+  EXPECT_EQ(relayed.publishers(), 1U);
+  EXPECT_FALSE(summarizeEndpoint(a, {}).summarized());
+}
+
+// A relay is recognised by its run name, or, renamed, by the livemon.relay.* Stats it sends; a run
+// that merely logs other livemon.* Stats is not one.
+TEST(EndpointHealth, ARelayIsKnownByItsRunNameOrItsStats) {
+  EXPECT_TRUE(isRelaySource(relaySource("tcp://a:1")));
+  EXPECT_TRUE(isRelaySource(relaySource("tcp://a:1", "head-relay", {"livemon.relay.down_messages"})));
+  EXPECT_FALSE(isRelaySource(relaySource("tcp://a:1", "train", {"livemon.other", "livemon.relayx", "loss"})));
+  EXPECT_FALSE(isRelaySource(relaySource("tcp://a:1", "relays")));
+
+  // Two relays chained: the head relay and a node relay are both heard on the head's endpoint.
+  const std::set<std::string> relays = relayEndpoints(
+      {relaySource("tcp://head:5555"), relaySource("tcp://head:5555", "node-1", {"livemon.relay.up_bytes"}),
+       source("tcp://gpu-3:5555", transport::SourceState::Alive)});
+  EXPECT_EQ(relays, (std::set<std::string>{"tcp://head:5555"}));
 }
 
 }  // namespace

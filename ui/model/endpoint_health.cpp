@@ -33,7 +33,25 @@ EndpointState nothingHeardState(const transport::EndpointStatus& endpoint, const
   return EndpointState::Unreachable;
 }
 
+constexpr std::string_view kRelayRun = "relay";
+constexpr std::string_view kRelayStatPrefix = "livemon.relay.";
+
 }  // namespace
+
+bool isRelaySource(const transport::SourceStatus& source) {
+  if (source.source && source.source->run == kRelayRun) return true;
+  // Topics are event names, sorted: the first at or after the prefix tells.
+  const auto next = source.lastSequence.lower_bound(std::string(kRelayStatPrefix));
+  return next != source.lastSequence.end() && next->first.starts_with(kRelayStatPrefix);
+}
+
+std::set<std::string> relayEndpoints(const std::vector<transport::SourceStatus>& sources) {
+  std::set<std::string> result;
+  for (const transport::SourceStatus& source : sources) {
+    if (source.endpoint && isRelaySource(source)) result.insert(*source.endpoint);
+  }
+  return result;
+}
 
 EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
                                  const std::vector<transport::SourceStatus>& sources) {
@@ -53,6 +71,14 @@ EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
     health.gaps += source.gaps;
     health.missedEvents += source.missedEvents;
     if (source.lastCounters) health.publisherDrops += source.lastCounters->dropped;
+    if (isRelaySource(source)) {
+      ++health.relays;
+    } else if (source.state == transport::SourceState::Stale) {
+      ++health.staleSources;
+      if (health.staleNames.size() < kMaxNamedStaleSources && source.source) {
+        health.staleNames.push_back(transport::describe(*source.source));
+      }
+    }
   }
   // One publisher still running wins; then one that vanished without a goodbye is the news.
   health.state = anyAlive   ? EndpointState::Connected

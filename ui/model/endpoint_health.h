@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,20 @@ std::string_view endpointStateName(EndpointState state) noexcept;
 // Whether the state asks the user to look: Silent and Unreachable.
 bool endpointStateIsTrouble(EndpointState state) noexcept;
 
+// An endpoint with more sources than this, or with a relay on it, reads as one summary
+// ("relay tcp://head:5555 · 256 sources · 3 stale"): a line per rank would not fit.
+inline constexpr std::size_t kSummarizeAboveSources = 4;
+// How many stale sources a summary names (its tooltip); the rest are only counted.
+inline constexpr std::size_t kMaxNamedStaleSources = 8;
+
+// A relay reports itself as a source: its run is "relay" (RelayOptions::runName's default), or it
+// sends the livemon.relay.* Stats (a relay given another run name).
+bool isRelaySource(const transport::SourceStatus& source);
+
+// The endpoints on which a relay was last heard: relays the dashboard connects to, and the
+// relays they chain.
+std::set<std::string> relayEndpoints(const std::vector<transport::SourceStatus>& sources);
+
 // Thread-safety: a plain value type.
 // One endpoint's line in the status bar.
 struct EndpointHealth {
@@ -39,6 +54,14 @@ struct EndpointHealth {
   uint64_t missedEvents = 0;      // events that went missing in transit
   uint64_t publisherDrops = 0;    // events its publishers reported dropping (queue full, too large)
   uint64_t protocolErrors = 0;    // connections remade after a peer broke the protocol
+  std::size_t relays = 0;         // of `sources`, relays reporting themselves (isRelaySource)
+  std::size_t staleSources = 0;   // of the others, not heard from within their stale window
+  std::vector<std::string> staleNames;  // the first kMaxNamedStaleSources of them, described
+
+  // The sources that are not relays: the ranks behind a relay.
+  std::size_t publishers() const noexcept { return sources - relays; }
+  // One summary line rather than the plain one: a relay, or many sources.
+  bool summarized() const noexcept { return relays > 0 || sources > kSummarizeAboveSources; }
 };
 
 // Thread-compatible: one thread at a time (the GUI's status timer).

@@ -1,6 +1,8 @@
 #include <livemon/ui/widgets/connect_dialog.h>
 
 #include <exception>
+#include <set>
+#include <string>
 #include <utility>
 
 #include <QDialogButtonBox>
@@ -9,13 +11,23 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/ingest/ingest_worker.h>
+#include <livemon/ui/model/endpoint_health.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
+
+namespace {
+
+// The list shows "tcp://head:5555 — relay"; the endpoint itself rides along under this role.
+constexpr int kEndpointRole = Qt::UserRole;
+constexpr int kRelayRole = Qt::UserRole + 1;
+
+}  // namespace
 
 ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent, std::chrono::milliseconds lookupTimeout,
                              EndpointChecker::Lookup lookup)
@@ -48,7 +60,9 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent, std::chrono:
   checking_->setStyleSheet(dimTextStyle());
   checking_->hide();
   layout->addWidget(checking_);
-  auto* hint = new QLabel(tr("Examples: tcp://127.0.0.1:5555, tcp://gpu-node-3:5555, ipc:///tmp/train.sock"), this);
+  auto* hint = new QLabel(tr("Examples: tcp://127.0.0.1:5555, tcp://gpu-node-3:5555, ipc:///tmp/train.sock\n"
+                             "A relay: tcp://head:5555 (livemonctl relay --serve), every rank behind it at once"),
+                          this);
   hint->setStyleSheet(dimTextStyle());
   layout->addWidget(hint);
 
@@ -71,19 +85,50 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent, std::chrono:
     }
   });
   connect(remove_, &QPushButton::clicked, this, [this] {
-    for (const QListWidgetItem* item : list_->selectedItems()) removeEndpoint(item->text());
+    QStringList selected;
+    for (const QListWidgetItem* item : list_->selectedItems()) selected << item->data(kEndpointRole).toString();
+    for (const QString& endpoint : selected) removeEndpoint(endpoint);
   });
   connect(list_, &QListWidget::itemSelectionChanged, this,
           [this] { remove_->setEnabled(!list_->selectedItems().isEmpty()); });
+  // A relay shows itself only once its first report arrives, seconds after connecting.
+  relayCheck_ = new QTimer(this);
+  relayCheck_->setInterval(std::chrono::seconds(1));
+  connect(relayCheck_, &QTimer::timeout, this, &ConnectDialog::markRelays);
+  relayCheck_->start();
   reload();
 }
 
 void ConnectDialog::reload() {
   list_->clear();
   for (const transport::EndpointStatus& status : ingest_.endpoints()) {
-    if (status.endpoint) list_->addItem(QString::fromStdString(*status.endpoint));
+    if (!status.endpoint) continue;
+    auto* item = new QListWidgetItem(QString::fromStdString(*status.endpoint), list_);
+    item->setData(kEndpointRole, item->text());
+    item->setData(kRelayRole, false);
   }
   remove_->setEnabled(false);
+  markRelays();
+}
+
+void ConnectDialog::markRelays() {
+  const std::set<std::string> relays = ui::relayEndpoints(ingest_.sources());
+  for (int i = 0; i < list_->count(); ++i) {
+    QListWidgetItem* item = list_->item(i);
+    const QString endpoint = item->data(kEndpointRole).toString();
+    const bool relay = relays.contains(endpoint.toStdString());
+    if (item->data(kRelayRole).toBool() == relay) continue;
+    item->setData(kRelayRole, relay);
+    item->setText(relay ? tr("%1 — relay").arg(endpoint) : endpoint);
+  }
+}
+
+QStringList ConnectDialog::relayEndpoints() const {
+  QStringList result;
+  for (int i = 0; i < list_->count(); ++i) {
+    if (list_->item(i)->data(kRelayRole).toBool()) result << list_->item(i)->data(kEndpointRole).toString();
+  }
+  return result;
 }
 
 ConnectDialog::AddResult ConnectDialog::addEndpoint(const QString& endpoint) {
@@ -144,7 +189,7 @@ bool ConnectDialog::removeEndpoint(const QString& endpoint) {
 
 QStringList ConnectDialog::endpoints() const {
   QStringList result;
-  for (int i = 0; i < list_->count(); ++i) result << list_->item(i)->text();
+  for (int i = 0; i < list_->count(); ++i) result << list_->item(i)->data(kEndpointRole).toString();
   return result;
 }
 

@@ -10,6 +10,7 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QPushButton;
+class QTimer;
 
 namespace livemon::ui {
 
@@ -19,7 +20,8 @@ class IngestWorker;
 // Adds and removes the endpoints the dashboard listens to, while it runs. Changes apply at once;
 // a refused endpoint (bad syntax, unknown transport, a host that does not resolve) shows the
 // reason and changes nothing. A host name is looked up off the GUI thread first (EndpointChecker),
-// "Looking up…" shown meanwhile; the dialog stays responsive and may be closed.
+// "Looking up…" shown meanwhile; the dialog stays responsive and may be closed. An endpoint on
+// which a relay reports itself is marked "relay" in the list, checked once a second.
 class ConnectDialog : public QDialog {
   Q_OBJECT
 
@@ -38,6 +40,10 @@ class ConnectDialog : public QDialog {
   AddResult addEndpoint(const QString& endpoint);
   bool removeEndpoint(const QString& endpoint);
   QStringList endpoints() const;
+  // Those the list marks as relays.
+  QStringList relayEndpoints() const;
+  // Marks the endpoints on which a relay has reported itself (the timer calls it).
+  void markRelays();
   // A host lookup is under way.
   bool isChecking() const noexcept { return checker_->isChecking(); }
   // The reason the last endpoint was refused; empty after one was added.
@@ -60,6 +66,7 @@ class ConnectDialog : public QDialog {
   QPushButton* add_ = nullptr;
   QPushButton* remove_ = nullptr;
   EndpointChecker* checker_ = nullptr;
+  QTimer* relayCheck_ = nullptr;
 };
 
 }  // namespace livemon::ui

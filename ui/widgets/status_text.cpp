@@ -6,6 +6,8 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLocale>
+#include <QStringList>
+#include <QTextDocument>
 
 #include <livemon/transport/recording.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -46,11 +48,39 @@ QString standingNote(std::size_t endpoints, const QString& replayPath) {
   return tr("Not connected: add an endpoint with Connect…");
 }
 
+namespace {
+
+// Spelled out: there is no translator to pick "source" or "sources" from "%n source(s)".
+QString sourcesText(std::size_t count) { return count == 1 ? tr("1 source") : tr("%1 sources").arg(number(count)); }
+
+// "● relay tcp://head:5555 · 256 sources · 3 stale": the state shows in the dot's colour, and in
+// words unless all is well.
+QString summaryHead(const EndpointHealth& health) {
+  const QString colour = stateColour(health.state);
+  QString text = QStringLiteral("<span style='color:%1'>&#9679;</span> ").arg(colour);
+  if (health.relays > 0) text += tr("relay") + QLatin1Char(' ');
+  text += QString::fromStdString(health.endpoint).toHtmlEscaped();
+  if (health.state != EndpointState::Connected) {
+    text += QStringLiteral(" <span style='color:%1'>%2</span>")
+                .arg(colour, QString::fromUtf8(endpointStateName(health.state).data()));
+  }
+  text += QStringLiteral(" · ") + sourcesText(health.publishers());
+  const QString stale = tr("%1 stale").arg(number(health.staleSources));
+  text += QStringLiteral(" · ") +
+          (health.staleSources > 0 ? QStringLiteral("<span style='color:%1'>%2</span>").arg(QColor(colours::kWarn).name(), stale)
+                                   : stale);
+  return text;
+}
+
+}  // namespace
+
 QString describeHealth(const EndpointHealth& health) {
   const QLocale locale;
-  QString text = QStringLiteral("<span style='color:%1'>&#9679;</span> %2 <span style='color:%1'>%3</span>")
-                     .arg(stateColour(health.state), QString::fromStdString(health.endpoint).toHtmlEscaped(),
-                          QString::fromUtf8(endpointStateName(health.state).data()));
+  QString text = health.summarized()
+                     ? summaryHead(health)
+                     : QStringLiteral("<span style='color:%1'>&#9679;</span> %2 <span style='color:%1'>%3</span>")
+                           .arg(stateColour(health.state), QString::fromStdString(health.endpoint).toHtmlEscaped(),
+                                QString::fromUtf8(endpointStateName(health.state).data()));
   text += QStringLiteral(" · %1 ev/s").arg(formatRate(health.eventsPerSecond));
   const QString warn = QColor(colours::kWarn).name();
   if (health.gaps > 0) {
@@ -91,7 +121,24 @@ QString describeHealthToolTip(const EndpointHealth& health) {
       meaning = tr("Nothing heard and no connection: no publisher runs there yet, or the host cannot be reached.");
       break;
   }
-  return meaning + QLatin1Char('\n') + tr("%n publisher(s) last heard here", static_cast<int>(health.sources));
+  if (!health.summarized()) {
+    return meaning + QLatin1Char('\n') + tr("%n publisher(s) last heard here", static_cast<int>(health.sources));
+  }
+  QString details = meaning + QLatin1Char('\n');
+  if (health.relays > 0) {
+    details += tr("A relay: %1 reach the dashboard through it (relays heard here, chained ones included: %2)")
+                   .arg(sourcesText(health.publishers()), number(health.relays));
+  } else {
+    details += tr("%n publisher(s) last heard here", static_cast<int>(health.sources));
+  }
+  if (health.staleSources == 0) return details;
+  QStringList names;
+  for (const std::string& name : health.staleNames) names << QString::fromStdString(name);
+  details += QLatin1Char('\n') + tr("Not heard from within their stale window: %1").arg(names.join(QStringLiteral(", ")));
+  if (health.staleSources > health.staleNames.size()) {
+    details += tr(" and %1 more").arg(number(health.staleSources - health.staleNames.size()));
+  }
+  return details;
 }
 
 void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& health) {
@@ -109,7 +156,8 @@ void showEndpointHealth(QHBoxLayout& labels, const std::vector<EndpointHealth>& 
   for (std::size_t i = 0; i < health.size(); ++i) {
     auto* label = qobject_cast<QLabel*>(labels.itemAt(static_cast<int>(i))->widget());
     label->setText(describeHealth(health[i]));
-    label->setToolTip(describeHealthToolTip(health[i]));
+    // Source names come off the network: escaped, so a run named "<img src=…>" stays text.
+    label->setToolTip(Qt::convertFromPlainText(describeHealthToolTip(health[i]), Qt::WhiteSpaceNormal));
   }
 }
 

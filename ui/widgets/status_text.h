@@ -29,8 +29,11 @@ struct StatusText {
 // path) or how to connect. Empty while endpoints report: their labels say it.
 QString standingNote(std::size_t endpoints, const QString& replayPath);
 
+// An endpoint with a relay or many sources (EndpointHealth::summarized) reads as one summary
+// instead: "relay tcp://head:5555 · 256 sources · 3 stale", then the rate, gaps and drops.
 QString describeHealth(const EndpointHealth& health);
-// Its tooltip (plain text): what the state means, and the publishers last heard there.
+// Its tooltip (plain text): what the state means, and the publishers last heard there; for a
+// summary, how many reach it through a relay and the first stale ones by name.
 QString describeHealthToolTip(const EndpointHealth& health);
 
 // Shows `health` in `labels`, a rich-text label per endpoint (describeHealth) with the number of
