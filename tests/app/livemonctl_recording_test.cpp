@@ -29,12 +29,6 @@ using namespace std::chrono_literals;
 using test::ChildProcess;
 using ::testing::HasSubstr;
 
-int exitCode(ChildProcess& child, std::chrono::milliseconds deadline = test::kDeadline) {
-  const auto status = child.wait(deadline);
-  if (!status || !WIFEXITED(*status)) return -1;
-  return WEXITSTATUS(*status);
-}
-
 // Logs `name` events carrying their index and `padding` random letters (which do not compress),
 // until `done()`; returns how many.
 int logUntil(const std::string& name, const std::function<bool()>& done, std::size_t padding = 16) {
@@ -97,18 +91,18 @@ TEST_F(LivemonctlRecordingTest, RecordThenInfoAndExportSeeEveryEvent) {
   // The recorder writes a chunk at least once a second; wait until all of them are in the file.
   ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "marked") == 300; }));
   recorder->signal(SIGINT);
-  ASSERT_EQ(exitCode(*recorder), 0) << recorder->err();
+  ASSERT_EQ(recorder->exitCode(), 0) << recorder->err();
   EXPECT_THAT(recorder->out(), HasSubstr("wrote "));
   EXPECT_THAT(recorder->out(), HasSubstr(path));
 
   ChildProcess info({LIVEMONCTL_PATH, "info", "--json", path});
-  ASSERT_EQ(exitCode(info), 0) << info.err();
+  ASSERT_EQ(info.exitCode(), 0) << info.err();
   EXPECT_THAT(info.out(), HasSubstr("\"topic\": \"marked\", \"encoding\": \"msgpack\", \"events\": 300}"));
   EXPECT_THAT(info.out(), HasSubstr("\"indexed\": true"));
   EXPECT_THAT(info.out(), HasSubstr("\"run\": \"test\""));
 
   ChildProcess exported({LIVEMONCTL_PATH, "export", path, "--format", "jsonl"});
-  ASSERT_EQ(exitCode(exported), 0) << exported.err();
+  ASSERT_EQ(exported.exitCode(), 0) << exported.err();
   int marked = 0;
   std::istringstream lines(exported.out());
   for (std::string line; std::getline(lines, line);) marked += line.find("\"name\":\"marked\"") != std::string::npos;
@@ -129,7 +123,7 @@ TEST_F(LivemonctlRecordingTest, KilledRecorderLeavesAReadableFile) {
   recorder->wait();
 
   ChildProcess info({LIVEMONCTL_PATH, "info", path});
-  ASSERT_EQ(exitCode(info), 0) << info.err();
+  ASSERT_EQ(info.exitCode(), 0) << info.err();
   EXPECT_THAT(info.out(), HasSubstr("not closed cleanly"));
   EXPECT_THAT(info.out(), HasSubstr("before-kill"));
   RecordingReader reader(path);
@@ -167,7 +161,7 @@ TEST_F(LivemonctlRecordingTest, ReplayRepublishesWithTheOriginalSources) {
     for (int i = 0; i < 50; ++i) logEvent(Event{"replayed", std::chrono::system_clock::now(), {{"i", int64_t{i}}}});
     ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "replayed") == 50; }));
     recorder->signal(SIGINT);
-    ASSERT_EQ(exitCode(*recorder), 0);
+    ASSERT_EQ(recorder->exitCode(), 0);
   }
   const std::string endpoint = "ipc://" + file("replay.sock");
   Subscriber subscriber(test::connectTo({endpoint}, 100000, {"replayed"}));
@@ -179,7 +173,7 @@ TEST_F(LivemonctlRecordingTest, ReplayRepublishesWithTheOriginalSources) {
         indexes.push_back(std::get<int64_t>(e.event.data.at("i")));
       }),
       [&] { return indexes.size() >= 50; }));
-  EXPECT_EQ(exitCode(replay), 0) << replay.err();
+  EXPECT_EQ(replay.exitCode(), 0) << replay.err();
   ASSERT_EQ(indexes.size(), 50u);
   for (int64_t i = 0; i < 50; ++i) EXPECT_EQ(indexes[static_cast<std::size_t>(i)], i);
   EXPECT_THAT(replay.out(), HasSubstr("replayed"));
@@ -194,7 +188,7 @@ TEST_F(LivemonctlRecordingTest, ReplayRefusesAHugeSubscriptionFrame) {
     logEvent(Event{"replayed", std::chrono::system_clock::now(), {{"i", int64_t{0}}}});
     ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "replayed") == 1; }));
     recorder->signal(SIGINT);
-    ASSERT_EQ(exitCode(*recorder), 0);
+    ASSERT_EQ(recorder->exitCode(), 0);
   }
   ChildProcess replay({LIVEMONCTL_PATH, "replay", path, "--publish", "tcp://127.0.0.1:*", "--loop"});
   std::string endpoint;
@@ -215,7 +209,7 @@ TEST_F(LivemonctlRecordingTest, ReplayRefusesAHugeSubscriptionFrame) {
   EXPECT_TRUE(test::pollUntil(subscriber, onEvent([&](ReceivedEvent&) { ++received; }), [&] { return received > 0; }))
       << "a well-behaved subscriber still receives the replay";
   replay.signal(SIGINT);
-  EXPECT_EQ(exitCode(replay), 0) << replay.err();
+  EXPECT_EQ(replay.exitCode(), 0) << replay.err();
 }
 
 TEST_F(LivemonctlRecordingTest, RecorderKeepsRecordingPastTheEventNameLimit) {
@@ -243,7 +237,7 @@ TEST_F(LivemonctlRecordingTest, RecorderKeepsRecordingPastTheEventNameLimit) {
   for (int i = 0; i < 10; ++i) logPaced("name-7");
   ASSERT_TRUE(test::waitUntil([&] { return recorded(path, "name-7") == 11; }));
   recorder.signal(SIGINT);
-  ASSERT_EQ(exitCode(recorder), 0) << recorder.err();
+  ASSERT_EQ(recorder.exitCode(), 0) << recorder.err();
   EXPECT_THAT(recorder.out(), HasSubstr("wrote "));
   EXPECT_THAT(recorder.out(), ::testing::ContainsRegex("[0-9]+ events not recorded")) << recorder.out();
   RecordingReader reader(path);
@@ -291,7 +285,7 @@ TEST_F(LivemonctlRecordingTest, ReplayNeverWaitsForACraftedStartOrALongGap) {
     std::size_t ticks = 0;
     test::pollUntil(subscriber, onEvent([&](ReceivedEvent&) { ++ticks; }), [&] { return ticks == times.size(); });
     EXPECT_EQ(ticks, times.size()) << replay.err();
-    ASSERT_EQ(exitCode(replay), 0) << "replay still waiting: " << replay.err();
+    ASSERT_EQ(replay.exitCode(), 0) << "replay still waiting: " << replay.err();
     if (!extra.empty()) {
       EXPECT_THAT(replay.err(), HasSubstr("cut to 0.05 s")) << replay.err();
     }
@@ -317,7 +311,7 @@ TEST_F(LivemonctlRecordingTest, CtrlCStopsAnExportWithStatus130) {
   ChildProcess exporter({LIVEMONCTL_PATH, "export", path});
   ASSERT_TRUE(exporter.readStdoutUntil([](const std::string& out) { return out.find('\n') != std::string::npos; }));
   exporter.signal(SIGINT);
-  EXPECT_EQ(exitCode(exporter), 130) << exporter.err();
+  EXPECT_EQ(exporter.exitCode(), 130) << exporter.err();
   EXPECT_THAT(exporter.err(), HasSubstr("interrupted"));
   EXPECT_LT(std::count(exporter.out().begin(), exporter.out().end(), '\n'), kEvents);
 }
@@ -337,7 +331,7 @@ TEST(LivemonctlRecordingCli, BadArgumentsExitTwoWithUsage) {
     std::vector<std::string> argv{LIVEMONCTL_PATH};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
-    EXPECT_EQ(exitCode(child), 2) << testing::PrintToString(args);
+    EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args);
     EXPECT_THAT(child.err(), HasSubstr("Usage:")) << testing::PrintToString(args);
   }
 }
@@ -345,7 +339,7 @@ TEST(LivemonctlRecordingCli, BadArgumentsExitTwoWithUsage) {
 TEST(LivemonctlRecordingCli, HelpOnEveryCommand) {
   for (const char* command : {"record", "info", "export", "replay"}) {
     ChildProcess child({LIVEMONCTL_PATH, command, "--help"});
-    EXPECT_EQ(exitCode(child), 0) << command;
+    EXPECT_EQ(child.exitCode(), 0) << command;
     EXPECT_THAT(child.out(), HasSubstr("Usage:")) << command;
   }
 }
@@ -356,7 +350,7 @@ TEST(LivemonctlRecordingCli, NotARecordingIsRefusedNamingTheFile) {
   std::ofstream(path) << "these are notes, not a recording";
   for (const char* command : {"info", "export", "replay"}) {
     ChildProcess child({LIVEMONCTL_PATH, command, path});
-    EXPECT_EQ(exitCode(child), 1) << command;
+    EXPECT_EQ(child.exitCode(), 1) << command;
     EXPECT_THAT(child.err(), HasSubstr("notes.mcap: byte 0: not an MCAP recording")) << command;
   }
 }

@@ -26,12 +26,6 @@ using namespace std::chrono_literals;
 using namespace transport;
 using test::ChildProcess;
 
-int exitCode(ChildProcess& child) {
-  const auto status = child.wait();
-  if (!status || !WIFEXITED(*status)) return -1;
-  return WEXITSTATUS(*status);
-}
-
 struct RelayEndpoints {
   std::string listen;
   std::string serve;
@@ -88,7 +82,7 @@ TEST(LivemonctlRelay, ForwardsRecordsAndStopsOnSigterm) {
   EXPECT_EQ(received, 100u);
 
   relay->signal(SIGTERM);
-  EXPECT_EQ(exitCode(*relay), 0) << relay->err();
+  EXPECT_EQ(relay->exitCode(), 0) << relay->err();
   EXPECT_NE(relay->out().find("recorded "), std::string::npos) << relay->out();
 
   std::vector<std::filesystem::path> files;
@@ -96,7 +90,7 @@ TEST(LivemonctlRelay, ForwardsRecordsAndStopsOnSigterm) {
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].filename().string().rfind("relay-", 0), 0u) << files[0];
   ChildProcess info({LIVEMONCTL_PATH, "info", files[0].string(), "--json"});
-  EXPECT_EQ(exitCode(info), 0) << info.err();
+  EXPECT_EQ(info.exitCode(), 0) << info.err();
   EXPECT_NE(info.out().find("\"topic\": \"step\", \"encoding\": \"msgpack\", \"events\": 100}"), std::string::npos)
       << info.out();
   EXPECT_NE(info.out().find("\"indexed\": true"), std::string::npos) << info.out();
@@ -107,7 +101,7 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
   const auto endpoints = startRelay(first);
   ASSERT_TRUE(endpoints);
   ChildProcess clash({LIVEMONCTL_PATH, "relay", "--listen", endpoints->listen, "--serve", "tcp://127.0.0.1:*"});
-  EXPECT_EQ(exitCode(clash), 1);
+  EXPECT_EQ(clash.exitCode(), 1);
   EXPECT_NE(clash.err().find(endpoints->listen), std::string::npos) << clash.err();
 
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--rotate-mb", "0"},
@@ -116,11 +110,11 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
     std::vector<std::string> argv{LIVEMONCTL_PATH, "relay"};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess bad(argv);
-    EXPECT_EQ(exitCode(bad), 2) << testing::PrintToString(args);
+    EXPECT_EQ(bad.exitCode(), 2) << testing::PrintToString(args);
     EXPECT_NE(bad.err().find("Usage:"), std::string::npos) << bad.err();
   }
   first->signal(SIGINT);
-  EXPECT_EQ(exitCode(*first), 0);
+  EXPECT_EQ(first->exitCode(), 0);
 }
 
 // A `livemonctl record` subscriber is stopped (SIGSTOP) while 120 MiB pass through the relay: far
@@ -182,10 +176,10 @@ TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
   // Woken, it still runs and stops cleanly.
   stopped.signal(SIGCONT);
   stopped.signal(SIGTERM);
-  EXPECT_EQ(exitCode(stopped), 0) << stopped.err();
+  EXPECT_EQ(stopped.exitCode(), 0) << stopped.err();
 
   relay->signal(SIGTERM);
-  EXPECT_EQ(exitCode(*relay), 0) << relay->err();
+  EXPECT_EQ(relay->exitCode(), 0) << relay->err();
 }
 
 // The acceptance test of issue 14: `demo --ranks 32` publishes into a node relay, chained into a
@@ -230,10 +224,10 @@ TEST(LivemonctlRelay, ThirtyTwoRanksThroughTwoChainedRelayProcesses) {
   EXPECT_EQ(subscriber.stats().missedEvents, 0u);
 
   demo.signal(SIGTERM);
-  EXPECT_EQ(exitCode(demo), 0) << demo.err();
+  EXPECT_EQ(demo.exitCode(), 0) << demo.err();
   for (ChildProcess* relay : {node.get(), head.get()}) {
     relay->signal(SIGTERM);
-    EXPECT_EQ(exitCode(*relay), 0) << relay->err();
+    EXPECT_EQ(relay->exitCode(), 0) << relay->err();
   }
 }
 

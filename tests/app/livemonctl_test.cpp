@@ -23,12 +23,6 @@ using namespace transport;
 
 using test::ChildProcess;
 
-int exitCode(ChildProcess& child) {
-  const auto status = child.wait();
-  if (!status || !WIFEXITED(*status)) return -1;
-  return WEXITSTATUS(*status);
-}
-
 TEST(Livemonctl, BadArgumentsExitTwoWithUsage) {
   const std::vector<std::vector<std::string>> cases = {
       {},
@@ -47,7 +41,7 @@ TEST(Livemonctl, BadArgumentsExitTwoWithUsage) {
     std::vector<std::string> argv{LIVEMONCTL_PATH};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
-    EXPECT_EQ(exitCode(child), 2) << testing::PrintToString(args);
+    EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args);
     EXPECT_NE(child.err().find("Usage:"), std::string::npos) << testing::PrintToString(args) << child.err();
   }
 }
@@ -86,7 +80,7 @@ TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
     std::vector<std::string> argv{LIVEMONCTL_PATH, "export", path};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
-    EXPECT_EQ(exitCode(child), 2) << testing::PrintToString(args) << child.err();
+    EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args) << child.err();
     EXPECT_NE(child.err().find(args[1]), std::string::npos) << child.err();
     EXPECT_NE(child.err().find("Usage:"), std::string::npos) << child.err();
     EXPECT_EQ(child.out(), "") << testing::PrintToString(args);
@@ -94,14 +88,14 @@ TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
 
   // Seconds that fit on their own but not after this recording's start: only the recording tells.
   ChildProcess late({LIVEMONCTL_PATH, "export", path, "--from", "18446744073"});
-  EXPECT_EQ(exitCode(late), 2) << late.err();
+  EXPECT_EQ(late.exitCode(), 2) << late.err();
   EXPECT_NE(late.err().find("--from 18446744073"), std::string::npos) << late.err();
   EXPECT_NE(late.err().find("after 2554-07-21T23:34:33.709551615Z"), std::string::npos) << late.err();
   EXPECT_EQ(late.out(), "");
 
   // The latest time there is still bounds nothing away.
   ChildProcess all({LIVEMONCTL_PATH, "export", path, "--to", "2554-07-21T23:34:33.709551615Z"});
-  EXPECT_EQ(exitCode(all), 0) << all.err();
+  EXPECT_EQ(all.exitCode(), 0) << all.err();
   EXPECT_EQ(std::count(all.out().begin(), all.out().end(), '\n'), 3) << all.out();
 }
 
@@ -111,7 +105,7 @@ TEST(Livemonctl, HelpOnEveryCommand) {
     std::vector<std::string> argv{LIVEMONCTL_PATH};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
-    EXPECT_EQ(exitCode(child), 0);
+    EXPECT_EQ(child.exitCode(), 0);
     EXPECT_NE(child.out().find("Usage:"), std::string::npos) << child.out();
   }
 }
@@ -129,7 +123,7 @@ TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
   })) << demo.out();
 
   ChildProcess tail({LIVEMONCTL_PATH, "tail", endpoint, "--json", "--filter", "eval", "--count", "2"});
-  EXPECT_EQ(exitCode(tail), 0) << tail.err();
+  EXPECT_EQ(tail.exitCode(), 0) << tail.err();
   int evals = 0;
   std::istringstream lines(tail.out());
   std::string line;
@@ -144,14 +138,14 @@ TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
 
   // SIGINT stops the demo cleanly.
   demo.signal(SIGINT);
-  EXPECT_EQ(exitCode(demo), 0);
+  EXPECT_EQ(demo.exitCode(), 0);
   EXPECT_NE(demo.out().find("stopped after"), std::string::npos) << demo.out();
 
   // And SIGTERM a tail with nothing to read.
   ChildProcess idle({LIVEMONCTL_PATH, "tail", endpoint});
   ASSERT_TRUE(idle.readStderrUntil([](const std::string& err) { return err.find("listening") != std::string::npos; }));
   idle.signal(SIGTERM);
-  EXPECT_EQ(exitCode(idle), 0);
+  EXPECT_EQ(idle.exitCode(), 0);
   EXPECT_NE(idle.err().find("livemonctl tail: 0 events"), std::string::npos) << idle.err();
 }
 
@@ -170,7 +164,7 @@ std::string demoEndpoint(ChildProcess& demo) {
 
 TEST(Livemonctl, WatchNamesABadRuleWhereItBreaks) {
   ChildProcess child({LIVEMONCTL_PATH, "watch", "tcp://127.0.0.1:1", "--rule", "nan", "--rule", "train.loss.mean >> 10"});
-  EXPECT_EQ(exitCode(child), 2);
+  EXPECT_EQ(child.exitCode(), 2);
   EXPECT_NE(child.err().find("rule \"train.loss.mean >> 10\": at column 17: unknown comparison"), std::string::npos)
       << child.err();
   EXPECT_EQ(child.out(), "");
@@ -212,7 +206,7 @@ TEST(Livemonctl, WatchTellsWhenAJobDiesWithoutGoodbye) {
   EXPECT_NE(watch.out().find(": doomed@"), std::string::npos) << watch.out();
   EXPECT_NE(watch.out().find("without a goodbye (rule \"silent 2s\")"), std::string::npos) << watch.out();
   watch.signal(SIGINT);
-  EXPECT_EQ(exitCode(watch), 0) << watch.err();
+  EXPECT_EQ(watch.exitCode(), 0) << watch.err();
   EXPECT_NE(watch.err().find(" alert(s); "), std::string::npos) << watch.err();
 }
 
@@ -227,11 +221,11 @@ TEST(Livemonctl, ABusyPortIsAnErrorNamingIt) {
     return true;
   }));
   ChildProcess second({LIVEMONCTL_PATH, "demo", "--endpoint", endpoint});
-  EXPECT_EQ(exitCode(second), 1);
+  EXPECT_EQ(second.exitCode(), 1);
   EXPECT_NE(second.err().find(endpoint), std::string::npos) << second.err();
   EXPECT_NE(second.err().find("Address already in use"), std::string::npos) << second.err();
   first.signal(SIGTERM);
-  EXPECT_EQ(exitCode(first), 0);
+  EXPECT_EQ(first.exitCode(), 0);
 }
 
 }  // namespace

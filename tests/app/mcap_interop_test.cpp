@@ -22,11 +22,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::ChildProcess;
 
-int exitCode(ChildProcess& child) {
-  const auto status = child.wait(std::chrono::seconds(60));
-  return status && WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
-}
-
 // Three sources, five event names, every value type, spread over many chunks.
 void writeRecording(const std::string& path) {
   RecordingWriterOptions options;
@@ -82,12 +77,12 @@ TEST(McapInterop, OfficialReaderAgreesWithLivemonctlInfo) {
   writeRecording(recording);
 
   ChildProcess info({LIVEMONCTL_PATH, "info", "--json", recording});
-  ASSERT_EQ(exitCode(info), 0) << info.err();
+  ASSERT_EQ(info.exitCode(std::chrono::seconds(60)), 0) << info.err();
   const std::string infoPath = (dir.path() / "info.json").string();
   std::ofstream(infoPath) << info.out();
 
   ChildProcess node({LIVEMON_NODE, script.string(), recording, infoPath});
-  EXPECT_EQ(exitCode(node), 0) << node.err() << node.out();
+  EXPECT_EQ(node.exitCode(std::chrono::seconds(60)), 0) << node.err() << node.out();
   EXPECT_NE(node.out().find("matching livemonctl info"), std::string::npos) << node.out();
 }
 

@@ -2,9 +2,13 @@
 // demo's loss through its HTTP API: what a cluster's Prometheus/Grafana would see.
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -43,66 +47,80 @@ std::optional<double> firstValue(const std::string& json) {
   return std::strtod(json.substr(comma + 2, end - comma - 2).c_str(), nullptr);
 }
 
-TEST(PrometheusTest, ReadsTheDemosLossBackThroughPrometheusQueryApi) {
-  const std::string prometheus = LIVEMON_PROMETHEUS;
-  if (prometheus.empty()) {
-    GTEST_SKIP() << "the prometheus binary was not found when this was configured (./test.sh installs Debian's "
-                    "prometheus package); the Prometheus integration test did not run";
+// A real Prometheus server on loopback, scraping one target every second, with its storage in a
+// temporary directory; stopped (SIGTERM) at the end of the test.
+class PrometheusTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (std::string(LIVEMON_PROMETHEUS).empty()) {
+      GTEST_SKIP() << "the prometheus binary was not found when this was configured (./test.sh installs Debian's "
+                      "prometheus package); the Prometheus integration test did not run";
+    }
   }
-  test::TempDir dir;
+  void TearDown() override {
+    if (!server_) return;
+    server_->signal(SIGTERM);
+    EXPECT_TRUE(server_->wait());
+  }
+
+  void scrape(const std::string& job, uint16_t targetPort) {
+    const std::filesystem::path config = dir_.path() / "prometheus.yml";
+    std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                          << "scrape_configs:\n  - job_name: " << job << "\n    static_configs:\n"
+                          << "      - targets: ['127.0.0.1:" << targetPort << "']\n";
+    port_ = test::freeTcpPort();
+    server_ = std::make_unique<test::ChildProcess>(std::vector<std::string>{
+        LIVEMON_PROMETHEUS, "--config.file=" + config.string(), "--storage.tsdb.path=" + (dir_.path() / "data").string(),
+        "--web.listen-address=127.0.0.1:" + std::to_string(port_), "--log.level=warn"});
+  }
+
+  // The first value Prometheus answers `promql` with, polling while it starts and scrapes (every
+  // second): bounded, not a fixed wait. `answer` keeps its last reply, for failure messages.
+  std::optional<double> ask(const std::string& promql, std::string& answer) {
+    const auto end = std::chrono::steady_clock::now() + 90s;
+    while (std::chrono::steady_clock::now() < end) {
+      if (const auto response = test::httpGet(port_, "/api/v1/query?query=" + urlEncode(promql));
+          response && response->status == 200) {
+        answer = response->body;
+        if (answer.find("\"result\":[{") != std::string::npos) return firstValue(answer);
+      }
+      std::this_thread::sleep_for(200ms);
+    }
+    return std::nullopt;
+  }
+
+  std::string log() const { return server_ ? server_->err() : std::string(); }
+
+ private:
+  test::TempDir dir_;
+  uint16_t port_ = 0;
+  std::unique_ptr<test::ChildProcess> server_;
+};
+
+TEST_F(PrometheusTest, ReadsTheDemosLossBackThroughPrometheusQueryApi) {
   const uint16_t metricsPort = test::freeTcpPort();
   test::ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--run", "prom-demo",
                            "--window", "0.2", "--steps-per-second", "50", "--metrics-port",
                            std::to_string(metricsPort)});
   ASSERT_TRUE(demo.readStdoutUntil([](const std::string& out) { return out.find("/metrics") != std::string::npos; }))
       << demo.out() << demo.err();
+  scrape("livemon", metricsPort);
 
-  const std::filesystem::path config = dir.path() / "prometheus.yml";
-  std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                        << "scrape_configs:\n  - job_name: livemon\n    static_configs:\n"
-                        << "      - targets: ['127.0.0.1:" << metricsPort << "']\n";
-  const uint16_t prometheusPort = test::freeTcpPort();
-  test::ChildProcess server({prometheus, "--config.file=" + config.string(),
-                             "--storage.tsdb.path=" + (dir.path() / "data").string(),
-                             "--web.listen-address=127.0.0.1:" + std::to_string(prometheusPort),
-                             "--log.level=warn"});
-
-  const std::string query =
-      "/api/v1/query?query=" + urlEncode(R"(livemon_stat{stat="train.loss",aggregation="mean",run="prom-demo"})");
   std::string answer;
-  std::optional<double> loss;
-  // Polls for the server to start, scrape (every second) and answer; bounded, not a fixed wait.
-  const auto end = std::chrono::steady_clock::now() + 90s;
-  while (!loss && std::chrono::steady_clock::now() < end) {
-    if (const auto response = test::httpGet(prometheusPort, query); response && response->status == 200) {
-      answer = response->body;
-      if (answer.find("\"result\":[{") != std::string::npos) loss = firstValue(answer);
-    }
-    if (!loss) std::this_thread::sleep_for(200ms);
-  }
-  ASSERT_TRUE(loss) << "Prometheus answered: " << answer << "\nits log: " << server.err();
+  const std::optional<double> loss = ask(R"(livemon_stat{stat="train.loss",aggregation="mean",run="prom-demo"})", answer);
+  ASSERT_TRUE(loss) << "Prometheus answered: " << answer << "\nits log: " << log();
   EXPECT_NE(answer.find(R"("stat":"train.loss")"), std::string::npos) << answer;
   EXPECT_NE(answer.find(R"("job":"livemon")"), std::string::npos) << answer;
   EXPECT_GT(*loss, 0.0) << answer;  // the demo's loss starts near 2.5 and stays positive
   EXPECT_LT(*loss, 100.0) << answer;
 
-  server.signal(SIGTERM);
-  EXPECT_TRUE(server.wait());
   demo.signal(SIGINT);
-  const std::optional<int> status = demo.wait();
-  ASSERT_TRUE(status);
-  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << demo.err();
+  EXPECT_EQ(demo.exitCode(), 0) << demo.err();
 }
 
 // The cluster's way: ranks publish into a relay, and Prometheus scrapes the relay, which serves
 // every rank's Stats (labelled by rank) and its own counters.
-TEST(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
-  const std::string prometheus = LIVEMON_PROMETHEUS;
-  if (prometheus.empty()) {
-    GTEST_SKIP() << "the prometheus binary was not found when this was configured (./test.sh installs Debian's "
-                    "prometheus package); the Prometheus integration test did not run";
-  }
-  test::TempDir dir;
+TEST_F(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
   const uint16_t metricsPort = test::freeTcpPort();
   const std::string listen = "tcp://127.0.0.1:" + std::to_string(test::freeTcpPort());
   test::ChildProcess relay({LIVEMONCTL_PATH, "relay", "--listen", listen, "--serve", "tcp://127.0.0.1:*",
@@ -111,36 +129,14 @@ TEST(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
       << relay.out() << relay.err();
   test::ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--connect", listen, "--run", "prom-relay",
                            "--window", "0.2", "--steps-per-second", "50"});
+  scrape("relay", metricsPort);
 
-  const std::filesystem::path config = dir.path() / "prometheus.yml";
-  std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
-                        << "scrape_configs:\n  - job_name: relay\n    static_configs:\n"
-                        << "      - targets: ['127.0.0.1:" << metricsPort << "']\n";
-  const uint16_t prometheusPort = test::freeTcpPort();
-  test::ChildProcess server({prometheus, "--config.file=" + config.string(),
-                             "--storage.tsdb.path=" + (dir.path() / "data").string(),
-                             "--web.listen-address=127.0.0.1:" + std::to_string(prometheusPort),
-                             "--log.level=warn"});
-
-  const auto ask = [&](const std::string& promql, std::string& answer) {
-    std::optional<double> value;
-    const auto end = std::chrono::steady_clock::now() + 90s;  // bounded polling, not a fixed wait
-    while (!value && std::chrono::steady_clock::now() < end) {
-      if (const auto response = test::httpGet(prometheusPort, "/api/v1/query?query=" + urlEncode(promql));
-          response && response->status == 200) {
-        answer = response->body;
-        if (answer.find("\"result\":[{") != std::string::npos) value = firstValue(answer);
-      }
-      if (!value) std::this_thread::sleep_for(200ms);
-    }
-    return value;
-  };
   std::string answer;
   for (const char* rank : {"0", "1"}) {
     const std::optional<double> loss =
         ask(std::string(R"(livemon_stat{stat="train.loss",aggregation="mean",run="prom-relay",rank=")") + rank + "\"}",
             answer);
-    ASSERT_TRUE(loss) << "rank " << rank << ": Prometheus answered: " << answer << "\nits log: " << server.err();
+    ASSERT_TRUE(loss) << "rank " << rank << ": Prometheus answered: " << answer << "\nits log: " << log();
     EXPECT_GT(*loss, 0.0) << answer;
     EXPECT_NE(answer.find(R"("job":"relay")"), std::string::npos) << answer;
   }
@@ -148,14 +144,10 @@ TEST(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
   ASSERT_TRUE(forwarded) << "the relay's own counter: " << answer;
   EXPECT_GT(*forwarded, 0.0);
 
-  server.signal(SIGTERM);
-  EXPECT_TRUE(server.wait());
   demo.signal(SIGINT);
-  EXPECT_TRUE(demo.wait());
+  EXPECT_EQ(demo.exitCode(), 0) << demo.err();
   relay.signal(SIGTERM);
-  const std::optional<int> status = relay.wait();
-  ASSERT_TRUE(status);
-  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 0) << relay.err();
+  EXPECT_EQ(relay.exitCode(), 0) << relay.err();
 }
 
 }  // namespace

@@ -244,6 +244,13 @@ class ChildProcess {
     return status_;
   }
 
+  // Waits for the child, then its exit status; -1 when it did not exit by the deadline or was
+  // ended by a signal.
+  int exitCode(std::chrono::milliseconds deadline = kDeadline) {
+    const std::optional<int> status = wait(deadline);
+    return status && WIFEXITED(*status) ? WEXITSTATUS(*status) : -1;
+  }
+
   const std::string& out() const { return stdoutText_; }
   const std::string& err() const { return stderrText_; }
 

@@ -1,5 +1,7 @@
 #include <livemon/ui/model/series_store.h>
 
+#include <livemon/ui/model/median_spacing.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -129,15 +131,7 @@ DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, P
 }
 
 double SeriesStore::typicalInterval() const {
-  constexpr std::size_t kNewest = 64;
-  const std::size_t n = std::min(kNewest, recent_.size());
-  if (n < 2) return 0.0;
-  std::array<double, kNewest> spacing{};
-  const std::size_t from = recent_.size() - n;
-  for (std::size_t i = 1; i < n; ++i) spacing[i - 1] = recent_[from + i].x - recent_[from + i - 1].x;
-  const auto middle = spacing.begin() + static_cast<std::ptrdiff_t>((n - 1) / 2);
-  std::nth_element(spacing.begin(), middle, spacing.begin() + static_cast<std::ptrdiff_t>(n - 1));
-  return *middle;
+  return medianSpacing(recent_, [](const Sample& p) { return p.x; });
 }
 
 std::optional<double> SeriesStore::firstX() const noexcept {

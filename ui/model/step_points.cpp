@@ -1,5 +1,7 @@
 #include <livemon/ui/model/step_points.h>
 
+#include <livemon/ui/model/median_spacing.h>
+
 #include <algorithm>
 #include <array>
 
@@ -38,15 +40,7 @@ std::size_t StepPoints::firstAtOrAfter(double step) const {
 }
 
 double StepPoints::typicalInterval() const {
-  constexpr std::size_t kNewest = 64;
-  const std::size_t n = std::min(kNewest, points_.size());
-  if (n < 2) return 0.0;
-  std::array<double, kNewest> spacing{};
-  const std::size_t from = points_.size() - n;
-  for (std::size_t i = 1; i < n; ++i) spacing[i - 1] = points_[from + i].step - points_[from + i - 1].step;
-  const auto middle = spacing.begin() + static_cast<std::ptrdiff_t>((n - 1) / 2);
-  std::nth_element(spacing.begin(), middle, spacing.begin() + static_cast<std::ptrdiff_t>(n - 1));
-  return *middle;
+  return medianSpacing(points_, [](const Point& p) { return p.step; });
 }
 
 DecimationSummary StepPoints::decimate(double xMin, double xMax, int columns, PlotTransform transform,
