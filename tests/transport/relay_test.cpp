@@ -176,8 +176,11 @@ bool sendUntilReceived(PayloadPublisher& publisher, Subscriber& subscriber, cons
 
 // How many bytes the relay took from publishers while 32 large "unwanted" messages, then a
 // "wanted" one, were published to a subscriber with `filters`.
+// Through a relay that keeps no history (one that keeps it takes everything, for late joiners).
 uint64_t bytesRelayedFor(const std::vector<std::string>& filters) {
-  Relay relay(loopbackRelay());
+  RelayOptions options = loopbackRelay();
+  options.historyBytes = 0;
+  Relay relay(options);
   PayloadPublisherOptions publisherOptions;
   publisherOptions.connect = {relay.listenEndpoint()};
   PayloadPublisher publisher(publisherOptions);

@@ -23,6 +23,9 @@
 #include <livemon/value_key.h>
 
 #include "byte_ring.h"
+#include "history_server.h"
+#include "history_store.h"
+#include "msgpack_reader.h"
 #include "msgpack_writer.h"
 #include "peer_guard.h"
 #include "wire_codec.h"
@@ -89,6 +92,34 @@ uint16_t metricsPortFor(const PublisherOptions& options) {
                                 "\"");
   }
   return static_cast<uint16_t>(value);
+}
+
+// options.historyBytes, else LIVEMON_HISTORY_MB (MiB), else the default.
+std::size_t historyBytesFor(const PublisherOptions& options) {
+  if (options.historyBytes) return *options.historyBytes;
+  const std::string variable(kHistoryEnvironmentVariable);
+  const char* text = std::getenv(variable.c_str());
+  if (text == nullptr || *text == '\0') return kDefaultHistoryBytes;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  constexpr long long kMaxMiB = 1024 * 1024;  // 1 TiB
+  if (errno != 0 || *end != '\0' || value < 0 || value > kMaxMiB) {
+    throw std::invalid_argument(variable + " must be a size in MiB, 0.." + std::to_string(kMaxMiB) + " (0 turns history off), got \"" +
+                                text + "\"");
+  }
+  return static_cast<std::size_t>(value) * 1024 * 1024;
+}
+
+// The timestamp of the first event entry of a batch body ([timestamp, data], ...), in wire time.
+int64_t firstEventTime(std::string_view body) {
+  try {
+    detail::MsgpackReader reader(body);
+    reader.arrayHeader("event");
+    return reader.int64("timestamp");
+  } catch (const detail::DecodeFailure&) {
+    return 0;
+  }
 }
 
 std::string hostName() {
@@ -174,6 +205,8 @@ struct Publisher::State {
   void sendHeartbeat(MessageKind kind);
   bool sendFrames(std::string_view topic, std::string_view header, std::string_view body,
                   std::string_view trailer = {});
+  bool sendKept(std::string_view topic, std::string_view header, std::string_view body, std::string_view trailer);
+  bool serveHistory();
   bool waitWritable();
   void discardSubscriptions();
   bool stopRequested() const noexcept { return stop.load(std::memory_order_acquire); }
@@ -204,6 +237,14 @@ struct Publisher::State {
   EventHandlerHandle handle;
   // Fed by the I/O thread with the Stat batches it sends; null when metrics are off.
   std::unique_ptr<MetricsExporter> metrics;
+  // The messages sent, for late subscribers, and the socket that answers them; both null when
+  // the publisher keeps no history. The I/O thread owns them; the counters are for stats().
+  std::unique_ptr<detail::HistoryStore> history;
+  std::unique_ptr<detail::HistoryServer> historyServer;
+  std::string historyEndpoint;
+  std::atomic<std::size_t> historyBytes{0};
+  std::atomic<std::size_t> historyMessages{0};
+  std::atomic<uint64_t> historyDropped{0};
   std::unique_ptr<Stat> publishedStat;
   std::unique_ptr<Stat> droppedStat;
 
@@ -251,7 +292,8 @@ void Publisher::State::run() noexcept {
     auto idleWait = kFirstIdleWait;
     while (true) {
       const bool stopping = stopRequested();
-      const bool busy = drainAndSend();
+      bool busy = drainAndSend();
+      if (historyServer && !stopping) busy = serveHistory() || busy;
       const auto now = std::chrono::steady_clock::now();
       if (now >= nextHeartbeat) {
         sendHeartbeat(MessageKind::Heartbeat);
@@ -344,7 +386,8 @@ void Publisher::State::sendBatch(Batch& batch) {
       metrics->observe(metricsMessage);
     }
   }
-  if (sendFrames(batch.name, header, batch.body, batch.anyStep ? std::string_view(stepsTrailer) : std::string_view())) {
+  const std::string_view trailer = batch.anyStep ? std::string_view(stepsTrailer) : std::string_view();
+  if (history ? sendKept(batch.name, header, batch.body, trailer) : sendFrames(batch.name, header, batch.body, trailer)) {
     published.fetch_add(batch.count, std::memory_order_relaxed);
     messages.fetch_add(1, std::memory_order_relaxed);
     batch.nextSequence += batch.count;
@@ -367,7 +410,7 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   counters.dropped = droppedQueueFull.load(std::memory_order_relaxed) +
                      droppedTooLarge.load(std::memory_order_relaxed) +
                      droppedAtShutdown.load(std::memory_order_relaxed);
-  const std::string payload = encodeHeartbeatPayload(kind, identity, heartbeatSequence, counters);
+  const std::string payload = encodeHeartbeatPayload(kind, identity, heartbeatSequence, counters, historyEndpoint);
   // A heartbeat never waits for a slow subscriber: if it cannot go now, the next one will.
   if (zmq_send(socket, kHeartbeatTopic.data(), kHeartbeatTopic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) return;
   zmq_send(socket, payload.data(), payload.size(), ZMQ_DONTWAIT);
@@ -399,6 +442,46 @@ bool Publisher::State::sendFrames(std::string_view topic, std::string_view head,
   const bool sent = zmq_msg_send(&payload, socket, ZMQ_DONTWAIT) >= 0;
   if (!sent) zmq_msg_close(&payload);
   return sent;
+}
+
+// sendFrames() for a publisher that keeps history: the payload is built once, kept, and sent
+// without a copy (ZeroMQ holds a share of it until it is out).
+bool Publisher::State::sendKept(std::string_view topic, std::string_view head, std::string_view body,
+                                std::string_view trailer) {
+  auto payload = std::make_shared<std::string>();
+  payload->reserve(head.size() + body.size() + trailer.size());
+  payload->append(head).append(body).append(trailer);
+  std::shared_ptr<const std::string> kept = std::move(payload);
+  while (zmq_send(socket, topic.data(), topic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+    if (errno != EAGAIN && errno != EINTR) return false;
+    if (!waitWritable()) return false;
+  }
+  auto* held = new std::shared_ptr<const std::string>(kept);
+  zmq_msg_t message;
+  const auto release = [](void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); };
+  if (zmq_msg_init_data(&message, const_cast<char*>((*held)->data()), (*held)->size(), release, held) != 0) {
+    delete held;
+    zmq_send(socket, "", 0, ZMQ_DONTWAIT);
+    return false;
+  }
+  detail::annotateBeforeSend();
+  if (zmq_msg_send(&message, socket, ZMQ_DONTWAIT) < 0) {
+    zmq_msg_close(&message);
+    return false;
+  }
+  history->append(topic, std::move(kept), firstEventTime(body));
+  historyBytes.store(history->bytes(), std::memory_order_relaxed);
+  historyMessages.store(history->messages(), std::memory_order_relaxed);
+  historyDropped.store(history->dropped(), std::memory_order_relaxed);
+  return true;
+}
+
+bool Publisher::State::serveHistory() {
+  try {
+    return historyServer->serve(*history);
+  } catch (const std::bad_alloc&) {
+    return false;  // an answer waits for memory; logging goes on
+  }
 }
 
 // WaitForSlowest: waits until the socket takes messages again. False once stopping has run
@@ -446,6 +529,13 @@ Publisher::Publisher(Options options) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
     }
+    if (const std::size_t historyBytes = historyBytesFor(opts); historyBytes > 0 && opts.connect.empty()) {
+      state.history = std::make_unique<detail::HistoryStore>(historyBytes);
+      const std::string endpoint =
+          opts.historyEndpoint.empty() ? detail::defaultHistoryEndpoint(state.endpoints.front()) : opts.historyEndpoint;
+      state.historyServer = std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits);
+      state.historyEndpoint = state.historyServer->endpoint();
+    }
     if (const uint16_t port = metricsPortFor(opts); port != 0) {
       MetricsExporterOptions metricsOptions;
       metricsOptions.bindAddress = opts.metricsAddress;
@@ -465,6 +555,7 @@ Publisher::Publisher(Options options) {
     state.thread = std::make_unique<std::thread>([&state] { state.run(); });
   } catch (...) {
     if (state.handle) unregisterEventHandler(state.handle);
+    state.historyServer.reset();
     state.guard.reset();
     if (state.socket != nullptr) {
       int zero = 0;
@@ -492,6 +583,7 @@ Publisher::~Publisher() {
   }
   state.wake.notify_all();
   state.thread->join();
+  state.historyServer.reset();
   state.guard.reset();
   state.metrics.reset();
   // LINGER bounds how long the context's termination waits for delivery. When other livemon
@@ -521,6 +613,13 @@ PublisherStats Publisher::stats() const noexcept {
   stats.heartbeats = state_->heartbeats.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
   stats.subscribersDisconnected = state_->guard->closedCount();
+  stats.historyBytes = state_->historyBytes.load(std::memory_order_relaxed);
+  stats.historyMessages = state_->historyMessages.load(std::memory_order_relaxed);
+  stats.historyDropped = state_->historyDropped.load(std::memory_order_relaxed);
+  if (state_->historyServer) {
+    const auto served = state_->historyServer->stats();
+    stats.historyRequests = served.requests;
+  }
   return stats;
 }
 
@@ -529,5 +628,7 @@ const std::vector<std::string>& Publisher::endpoints() const noexcept { return s
 const SourceInfo& Publisher::identity() const noexcept { return state_->identity; }
 
 uint16_t Publisher::metricsPort() const noexcept { return state_->metrics ? state_->metrics->port() : 0; }
+
+const std::string& Publisher::historyEndpoint() const noexcept { return state_->historyEndpoint; }
 
 }  // namespace livemon::transport

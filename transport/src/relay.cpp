@@ -19,6 +19,8 @@
 #include <livemon/transport/error.h>
 #include <livemon/transport/payload_publisher.h>
 
+#include "history_server.h"
+#include "history_store.h"
 #include "peer_guard.h"
 #include "zmq_support.h"
 
@@ -108,6 +110,13 @@ struct Relay::State {
   void* control = nullptr;        // PAIR, ours
   std::unique_ptr<detail::PeerGuard> guard;
   std::unique_ptr<PayloadPublisher> reporter;
+  // Worker thread only, with the counters below for stats(); null without history.
+  std::unique_ptr<detail::HistoryStore> history;
+  std::unique_ptr<detail::HistoryServer> historyServer;
+  std::string historyEndpoint;
+  std::atomic<std::size_t> historyBytes{0};
+  std::atomic<std::size_t> historyMessages{0};
+  std::atomic<uint64_t> historyDropped{0};
 
   mutable std::mutex controlMutex;
   bool proxyRunning = false;  // under controlMutex
@@ -132,7 +141,9 @@ struct Relay::State {
   void closeAll();
   RelayStats query() const;
   void runWorker();
-  void drainCapture();
+  bool keepsHistory() const { return options.historyBytes > 0 && options.upstream.empty(); }
+  int drainCapture();
+  void keep(std::string_view topic, const std::string& payload);
   void report(MessageKind kind);
 };
 
@@ -173,7 +184,18 @@ void Relay::State::open() {
   detail::setIntOption(control, ZMQ_SNDTIMEO, kStatisticsTimeoutMs, "ZMQ_SNDTIMEO");
   if (zmq_connect(control, (base + "-control").c_str()) != 0) detail::throwEndpointError("connect to", base + "-control", errno);
 
-  if (options.onMessage) {
+  if (keepsHistory()) {
+    std::string endpoint = options.history;
+    if (endpoint.empty()) {
+      endpoint = options.serve == kDefaultEndpoint ? std::string(kDefaultRelayHistoryEndpoint)
+                                                   : detail::defaultHistoryEndpoint(serveEndpoint);
+    }
+    history = std::make_unique<detail::HistoryStore>(options.historyBytes);
+    historyServer = std::make_unique<detail::HistoryServer>(context.get(), endpoint, options.limits);
+    historyEndpoint = historyServer->endpoint();
+  }
+
+  if (options.onMessage || history) {
     capture = socket(ZMQ_PUB, "capture");
     detail::setIntOption(capture, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
     if (zmq_bind(capture, (base + "-capture").c_str()) != 0) detail::throwEndpointError("bind", base + "-capture", errno);
@@ -201,6 +223,7 @@ void Relay::State::open() {
 
 void Relay::State::closeAll() {
   reporter.reset();
+  historyServer.reset();
   guard.reset();  // before the socket it watches closes
   for (void** s : {&listen, &serve, &capture, &captureReader, &controlProxy, &control}) closeSocket(*s);
 }
@@ -228,10 +251,15 @@ RelayStats Relay::State::query() const {
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
+  stats.historyBytes = historyBytes.load(std::memory_order_relaxed);
+  stats.historyMessages = historyMessages.load(std::memory_order_relaxed);
+  stats.historyDropped = historyDropped.load(std::memory_order_relaxed);
+  if (historyServer) stats.historyRequests = historyServer->stats().requests;
   return stats;
 }
 
-void Relay::State::drainCapture() {
+// Takes up to kCaptureBurst messages off the capture socket; returns how many.
+int Relay::State::drainCapture() {
   std::string topic;
   std::string payload;
   for (int i = 0; i < kCaptureBurst; ++i) {
@@ -239,7 +267,7 @@ void Relay::State::drainCapture() {
     zmq_msg_init(&frame);
     if (zmq_msg_recv(&frame, captureReader, ZMQ_DONTWAIT) < 0) {
       zmq_msg_close(&frame);
-      return;
+      return i;
     }
     topic.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
     const bool more = zmq_msg_more(&frame) != 0;
@@ -259,6 +287,8 @@ void Relay::State::drainCapture() {
         continue;
       }
       captured.fetch_add(1, std::memory_order_relaxed);
+      if (history && scratch.kind == MessageKind::Events) keep(topic, payload);
+      if (!options.onMessage) continue;
       try {
         options.onMessage(topic, scratch);
       } catch (...) {
@@ -268,6 +298,19 @@ void Relay::State::drainCapture() {
       zmq_msg_close(&frame);
     }
   }
+  return kCaptureBurst;
+}
+
+void Relay::State::keep(std::string_view topic, const std::string& payload) {
+  try {
+    const int64_t first = scratch.events.empty() ? 0 : toWireTime(scratch.events.front().timestamp);
+    history->append(topic, std::make_shared<const std::string>(payload), first);
+  } catch (const std::bad_alloc&) {
+    return;  // not kept; forwarding goes on
+  }
+  historyBytes.store(history->bytes(), std::memory_order_relaxed);
+  historyMessages.store(history->messages(), std::memory_order_relaxed);
+  historyDropped.store(history->dropped(), std::memory_order_relaxed);
 }
 
 void Relay::State::report(MessageKind kind) {
@@ -286,7 +329,7 @@ void Relay::State::report(MessageKind kind) {
   counters.interval = options.reportInterval;
   counters.published = statSequence;
   counters.dropped = reporter->unsentCount();
-  reporter->send(kHeartbeatTopic, encodeHeartbeatPayload(kind, identity, heartbeatSequence++, counters));
+  reporter->send(kHeartbeatTopic, encodeHeartbeatPayload(kind, identity, heartbeatSequence++, counters, historyEndpoint));
 }
 
 void Relay::State::runWorker() {
@@ -299,7 +342,20 @@ void Relay::State::runWorker() {
     }
     const auto wait = std::min<SteadyClock::duration>(nextReport - SteadyClock::now(), kStopCheck);
     const long waitMs = std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
-    if (captureReader != nullptr) {
+    if (historyServer) {
+      // Everything captured so far goes into the history before a request is answered: a
+      // subscriber asks after a message that passed the proxy after its subscription, so what
+      // it did not receive live is in the capture queue ahead of that message.
+      zmq_pollitem_t items[] = {{captureReader, 0, ZMQ_POLLIN, 0}, {historyServer->socket(), 0, ZMQ_POLLIN, 0}};
+      zmq_poll(items, 2, historyServer->answering() ? 0 : waitMs);
+      while (drainCapture() == kCaptureBurst && !stopping.load(std::memory_order_relaxed)) {
+      }
+      try {
+        historyServer->serve(*history);
+      } catch (const std::bad_alloc&) {
+        // The answer waits for memory.
+      }
+    } else if (captureReader != nullptr) {
       zmq_pollitem_t item{captureReader, 0, ZMQ_POLLIN, 0};
       if (zmq_poll(&item, 1, waitMs) > 0) drainCapture();
     } else {
@@ -355,6 +411,7 @@ RelayStats Relay::stats() const { return state_->query(); }
 
 const std::string& Relay::listenEndpoint() const noexcept { return state_->listenEndpoint; }
 const std::string& Relay::serveEndpoint() const noexcept { return state_->serveEndpoint; }
+const std::string& Relay::historyEndpoint() const noexcept { return state_->historyEndpoint; }
 const SourceInfo& Relay::identity() const noexcept { return state_->identity; }
 
 }  // namespace livemon::transport

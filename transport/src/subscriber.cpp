@@ -19,24 +19,18 @@
 
 #include <livemon/transport/error.h>
 
-#include "sequence_ranges.h"
+#include "subscriber_state.h"
 #include "zmq_support.h"
 
 namespace livemon::transport {
 
+using detail::Delivery;
+using detail::kMaxDeliveriesPerPoll;
+using detail::kMaxMessagesPerPoll;
+using detail::kMaxPayloadBytesPerPoll;
+
 namespace {
 
-// Messages, deliveries and payload bytes handled by one poll() at most, so a flood cannot starve
-// the caller and deliveries stay in cache until they are handed over. The bytes bound what one
-// poll holds decoded at once: decoding multiplies a payload's size many times over. A poll stops
-// taking messages once past a bound, so it may go beyond by one message.
-constexpr std::size_t kMaxMessagesPerPoll = 4096;
-constexpr std::size_t kMaxDeliveriesPerPoll = 8192;
-constexpr std::size_t kMaxPayloadBytesPerPoll = 1024 * 1024;
-// Frames beyond WireLimits::maxPayloadBytes but within this headroom are received and counted as
-// oversized; ZeroMQ refuses anything larger at its header (ZMQ_MAXMSGSIZE), before buffering it,
-// and drops the connection.
-constexpr std::size_t kFrameHeadroomBytes = 1024 * 1024;
 // After ZeroMQ drops a connection it reports, at once, that it will retry it. Without that report
 // for this long (or the reconnect interval if longer) it dropped the connection for good, for a
 // protocol error, and the subscriber connects again itself.
@@ -62,8 +56,6 @@ void validate(const SubscriberOptions& options) {
   }
 }
 
-using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo>;
-
 }  // namespace
 
 std::string_view sourceStateName(SourceState state) noexcept {
@@ -75,115 +67,6 @@ std::string_view sourceStateName(SourceState state) noexcept {
   return "unknown";
 }
 
-// Thread-safe: each mutex below says what it guards (socketMutex before stateMutex); the
-// immutable members and the atomics need none.
-struct Subscriber::State {
-  struct Socket {
-    std::shared_ptr<const std::string> endpoint;
-    EndpointMode mode = EndpointMode::Connect;
-    void* socket = nullptr;
-    void* monitor = nullptr;  // PAIR socket receiving the SUB socket's connection events
-    // When ZeroMQ dropped a connection it made without (yet) saying it retries.
-    std::optional<std::chrono::steady_clock::time_point> droppedAt;
-  };
-  struct Source;
-  // Not thread-safe: guarded by stateMutex, as the sources are. A topic in the order topics were
-  // last heard, over all sources.
-  struct TopicRef {
-    Source* source;
-    const std::string* name;  // the key in source->topics
-  };
-  struct Topic {
-    detail::SequenceRanges delivered;
-    std::optional<uint64_t> lastSequence;  // of the last event delivered
-    std::list<const std::string*>::iterator inSource;
-    std::list<TopicRef>::iterator inAll;
-  };
-  struct Source {
-    SourceStatus status;  // lastSequence is filled in by sources()
-    const SourceInfo* key = nullptr;  // in `sources`
-    std::list<Source*>::iterator inOrder;
-    std::unordered_map<std::string, Topic> topics;
-    std::list<const std::string*> topicOrder;  // heard from longest ago first
-  };
-
-  State(SubscriberOptions opts, uint64_t generation)
-      : options(std::move(opts)), clock(options.clock ? *options.clock : systemClock()), forkGeneration(generation) {}
-
-  void wakePoller() noexcept {
-    const uint64_t one = 1;
-    [[maybe_unused]] const ssize_t written = write(wakeFd, &one, sizeof(one));
-  }
-
-  // Thread-safe: held by the thread that changes the endpoints. A poll() in progress is woken
-  // and lets the change through first.
-  class ChangeGuard {
-   public:
-    explicit ChangeGuard(State& state) : state_(state) {
-      state_.pendingChanges.fetch_add(1, std::memory_order_acq_rel);
-      state_.wakePoller();
-    }
-    ~ChangeGuard() {
-      {
-        std::lock_guard lock(state_.changeMutex);
-        state_.pendingChanges.fetch_sub(1, std::memory_order_acq_rel);
-      }
-      state_.changeDone.notify_all();
-    }
-    ChangeGuard(const ChangeGuard&) = delete;
-    ChangeGuard& operator=(const ChangeGuard&) = delete;
-
-   private:
-    State& state_;
-  };
-
-  void waitForChanges() {
-    std::unique_lock lock(changeMutex);
-    changeDone.wait(lock, [this] { return pendingChanges.load(std::memory_order_acquire) == 0; });
-  }
-
-  std::string openEndpoint(const std::string& endpoint, EndpointMode mode);
-  static void closeSocket(const Socket& socket);
-  void readConnectionEvents(Socket& socket);
-  void reconnectDropped();
-  std::size_t receive(std::vector<Delivery>& deliveries);
-  void handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic, std::string_view payload,
-              bool wellFramed, std::vector<Delivery>& deliveries);
-  Source& sourceFor(const SourceInfo& info, const std::shared_ptr<const std::string>& endpoint,
-                    std::chrono::steady_clock::time_point now, std::vector<Delivery>& deliveries);
-  Topic& topicFor(Source& source, const std::string& name);
-  void forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic);
-  void forgetSource(Source& source);
-  void checkStaleness(std::vector<Delivery>& deliveries);
-  void reject(DecodeStatus status, const std::string& error);
-
-  const SubscriberOptions options;
-  Clock& clock;
-  const uint64_t forkGeneration;
-  std::shared_ptr<void> context;
-  int wakeFd = -1;
-
-  std::mutex pollMutex;    // serializes poll()
-  std::mutex socketMutex;  // guards sockets; taken before stateMutex
-  std::vector<Socket> sockets;
-  std::atomic<int> pendingChanges{0};
-  std::mutex changeMutex;
-  std::condition_variable changeDone;
-
-  mutable std::mutex stateMutex;  // guards everything below
-  std::vector<EndpointStatus> endpointStatus;
-  std::map<SourceInfo, Source> sources;
-  std::list<Source*> sourceOrder;  // heard from longest ago first
-  std::list<TopicRef> topicOrder;  // over all sources, heard from longest ago first
-  SubscriberStats stats;
-
-  WireMessage message;  // decode buffer, used under socketMutex
-
-  // A delivery buffer kept between polls so its memory is reused; a poll called from inside a
-  // callback finds it taken and uses its own.
-  std::mutex spareMutex;
-  std::vector<Delivery> spareDeliveries;
-};
 
 std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode) {
   static std::atomic<uint64_t> monitors{0};
@@ -198,10 +81,7 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
                          "ZMQ_RECONNECT_IVL");
     detail::setIntOption(opened.socket, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options.reconnectIntervalMax.count()),
                          "ZMQ_RECONNECT_IVL_MAX");
-    const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
-    const auto maxFrame = static_cast<int64_t>(
-        std::min<std::size_t>(largest, std::numeric_limits<int64_t>::max() - kFrameHeadroomBytes) + kFrameHeadroomBytes);
-    detail::setInt64Option(opened.socket, ZMQ_MAXMSGSIZE, maxFrame, "ZMQ_MAXMSGSIZE");
+    detail::setInt64Option(opened.socket, ZMQ_MAXMSGSIZE, detail::maxFrameBytes(options.limits), "ZMQ_MAXMSGSIZE");
     std::vector<std::string> prefixes = options.filters;
     if (prefixes.empty()) {
       prefixes.emplace_back();
@@ -238,16 +118,18 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
   }
   opened.endpoint = std::make_shared<const std::string>(used);
   opened.mode = mode;
-  sockets.push_back(opened);
-  std::lock_guard lock(stateMutex);
+  if (options.history && mode == EndpointMode::Connect) startHistory(opened);
   EndpointStatus status;
   status.endpoint = opened.endpoint;
+  sockets.push_back(std::move(opened));
+  std::lock_guard lock(stateMutex);
   status.mode = mode;
   endpointStatus.push_back(status);
   return used;
 }
 
 void Subscriber::State::closeSocket(const Socket& socket) {
+  if (socket.history) closeHistory(*socket.history);
   if (socket.monitor != nullptr) {
     zmq_socket_monitor(socket.socket, nullptr, 0);
     zmq_close(socket.monitor);
@@ -313,6 +195,22 @@ void Subscriber::State::reconnectDropped() {
   }
 }
 
+bool detail::ReceivedFrames::receive(void* socket) {
+  if (zmq_msg_recv(&topic_, socket, ZMQ_DONTWAIT) < 0) return false;
+  detail::annotateAfterReceive();
+  wellFramed_ = zmq_msg_more(&topic_) != 0 && zmq_msg_recv(&payload_, socket, 0) >= 0;
+  // Parts beyond the second make the message malformed; read them to keep the socket in step.
+  if (wellFramed_ && zmq_msg_more(&payload_)) {
+    wellFramed_ = false;
+    zmq_msg_t rest;
+    zmq_msg_init(&rest);
+    while (zmq_msg_recv(&rest, socket, 0) >= 0 && zmq_msg_more(&rest)) {
+    }
+    zmq_msg_close(&rest);
+  }
+  return true;
+}
+
 std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
   std::size_t handled = 0;
   std::size_t bytes = 0;
@@ -322,36 +220,23 @@ std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
   bool more = true;
   while (more && withinBounds()) {
     more = false;
-    for (const Socket& socket : sockets) {
+    for (Socket& socket : sockets) {
       if (!withinBounds()) break;
-      zmq_msg_t topic;
-      zmq_msg_init(&topic);
-      if (zmq_msg_recv(&topic, socket.socket, ZMQ_DONTWAIT) < 0) {
-        zmq_msg_close(&topic);
-        continue;
+      if (socket.history) {
+        const std::size_t taken = serviceHistory(socket, deliveries, bytes);
+        handled += taken;
+        more = more || taken > 0;
+        // Live messages wait in ZeroMQ's queue until those held back before them are out.
+        if (socket.history && socket.history->phase == HistoryFetch::Phase::Releasing) continue;
       }
+      detail::ReceivedFrames frames;
+      if (!frames.receive(socket.socket)) continue;
       more = true;
       ++handled;
-      detail::annotateAfterReceive();
-      zmq_msg_t payload;
-      zmq_msg_init(&payload);
-      bool wellFramed = zmq_msg_more(&topic) != 0 && zmq_msg_recv(&payload, socket.socket, 0) >= 0;
-      // Parts beyond the second make the message malformed; read them to keep the socket in step.
-      if (wellFramed && zmq_msg_more(&payload)) {
-        wellFramed = false;
-        zmq_msg_t rest;
-        zmq_msg_init(&rest);
-        while (zmq_msg_recv(&rest, socket.socket, 0) >= 0 && zmq_msg_more(&rest)) {
-        }
-        zmq_msg_close(&rest);
-      }
-      bytes += zmq_msg_size(&topic) + zmq_msg_size(&payload);
-      handle(socket.endpoint,
-             std::string_view(static_cast<const char*>(zmq_msg_data(&topic)), zmq_msg_size(&topic)),
-             std::string_view(static_cast<const char*>(zmq_msg_data(&payload)), zmq_msg_size(&payload)), wellFramed,
-             deliveries);
-      zmq_msg_close(&payload);
-      zmq_msg_close(&topic);
+      bytes += frames.bytes();
+      if (socket.history && holdBack(socket, frames.topic(), frames.payload(), frames.wellFramed(), deliveries)) continue;
+      const bool decoded = handle(socket.endpoint, frames.topic(), frames.payload(), frames.wellFramed(), deliveries).has_value();
+      if (decoded && socket.history) noticeAdvertisement(socket);
     }
   }
   return handled;
@@ -426,8 +311,9 @@ void Subscriber::State::forgetSource(Source& source) {
   ++stats.sourcesEvicted;
 }
 
-void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic,
-                               std::string_view payload, bool wellFramed, std::vector<Delivery>& deliveries) {
+std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoint,
+                                                     std::string_view topic, std::string_view payload, bool wellFramed,
+                                                     std::vector<Delivery>& deliveries, Origin origin) {
   const auto now = clock.now();
   std::string error;
   DecodeStatus status = DecodeStatus::Malformed;
@@ -452,7 +338,7 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
   }
   if (status != DecodeStatus::Ok) {
     reject(status, error);
-    return;
+    return std::nullopt;
   }
 
   Source& source = sourceFor(message.source, endpoint, now, deliveries);
@@ -464,7 +350,7 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
     s.lastCounters = message.counters;
     s.state = SourceState::Gone;
     deliveries.emplace_back(SourceChange{s.source, SourceState::Gone, false, endpoint});
-    return;
+    return 0;
   }
   if (s.state != SourceState::Alive) {
     s.state = SourceState::Alive;
@@ -474,13 +360,13 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
     ++stats.heartbeats;
     s.lastHeartbeat = now;
     s.lastCounters = message.counters;
-    return;
+    return 0;
   }
 
   const uint64_t first = message.sequence;
   const uint64_t count = message.events.size();
   Topic& tracked = topicFor(source, message.name);
-  if (count == 0) return;
+  if (count == 0) return 0;
   const uint64_t end = first + count;
   const detail::SequenceRanges::Verdict verdict = tracked.delivered.classify(first, end);
   if (verdict.kind == detail::SequenceRanges::Kind::Gap) {
@@ -506,15 +392,23 @@ void Subscriber::State::handle(const std::shared_ptr<const std::string>& endpoin
     received.sequence = first + i;
     received.endpoint = endpoint;
     received.receivedAt = wallNow;
+    received.fromHistory = origin == Origin::History;
     tracked.lastSequence = first + i;
     ++delivered;
   }
   tracked.delivered.add(first, end);
-  s.duplicates += count - delivered;
-  stats.duplicates += count - delivered;
+  // Live events held back while the history came overlap its end: the seam, not duplicates.
+  if (origin == Origin::Released) {
+    stats.historyOverlap += count - delivered;
+  } else {
+    s.duplicates += count - delivered;
+    stats.duplicates += count - delivered;
+  }
+  if (origin == Origin::History) stats.historyEvents += delivered;
   s.events += delivered;
   stats.events += delivered;
   if (endpointIt != endpointStatus.end()) endpointIt->events += delivered;
+  return delivered;
 }
 
 void Subscriber::State::checkStaleness(std::vector<Delivery>& deliveries) {
@@ -607,15 +501,27 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     state.waitForChanges();
     std::lock_guard lock(state.socketMutex);
     std::vector<zmq_pollitem_t> items;
-    items.reserve(state.sockets.size() + 1);
+    items.reserve(2 * state.sockets.size() + 1);
     for (const auto& socket : state.sockets) {
       items.push_back(zmq_pollitem_t{socket.socket, 0, ZMQ_POLLIN, 0});
       items.push_back(zmq_pollitem_t{socket.monitor, 0, ZMQ_POLLIN, 0});
     }
     items.push_back(zmq_pollitem_t{nullptr, state.wakeFd, ZMQ_POLLIN, 0});
-    const long waitMs = std::max<long>(0, static_cast<long>(timeout.count()));
-    if (zmq_poll(items.data(), static_cast<int>(items.size()), waitMs) > 0) {
-      if (items.back().revents & ZMQ_POLLIN) {
+    // Fetching a history: its answer wakes the poll too, its deadlines are checked every poll, and
+    // held-back messages being released leave no reason to wait.
+    bool fetching = false;
+    bool releasing = false;
+    for (const auto& socket : state.sockets) {
+      if (!socket.history) continue;
+      fetching = true;
+      if (socket.history->dealer != nullptr) items.push_back(zmq_pollitem_t{socket.history->dealer, 0, ZMQ_POLLIN, 0});
+      releasing = releasing || socket.history->phase == State::HistoryFetch::Phase::Releasing;
+    }
+    const std::size_t wakeItem = 2 * state.sockets.size();
+    const long waitMs = releasing ? 0 : std::max<long>(0, static_cast<long>(timeout.count()));
+    const int ready = zmq_poll(items.data(), static_cast<int>(items.size()), waitMs);
+    if (ready > 0 || fetching) {
+      if (items[wakeItem].revents & ZMQ_POLLIN) {
         uint64_t counter = 0;
         [[maybe_unused]] const ssize_t got = read(state.wakeFd, &counter, sizeof(counter));
       }
@@ -635,8 +541,10 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
       if (callbacks.onEvent) callbacks.onEvent(*event);
     } else if (auto* change = std::get_if<SourceChange>(&delivery)) {
       if (callbacks.onSourceChange) callbacks.onSourceChange(*change);
-    } else if (callbacks.onGap) {
-      callbacks.onGap(std::get<GapInfo>(delivery));
+    } else if (auto* gap = std::get_if<GapInfo>(&delivery)) {
+      if (callbacks.onGap) callbacks.onGap(*gap);
+    } else if (callbacks.onHistory) {
+      callbacks.onHistory(std::get<HistoryStatus>(delivery));
     }
   }
   deliveries.clear();

@@ -108,11 +108,12 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
 
   out.events.clear();
   out.name.clear();
+  out.history.clear();
   // "steps" may come before "events" (readers accept any key order), so it is held apart until
   // both are read.
   std::vector<std::optional<int64_t>> steps;
   enum Key : unsigned { Kind = 1, Src = 2, Seq = 4, Name = 8, Events = 16, Ts = 32, Interval = 64, Published = 128,
-                        Dropped = 256, Steps = 512 };
+                        Dropped = 256, Steps = 512, History = 1024 };
   unsigned seen = 0;
   for (uint32_t i = 1; i < entries; ++i) {
     const std::string_view key = reader.str("key", kMaxStructureKeyBytes);
@@ -175,6 +176,9 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
     } else if (key == "dropped") {
       once(Dropped);
       out.counters.dropped = reader.uint64("\"dropped\"");
+    } else if (key == "history") {
+      once(History);
+      out.history = reader.str("\"history\"", limits.maxTopicBytes);
     } else {
       reader.skip(kMaxSkipDepth);
     }
@@ -188,6 +192,7 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
       MsgpackReader::failAt(0, "an events payload lacks \"name\" or \"events\"");
     }
     if (topic != out.name) MsgpackReader::failAt(0, "the topic is not the event name");
+    if (seen & History) MsgpackReader::failAt(0, "an events payload holds \"history\"");
     if ((seen & Steps) && steps.size() != out.events.size()) {
       MsgpackReader::failAt(0, "\"steps\" holds " + std::to_string(steps.size()) + " steps for " +
                                    std::to_string(out.events.size()) + " events");
@@ -282,11 +287,11 @@ std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std
 }
 
 std::string encodeHeartbeatPayload(MessageKind kind, const SourceInfo& source, uint64_t sequence,
-                                   const PublisherCounters& counters) {
+                                   const PublisherCounters& counters, std::string_view history) {
   if (kind == MessageKind::Events) throw std::invalid_argument("encodeHeartbeatPayload: kind is \"events\"");
   std::string out;
   MsgpackWriter writer(out);
-  detail::writePayloadStart(writer, 8, kind, source, sequence);
+  detail::writePayloadStart(writer, history.empty() ? 8 : 9, kind, source, sequence);
   writer.str("ts");
   writer.sint(toWireTime(counters.timestamp));
   writer.str("interval_ms");
@@ -295,6 +300,10 @@ std::string encodeHeartbeatPayload(MessageKind kind, const SourceInfo& source, u
   writer.uint(counters.published);
   writer.str("dropped");
   writer.uint(counters.dropped);
+  if (!history.empty()) {
+    writer.str("history");
+    writer.str(history);
+  }
   return out;
 }
 

@@ -35,6 +35,11 @@ inline constexpr std::string_view kConnectEnvironmentVariable = "LIVEMON_CONNECT
 std::vector<std::string> defaultPublisherBind();
 std::vector<std::string> defaultPublisherConnect();
 
+// The environment variable that sets the history a publisher keeps for late subscribers, in MiB
+// (0 turns it off), when PublisherOptions::historyBytes is not set.
+inline constexpr std::string_view kHistoryEnvironmentVariable = "LIVEMON_HISTORY_MB";
+inline constexpr std::size_t kDefaultHistoryBytes = 32 * 1024 * 1024;
+
 // Thread-safety: a plain value type.
 struct PublisherOptions {
   // Endpoints to bind and to connect to (at least one in all). Port "*" binds a free port;
@@ -81,6 +86,16 @@ struct PublisherOptions {
   // out. False: only the events given to Publisher::publish() do, as when one process publishes
   // for several sources (`livemonctl demo --ranks`).
   bool handleLoggedEvents = true;
+  // The whole run for subscribers that join late: the publisher keeps the event messages it sent
+  // (Stat windows and other events), the newest within historyBytes, and answers history
+  // requests on a socket of its own (docs/wire-format.md, "History") from its I/O thread, never
+  // from the logging threads. Unset reads LIVEMON_HISTORY_MB (MiB), else kDefaultHistoryBytes;
+  // 0 turns it off. Only a publisher that binds and connects nowhere keeps history: one that
+  // connects to a relay leaves it to the relay.
+  std::optional<std::size_t> historyBytes;
+  // Where the history socket binds; empty: beside the first bound endpoint (the same host with a
+  // free port, or the ipc/inproc name plus ".history"). The heartbeats advertise it.
+  std::string historyEndpoint;
 };
 
 // Thread-safety: a plain value type. Counters of one publisher.
@@ -92,6 +107,10 @@ struct PublisherStats {
   uint64_t heartbeats = 0;        // heartbeats sent
   std::size_t queuedBytes = 0;    // bytes waiting in the queue now
   uint64_t subscribersDisconnected = 0;  // connections reset: sent too much, or too many connections
+  std::size_t historyBytes = 0;      // held for late subscribers now (bookkeeping included)
+  std::size_t historyMessages = 0;   // messages held
+  uint64_t historyDropped = 0;       // messages dropped to stay within historyBytes
+  uint64_t historyRequests = 0;      // history requests answered or refused
 };
 
 // Thread-safe: every member may be called from any thread.
@@ -137,6 +156,8 @@ class Publisher {
   const SourceInfo& identity() const noexcept;
   // The port this job's Stats are served on for Prometheus, or 0 when off (see metricsPort).
   uint16_t metricsPort() const noexcept;
+  // Where history requests are answered, as bound; empty when the publisher keeps no history.
+  const std::string& historyEndpoint() const noexcept;
 
  private:
   struct State;

@@ -16,6 +16,10 @@ namespace livemon::transport {
 // Where a relay takes publishers by default; subscribers connect to kDefaultEndpoint, where they
 // would find a single publisher.
 inline constexpr std::string_view kDefaultRelayListenEndpoint = "tcp://127.0.0.1:5556";
+// Where a relay serving kDefaultEndpoint answers history requests by default: a fixed port, so an
+// SSH tunnel can carry it beside the serve port.
+inline constexpr std::string_view kDefaultRelayHistoryEndpoint = "tcp://127.0.0.1:5557";
+inline constexpr std::size_t kDefaultRelayHistoryBytes = 256 * 1024 * 1024;
 
 // Thread-safety: a plain value type.
 struct RelayOptions {
@@ -57,6 +61,15 @@ struct RelayOptions {
   // are forwarded as they are but skipped here (RelayStats::captureSkipped). An exception the
   // callback throws is counted (callbackErrors) and forwarding goes on.
   std::function<void(std::string_view topic, const WireMessage& message)> onMessage;
+  // The whole run for subscribers that join late: the relay keeps the event messages it
+  // forwards, the newest within historyBytes (the oldest go first; a recording keeps them), and
+  // answers history requests (docs/wire-format.md, "History") on `history`, which its heartbeats
+  // advertise. Then it subscribes to everything itself, as with onMessage. Empty `history`:
+  // kDefaultRelayHistoryEndpoint when serving kDefaultEndpoint, else the serve host with a free
+  // port. 0 bytes turns it off. A relay that forwards upstream keeps none: the relay at the top
+  // of the chain answers for all of them.
+  std::size_t historyBytes = kDefaultRelayHistoryBytes;
+  std::string history;
 };
 
 // Thread-safety: a plain value type. Totals since the relay started, from libzmq's proxy
@@ -70,6 +83,10 @@ struct RelayStats {
   uint64_t captured = 0;        // messages handed to onMessage
   uint64_t captureSkipped = 0;  // messages not handed to onMessage: malformed or beyond the limits
   uint64_t callbackErrors = 0;
+  std::size_t historyBytes = 0;     // held for late subscribers now
+  std::size_t historyMessages = 0;
+  uint64_t historyDropped = 0;      // messages dropped to stay within RelayOptions::historyBytes
+  uint64_t historyRequests = 0;
 };
 
 // Thread-safe: every member may be called from any thread.
@@ -105,6 +122,8 @@ class Relay {
   // As bound: a "tcp://host:*" endpoint appears with its port.
   const std::string& listenEndpoint() const noexcept;
   const std::string& serveEndpoint() const noexcept;
+  // Where history requests are answered, as bound; empty when the relay keeps no history.
+  const std::string& historyEndpoint() const noexcept;
   // The relay's own identity as a source (its run name is RelayOptions::runName).
   const SourceInfo& identity() const noexcept;
 

@@ -44,6 +44,17 @@ struct SubscriberOptions {
   // heard from longest ago is forgotten (its next message starts it afresh, uncounted as a gap).
   std::size_t maxTopicsPerSource = 1024;
   std::size_t maxTopics = 16384;
+  // The whole run, for a subscriber that joins late (docs/wire-format.md, "History"): on each
+  // endpoint it connects to, it waits up to historyWait for a heartbeat that advertises a
+  // history (a relay's, or a publisher's that binds), asks for it, and delivers the answer (the
+  // run's events from the oldest the source still holds) before the live events that arrived
+  // meanwhile, which it holds back, up to historyHoldBytes. Sequence numbers make the seam
+  // exact: what came both ways is delivered once. Without an advertisement, or when the answer
+  // stops for historyTimeout, it goes on live. Endpoints the subscriber binds take no history.
+  bool history = false;
+  std::chrono::milliseconds historyWait{3000};
+  std::chrono::milliseconds historyTimeout{10000};
+  std::size_t historyHoldBytes = 64 * 1024 * 1024;
 };
 
 // Thread-safety: a plain value type. An event as received, with where it came from.
@@ -53,6 +64,7 @@ struct ReceivedEvent {
   uint64_t sequence = 0;                       // among the source's events of this topic
   std::shared_ptr<const std::string> endpoint;  // the endpoint it arrived on, as given to the Subscriber
   std::chrono::system_clock::time_point receivedAt;  // Clock::wallNow() when decoded
+  bool fromHistory = false;  // part of a history answer (see SubscriberOptions::history)
 };
 
 enum class SourceState {
@@ -69,6 +81,28 @@ struct SourceChange {
   SourceState state = SourceState::Alive;
   bool joined = false;  // first message from this source (state is Alive)
   std::shared_ptr<const std::string> endpoint;  // where it was last heard
+};
+
+enum class HistoryOutcome {
+  Received,     // the answer came to its end
+  Unavailable,  // no source on the endpoint advertised a history within historyWait
+  Refused,      // the source was busy answering others
+  Failed,       // the answer stopped (historyTimeout), or live messages outgrew historyHoldBytes
+};
+
+std::string_view historyOutcomeName(HistoryOutcome outcome) noexcept;  // "received" "unavailable" ...
+
+// Thread-safety: a plain value type. How fetching an endpoint's history went.
+struct HistoryStatus {
+  std::shared_ptr<const std::string> endpoint;
+  HistoryOutcome outcome = HistoryOutcome::Unavailable;
+  std::string server;       // where it was asked for
+  uint64_t messages = 0;    // event messages received in the answer
+  uint64_t events = 0;      // events delivered from it (not counting ones already delivered)
+  // The source no longer held everything it sent: the run began before `oldest`.
+  bool truncated = false;
+  std::optional<std::chrono::system_clock::time_point> oldest;  // its oldest event
+  std::string error;
 };
 
 // Thread-safety: a plain value type.
@@ -131,6 +165,8 @@ struct SubscriberStats {
   // Connections ZeroMQ closed for good because the peer broke the protocol (a frame beyond the
   // size limit, a bad handshake) and that were connected again.
   uint64_t protocolErrors = 0;
+  uint64_t historyEvents = 0;   // events delivered from history answers
+  uint64_t historyOverlap = 0;  // skipped at the seam: came in the history and live
   std::string lastError;     // what was wrong with the last skipped message
 };
 
@@ -142,6 +178,7 @@ struct SubscriberCallbacks {
   EventCallback onEvent;  // may move from the event
   std::function<void(const SourceChange&)> onSourceChange;
   std::function<void(const GapInfo&)> onGap;
+  std::function<void(const HistoryStatus&)> onHistory;  // once per endpoint, with SubscriberOptions::history
 };
 
 // Thread-safe: every member may be called from any thread. poll() calls are serialized; callbacks

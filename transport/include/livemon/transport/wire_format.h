@@ -22,6 +22,11 @@ inline constexpr uint64_t kWireVersion = 1;
 // Topic (first frame) of heartbeat and goodbye messages. Event messages use the event name.
 inline constexpr std::string_view kHeartbeatTopic = "livemon.heartbeat";
 
+// Topic (first frame) of the history protocol's own messages: a request, and the end of an
+// answer (docs/wire-format.md, "History"). They travel on a source's history socket, never on
+// its PUB socket.
+inline constexpr std::string_view kHistoryTopic = "livemon.history";
+
 // Thread-safety: a plain value type.
 //
 // The limits of version 1. A publisher never sends more; a subscriber rejects more.
@@ -82,6 +87,9 @@ struct WireMessage {
   std::string name;             // Events only
   std::vector<Event> events;    // Events only
   PublisherCounters counters;   // Heartbeat and Goodbye only
+  // Heartbeat and Goodbye: the endpoint where this source serves the history of what it sent, as
+  // it bound it ("tcp://127.0.0.1:40123"); empty when it serves none.
+  std::string history;
 };
 
 enum class DecodeStatus : uint8_t {
@@ -105,9 +113,36 @@ DecodeStatus decodeMessage(std::string_view topic, std::string_view payload, con
 std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std::string_view name,
                                 const std::vector<Event>& events, const WireLimits& limits = {});
 
-// Encodes a heartbeat or goodbye payload (kind must be Heartbeat or Goodbye).
+// Encodes a heartbeat or goodbye payload (kind must be Heartbeat or Goodbye); `history`, when not
+// empty, is the endpoint serving the source's history.
 std::string encodeHeartbeatPayload(MessageKind kind, const SourceInfo& source, uint64_t sequence,
-                                   const PublisherCounters& counters);
+                                   const PublisherCounters& counters, std::string_view history = {});
+
+// Thread-safety: a plain value type. A history request: the topic prefixes the reader follows
+// (empty: all of them). At most kMaxHistoryFilters, each at most WireLimits::maxTopicBytes.
+struct HistoryRequest {
+  std::vector<std::string> filters;
+};
+inline constexpr std::size_t kMaxHistoryFilters = 64;
+
+// Thread-safety: a plain value type. The last message of a history answer.
+struct HistoryEnd {
+  uint64_t messages = 0;  // event messages the answer carried before this one
+  // True when the source no longer holds everything it sent: the oldest messages went to keep
+  // the history within its byte bound.
+  bool truncated = false;
+  // The timestamp of the first event the source still holds; none when it holds nothing.
+  std::optional<std::chrono::system_clock::time_point> oldest;
+  std::string error;  // why the request was refused ("busy"); empty when it was answered
+};
+
+// The payloads of the history protocol (docs/wire-format.md). The decoders never throw for bad
+// input: they return the status and, when `error` is given, what broke and where.
+std::string encodeHistoryRequest(const HistoryRequest& request);
+DecodeStatus decodeHistoryRequest(std::string_view payload, const WireLimits& limits, HistoryRequest& out,
+                                  std::string* error = nullptr);
+std::string encodeHistoryEnd(const HistoryEnd& end);
+DecodeStatus decodeHistoryEnd(std::string_view payload, HistoryEnd& out, std::string* error = nullptr);
 
 // Nanoseconds since the Unix epoch, the wire form of every timestamp.
 int64_t toWireTime(std::chrono::system_clock::time_point t) noexcept;

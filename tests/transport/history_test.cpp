@@ -1,0 +1,374 @@
+// History for late subscribers: a subscriber that joins a running publisher receives the run
+// from its first event, then live, with no gap and no duplicate at the seam; the history stays
+// within its byte bound; a subscriber goes on live when there is no history or it stops; a
+// hostile request costs nothing.
+#include <gtest/gtest.h>
+
+#include <zmq.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <livemon/clock.h>
+#include <livemon/event_handler.h>
+#include <livemon/stat.h>
+#include <livemon/transport/publisher.h>
+#include <livemon/transport/relay.h>
+#include <livemon/transport/subscriber.h>
+#include <livemon/transport/wire_format.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+using namespace std::chrono_literals;
+using test::makeEvent;
+using test::pollUntil;
+using test::waitUntil;
+
+// What a subscriber received of the topic "step": sequence numbers in delivery order.
+struct Collected {
+  std::vector<uint64_t> sequences;
+  std::vector<bool> fromHistory;
+  std::vector<HistoryStatus> histories;
+  uint64_t gaps = 0;
+
+  SubscriberCallbacks callbacks(const std::string& name = "step") {
+    SubscriberCallbacks callbacks;
+    callbacks.onEvent = [this, name](ReceivedEvent& event) {
+      if (event.event.name != name) return;
+      sequences.push_back(event.sequence);
+      fromHistory.push_back(event.fromHistory);
+    };
+    callbacks.onGap = [this](const GapInfo&) { ++gaps; };
+    callbacks.onHistory = [this](const HistoryStatus& status) { histories.push_back(status); };
+    return callbacks;
+  }
+};
+
+SubscriberOptions withHistory(const std::string& endpoint) {
+  SubscriberOptions options = test::connectTo({endpoint});
+  options.history = true;
+  return options;
+}
+
+void logSteps(int first, int count) {
+  for (int i = first; i < first + count; ++i) logEvent(makeEvent("step", {{"i", int64_t{i}}}));
+}
+
+TEST(History, ALateSubscriberSeesTheRunFromItsFirstEventThenLiveWithoutGapOrDuplicate) {
+  Publisher publisher(test::testPublisherOptions());
+  ASSERT_FALSE(publisher.historyEndpoint().empty()) << "a publisher that binds keeps history by default";
+  logSteps(0, 500);
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == 500; }));
+
+  // Events keep coming while the subscriber joins, so some arrive both in the history and live.
+  std::atomic<bool> stop{false};
+  std::atomic<int> logged{500};
+  std::thread training([&] {
+    while (!stop.load()) {
+      logSteps(logged.load(), 1);
+      logged.fetch_add(1);
+      std::this_thread::sleep_for(200us);  // a training loop's pace, not synchronisation
+    }
+  });
+  Subscriber subscriber(withHistory(publisher.endpoints().front()));
+  Collected collected;
+  const auto callbacks = collected.callbacks();
+  const bool answered = pollUntil(subscriber, callbacks, [&] { return !collected.histories.empty(); });
+  const bool pastSeam = pollUntil(subscriber, callbacks, [&] { return collected.sequences.size() > 700; });
+  stop = true;
+  training.join();
+  ASSERT_TRUE(answered);
+  ASSERT_TRUE(pastSeam);
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == static_cast<uint64_t>(logged.load()); }));
+  ASSERT_TRUE(pollUntil(subscriber, callbacks,
+                        [&] { return collected.sequences.size() >= static_cast<std::size_t>(logged.load()); }));
+
+  const HistoryStatus& history = collected.histories.front();
+  EXPECT_EQ(history.outcome, HistoryOutcome::Received) << history.error;
+  EXPECT_FALSE(history.truncated);
+  EXPECT_GE(history.events, 500u);
+  ASSERT_TRUE(history.oldest.has_value());
+  EXPECT_EQ(*history.oldest, makeEvent("step", {}).timestamp) << "the oldest event held is the run's first";
+  // Every number once, in order: the history, then live, with the seam exact.
+  ASSERT_EQ(collected.sequences.size(), static_cast<std::size_t>(logged.load()));
+  for (std::size_t i = 0; i < collected.sequences.size(); ++i) ASSERT_EQ(collected.sequences[i], i);
+  EXPECT_TRUE(collected.fromHistory.front());
+  EXPECT_FALSE(collected.fromHistory.back());
+  EXPECT_EQ(collected.gaps, 0u);
+  EXPECT_EQ(subscriber.stats().duplicates, 0u);
+  EXPECT_EQ(subscriber.stats().historyEvents, history.events);
+  EXPECT_EQ(publisher.stats().historyRequests, 1u);
+}
+
+TEST(History, ASubscriberWithoutHistoryStillSeesOnlyWhatComesAfterItJoins) {
+  Publisher publisher(test::testPublisherOptions());
+  logSteps(0, 100);
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == 100; }));
+  Subscriber subscriber(test::connectTo({publisher.endpoints().front()}));
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+  logSteps(100, 10);
+  Collected collected;
+  ASSERT_TRUE(pollUntil(subscriber, collected.callbacks(), [&] { return collected.sequences.size() == 10; }));
+  EXPECT_EQ(collected.sequences.front(), 100u);
+  EXPECT_TRUE(collected.histories.empty());
+}
+
+TEST(History, StaysWithinItsByteBoundAndSaysWhatItNoLongerHolds) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.historyBytes = 64 * 1024;
+  options.maxBatchEvents = 10;  // many messages, so the bound is crossed message by message
+  Publisher publisher(options);
+  for (int round = 0; round < 50; ++round) {
+    logSteps(round * 100, 100);
+    ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == static_cast<uint64_t>((round + 1) * 100); }));
+    ASSERT_LE(publisher.stats().historyBytes, 64u * 1024);
+  }
+  const PublisherStats stats = publisher.stats();
+  EXPECT_GT(stats.historyDropped, 0u);
+  EXPECT_GT(stats.historyMessages, 0u);
+
+  Subscriber subscriber(withHistory(publisher.endpoints().front()));
+  Collected collected;
+  ASSERT_TRUE(pollUntil(subscriber, collected.callbacks(), [&] { return !collected.histories.empty(); }));
+  const HistoryStatus& history = collected.histories.front();
+  EXPECT_EQ(history.outcome, HistoryOutcome::Received);
+  EXPECT_TRUE(history.truncated) << "the run began before what is held";
+  ASSERT_FALSE(collected.sequences.empty());
+  EXPECT_GT(collected.sequences.front(), 0u);
+  EXPECT_EQ(collected.sequences.back(), 4999u) << "the newest events are the ones held";
+  for (std::size_t i = 1; i < collected.sequences.size(); ++i) {
+    ASSERT_EQ(collected.sequences[i], collected.sequences[i - 1] + 1);
+  }
+}
+
+// A long run on an injected clock: 100 Stats, windows of 10 s, for six simulated hours. The
+// history never holds more than its bound, and keeps the newest windows.
+TEST(History, ALongRunOfStatWindowsStaysWithinTheBound) {
+  constexpr std::size_t kBound = 512 * 1024;
+  PublisherOptions options = test::testPublisherOptions();
+  options.historyBytes = kBound;
+  Publisher publisher(options);
+  ManualClock clock;
+  std::vector<std::unique_ptr<Stat>> stats;
+  for (int i = 0; i < 100; ++i) {
+    stats.push_back(std::make_unique<Stat>("stat" + std::to_string(i), std::vector{Aggregation::Mean, Aggregation::Max},
+                                           10s, std::numeric_limits<int64_t>::max(), clock));
+  }
+  uint64_t windows = 0;
+  for (int second = 0; second < 6 * 3600; ++second) {
+    for (auto& stat : stats) stat->add(static_cast<double>(second));
+    clock.advance(1s);
+    if (second % 10 == 9) {
+      windows += stats.size();
+      if (second % 600 == 599) {
+        ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == windows; }));
+        ASSERT_LE(publisher.stats().historyBytes, kBound);
+      }
+    }
+  }
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == windows; }));
+  const PublisherStats after = publisher.stats();
+  EXPECT_LE(after.historyBytes, kBound);
+  EXPECT_GT(after.historyBytes, kBound / 2) << "the bound is used, not wasted";
+  EXPECT_GT(after.historyDropped, 0u);
+  EXPECT_EQ(after.droppedQueueFull, 0u);
+}
+
+TEST(History, WithoutAnAdvertisementTheSubscriberGoesOnLiveAndReleasesWhatItHeld) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.historyBytes = 0;
+  Publisher publisher(options);
+  EXPECT_TRUE(publisher.historyEndpoint().empty());
+  SubscriberOptions subscriberOptions = withHistory(publisher.endpoints().front());
+  subscriberOptions.historyWait = 300ms;
+  Subscriber subscriber(subscriberOptions);
+  Collected collected;
+  const auto callbacks = collected.callbacks();
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+  logSteps(0, 20);
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return collected.sequences.size() == 20; }));
+  ASSERT_EQ(collected.histories.size(), 1u);
+  EXPECT_EQ(collected.histories.front().outcome, HistoryOutcome::Unavailable);
+  EXPECT_FALSE(collected.histories.front().error.empty());
+  for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(collected.sequences[i], i);
+}
+
+TEST(History, AnEnvironmentVariableSizesOrDisablesIt) {
+  setenv("LIVEMON_HISTORY_MB", "0", 1);
+  EXPECT_TRUE(Publisher(test::testPublisherOptions()).historyEndpoint().empty());
+  setenv("LIVEMON_HISTORY_MB", "lots", 1);
+  try {
+    Publisher publisher(test::testPublisherOptions());
+    ADD_FAILURE() << "a bad LIVEMON_HISTORY_MB is refused";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("LIVEMON_HISTORY_MB"), std::string::npos) << error.what();
+  }
+  unsetenv("LIVEMON_HISTORY_MB");
+  PublisherOptions connected = test::testPublisherOptions();
+  connected.bind.clear();
+  connected.connect = {"tcp://127.0.0.1:1"};
+  EXPECT_TRUE(Publisher(connected).historyEndpoint().empty()) << "a publisher that connects leaves history to the relay";
+}
+
+TEST(History, FiltersApplyToTheHistoryToo) {
+  Publisher publisher(test::testPublisherOptions());
+  logSteps(0, 50);
+  for (int i = 0; i < 5; ++i) logEvent(makeEvent("eval", {{"loss", 1.0}}));
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == 55; }));
+  SubscriberOptions options = withHistory(publisher.endpoints().front());
+  options.filters = {"eval"};
+  Subscriber subscriber(options);
+  Collected evals;
+  uint64_t others = 0;
+  SubscriberCallbacks callbacks = evals.callbacks("eval");
+  callbacks.onEvent = [&, inner = callbacks.onEvent](ReceivedEvent& event) {
+    if (event.event.name != "eval") ++others;
+    inner(event);
+  };
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return !evals.histories.empty(); }));
+  EXPECT_EQ(evals.sequences.size(), 5u);
+  EXPECT_EQ(others, 0u);
+}
+
+// Raw ZeroMQ against the history socket: junk is counted and skipped, and a good request after
+// it is still answered.
+TEST(History, AMalformedRequestIsSkippedAndTheNextOneAnswered) {
+  Publisher publisher(test::testPublisherOptions());
+  logSteps(0, 3);
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == 3; }));
+  void* context = zmq_ctx_new();
+  void* dealer = zmq_socket(context, ZMQ_DEALER);
+  int zero = 0;
+  zmq_setsockopt(dealer, ZMQ_LINGER, &zero, sizeof zero);
+  ASSERT_EQ(zmq_connect(dealer, publisher.historyEndpoint().c_str()), 0);
+  zmq_send(dealer, "junk", 4, 0);
+  zmq_send(dealer, "livemon.history", 15, ZMQ_SNDMORE);
+  zmq_send(dealer, "\x81\xa1v\x02", 4, 0);  // {"v": 2}
+  const std::string request = encodeHistoryRequest({});
+  zmq_send(dealer, "livemon.history", 15, ZMQ_SNDMORE);
+  zmq_send(dealer, request.data(), request.size(), 0);
+  int receiveTimeout = 10000;
+  zmq_setsockopt(dealer, ZMQ_RCVTIMEO, &receiveTimeout, sizeof receiveTimeout);
+  int messages = 0;
+  HistoryEnd end;
+  while (true) {
+    char topic[64];
+    const int topicSize = zmq_recv(dealer, topic, sizeof topic, 0);
+    ASSERT_GE(topicSize, 0) << "no answer";
+    std::vector<char> payload(1 << 20);
+    const int payloadSize = zmq_recv(dealer, payload.data(), payload.size(), 0);
+    ASSERT_GE(payloadSize, 0);
+    if (std::string_view(topic, static_cast<std::size_t>(topicSize)) == kHistoryTopic) {
+      ASSERT_EQ(decodeHistoryEnd(std::string_view(payload.data(), static_cast<std::size_t>(payloadSize)), end),
+                DecodeStatus::Ok);
+      break;
+    }
+    ++messages;
+  }
+  EXPECT_EQ(end.messages, static_cast<uint64_t>(messages));
+  EXPECT_GE(messages, 1);
+  EXPECT_TRUE(end.error.empty());
+  EXPECT_EQ(publisher.stats().historyRequests, 1u);
+  zmq_close(dealer);
+  zmq_ctx_term(context);
+}
+
+RelayOptions loopbackRelay() {
+  RelayOptions options;
+  options.listen = "tcp://127.0.0.1:*";
+  options.serve = "tcp://127.0.0.1:*";
+  options.reportInterval = 50ms;
+  return options;
+}
+
+PublisherOptions connectedTo(const std::string& endpoint, int64_t rank) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.bind.clear();
+  options.connect = {endpoint};
+  options.rank = rank;
+  return options;
+}
+
+// Ranks publish into a node relay that forwards to the head relay; a subscriber that joins the
+// head late gets each rank's run from its first event, from the head's history alone.
+TEST(History, ALateSubscriberOfAChainOfRelaysSeesEveryRankFromItsStart) {
+  Relay head(loopbackRelay());
+  RelayOptions nodeOptions = loopbackRelay();
+  nodeOptions.upstream = {head.listenEndpoint()};
+  Relay node(nodeOptions);
+  ASSERT_FALSE(head.historyEndpoint().empty());
+  EXPECT_TRUE(node.historyEndpoint().empty()) << "a relay that forwards upstream leaves history to the top";
+
+  std::vector<std::unique_ptr<Publisher>> ranks;
+  for (int64_t rank = 0; rank < 4; ++rank) ranks.push_back(std::make_unique<Publisher>(connectedTo(node.listenEndpoint(), rank)));
+  // Until the head holds every rank's messages: the publishers' first ones may precede their
+  // connections (ZeroMQ's slow joiner), which is why each logs until the head has something.
+  int logged = 0;
+  ASSERT_TRUE(waitUntil([&] {
+    logSteps(logged++, 1);
+    return head.stats().historyMessages >= 4 * 20;
+  }));
+  for (int i = 0; i < 100; ++i) logSteps(logged++, 1);
+  ASSERT_TRUE(waitUntil([&] {
+    for (const auto& rank : ranks) {
+      if (rank->publishedCount() != static_cast<uint64_t>(logged)) return false;
+    }
+    return true;
+  }));
+
+  Subscriber subscriber(withHistory(head.serveEndpoint()));
+  std::map<int64_t, std::vector<uint64_t>> perRank;
+  std::vector<HistoryStatus> histories;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    if (event.event.name == "step" && event.source->rank) perRank[*event.source->rank].push_back(event.sequence);
+  };
+  callbacks.onHistory = [&](const HistoryStatus& status) { histories.push_back(status); };
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return !histories.empty(); }));
+  for (int i = 0; i < 10; ++i) logSteps(logged++, 1);
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] {
+    for (int64_t rank = 0; rank < 4; ++rank) {
+      if (perRank[rank].empty() || perRank[rank].back() + 1 < ranks[static_cast<std::size_t>(rank)]->publishedCount()) return false;
+    }
+    return true;
+  }));
+  EXPECT_EQ(histories.front().outcome, HistoryOutcome::Received) << histories.front().error;
+  EXPECT_EQ(histories.front().server.substr(histories.front().server.rfind(':')),
+            head.historyEndpoint().substr(head.historyEndpoint().rfind(':')));
+  for (const auto& [rank, sequences] : perRank) {
+    // Each rank from the first event the head received of it, each number once, in order.
+    ASSERT_FALSE(sequences.empty());
+    for (std::size_t i = 1; i < sequences.size(); ++i) ASSERT_EQ(sequences[i], sequences[i - 1] + 1) << "rank " << rank;
+    EXPECT_GT(sequences.size(), 100u) << "rank " << rank << " from before the subscriber joined";
+  }
+  EXPECT_EQ(subscriber.stats().duplicates, 0u);
+  EXPECT_EQ(subscriber.stats().gaps, 0u);
+}
+
+TEST(History, ARelayKeepsItsHistoryWithinItsBound) {
+  RelayOptions options = loopbackRelay();
+  options.historyBytes = 32 * 1024;
+  Relay relay(options);
+  Publisher publisher(connectedTo(relay.listenEndpoint(), 0));
+  int logged = 0;
+  ASSERT_TRUE(waitUntil([&] {
+    logSteps(logged++, 1);
+    return relay.stats().historyDropped > 100;
+  }));
+  EXPECT_LE(relay.stats().historyBytes, 32u * 1024);
+  Subscriber subscriber(withHistory(relay.serveEndpoint()));
+  Collected collected;
+  ASSERT_TRUE(pollUntil(subscriber, collected.callbacks(), [&] { return !collected.histories.empty(); }));
+  EXPECT_EQ(collected.histories.front().outcome, HistoryOutcome::Received);
+  EXPECT_TRUE(collected.histories.front().truncated);
+  EXPECT_TRUE(collected.histories.front().oldest.has_value());
+}
+
+}  // namespace
+}  // namespace livemon::transport

@@ -1,0 +1,230 @@
+#include "history_server.h"
+
+#include <algorithm>
+#include <cerrno>
+
+#include <zmq.h>
+
+#include "zmq_support.h"
+
+namespace livemon::transport::detail {
+
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// What one serve() call sends at most, over all answers, before it lets its thread go on.
+constexpr std::size_t kSendBudgetMessages = 256;
+// Requests one serve() call takes at most.
+constexpr int kRequestsPerServe = 16;
+// Messages queued per reader: few, because each may be a batch of up to 256 KiB that the store
+// may drop meanwhile (the queue then keeps it alive).
+constexpr int kAnswerHighWaterMark = 64;
+// What the readers of a history socket may send it: a request or two per connection.
+constexpr PeerLimits kReaderLimits{64 * 1024, 1024 * 1024, 64};
+
+void releasePayload(void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); }
+
+bool startsWithAny(const std::string& topic, const std::vector<std::string>& filters) {
+  if (filters.empty()) return true;
+  return std::any_of(filters.begin(), filters.end(),
+                     [&](const std::string& filter) { return topic.compare(0, filter.size(), filter) == 0; });
+}
+
+// Receives one frame into `out`; false when none is waiting.
+bool receiveFrame(void* socket, std::string& out, bool& more) {
+  zmq_msg_t frame;
+  zmq_msg_init(&frame);
+  if (zmq_msg_recv(&frame, socket, ZMQ_DONTWAIT) < 0) {
+    zmq_msg_close(&frame);
+    return false;
+  }
+  annotateAfterReceive();
+  out.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
+  more = zmq_msg_more(&frame) != 0;
+  zmq_msg_close(&frame);
+  return true;
+}
+
+}  // namespace
+
+HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits) : limits_(limits) {
+  socket_ = zmq_socket(context, ZMQ_ROUTER);
+  if (socket_ == nullptr) throwEndpointError("open a history socket for", endpoint, errno);
+  try {
+    setIntOption(socket_, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    // A full reader queue says so (EAGAIN) instead of dropping the message silently, and a reader
+    // that left says so too (EHOSTUNREACH).
+    setIntOption(socket_, ZMQ_ROUTER_MANDATORY, 1, "ZMQ_ROUTER_MANDATORY");
+    setIntOption(socket_, ZMQ_SNDHWM, kAnswerHighWaterMark, "ZMQ_SNDHWM");
+    setIntOption(socket_, ZMQ_RCVHWM, 4, "ZMQ_RCVHWM");
+    setInt64Option(socket_, ZMQ_MAXMSGSIZE, static_cast<int64_t>(kMaxRequestBytes), "ZMQ_MAXMSGSIZE");
+    guard_ = std::make_unique<PeerGuard>(context, socket_, kReaderLimits);
+    if (zmq_bind(socket_, endpoint.c_str()) != 0) throwEndpointError("bind the history socket at", endpoint, errno);
+    endpoint_ = lastEndpoint(socket_, endpoint);
+  } catch (...) {
+    guard_.reset();
+    zmq_close(socket_);
+    throw;
+  }
+}
+
+HistoryServer::~HistoryServer() {
+  guard_.reset();
+  zmq_close(socket_);
+}
+
+HistoryServerStats HistoryServer::stats() const noexcept {
+  HistoryServerStats stats;
+  stats.requests = requests_.load(std::memory_order_relaxed);
+  stats.answered = answered_.load(std::memory_order_relaxed);
+  stats.refused = refused_.load(std::memory_order_relaxed);
+  stats.abandoned = abandoned_.load(std::memory_order_relaxed);
+  stats.malformed = malformed_.load(std::memory_order_relaxed);
+  return stats;
+}
+
+bool HistoryServer::serve(const HistoryStore& store) {
+  const uint64_t before = requests_.load(std::memory_order_relaxed) + malformed_.load(std::memory_order_relaxed);
+  takeRequests(store);
+  bool worked = requests_.load(std::memory_order_relaxed) + malformed_.load(std::memory_order_relaxed) != before;
+  std::size_t budget = kSendBudgetMessages;
+  for (std::size_t i = 0; i < answers_.size() && budget > 0;) {
+    bool finished = false;
+    worked = progress(answers_[i], store, budget, finished) || worked;
+    if (finished) {
+      answers_.erase(answers_.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+  return worked;
+}
+
+void HistoryServer::takeRequests(const HistoryStore& store) {
+  std::string routingId;
+  std::string topic;
+  std::string payload;
+  for (int i = 0; i < kRequestsPerServe; ++i) {
+    bool more = false;
+    if (!receiveFrame(socket_, routingId, more)) return;
+    // [routing id][topic][payload]: anything else is read to its end and counted.
+    bool wellFramed = more && receiveFrame(socket_, topic, more) && more && receiveFrame(socket_, payload, more) && !more;
+    while (more && receiveFrame(socket_, payload, more)) wellFramed = false;
+    HistoryRequest request;
+    if (!wellFramed || topic != kHistoryTopic || decodeHistoryRequest(payload, limits_, request) != DecodeStatus::Ok) {
+      malformed_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    requests_.fetch_add(1, std::memory_order_relaxed);
+    // A reader that asks again starts over.
+    std::erase_if(answers_, [&](const Answer& answer) { return answer.routingId == routingId; });
+    if (answers_.size() >= kMaxAnswers) {
+      HistoryEnd busy;
+      busy.truncated = store.truncated();
+      busy.error = "busy";
+      sendEnd(routingId, busy);
+      refused_.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    answers_.push_back(Answer{routingId, store.begin(), store.end(), 0, std::move(request.filters), SteadyClock::now()});
+  }
+}
+
+bool HistoryServer::progress(Answer& answer, const HistoryStore& store, std::size_t& budget, bool& finished) {
+  bool worked = false;
+  // What the store dropped meanwhile is gone; the reader sees a gap in its sequence numbers.
+  answer.next = std::max(answer.next, store.begin());
+  while (budget > 0 && answer.next < answer.end) {
+    const HistoryStore::Entry& entry = store.at(answer.next);
+    if (!startsWithAny(entry.topic, answer.filters)) {
+      ++answer.next;
+      continue;
+    }
+    const Send sent = sendEntry(answer.routingId, entry);
+    if (sent == Send::Gone) {
+      abandoned_.fetch_add(1, std::memory_order_relaxed);
+      finished = true;
+      return true;
+    }
+    if (sent == Send::Full) break;
+    ++answer.next;
+    ++answer.sent;
+    --budget;
+    worked = true;
+    answer.lastProgress = SteadyClock::now();
+  }
+  if (answer.next >= answer.end && budget > 0) {
+    HistoryEnd end;
+    end.messages = answer.sent;
+    end.truncated = store.truncated();
+    if (const auto oldest = store.oldestNs()) end.oldest = fromWireTime(*oldest);
+    const Send sent = sendEnd(answer.routingId, end);
+    if (sent != Send::Full) {
+      (sent == Send::Sent ? answered_ : abandoned_).fetch_add(1, std::memory_order_relaxed);
+      finished = true;
+      return true;
+    }
+  }
+  if (!worked && SteadyClock::now() - answer.lastProgress > kStallTimeout) {
+    abandoned_.fetch_add(1, std::memory_order_relaxed);
+    finished = true;
+    return true;
+  }
+  return worked;
+}
+
+HistoryServer::Send HistoryServer::sendEntry(const std::string& routingId, const HistoryStore::Entry& entry) {
+  if (zmq_send(socket_, routingId.data(), routingId.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+    return errno == EAGAIN ? Send::Full : Send::Gone;
+  }
+  // Once the routing frame is taken the others are too.
+  zmq_send(socket_, entry.topic.data(), entry.topic.size(), ZMQ_SNDMORE);
+  auto* held = new std::shared_ptr<const std::string>(entry.payload);
+  zmq_msg_t payload;
+  if (zmq_msg_init_data(&payload, const_cast<char*>((*held)->data()), (*held)->size(), releasePayload, held) != 0) {
+    delete held;
+    zmq_send(socket_, "", 0, 0);
+    return Send::Sent;
+  }
+  annotateBeforeSend();
+  if (zmq_msg_send(&payload, socket_, 0) < 0) zmq_msg_close(&payload);
+  return Send::Sent;
+}
+
+HistoryServer::Send HistoryServer::sendEnd(const std::string& routingId, const HistoryEnd& end) {
+  if (zmq_send(socket_, routingId.data(), routingId.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+    return errno == EAGAIN ? Send::Full : Send::Gone;
+  }
+  zmq_send(socket_, kHistoryTopic.data(), kHistoryTopic.size(), ZMQ_SNDMORE);
+  const std::string payload = encodeHistoryEnd(end);
+  annotateBeforeSend();
+  zmq_send(socket_, payload.data(), payload.size(), 0);
+  return Send::Sent;
+}
+
+std::string defaultHistoryEndpoint(const std::string& endpoint) {
+  if (endpoint.rfind("tcp://", 0) == 0) {
+    const auto colon = endpoint.rfind(':');
+    if (colon != std::string::npos && colon > 5) return endpoint.substr(0, colon) + ":*";
+    return "tcp://127.0.0.1:*";
+  }
+  return endpoint + ".history";
+}
+
+std::string resolveHistoryEndpoint(const std::string& advertised, const std::string& endpoint, bool bound) {
+  constexpr std::string_view tcp = "tcp://";
+  if (advertised.rfind(tcp, 0) != 0) return advertised;
+  const auto portColon = advertised.rfind(':');
+  if (portColon == std::string::npos || portColon < tcp.size()) return advertised;
+  const std::string port = advertised.substr(portColon + 1);
+  std::string host = advertised.substr(tcp.size(), portColon - tcp.size());
+  if (!bound && endpoint.rfind(tcp, 0) == 0) {
+    const auto colon = endpoint.rfind(':');
+    if (colon != std::string::npos && colon > tcp.size()) host = endpoint.substr(tcp.size(), colon - tcp.size());
+  }
+  if (host == "*" || host == "0.0.0.0" || host == "[::]" || host == "::") host = "127.0.0.1";
+  return std::string(tcp) + host + ":" + port;
+}
+
+}  // namespace livemon::transport::detail

@@ -1,0 +1,103 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <livemon/transport/wire_format.h>
+
+#include "history_store.h"
+#include "peer_guard.h"
+
+// Only transport/src includes this header.
+namespace livemon::transport::detail {
+
+// Thread-safety: a plain value type.
+struct HistoryServerStats {
+  uint64_t requests = 0;   // well-formed requests taken
+  uint64_t answered = 0;   // answers sent to their end
+  uint64_t refused = 0;    // requests answered "busy"
+  uint64_t abandoned = 0;  // answers given up: the reader left or stopped reading
+  uint64_t malformed = 0;  // requests that were not valid
+};
+
+// Not thread-safe: owned by the thread that owns the HistoryStore it serves (a publisher's I/O
+// thread, a relay's worker); stats() may be read from any thread.
+//
+// Answers history requests (docs/wire-format.md, "History") on a ROUTER socket of its own, so a
+// request never touches the threads that log events. An answer is the stored messages, oldest
+// first, up to the newest one held when the request came, then a history end. Sending never
+// waits: each call sends what the reader's queue takes (ZMQ_ROUTER_MANDATORY tells when it is
+// full) and resumes there on the next call. Payloads go out without a copy (they are shared with
+// the store), so an answer costs the store's memory, not more.
+// Bounded: at most kMaxAnswers answers at once (more get "busy"), a request frame of at most
+// kMaxRequestBytes, the connections' bytes watched by a PeerGuard, and an answer whose reader
+// takes nothing for kStallTimeout is abandoned.
+class HistoryServer {
+ public:
+  static constexpr std::size_t kMaxAnswers = 8;
+  static constexpr std::size_t kMaxRequestBytes = 16 * 1024;
+  static constexpr std::chrono::seconds kStallTimeout{30};
+
+  // Binds `endpoint` ("tcp://host:*" picks a free port). Throws TransportError naming it.
+  HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits);
+  ~HistoryServer();
+
+  HistoryServer(const HistoryServer&) = delete;
+  HistoryServer& operator=(const HistoryServer&) = delete;
+
+  // As bound, with the port a "*" became.
+  const std::string& endpoint() const noexcept { return endpoint_; }
+  void* socket() const noexcept { return socket_; }
+
+  // Takes waiting requests and sends what the readers take now. True when it did anything.
+  bool serve(const HistoryStore& store);
+  // An answer is in progress: call serve() again soon.
+  bool answering() const noexcept { return !answers_.empty(); }
+
+  HistoryServerStats stats() const noexcept;
+
+ private:
+  struct Answer {
+    std::string routingId;
+    uint64_t next = 0;  // the store's numbering
+    uint64_t end = 0;
+    uint64_t sent = 0;
+    std::vector<std::string> filters;
+    std::chrono::steady_clock::time_point lastProgress;
+  };
+  enum class Send { Sent, Full, Gone };
+
+  void takeRequests(const HistoryStore& store);
+  bool progress(Answer& answer, const HistoryStore& store, std::size_t& budget, bool& finished);
+  Send sendEntry(const std::string& routingId, const HistoryStore::Entry& entry);
+  Send sendEnd(const std::string& routingId, const HistoryEnd& end);
+
+  void* socket_ = nullptr;
+  std::string endpoint_;
+  WireLimits limits_;
+  std::unique_ptr<PeerGuard> guard_;
+  std::vector<Answer> answers_;
+  std::atomic<uint64_t> requests_{0};
+  std::atomic<uint64_t> answered_{0};
+  std::atomic<uint64_t> refused_{0};
+  std::atomic<uint64_t> abandoned_{0};
+  std::atomic<uint64_t> malformed_{0};
+};
+
+// The endpoint a history socket binds by default beside `endpoint`, the first endpoint its
+// source binds for subscribers: the same host with a free port for tcp://, the name with
+// ".history" appended for ipc:// and inproc://.
+std::string defaultHistoryEndpoint(const std::string& endpoint);
+
+// Where a reader that reached a source at `endpoint` (connected, or bound when `bound`) finds
+// the history the source advertises as `advertised`: a tcp:// port is taken on the host the reader
+// connected to (the source sees itself by another name, or behind a tunnel); a wildcard host on
+// a bound endpoint becomes 127.0.0.1. Others are taken as they are.
+std::string resolveHistoryEndpoint(const std::string& advertised, const std::string& endpoint, bool bound);
+
+}  // namespace livemon::transport::detail

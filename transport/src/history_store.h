@@ -1,0 +1,81 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+// Only transport/src includes this header.
+namespace livemon::transport::detail {
+
+// Not thread-safe: owned by one thread (a publisher's I/O thread, a relay's worker).
+//
+// The event messages a source sent, as sent (topic and payload bytes), oldest first, within a
+// byte bound: appending beyond it drops the oldest. What a late subscriber asks for to see the
+// run from its start. Payloads are shared, so a message on its way to a subscriber stays valid
+// after it is dropped here.
+class HistoryStore {
+ public:
+  struct Entry {
+    std::string topic;
+    std::shared_ptr<const std::string> payload;
+    int64_t firstEventNs = 0;  // the timestamp of the message's first event (wire time)
+  };
+
+  // Bookkeeping counted beside each message's bytes.
+  static constexpr std::size_t kEntryOverhead = sizeof(Entry) + 64;
+
+  explicit HistoryStore(std::size_t maxBytes) : maxBytes_(maxBytes) {}
+
+  static std::size_t costOf(std::string_view topic, std::size_t payloadBytes) noexcept {
+    return topic.size() + payloadBytes + kEntryOverhead;
+  }
+
+  // Keeps a message, dropping the oldest ones until it fits. A message larger than the whole
+  // bound is not kept (and counts as dropped).
+  void append(std::string_view topic, std::shared_ptr<const std::string> payload, int64_t firstEventNs) {
+    const std::size_t cost = costOf(topic, payload->size());
+    if (cost > maxBytes_) {
+      ++dropped_;
+      return;
+    }
+    while (bytes_ + cost > maxBytes_) dropOldest();
+    entries_.push_back(Entry{std::string(topic), std::move(payload), firstEventNs});
+    bytes_ += cost;
+  }
+
+  // Messages are numbered from 0 in the order appended; [begin(), end()) are still held.
+  uint64_t begin() const noexcept { return first_; }
+  uint64_t end() const noexcept { return first_ + entries_.size(); }
+  const Entry& at(uint64_t index) const { return entries_[static_cast<std::size_t>(index - first_)]; }
+
+  std::size_t bytes() const noexcept { return bytes_; }
+  std::size_t maxBytes() const noexcept { return maxBytes_; }
+  std::size_t messages() const noexcept { return entries_.size(); }
+  // Messages dropped so far: to stay within the bound, or too large to keep.
+  uint64_t dropped() const noexcept { return dropped_; }
+  bool truncated() const noexcept { return dropped_ > 0; }
+  std::optional<int64_t> oldestNs() const {
+    if (entries_.empty()) return std::nullopt;
+    return entries_.front().firstEventNs;
+  }
+
+ private:
+  void dropOldest() {
+    bytes_ -= costOf(entries_.front().topic, entries_.front().payload->size());
+    entries_.pop_front();
+    ++first_;
+    ++dropped_;
+  }
+
+  const std::size_t maxBytes_;
+  std::deque<Entry> entries_;
+  std::size_t bytes_ = 0;
+  uint64_t first_ = 0;
+  uint64_t dropped_ = 0;
+};
+
+}  // namespace livemon::transport::detail
