@@ -169,6 +169,7 @@ std::string formatEventJson(const ReceivedEvent& event) {
   if (const auto step = statedStep(event.event)) json += ",\"step\":" + std::to_string(*step);
   if (event.source) json += ",\"source\":" + sourceJson(*event.source);
   if (event.endpoint) json += ",\"endpoint\":" + jsonString(*event.endpoint);
+  if (event.fromHistory) json += ",\"history\":true";
   json += ",\"data\":{";
   bool first = true;
   for (const auto* field : sortedData(event.event)) {
@@ -205,6 +206,18 @@ std::string formatGapJson(const GapInfo& gap) {
                      ",\"missed\":" + std::to_string(gap.missed());
   if (gap.source) json += ",\"source\":" + sourceJson(*gap.source);
   return json + "}";
+}
+
+std::string formatHistoryText(const HistoryStatus& history) {
+  std::string line = "history of " + (history.endpoint ? printableText(*history.endpoint) : std::string("?")) + ": ";
+  if (history.outcome != transport::HistoryOutcome::Received) {
+    return line + "none (" + std::string(transport::historyOutcomeName(history.outcome)) + ": " + printableText(history.error) +
+           "); live from now";
+  }
+  line += std::to_string(history.events) + " event(s)";
+  if (history.oldest) line += " from " + localClock(*history.oldest);
+  if (history.truncated) line += " (older ones not kept)";
+  return line + ", then live";
 }
 
 std::string formatReceiveSummary(const SubscriberStats& stats) {

@@ -18,6 +18,7 @@
 namespace livemon::livemonctl {
 
 using transport::GapInfo;
+using transport::HistoryStatus;
 using transport::ReceivedEvent;
 using transport::SourceChange;
 using transport::SubscriberStats;
@@ -28,7 +29,8 @@ using transport::SubscriberStats;
 // passes through printableText(). The notices below are printable the same way.
 std::string formatEventText(const ReceivedEvent& event);
 // One JSON object, no newline: {"time": ISO-8601 UTC, "ts": ns, "name", "seq", "step" (when the
-// event has one, as in the text form), "source": {...}, "endpoint", "data": {...}}. Doubles are exact and always carry a '.' or an exponent, so they
+// event has one, as in the text form), "source": {...}, "endpoint", "history": true (only for events of a history
+// answer), "data": {...}}. Doubles are exact and always carry a '.' or an exponent, so they
 // stay apart from integers; NaN and ±Inf, which JSON
 // lacks, are written as the strings "NaN", "Infinity" and "-Infinity".
 std::string formatEventJson(const ReceivedEvent& event);
@@ -36,6 +38,9 @@ std::string formatSourceChangeText(const SourceChange& change);
 std::string formatSourceChangeJson(const SourceChange& change);  // {"notice": "joined"|"stale"|"alive"|"gone", ...}
 std::string formatGapText(const GapInfo& gap);
 std::string formatGapJson(const GapInfo& gap);  // {"notice": "gap", ...}
+// How fetching an endpoint's history went, as one line: "history of EP: 1234 event(s) from
+// 17:46:18 (older ones not kept)", or why there is none.
+std::string formatHistoryText(const HistoryStatus& history);
 // What a subscriber received and had to skip or forget, for the summary line of tail and record;
 // peer-chosen text in it is escaped.
 std::string formatReceiveSummary(const SubscriberStats& stats);

@@ -118,6 +118,8 @@ int main(int argc, char** argv) {
   CLI::App* tailCommand = app.add_subcommand("tail", "Print the events of one or more publishers as they arrive");
   tailCommand->add_option("endpoints", tail.endpoints, "Endpoints to connect to")->capture_default_str();
   tailCommand->add_flag("--json", tail.json, "Print one JSON object per line");
+  tailCommand->add_flag("--history", tail.history,
+                        "First the run from its start (the history its publisher or relay keeps), then live");
   tailCommand->add_option("--filter", tail.filters, "Print only events whose name starts with PREFIX (repeatable)")
       ->option_text("PREFIX");
   tailCommand->add_option("--stale-after", staleAfter, "Report a source stale after this many silent seconds")
@@ -226,6 +228,13 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   relayCommand->add_option("--metrics-address", relay.metricsAddress, "With --metrics-port: the address to serve on")
       ->capture_default_str();
+  relayCommand->add_option("--history-mb", relay.historyMb,
+                           "Keep the newest MiB of the stream for subscribers that join late (0: off)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1024 * 1024}));
+  relayCommand->add_option("--history", relay.history,
+                           "Endpoint to answer history requests on (default: tcp://127.0.0.1:5557 beside the default "
+                           "--serve, else a free port on the --serve host); its heartbeats advertise it");
   relayCommand->add_option("--duration", relayDuration, "Stop after this many seconds (0: run until Ctrl-C or SIGTERM)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();

@@ -71,6 +71,8 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.serve = options.serve;
   relayOptions.upstream = options.upstream;
   relayOptions.highWaterMark = options.highWaterMark;
+  relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
+  relayOptions.history = options.history;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
     relayOptions.onMessage = [&recorder, &metrics, &options](std::string_view topic, const transport::WireMessage& message) {
@@ -85,6 +87,12 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
                                 << relay.serveEndpoint() << '\n';
   for (const std::string& endpoint : options.upstream) out << "  forwarding to the relay at " << endpoint << '\n';
   if (recorder) out << "  recording into " << options.recordDir << '\n';
+  if (!relay.historyEndpoint().empty()) {
+    out << "  keeping the newest " << options.historyMb << " MiB for late subscribers; history requests on "
+        << relay.historyEndpoint() << '\n';
+  } else if (!options.upstream.empty() && options.historyMb > 0) {
+    out << "  keeping no history: the relay at the top of the chain does\n";
+  }
   if (metrics) out << "  Prometheus metrics: http://" << options.metricsAddress << ':' << metrics->port() << "/metrics\n";
   out << "  publish into it with LIVEMON_CONNECT=" << relay.listenEndpoint() << " or --connect; watch with: livemonctl tail "
       << relay.serveEndpoint() << "; Ctrl-C stops it" << std::endl;

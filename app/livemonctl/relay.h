@@ -29,6 +29,9 @@ struct RelayCommandOptions {
   // for Prometheus at http://metricsAddress:metricsPort/metrics (transport::MetricsExporter).
   // 0: off.
   uint16_t metricsPort = 0;
+  // History for late subscribers (RelayOptions::historyBytes, RelayOptions::history).
+  uint64_t historyMb = transport::kDefaultRelayHistoryBytes / (1024 * 1024);
+  std::string history;  // empty: the default beside --serve
   std::string metricsAddress = "127.0.0.1";
   // Called on the relay's worker thread with every message forwarded from publishers to
   // subscribers, beside the recorder: where a metrics exporter (--metrics-port) plugs in.

@@ -20,6 +20,7 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
     subscriberOptions.filters = options.filters;
     subscriberOptions.staleAfter = options.staleAfter;
     subscriberOptions.clock = options.clock;
+    subscriberOptions.history = options.history;
     Subscriber subscriber(subscriberOptions);
     QuietEndpointNotice quietNotice(kCommand, options.clock != nullptr ? *options.clock : systemClock(),
                                     options.quietNotice);
@@ -44,6 +45,8 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
       out << (options.json ? formatSourceChangeJson(change) : formatSourceChangeText(change)) << '\n';
     };
     callbacks.onGap = [&](const GapInfo& gap) { out << (options.json ? formatGapJson(gap) : formatGapText(gap)) << '\n'; };
+    // Where the history ends and live begins: on `err`, so --json output stays events only.
+    callbacks.onHistory = [&](const HistoryStatus& history) { commandMessage(err, kCommand) << formatHistoryText(history) << std::endl; };
 
     // What the subscriber had to give up, told once per poll at most: after a forgotten topic or
     // source, gaps on it go uncounted until it is heard again.

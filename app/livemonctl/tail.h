@@ -19,6 +19,8 @@ struct TailOptions {
   bool json = false;
   std::chrono::milliseconds staleAfter{3000};
   uint64_t maxEvents = 0;  // stop after this many events; 0: until stopped
+  // First the run from its start (the history the publisher or relay keeps), then live.
+  bool history = false;
   // After this long without a single message from an endpoint, say so once on `err` (a user
   // tailing the wrong endpoint would otherwise wait in silence); 0: never.
   std::chrono::milliseconds quietNotice{5000};

@@ -1,0 +1,135 @@
+// The whole run for a late joiner, with real processes: `livemonctl tail --history` started 20 s
+// after `livemonctl demo` prints the run from its first Stat window, then live, each event once,
+// both from the demo itself and through `livemonctl relay`.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "test_support.h"
+
+namespace livemon::livemonctl {
+namespace {
+
+using namespace std::chrono_literals;
+using transport::test::ChildProcess;
+
+// The text after `key` up to the next ',' or '}' in a JSON line (enough for numbers and the
+// strings tail writes without escapes).
+std::string field(const std::string& line, const std::string& key) {
+  const std::string quoted = "\"" + key + "\":";
+  const std::size_t at = line.find(quoted);
+  if (at == std::string::npos) return {};
+  const std::size_t start = at + quoted.size();
+  return line.substr(start, line.find_first_of(",}", start) - start);
+}
+
+// The endpoint after `marker` up to the end of its line in `text`, once it is there.
+std::optional<std::string> endpointAfter(const std::string& text, const std::string& marker, const std::string& until) {
+  const std::size_t at = text.find(marker);
+  if (at == std::string::npos) return std::nullopt;
+  const std::size_t start = at + marker.size();
+  const std::size_t end = text.find_first_of(until, start);
+  if (end == std::string::npos) return std::nullopt;
+  return text.substr(start, end - start);
+}
+
+struct Tail {
+  std::unique_ptr<ChildProcess> process;
+  std::map<std::string, std::vector<uint64_t>> sequences;  // of the demo's events, per name
+  std::vector<int64_t> statTimes;                           // of its Stat windows, in order
+  std::size_t fromHistory = 0;
+  std::size_t live = 0;
+};
+
+// Reads `tail`'s JSON lines of the run "demo" until `liveEvents` have come live after the history.
+bool readUntilLive(Tail& tail, std::size_t liveEvents) {
+  std::size_t parsed = 0;
+  return tail.process->readStdoutUntil([&](const std::string& out) {
+    std::size_t lineStart = parsed;
+    for (std::size_t end; (end = out.find('\n', lineStart)) != std::string::npos; lineStart = end + 1) {
+      const std::string line = out.substr(lineStart, end - lineStart);
+      if (line.find("\"run\":\"demo\"") == std::string::npos || field(line, "seq").empty()) continue;
+      const std::string name = field(line, "name");
+      tail.sequences[name].push_back(std::stoull(field(line, "seq")));
+      if (name == "\"livemon.Stat\"") tail.statTimes.push_back(std::stoll(field(line, "ts")));
+      (line.find("\"history\":true") != std::string::npos ? tail.fromHistory : tail.live) += 1;
+    }
+    parsed = lineStart;
+    return tail.live >= liveEvents;
+  });
+}
+
+void expectEveryEventOnce(const Tail& tail, const std::string& how) {
+  for (const auto& [name, sequences] : tail.sequences) {
+    ASSERT_FALSE(sequences.empty());
+    EXPECT_EQ(sequences.front(), 0u) << how << ": " << name << " from the run's first event";
+    for (std::size_t i = 1; i < sequences.size(); ++i) {
+      ASSERT_EQ(sequences[i], sequences[i - 1] + 1) << how << ": " << name << " has a gap or a duplicate at #" << i;
+    }
+  }
+}
+
+TEST(HistoryProcess, ATailStartedTwentySecondsLateSeesTheRunFromItsFirstWindow) {
+  const int64_t started = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::system_clock::now().time_since_epoch())
+                              .count();
+  // One demo publishes itself, another through a relay.
+  ChildProcess relay({LIVEMONCTL_PATH, "relay", "--listen", "tcp://127.0.0.1:*", "--serve", "tcp://127.0.0.1:*"});
+  std::optional<std::string> listen;
+  std::optional<std::string> serve;
+  ASSERT_TRUE(relay.readStdoutUntil([&](const std::string& out) {
+    listen = endpointAfter(out, "publishers connect to ", ",");
+    serve = endpointAfter(out, ", subscribers to ", "\n");
+    return listen && serve;
+  })) << relay.out() << relay.err();
+  const std::vector<std::string> demoArguments{"--window", "1", "--steps-per-second", "50", "--steps-per-epoch", "100",
+                                               "--seed", "7", "--run", "demo"};
+  std::vector<std::string> directArgv{LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*"};
+  directArgv.insert(directArgv.end(), demoArguments.begin(), demoArguments.end());
+  ChildProcess direct(directArgv);
+  std::vector<std::string> relayedArgv{LIVEMONCTL_PATH, "demo", "--connect", *listen};
+  relayedArgv.insert(relayedArgv.end(), demoArguments.begin(), demoArguments.end());
+  ChildProcess relayed(relayedArgv);
+  std::optional<std::string> directEndpoint;
+  ASSERT_TRUE(direct.readStdoutUntil([&](const std::string& out) {
+    return (directEndpoint = endpointAfter(out, "publishing on ", "\n")).has_value();
+  })) << direct.out() << direct.err();
+
+  // The scenario, not synchronisation: the user opens the tail 20 s into the run.
+  std::this_thread::sleep_for(20s);
+
+  Tail fromDemo;
+  fromDemo.process = std::make_unique<ChildProcess>(
+      std::vector<std::string>{LIVEMONCTL_PATH, "tail", "--history", "--json", *directEndpoint});
+  Tail fromRelay;
+  fromRelay.process =
+      std::make_unique<ChildProcess>(std::vector<std::string>{LIVEMONCTL_PATH, "tail", "--history", "--json", *serve});
+  ASSERT_TRUE(readUntilLive(fromDemo, 30)) << fromDemo.process->err();
+  ASSERT_TRUE(readUntilLive(fromRelay, 30)) << fromRelay.process->err();
+  for (Tail* tail : {&fromDemo, &fromRelay}) {
+    tail->process->signal(SIGINT);
+    EXPECT_EQ(tail->process->exitCode(), 0);
+    EXPECT_NE(tail->process->err().find("event(s) from"), std::string::npos) << tail->process->err();
+  }
+
+  for (const auto& [tail, how] : {std::pair{&fromDemo, "from the demo"}, std::pair{&fromRelay, "through the relay"}}) {
+    SCOPED_TRACE(how);
+    expectEveryEventOnce(*tail, how);
+    EXPECT_GE(tail->fromHistory, 19u * 3) << "about 20 windows of several Stats came from the history";
+    ASSERT_FALSE(tail->statTimes.empty());
+    EXPECT_LT(tail->statTimes.front() - started, int64_t{5'000'000'000}) << "the first window is the run's first";
+    EXPECT_TRUE(tail->sequences.count("\"eval\"")) << "eval events from before the tail joined";
+  }
+  relay.signal(SIGTERM);
+  EXPECT_EQ(relay.exitCode(), 0);
+}
+
+}  // namespace
+}  // namespace livemon::livemonctl
