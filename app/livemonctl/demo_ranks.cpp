@@ -73,7 +73,10 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
       publisherOptions.connect = {options.connect};
     }
     publisherOptions.runName = options.runName;
+    // One process stands for one node of `count` ranks.
     publisherOptions.rank = static_cast<int64_t>(r);
+    publisherOptions.worldSize = static_cast<int64_t>(count);
+    publisherOptions.localRank = static_cast<int64_t>(r);
     publisherOptions.handleLoggedEvents = false;
     publisherOptions.statName.clear();  // its counters travel in its heartbeats
     ranks[r].publisher = std::make_unique<transport::Publisher>(publisherOptions);
