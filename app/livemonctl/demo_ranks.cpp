@@ -1,6 +1,8 @@
 #include <livemonctl/demo_ranks.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <memory>
 #include <ostream>
 #include <thread>
@@ -68,12 +70,19 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     transport::PublisherOptions publisherOptions;
     if (options.connect.empty()) {
       publisherOptions.bind = {rankEndpoint(options.endpoint, static_cast<int64_t>(r))};
+      // N ranks in one process share the default history rather than take it N times.
+      if (std::getenv(std::string(transport::kHistoryEnvironmentVariable).c_str()) == nullptr) {
+        publisherOptions.historyBytes = std::max<std::size_t>(1024 * 1024, transport::kDefaultHistoryBytes / count);
+      }
     } else {
       publisherOptions.bind.clear();
       publisherOptions.connect = {options.connect};
     }
     publisherOptions.runName = options.runName;
+    // One process stands for one node of `count` ranks.
     publisherOptions.rank = static_cast<int64_t>(r);
+    publisherOptions.worldSize = static_cast<int64_t>(count);
+    publisherOptions.localRank = static_cast<int64_t>(r);
     publisherOptions.handleLoggedEvents = false;
     publisherOptions.statName.clear();  // its counters travel in its heartbeats
     ranks[r].publisher = std::make_unique<transport::Publisher>(publisherOptions);

@@ -69,6 +69,8 @@ std::string sourceJson(const SourceInfo& source) {
   std::string json = "{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
                      ",\"pid\":" + std::to_string(source.pid);
   if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
+  if (source.worldSize) json += ",\"world_size\":" + std::to_string(*source.worldSize);
+  if (source.localRank) json += ",\"local_rank\":" + std::to_string(*source.localRank);
   json += ",\"id\":\"" + hex16(source.instanceId) + "\",\"start\":" + std::to_string(toWireTime(source.startTime)) + "}";
   return json;
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 
 #include <livemon/transport/recorded_event.h>
@@ -43,6 +44,9 @@ struct SourceCounts {
   uint64_t events = 0;
   StepRange steps;
 };
+
+// The number, or null when unset.
+std::string jsonInteger(const std::optional<int64_t>& value) { return value ? std::to_string(*value) : "null"; }
 
 std::string stepsJson(const StepRange& steps) {
   if (steps.events == 0) return "{\"events\": 0, \"first\": null, \"last\": null, \"min\": null, \"max\": null}";
@@ -137,7 +141,8 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
     first = true;
     for (const auto& [source, count] : perSource) {
       out << (first ? "" : ", ") << "{\"run\": " << jsonString(source.run) << ", \"host\": " << jsonString(source.host)
-          << ", \"pid\": " << source.pid << ", \"rank\": " << (source.rank ? std::to_string(*source.rank) : "null")
+          << ", \"pid\": " << source.pid << ", \"rank\": " << jsonInteger(source.rank)
+          << ", \"world_size\": " << jsonInteger(source.worldSize) << ", \"local_rank\": " << jsonInteger(source.localRank)
           << ", \"id\": \"" << hex16(source.instanceId) << "\", \"events\": " << count.events
           << ", \"steps\": " << stepsJson(count.steps) << "}";
       first = false;

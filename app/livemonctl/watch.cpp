@@ -34,7 +34,7 @@ AlertSource alertSource(const SourceInfo& info) {
 class SourceConverter {
  public:
   const AlertSource& operator()(const std::shared_ptr<const SourceInfo>& info) {
-    static const SourceInfo unknown{"unknown", "", 0, {}, 0, {}};
+    static const SourceInfo unknown{"unknown", "", 0, {}, 0, {}, {}, {}};
     if (info != last_ || !info) {
       last_ = info;
       converted_ = alertSource(info ? *info : unknown);

@@ -32,7 +32,7 @@ std::vector<ReceivedEvent> makeEvents(std::size_t n) {
   const auto t0 = std::chrono::system_clock::time_point(std::chrono::seconds(1'763'830'800));
   for (int rank = 0; rank < 4; ++rank) {
     sources.push_back(std::make_shared<const SourceInfo>(
-        SourceInfo{"bench", "node-" + std::to_string(rank), 4000 + rank, rank, 0x1234567890ULL + static_cast<uint64_t>(rank), t0}));
+        SourceInfo{"bench", "node-" + std::to_string(rank), 4000 + rank, rank, 0x1234567890ULL + static_cast<uint64_t>(rank), t0, {}, {}}));
   }
   std::mt19937_64 rng(1);
   std::normal_distribution<double> noise(0, 1);

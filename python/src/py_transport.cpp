@@ -63,7 +63,12 @@ py::dict identityDict(const transport::SourceInfo& source) {
   result["run"] = source.run;
   result["host"] = source.host;
   result["pid"] = source.pid;
-  result["rank"] = source.rank ? py::object(py::int_(*source.rank)) : py::object(py::none());
+  auto optional = [](const std::optional<int64_t>& value) {
+    return value ? py::object(py::int_(*value)) : py::object(py::none());
+  };
+  result["rank"] = optional(source.rank);
+  result["world_size"] = optional(source.worldSize);
+  result["local_rank"] = optional(source.localRank);
   result["instance_id"] = source.instanceId;
   return result;
 }
@@ -86,7 +91,8 @@ py::dict statsDict(const PublisherStats& stats) {
 class PyPublisher {
  public:
   PyPublisher(const py::object& endpoint, const py::object& connect, const std::string& run,
-              std::optional<int64_t> rank, std::size_t queueCapacityBytes, const py::object& linger,
+              std::optional<int64_t> rank, std::optional<int64_t> worldSize, std::optional<int64_t> localRank,
+              std::size_t queueCapacityBytes, const py::object& linger,
               const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
               const std::string& metricsAddress) {
     PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
@@ -94,6 +100,8 @@ class PyPublisher {
     if (!connect.is_none()) options.connect = endpointList(connect, "connect");
     options.runName = run;
     options.rank = rank;
+    options.worldSize = worldSize;
+    options.localRank = localRank;
     options.queueCapacityBytes = queueCapacityBytes;
     options.linger = std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(linger, "linger"));
     options.heartbeatInterval =
@@ -243,15 +251,19 @@ void bindTransport(py::module_& m) {
         set, the publisher binds nothing and connects there, so a job started by torchrun joins
         the cluster's relay unchanged. ``run``: the run name the dashboard shows (default: the
         program's name).
-        ``rank``: the process's rank (default: the RANK environment variable, as torchrun sets it).
+        ``rank``, ``world_size``, ``local_rank``: the process's rank, the number of ranks and its
+        rank on its node (default: the RANK, WORLD_SIZE and LOCAL_RANK environment variables, as
+        torchrun sets them; ValueError for a rank or local rank outside 0..world_size-1).
         ``metrics_port``: also serve this job's Stats for Prometheus at
         ``http://metrics_address:metrics_port/metrics`` (default 0: the LIVEMON_METRICS_PORT
         environment variable, else off); updated by the publisher's thread, not the training loop.
       )doc")
-      .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>, std::size_t,
+      .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>,
+                    std::optional<int64_t>, std::optional<int64_t>, std::size_t,
                     const py::object&, const py::object&, const std::string&, uint16_t, const std::string&>(),
            py::arg("endpoint") = py::none(), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
+           py::arg("world_size") = py::none(), py::arg("local_rank") = py::none(),
            py::arg("queue_capacity_bytes") = defaults.queueCapacityBytes,
            py::arg("linger") = toTimedelta(defaults.linger),
            py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),

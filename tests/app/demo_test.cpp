@@ -156,6 +156,9 @@ TEST(Demo, RanksPublishTheirOwnStatsUnderOneRunName) {
   callbacks.onEvent = [&](ReceivedEvent& r) {
     EXPECT_EQ(r.source->run, "ranks-test");
     ASSERT_TRUE(r.source->rank.has_value());
+    // One process stands for one node of four ranks.
+    EXPECT_EQ(r.source->worldSize, 4);
+    EXPECT_EQ(r.source->localRank, r.source->rank);
     if (r.event.name == "eval") ++evals[*r.source->rank];
     if (r.event.name != kStatEventName) return;
     for (const auto& [key, value] : r.event.data) EXPECT_EQ(key.find("rank"), std::string::npos) << key;

@@ -32,7 +32,7 @@ void writeRecording(const std::string& path) {
   for (int s = 0; s < 3; ++s) {
     SourceInfo info{"run-" + std::to_string(s), "host-" + std::to_string(s % 2), 1000 + s,
                     s == 2 ? std::optional<int64_t>() : std::optional<int64_t>(s),
-                    0xFEDCBA9876543210ULL - static_cast<uint64_t>(s), t0 - 1h};
+                    0xFEDCBA9876543210ULL - static_cast<uint64_t>(s), t0 - 1h, {}, {}};
     sources.push_back(std::make_shared<const SourceInfo>(info));
   }
   const char* names[] = {"livemon.Stat", "torch.monitor.Stat", "eval", "train.step"};

@@ -71,7 +71,8 @@ TEST_F(RecordingCommandsTest, InfoJsonCarriesTheSameFigures) {
   EXPECT_THAT(json, HasSubstr("\"events\": 12,"));
   EXPECT_THAT(json, HasSubstr("\"indexed\": true"));
   EXPECT_THAT(json, HasSubstr("\"topic\": \"livemon.Stat\", \"encoding\": \"msgpack\", \"events\": 10}"));
-  EXPECT_THAT(json, HasSubstr("\"run\": \"eval\", \"host\": \"node-1\", \"pid\": 200, \"rank\": null"));
+  EXPECT_THAT(json, HasSubstr("\"run\": \"eval\", \"host\": \"node-1\", \"pid\": 200, \"rank\": null, "
+                              "\"world_size\": null, \"local_rank\": null"));
   EXPECT_THAT(json, HasSubstr("\"problems\": []"));
 }
 

@@ -24,6 +24,8 @@ WireMessage message(uint64_t sequence, std::size_t events, std::size_t bytesEach
   m.source.host = "node1";
   m.source.pid = 42;
   m.source.rank = 3;
+  m.source.worldSize = 8;
+  m.source.localRank = 1;
   m.source.instanceId = 9;
   m.name = "step";
   m.sequence = sequence;
@@ -78,6 +80,8 @@ TEST(RelayRecorder, RotatesAfterTheTimeAndKeepsEveryEventWithItsSource) {
   EXPECT_EQ(first[2].sequence, 2u);
   EXPECT_EQ(first[0].event.name, "step");
   EXPECT_EQ(first[0].source->rank, 3);
+  EXPECT_EQ(first[0].source->worldSize, 8) << "the recording keeps the whole identity";
+  EXPECT_EQ(first[0].source->localRank, 1);
   EXPECT_EQ(first[0].source->run, "train");
   const auto second = readBack(recorder.files()[1]);
   ASSERT_EQ(second.size(), 1u) << "the heartbeat is not recorded";

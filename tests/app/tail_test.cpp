@@ -65,6 +65,21 @@ TEST(Tail, TextLinesAreReadable) {
   EXPECT_EQ(line.substr(12), " run@host:12 rank 3 livemon.Stat #41 epoch=2 loss.count=12.0 loss.mean=0.123457");
 }
 
+// A torchrun job's source: the world size and local rank beside the rank, in JSON as numbers
+// and in text as "rank 3/8".
+TEST(Tail, WorldSizeAndLocalRankAreShownWithTheRank) {
+  auto r = received(test::makeEvent("eval", {{"acc", 1.0}}));
+  SourceInfo source = *r.source;
+  source.worldSize = 8;
+  source.localRank = 1;
+  r.source = std::make_shared<const SourceInfo>(source);
+  EXPECT_NE(formatEventJson(r).find("\"source\":{\"run\":\"run\",\"host\":\"host\",\"pid\":12,\"rank\":3,"
+                                    "\"world_size\":8,\"local_rank\":1,\"id\":\"0000000000000abc\",\"start\":5}"),
+            std::string::npos)
+      << formatEventJson(r);
+  EXPECT_EQ(formatEventText(r).substr(12), " run@host:12 rank 3/8 eval #41 acc=1.0");
+}
+
 TEST(Tail, TheStepIsShownWhereThereIsOne) {
   auto r = received(test::makeEvent("livemon.Stat", {{"loss.mean", 0.5}}));
   EXPECT_EQ(formatEventJson(r).find("\"step\""), std::string::npos) << "no step, no key";

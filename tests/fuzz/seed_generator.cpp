@@ -102,6 +102,11 @@ std::vector<WireSample> wireSamples() {
                             i == 1 ? std::nullopt : std::optional<int64_t>(i == 3 ? -1 : 1000 * i)));
   }
   events("mixed_steps", trainer, 7, stepped);
+  // A torchrun rank: world size and local rank beside the rank.
+  SourceInfo ranked = source("train", 300, 5);
+  ranked.worldSize = 8;
+  ranked.localRank = 1;
+  events("world_and_local_rank", ranked, 0, {event("livemon.Stat", 40ms, {{"loss.mean", 0.5}})});
   samples.push_back({"heartbeat", std::string(kHeartbeatTopic),
                      encodeHeartbeatPayload(MessageKind::Heartbeat, trainer, 0, counters(10))});
   samples.push_back({"goodbye", std::string(kHeartbeatTopic),

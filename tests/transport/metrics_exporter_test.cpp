@@ -1,7 +1,9 @@
 #include <livemon/transport/metrics_exporter.h>
 
 #include <cstdlib>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -276,6 +278,59 @@ TEST(PublisherMetrics, TakesThePortFromTheEnvironmentAndIsOffWithoutOne) {
     ADD_FAILURE() << "took a bad LIVEMON_METRICS_PORT";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("LIVEMON_METRICS_PORT"), std::string::npos) << error.what();
+  }
+  unsetenv("LIVEMON_METRICS_PORT");
+}
+
+// Several Publishers in one process (`demo --ranks`, a job with two) with LIVEMON_METRICS_PORT:
+// the process has one such port, so they share its server, which serves every one of them and
+// lasts as long as one of them does. A port given as an option stays the Publisher's own.
+TEST(PublisherMetrics, PublishersOfOneProcessShareThePortFromTheEnvironment) {
+  const uint16_t port = test::freeTcpPort();
+  setenv("LIVEMON_METRICS_PORT", std::to_string(port).c_str(), 1);
+  auto rankOptions = [](int64_t rank) {
+    PublisherOptions options = test::testPublisherOptions();
+    options.runName = "shared-metrics";
+    options.rank = rank;
+    options.handleLoggedEvents = false;
+    return options;
+  };
+  auto first = std::make_unique<Publisher>(rankOptions(0));
+  auto second = std::make_unique<Publisher>(rankOptions(1));
+  EXPECT_EQ(first->metricsPort(), port);
+  EXPECT_EQ(second->metricsPort(), port);
+  auto line = [&](const Publisher& publisher, const std::string& rank, const std::string& value) {
+    return R"(livemon_stat{aggregation="mean",host=")" + publisher.identity().host + R"(",rank=")" + rank +
+           R"(",run="shared-metrics",stat="train.loss"} )" + value;
+  };
+  first->publish(statEvent({{"train.loss.mean", 0.5}}));
+  second->publish(statEvent({{"train.loss.mean", 0.25}}));
+  std::string body;
+  auto scrapeShows = [&](const std::vector<std::string>& lines) {
+    return test::waitUntil([&] {
+      const auto response = test::httpGet(port, "/metrics");
+      body = response ? response->body : "";
+      for (const std::string& wanted : lines) {
+        if (!hasLine(body, wanted)) return false;
+      }
+      return true;
+    });
+  };
+  EXPECT_TRUE(scrapeShows({line(*first, "0", "0.5"), line(*second, "1", "0.25")})) << body;
+
+  PublisherOptions own = rankOptions(2);
+  own.metricsPort = port;
+  EXPECT_THROW(Publisher{own}, TransportError) << "an explicit port is not shared";
+
+  first.reset();
+  second->publish(statEvent({{"train.loss.mean", 0.125}}));
+  EXPECT_TRUE(scrapeShows({line(*second, "1", "0.125")})) << "served while one of them lives: " << body;
+  second.reset();
+  EXPECT_FALSE(test::httpGet(port, "/metrics")) << "closed with the last of them";
+  {
+    Publisher again(rankOptions(3));  // a later one opens the port anew
+    EXPECT_EQ(again.metricsPort(), port);
+    EXPECT_TRUE(test::httpGet(port, "/metrics"));
   }
   unsetenv("LIVEMON_METRICS_PORT");
 }

@@ -1,5 +1,6 @@
-// PublisherOptions beyond the socket: the environment's defaults (LIVEMON_CONNECT and RANK, as a
-// torchrun job has them) and a publisher that sends only what it is given (publish()).
+// PublisherOptions beyond the socket: the environment's defaults (LIVEMON_CONNECT, RANK,
+// WORLD_SIZE and LOCAL_RANK, as a torchrun job has them) and a publisher that sends only what it
+// is given (publish()).
 #include <livemon/transport/publisher.h>
 
 #include <gtest/gtest.h>
@@ -9,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include <livemon/event_handler.h>
 #include <livemon/transport/relay.h>
@@ -69,7 +72,8 @@ TEST(PublisherOptions, EndpointsFollowLivemonConnect) {
   EXPECT_EQ(PublisherOptions{}.bind, std::vector<std::string>{std::string(kDefaultEndpoint)}) << "empty: as unset";
 }
 
-// A job as torchrun starts it: default options, LIVEMON_CONNECT naming the relay and RANK set.
+// A job as torchrun starts it: default options, LIVEMON_CONNECT naming the relay and RANK,
+// WORLD_SIZE and LOCAL_RANK set.
 TEST(PublisherOptions, AJobWithDefaultOptionsJoinsTheRelayInItsEnvironment) {
   RelayOptions relayOptions;
   relayOptions.listen = "tcp://127.0.0.1:*";
@@ -78,6 +82,8 @@ TEST(PublisherOptions, AJobWithDefaultOptionsJoinsTheRelayInItsEnvironment) {
   Environment environment;
   environment.set("LIVEMON_CONNECT", relay.listenEndpoint());
   environment.set("RANK", "5");
+  environment.set("WORLD_SIZE", "8");
+  environment.set("LOCAL_RANK", "1");
 
   PublisherOptions options;  // endpoints untouched
   options.runName = "torchrun-job";
@@ -85,8 +91,76 @@ TEST(PublisherOptions, AJobWithDefaultOptionsJoinsTheRelayInItsEnvironment) {
   Publisher publisher(options);
   EXPECT_EQ(publisher.endpoints(), std::vector<std::string>{relay.listenEndpoint()});
   EXPECT_EQ(publisher.identity().rank, 5);
+  EXPECT_EQ(publisher.identity().worldSize, 8);
+  EXPECT_EQ(publisher.identity().localRank, 1);
   Subscriber subscriber(connectTo({relay.serveEndpoint()}));
+  // The whole identity, world size and local rank included, is what the subscriber knows.
   ASSERT_TRUE(waitForSource(subscriber, publisher.identity())) << "it reached the relay's subscribers";
+}
+
+TEST(PublisherOptions, OptionsWinOverTheEnvironmentAndNonIntegersThereAreIgnored) {
+  Environment environment;
+  environment.set("RANK", "2");
+  environment.set("WORLD_SIZE", "4");
+  environment.set("LOCAL_RANK", "2");
+  PublisherOptions options = test::testPublisherOptions();
+  options.worldSize = 16;
+  options.localRank = 7;
+  {
+    Publisher publisher(options);
+    EXPECT_EQ(publisher.identity().rank, 2) << "from RANK";
+    EXPECT_EQ(publisher.identity().worldSize, 16);
+    EXPECT_EQ(publisher.identity().localRank, 7);
+  }
+  environment.set("RANK", "");
+  environment.set("WORLD_SIZE", "eight");
+  environment.set("LOCAL_RANK", "1x");
+  {
+    Publisher publisher(test::testPublisherOptions());
+    EXPECT_FALSE(publisher.identity().rank.has_value());
+    EXPECT_FALSE(publisher.identity().worldSize.has_value());
+    EXPECT_FALSE(publisher.identity().localRank.has_value());
+  }
+  environment.unset("RANK");
+  environment.unset("WORLD_SIZE");
+  environment.unset("LOCAL_RANK");
+  {
+    Publisher publisher(test::testPublisherOptions());
+    EXPECT_FALSE(publisher.identity().worldSize.has_value());
+    EXPECT_FALSE(publisher.identity().localRank.has_value());
+  }
+}
+
+// An identity that readers would refuse as malformed must not reach the wire: the Publisher
+// refuses it up front, naming the values, whether they came from the options or the environment.
+TEST(PublisherOptions, RanksOutsideTheWorldAreRefused) {
+  Environment environment;
+  environment.unset("RANK");
+  environment.unset("LOCAL_RANK");
+  environment.set("WORLD_SIZE", "4");
+  auto refusal = [](const PublisherOptions& options) -> std::string {
+    try {
+      Publisher publisher(options);
+    } catch (const std::invalid_argument& error) {
+      return error.what();
+    }
+    return "accepted";
+  };
+  PublisherOptions options = test::testPublisherOptions();
+  options.rank = 4;
+  EXPECT_NE(refusal(options).find("rank 4, worldSize 4"), std::string::npos) << refusal(options);
+  options.rank = 3;
+  options.localRank = -1;
+  EXPECT_NE(refusal(options).find("local_rank is negative"), std::string::npos) << refusal(options);
+  options.localRank.reset();
+  environment.set("LOCAL_RANK", "4");
+  EXPECT_NE(refusal(options).find("local_rank is not below world"), std::string::npos) << refusal(options);
+  environment.set("WORLD_SIZE", "0");
+  environment.unset("LOCAL_RANK");
+  options.rank.reset();
+  EXPECT_NE(refusal(options).find("world is below 1"), std::string::npos) << refusal(options);
+  environment.set("WORLD_SIZE", "4");
+  EXPECT_EQ(refusal(options), "accepted");
 }
 
 TEST(PublisherOptions, APublisherThatDoesNotHandleLoggedEventsSendsOnlyWhatItIsGiven) {

@@ -176,6 +176,13 @@ TEST(WireFormat, BytesMatchTheDocumentedExamples) {
   ASSERT_FALSE(documentedEvents.empty()) << "docs/wire-format.md lacks the events example";
   EXPECT_EQ(events, documentedEvents);
 
+  SourceInfo torchrunRank = exampleSource();
+  torchrunRank.worldSize = 8;
+  torchrunRank.localRank = 0;
+  const std::string documentedWorld = hexBlockFromDoc("<!-- example: events payload with world and local_rank -->");
+  ASSERT_FALSE(documentedWorld.empty()) << "docs/wire-format.md lacks the example with world and local_rank";
+  EXPECT_EQ(encodeEventsPayload(torchrunRank, 7, "eval", {event}), documentedWorld);
+
   event.step = 1200;
   const std::string stepped = encodeEventsPayload(exampleSource(), 7, "eval", {event});
   const std::string documentedStepped = hexBlockFromDoc("<!-- example: events payload with a step -->");

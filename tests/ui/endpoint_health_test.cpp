@@ -162,6 +162,19 @@ TEST(EndpointHealth, ARelayWithManySourcesIsSummarizedCountingTheStaleOnes) {
   EXPECT_EQ(health.staleNames[2], "train@host:102 rank 2");
 }
 
+// A torchrun rank names its place in the job: "rank 2/256" in the status bar's stale list.
+TEST(EndpointHealth, StaleRanksShowTheWorldSize) {
+  std::vector<transport::SourceStatus> sources = ranks("tcp://head:5555", 4, 3);
+  for (transport::SourceStatus& status : sources) {
+    transport::SourceInfo info = *status.source;
+    info.worldSize = 256;
+    status.source = std::make_shared<const transport::SourceInfo>(info);
+  }
+  const EndpointHealth health = summarizeEndpoint(endpoint("tcp://head:5555", 0), sources);
+  ASSERT_EQ(health.staleNames.size(), 3U);
+  EXPECT_EQ(health.staleNames[2], "train@host:102 rank 2/256");
+}
+
 // Thousands of stale ranks: the summary names a few and counts the rest.
 TEST(EndpointHealth, OnlyTheFirstStaleSourcesAreNamed) {
   std::vector<transport::SourceStatus> sources = ranks("tcp://head:5555", 2000, 1500);

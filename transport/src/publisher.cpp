@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <random>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -28,6 +27,7 @@
 #include "msgpack_reader.h"
 #include "msgpack_writer.h"
 #include "peer_guard.h"
+#include "publisher_setup.h"
 #include "wire_codec.h"
 #include "zmq_support.h"
 
@@ -79,21 +79,6 @@ void validate(const PublisherOptions& options) {
       "PublisherOptions");
 }
 
-// options.metricsPort, else LIVEMON_METRICS_PORT; 0 for off.
-uint16_t metricsPortFor(const PublisherOptions& options) {
-  if (options.metricsPort != 0) return options.metricsPort;
-  const char* text = std::getenv("LIVEMON_METRICS_PORT");
-  if (text == nullptr || *text == '\0') return 0;
-  char* end = nullptr;
-  errno = 0;
-  const long value = std::strtol(text, &end, 10);
-  if (errno != 0 || *end != '\0' || value < 0 || value > 65535) {
-    throw std::invalid_argument(std::string("LIVEMON_METRICS_PORT must be a port number 0..65535, got \"") + text +
-                                "\"");
-  }
-  return static_cast<uint16_t>(value);
-}
-
 // options.historyBytes, else LIVEMON_HISTORY_MB (MiB), else the default.
 std::size_t historyBytesFor(const PublisherOptions& options) {
   if (options.historyBytes) return *options.historyBytes;
@@ -120,36 +105,6 @@ int64_t firstEventTime(std::string_view body) {
   } catch (const detail::DecodeFailure&) {
     return 0;
   }
-}
-
-std::string hostName() {
-  char buffer[256] = {};
-  if (gethostname(buffer, sizeof(buffer) - 1) != 0) return "unknown";
-  return buffer;
-}
-
-SourceInfo makeIdentity(const PublisherOptions& options) {
-  SourceInfo identity;
-  identity.run = options.runName.empty() ? std::string(program_invocation_short_name) : options.runName;
-  identity.host = hostName();
-  identity.pid = getpid();
-  identity.rank = options.rank;
-  if (!identity.rank) {
-    if (const char* rank = std::getenv("RANK")) {
-      char* end = nullptr;
-      errno = 0;
-      const long long value = std::strtoll(rank, &end, 10);
-      if (errno == 0 && end != rank && *end == '\0') identity.rank = value;
-    }
-  }
-  std::random_device random;
-  while (identity.instanceId == 0) {
-    identity.instanceId = (static_cast<uint64_t>(random()) << 32) ^ random();
-  }
-  identity.startTime = std::chrono::system_clock::now();
-  const WireLimits limits;
-  if (identity.run.size() > limits.maxIdentityStringBytes) identity.run.resize(limits.maxIdentityStringBytes);
-  return identity;
 }
 
 }  // namespace
@@ -191,7 +146,7 @@ struct Publisher::State {
   };
 
   State(PublisherOptions opts, uint64_t generation)
-      : options(std::move(opts)), identity(makeIdentity(options)), forkGeneration(generation),
+      : options(std::move(opts)), identity(detail::makeIdentity(options)), forkGeneration(generation),
         ring(options.queueCapacityBytes) {}
 
   // ---- calling threads ----
@@ -235,8 +190,9 @@ struct Publisher::State {
   std::chrono::steady_clock::time_point stopDeadline;  // set before `stop`, read after it
 
   EventHandlerHandle handle;
-  // Fed by the I/O thread with the Stat batches it sends; null when metrics are off.
-  std::unique_ptr<MetricsExporter> metrics;
+  // Fed by the I/O thread with the Stat batches it sends; null when metrics are off. Shared with
+  // the process's other Publishers when the port came from LIVEMON_METRICS_PORT.
+  std::shared_ptr<MetricsExporter> metrics;
   // The messages sent, for late subscribers, and the socket that answers them; both null when
   // the publisher keeps no history. The I/O thread owns them; the counters are for stats().
   std::unique_ptr<detail::HistoryStore> history;
@@ -536,12 +492,7 @@ Publisher::Publisher(Options options) {
       state.historyServer = std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits);
       state.historyEndpoint = state.historyServer->endpoint();
     }
-    if (const uint16_t port = metricsPortFor(opts); port != 0) {
-      MetricsExporterOptions metricsOptions;
-      metricsOptions.bindAddress = opts.metricsAddress;
-      metricsOptions.port = port;
-      state.metrics = std::make_unique<MetricsExporter>(std::move(metricsOptions));
-    }
+    state.metrics = detail::metricsExporterFor(opts);
     if (!opts.statName.empty()) {
       state.publishedStat = std::make_unique<Stat>(opts.statName + ".published", std::vector{Aggregation::Value},
                                                    opts.statWindow);

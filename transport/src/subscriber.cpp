@@ -384,8 +384,13 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
   const bool someSeen = tracked.delivered.overlaps(first, end);
   const auto wallNow = clock.wallNow();
   uint64_t delivered = 0;
+  uint64_t seam = 0;
   for (uint64_t i = 0; i < count; ++i) {
-    if (someSeen && tracked.delivered.contains(first + i)) continue;
+    if (someSeen && tracked.delivered.contains(first + i)) {
+      // Live events that came in a history answer too overlap its end: the seam, not duplicates.
+      if (first + i < tracked.historyEnd) ++seam;
+      continue;
+    }
     auto& received = std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
     received.event = std::move(message.events[i]);
     received.source = s.source;
@@ -397,14 +402,13 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
     ++delivered;
   }
   tracked.delivered.add(first, end);
-  // Live events held back while the history came overlap its end: the seam, not duplicates.
-  if (origin == Origin::Released) {
-    stats.historyOverlap += count - delivered;
-  } else {
-    s.duplicates += count - delivered;
-    stats.duplicates += count - delivered;
+  stats.historyOverlap += seam;
+  s.duplicates += count - delivered - seam;
+  stats.duplicates += count - delivered - seam;
+  if (origin == Origin::History) {
+    stats.historyEvents += delivered;
+    tracked.historyEnd = std::max(tracked.historyEnd, end);
   }
-  if (origin == Origin::History) stats.historyEvents += delivered;
   s.events += delivered;
   stats.events += delivered;
   if (endpointIt != endpointStatus.end()) endpointIt->events += delivered;

@@ -128,6 +128,7 @@ struct Subscriber::State {
   struct Topic {
     detail::SequenceRanges delivered;
     std::optional<uint64_t> lastSequence;  // of the last event delivered
+    uint64_t historyEnd = 0;  // past the highest number delivered from a history answer
     std::list<const std::string*>::iterator inSource;
     std::list<TopicRef>::iterator inAll;
   };

@@ -1,5 +1,6 @@
 #include "wire_codec.h"
 
+#include <stdexcept>
 #include <string>
 #include <variant>
 
@@ -11,13 +12,18 @@ namespace livemon::transport::detail {
 
 void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind kind, const SourceInfo& source,
                        uint64_t sequence) {
+  if (const char* broken = identityBroken(source)) {
+    throw std::invalid_argument(std::string("source \"") + describe(source) + "\": " + broken);
+  }
   writer.mapHeader(mapEntries);
   writer.str("v");
   writer.uint(kWireVersion);
   writer.str("kind");
   writer.str(messageKindName(kind));
   writer.str("src");
-  writer.mapHeader(source.rank ? 6 : 5);
+  // The optional keys are written only when set, so a source without them is encoded byte for
+  // byte as before they existed.
+  writer.mapHeader(5 + (source.rank ? 1 : 0) + (source.worldSize ? 1 : 0) + (source.localRank ? 1 : 0));
   writer.str("run");
   writer.str(source.run);
   writer.str("host");
@@ -27,6 +33,14 @@ void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind k
   if (source.rank) {
     writer.str("rank");
     writer.sint(*source.rank);
+  }
+  if (source.worldSize) {
+    writer.str("world");
+    writer.sint(*source.worldSize);
+  }
+  if (source.localRank) {
+    writer.str("local_rank");
+    writer.sint(*source.localRank);
   }
   writer.str("id");
   writer.uint(source.instanceId);

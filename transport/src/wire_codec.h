@@ -14,6 +14,8 @@
 namespace livemon::transport::detail {
 
 // Writes the map header and the "v", "kind", "src" and "seq" entries that start every payload.
+// Throws std::invalid_argument when identityBroken(source) (a reader would refuse the payload);
+// the Publisher checks its identity once, when it is made.
 void writePayloadStart(MsgpackWriter& writer, uint32_t mapEntries, MessageKind kind, const SourceInfo& source,
                        uint64_t sequence);
 

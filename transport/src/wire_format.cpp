@@ -52,6 +52,12 @@ SourceInfo readSource(MsgpackReader& reader, const WireLimits& limits) {
     } else if (key == "rank") {
       if (source.rank) reader.fail("duplicate \"src\" key \"rank\"");
       source.rank = reader.int64("\"rank\"");
+    } else if (key == "world") {
+      if (source.worldSize) reader.fail("duplicate \"src\" key \"world\"");
+      source.worldSize = reader.int64("\"world\"");
+    } else if (key == "local_rank") {
+      if (source.localRank) reader.fail("duplicate \"src\" key \"local_rank\"");
+      source.localRank = reader.int64("\"local_rank\"");
     } else if (key == "id") {
       once(id);
       source.instanceId = reader.uint64("\"id\"");
@@ -63,6 +69,7 @@ SourceInfo readSource(MsgpackReader& reader, const WireLimits& limits) {
     }
   }
   if (!run || !host || !pid || !id || !start) reader.fail("\"src\" lacks one of run, host, pid, id, start");
+  if (const char* broken = identityBroken(source)) reader.fail(std::string("\"src\": ") + broken);
   return source;
 }
 
@@ -214,8 +221,20 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
 
 std::string describe(const SourceInfo& source) {
   std::string text = source.run + "@" + source.host + ":" + std::to_string(source.pid);
-  if (source.rank) text += " rank " + std::to_string(*source.rank);
+  if (source.rank) {
+    text += " rank " + std::to_string(*source.rank);
+    if (source.worldSize) text += "/" + std::to_string(*source.worldSize);
+  }
   return text;
+}
+
+const char* identityBroken(const SourceInfo& source) noexcept {
+  if (source.localRank && *source.localRank < 0) return "local_rank is negative";
+  if (!source.worldSize) return nullptr;
+  if (*source.worldSize < 1) return "world is below 1";
+  if (source.rank && (*source.rank < 0 || *source.rank >= *source.worldSize)) return "rank is not in 0..world-1";
+  if (source.localRank && *source.localRank >= *source.worldSize) return "local_rank is not below world";
+  return nullptr;
 }
 
 std::string_view messageKindName(MessageKind kind) noexcept {

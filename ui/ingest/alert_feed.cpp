@@ -39,7 +39,7 @@ void AlertFeed::setRules(std::vector<AlertRule> rules) {
 }
 
 const AlertSource& AlertFeed::alertSource(const std::shared_ptr<const transport::SourceInfo>& info) {
-  static const transport::SourceInfo unknown{"unknown", "", 0, {}, 0, {}};
+  static const transport::SourceInfo unknown{"unknown", "", 0, {}, 0, {}, {}, {}};
   if (info != lastInfo_ || !info) {
     lastInfo_ = info;
     lastSource_ = toAlertSource(info ? *info : unknown);

@@ -130,7 +130,7 @@ LimitDrops EventConverter::drops() const {
 
 std::optional<SourceId> EventConverter::sourceId(const std::shared_ptr<const transport::SourceInfo>& source,
                                                  const std::string* endpoint, IngestBatch& out) {
-  static const auto unknown = std::make_shared<const transport::SourceInfo>(transport::SourceInfo{"unknown", "", 0, {}, 0, {}});
+  static const auto unknown = std::make_shared<const transport::SourceInfo>(transport::SourceInfo{"unknown", "", 0, {}, 0, {}, {}, {}});
   const auto& info = source ? source : unknown;
   if (const auto found = sourceByAddress_.find(info.get()); found != sourceByAddress_.end()) return found->second.id;
   std::optional<SourceId> id;

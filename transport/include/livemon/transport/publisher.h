@@ -60,10 +60,16 @@ struct PublisherOptions {
   // A batch is sent when it reaches either bound, or when the queue runs empty.
   std::size_t maxBatchEvents = 4096;
   std::size_t maxBatchBytes = 256 * 1024;
-  // Identity. An empty run name becomes the program's name; an unset rank is read from the
-  // environment variable RANK when it holds an integer (as set by torchrun).
+  // Identity. An empty run name becomes the program's name. An unset rank, worldSize or
+  // localRank is read from the environment variable torchrun sets, RANK, WORLD_SIZE or
+  // LOCAL_RANK, when it holds an integer (otherwise it stays unset). The constructor throws
+  // std::invalid_argument for a combination readers would refuse (see identityBroken(): a
+  // worldSize below 1, a rank outside 0..worldSize-1, a negative localRank or one of worldSize
+  // or more), naming the values.
   std::string runName;
   std::optional<int64_t> rank;
+  std::optional<int64_t> worldSize;
+  std::optional<int64_t> localRank;
   // The publisher reports its counters as Stats "<statName>.published" and "<statName>.dropped"
   // (aggregation value, windows of statWindow). An empty name turns this off.
   std::string statName = "livemon.publisher";
@@ -80,6 +86,11 @@ struct PublisherOptions {
   // Serves this job's own Stats for Prometheus at http://metricsAddress:metricsPort/metrics (see
   // MetricsExporter), fed by the I/O thread, never by the logging threads. 0 reads the port from
   // the environment variable LIVEMON_METRICS_PORT; unset or 0 there too means off.
+  // The Publishers of one process that take the port from LIVEMON_METRICS_PORT share one exporter
+  // (the process has one such port: `demo --ranks`, or a job with two publishers), which serves
+  // them all, each source with its own labels, and stops with the last of them. A later one that
+  // asks for another metricsAddress gets an exporter of its own. An explicit metricsPort is never
+  // shared: a second Publisher given the same port fails to bind it.
   uint16_t metricsPort = 0;
   std::string metricsAddress = "127.0.0.1";
   // True: the publisher registers as an event handler, so every event the process logs goes

@@ -50,13 +50,25 @@ struct SourceInfo {
   std::optional<int64_t> rank;
   uint64_t instanceId = 0;                           // random, drawn when the publisher starts
   std::chrono::system_clock::time_point startTime;   // when the publisher started
+  // The distributed job's size and this process's rank on its node (torchrun's WORLD_SIZE and
+  // LOCAL_RANK). On the wire a worldSize is at least 1 and bounds rank and localRank; see
+  // identityBroken(). Last, so that brace-initialised SourceInfos written before them still
+  // compile.
+  std::optional<int64_t> worldSize;
+  std::optional<int64_t> localRank;
 
   friend bool operator==(const SourceInfo&, const SourceInfo&) = default;
   friend auto operator<=>(const SourceInfo&, const SourceInfo&) = default;
 };
 
-// "run@host:pid" plus " rank N" when a rank is set.
+// "run@host:pid" plus " rank N" when a rank is set, " rank N/W" when the world size is set too.
 std::string describe(const SourceInfo& source);
+
+// What makes `source`'s rank, worldSize and localRank unfit for the wire, or nullptr when they
+// are fine: a worldSize below 1, a negative localRank, or a rank or localRank of worldSize or
+// more (or a negative rank) beside a worldSize. A reader takes such a "src" for malformed. A rank
+// alone may be any integer, as before worldSize existed.
+const char* identityBroken(const SourceInfo& source) noexcept;
 
 // The kinds of message. Values only ever grow.
 enum class MessageKind : uint8_t {
@@ -109,12 +121,14 @@ DecodeStatus decodeMessage(std::string_view topic, std::string_view payload, con
                            WireMessage& out, std::string* error = nullptr);
 
 // Encodes an events payload; every event must carry `name`. The events' own names are ignored.
-// Throws std::invalid_argument naming the broken limit when the result would break `limits`.
+// Throws std::invalid_argument naming the broken limit when the result would break `limits`, and
+// naming the fault when identityBroken(source).
 std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std::string_view name,
                                 const std::vector<Event>& events, const WireLimits& limits = {});
 
 // Encodes a heartbeat or goodbye payload (kind must be Heartbeat or Goodbye); `history`, when not
-// empty, is the endpoint serving the source's history.
+// empty, is the endpoint serving the source's history. Throws std::invalid_argument when
+// identityBroken(source).
 std::string encodeHeartbeatPayload(MessageKind kind, const SourceInfo& source, uint64_t sequence,
                                    const PublisherCounters& counters, std::string_view history = {});
 

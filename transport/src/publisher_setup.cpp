@@ -1,0 +1,127 @@
+#include "publisher_setup.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+#include "zmq_support.h"
+
+namespace livemon::transport::detail {
+
+namespace {
+
+// LIVEMON_METRICS_PORT; 0 for off.
+uint16_t environmentMetricsPort() {
+  const char* text = std::getenv("LIVEMON_METRICS_PORT");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || *end != '\0' || value < 0 || value > 65535) {
+    throw std::invalid_argument(std::string("LIVEMON_METRICS_PORT must be a port number 0..65535, got \"") + text +
+                                "\"");
+  }
+  return static_cast<uint16_t>(value);
+}
+
+// Thread-safe: members under `mutex`.
+// The exporter shared by the Publishers whose port comes from LIVEMON_METRICS_PORT. One per fork
+// generation: a forked child must not use its parent's (the HTTP threads are not in the child,
+// and `mutex` may have been held by a thread that is not either).
+struct SharedMetrics {
+  explicit SharedMetrics(uint64_t forkGeneration) : generation(forkGeneration) {}
+  const uint64_t generation;
+  std::mutex mutex;
+  std::weak_ptr<MetricsExporter> exporter;
+  std::string address;
+  uint16_t port = 0;
+};
+
+// Never destroyed: a child leaves its parent's in place and makes its own.
+std::atomic<SharedMetrics*> g_sharedMetrics{nullptr};
+
+SharedMetrics& sharedMetrics() {
+  const uint64_t generation = forkGeneration();
+  SharedMetrics* current = g_sharedMetrics.load(std::memory_order_acquire);
+  while (current == nullptr || current->generation != generation) {
+    auto* fresh = new SharedMetrics(generation);
+    if (g_sharedMetrics.compare_exchange_strong(current, fresh, std::memory_order_acq_rel)) return *fresh;
+    delete fresh;  // another thread installed one; `current` now holds it
+  }
+  return *current;
+}
+
+std::string hostName() {
+  char buffer[256] = {};
+  if (gethostname(buffer, sizeof(buffer) - 1) != 0) return "unknown";
+  return buffer;
+}
+
+// The integer in environment variable `name`, or nothing when it is unset or not an integer.
+std::optional<int64_t> environmentInteger(const char* name) {
+  const char* text = std::getenv(name);
+  if (text == nullptr) return std::nullopt;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0') return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+SourceInfo makeIdentity(const PublisherOptions& options) {
+  SourceInfo identity;
+  identity.run = options.runName.empty() ? std::string(program_invocation_short_name) : options.runName;
+  identity.host = hostName();
+  identity.pid = getpid();
+  identity.rank = options.rank ? options.rank : environmentInteger("RANK");
+  identity.worldSize = options.worldSize ? options.worldSize : environmentInteger("WORLD_SIZE");
+  identity.localRank = options.localRank ? options.localRank : environmentInteger("LOCAL_RANK");
+  if (const char* broken = identityBroken(identity)) {
+    auto text = [](const std::optional<int64_t>& value) { return value ? std::to_string(*value) : "unset"; };
+    throw std::invalid_argument("rank " + text(identity.rank) + ", worldSize " + text(identity.worldSize) +
+                                ", localRank " + text(identity.localRank) +
+                                " (from PublisherOptions, else RANK, WORLD_SIZE, LOCAL_RANK): " + broken);
+  }
+  std::random_device random;
+  while (identity.instanceId == 0) {
+    identity.instanceId = (static_cast<uint64_t>(random()) << 32) ^ random();
+  }
+  identity.startTime = std::chrono::system_clock::now();
+  const WireLimits limits;
+  if (identity.run.size() > limits.maxIdentityStringBytes) identity.run.resize(limits.maxIdentityStringBytes);
+  return identity;
+}
+
+std::shared_ptr<MetricsExporter> metricsExporterFor(const PublisherOptions& options) {
+  auto make = [&](uint16_t port) {
+    MetricsExporterOptions metricsOptions;
+    metricsOptions.bindAddress = options.metricsAddress;
+    metricsOptions.port = port;
+    return std::make_shared<MetricsExporter>(std::move(metricsOptions));
+  };
+  if (options.metricsPort != 0) return make(options.metricsPort);
+  const uint16_t port = environmentMetricsPort();
+  if (port == 0) return nullptr;
+  SharedMetrics& shared = sharedMetrics();
+  std::lock_guard lock(shared.mutex);
+  if (std::shared_ptr<MetricsExporter> exporter = shared.exporter.lock();
+      exporter && shared.port == port && shared.address == options.metricsAddress) {
+    return exporter;
+  }
+  std::shared_ptr<MetricsExporter> exporter = make(port);
+  shared.exporter = exporter;
+  shared.address = options.metricsAddress;
+  shared.port = port;
+  return exporter;
+}
+
+}  // namespace livemon::transport::detail

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <memory>
+
+#include <livemon/transport/metrics_exporter.h>
+#include <livemon/transport/publisher.h>
+#include <livemon/transport/wire_format.h>
+
+// What a Publisher takes from its options and the environment when it is made: its identity and
+// its Prometheus exporter.
+namespace livemon::transport::detail {
+
+// The publisher's identity: options first, then the environment (RANK, WORLD_SIZE, LOCAL_RANK),
+// and a fresh instance id and start time. Throws std::invalid_argument naming the values when
+// identityBroken() would make readers refuse every message.
+SourceInfo makeIdentity(const PublisherOptions& options);
+
+// The publisher's exporter: its own for an explicit metricsPort, the process's shared one for
+// LIVEMON_METRICS_PORT (see PublisherOptions::metricsPort), null for off. Thread-safe. Throws
+// std::invalid_argument for a bad LIVEMON_METRICS_PORT, TransportError when the port cannot be
+// bound.
+std::shared_ptr<MetricsExporter> metricsExporterFor(const PublisherOptions& options);
+
+}  // namespace livemon::transport::detail
