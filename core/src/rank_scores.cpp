@@ -1,6 +1,7 @@
 #include <livemon/rank_scores.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -32,7 +33,9 @@ double median(std::vector<double>& values) {
 RankScorer::RankScorer(Options options) : options_(std::move(options)) {
   if (options_.key.empty()) throw std::invalid_argument("key must not be empty");
   if (!std::isfinite(options_.threshold) || options_.threshold <= 0.0) {
-    throw std::invalid_argument("threshold must be a finite number above 0, got " + std::to_string(options_.threshold));
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, options_.threshold).ptr;
+    throw std::invalid_argument("threshold must be a finite number above 0, got " + std::string(text, end));
   }
   if (options_.windows == 0) throw std::invalid_argument("windows must be at least 1");
   if (options_.staleAfter < std::chrono::milliseconds(1)) throw std::invalid_argument("staleAfter must be at least 1 ms");
