@@ -26,7 +26,7 @@ constexpr std::chrono::milliseconds kStopCheck{50};
 // A rank's compute is this share of the synthetic job's step time, and the allreduce's own
 // exchange this share of the step period: with 32 ranks the job then runs near the asked pace
 // (its step time is the slowest rank's compute plus the exchange).
-constexpr double kComputeShare = 0.8;
+constexpr double kComputeShare = 0.7;
 constexpr double kCommShare = 0.1;
 
 // The rank a Stat window belongs to, from its first key ("livemon.demo.rank<R>/<stat>.<agg>"),
