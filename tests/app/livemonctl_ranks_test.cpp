@@ -131,6 +131,27 @@ TEST(LivemonctlRanks, ReadsEveryRanksOwnEndpointAndPrintsATableWorstFirst) {
   EXPECT_EQ(demo.exitCode(), 0) << demo.err();
 }
 
+// A Stat's name without its aggregation matches no key: ranks says so once instead of waiting in
+// silence.
+TEST(LivemonctlRanks, AKeyNoRankSendsIsNoticed) {
+  std::unique_ptr<ChildProcess> relay;
+  const auto endpoints = transport::test::startRelay(LIVEMONCTL_PATH, relay);
+  ASSERT_TRUE(endpoints);
+  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--connect", endpoints->listen, "--window", "0.2"});
+  ChildProcess ranks({LIVEMONCTL_PATH, "ranks", endpoints->serve, "--stat", "train.step_time_ms", "--window", "0.2"});
+  EXPECT_TRUE(ranks.readStderrUntil([](const std::string& err) {
+    return err.find("livemonctl ranks: notice: ranked sources are sending, but none sent \"train.step_time_ms\"") !=
+           std::string::npos;
+  })) << ranks.err();
+  ranks.signal(SIGTERM);
+  EXPECT_EQ(ranks.exitCode(), 0) << ranks.err();
+  EXPECT_EQ(ranks.out(), "");
+  demo.signal(SIGTERM);
+  EXPECT_EQ(demo.exitCode(), 0) << demo.err();
+  relay->signal(SIGTERM);
+  EXPECT_EQ(relay->exitCode(), 0) << relay->err();
+}
+
 TEST(LivemonctlRanks, BadArgumentsExitTwoWithUsage) {
   const std::vector<std::vector<std::string>> cases = {
       {"ranks", "--windows", "0"},
