@@ -18,6 +18,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
 #include <livemonctl/demo_ranks.h>
+#include <livemonctl/text_format.h>
 
 namespace livemon::livemonctl {
 
@@ -34,6 +35,8 @@ constexpr double kFinalLearningRate = 1e-5;
 constexpr std::chrono::milliseconds kStopCheck{50};
 // Each rank is a Publisher with its own I/O thread and sockets.
 constexpr int64_t kMaxRanks = 1024;
+// A rank a thousand times slower already stalls the run; more only makes the numbers absurd.
+constexpr double kMaxStragglerFactor = 1000;
 
 void sleepUntil(std::chrono::steady_clock::time_point until, const std::atomic<bool>& stop) {
   while (!stop.load(std::memory_order_relaxed)) {
@@ -112,7 +115,15 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   if (options.ranks < 1 || options.ranks > kMaxRanks) {
     throw std::invalid_argument("ranks must be 1.." + std::to_string(kMaxRanks) + ", got " + std::to_string(options.ranks));
   }
-  if (options.ranks > 1) return runDemoRanks(options, stop, out);
+  if (options.straggler && (*options.straggler < 0 || *options.straggler >= options.ranks)) {
+    throw std::invalid_argument("straggler must be a rank in 0.." + std::to_string(options.ranks - 1) + ", got " +
+                                std::to_string(*options.straggler));
+  }
+  if (!std::isfinite(options.stragglerFactor) || options.stragglerFactor <= 0 || options.stragglerFactor > kMaxStragglerFactor) {
+    throw std::invalid_argument("straggler factor must be above 0 and at most " + shortestDouble(kMaxStragglerFactor) +
+                                ", got " + shortestDouble(options.stragglerFactor));
+  }
+  if (options.ranks > 1 || options.straggler) return runDemoRanks(options, stop, out);
 
   transport::PublisherOptions publisherOptions;
   if (options.connect.empty()) {

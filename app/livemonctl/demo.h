@@ -60,6 +60,11 @@ struct DemoOptions {
   std::string endpoint{transport::kDefaultEndpoint};  // bound by the demo's publisher (see rankEndpoint)
   std::string connect;  // when set, the publishers connect here (a relay) instead of binding
   int64_t ranks = 1;    // publishers in the process, ranks 0..ranks-1 (runDemoRanks)
+  // With ranks: this rank computes stragglerFactor times slower than it would, and every other
+  // rank waits for it in the allreduce (runDemoRanks). Must be in 0..ranks-1; the factor finite
+  // and above 0.
+  std::optional<int64_t> straggler;
+  double stragglerFactor = 2.0;
   double stepsPerSecond = 10;
   std::chrono::milliseconds window{1000};   // Stat window
   std::chrono::milliseconds duration{0};    // 0: until stopped
@@ -77,7 +82,8 @@ struct DemoOptions {
   int64_t traceWait = 10, traceWarmup = 2, traceActive = 5, traceRepeat = 0;
 };
 
-// Runs the demo until `stop` becomes true or `duration` passes (with ranks > 1: runDemoRanks): publishes Stats (train.loss,
+// Runs the demo until `stop` becomes true or `duration` passes (with ranks > 1 or a straggler:
+// runDemoRanks): publishes Stats (train.loss,
 // train.lr, train.samples_per_s, train.step_time_ms with p50/p90/p99, train.grad_norm,
 // system.memory_gb), an "eval" event each epoch, a WaitCounter "train.data_loading", and nested
 // ranges (train_step around data, forward, backward with allreduce inside, optimizer) timed live

@@ -24,6 +24,11 @@ constexpr std::string_view kCommand = "demo";
 // the window to that rank's publisher alone.
 constexpr std::string_view kRankPrefix = "livemon.demo.rank";
 constexpr std::chrono::milliseconds kStopCheck{50};
+// A rank's compute is this share of the synthetic job's step time, and the allreduce's own
+// exchange this share of the step period: with 32 ranks the job then runs near the asked pace
+// (its step time is the slowest rank's compute plus the exchange).
+constexpr double kComputeShare = 0.7;
+constexpr double kCommShare = 0.1;
 
 // The rank a Stat window belongs to, from its first key ("livemon.demo.rank<R>/<stat>.<agg>"),
 // and where the stat's own name starts.
@@ -45,6 +50,18 @@ struct Rank {
 };
 
 }  // namespace
+
+std::vector<RankStepTimes> synchronousStep(const std::vector<double>& computeMs, double commMs) {
+  std::vector<RankStepTimes> times(computeMs.size());
+  if (computeMs.empty()) return times;
+  const double slowest = *std::max_element(computeMs.begin(), computeMs.end());
+  for (std::size_t r = 0; r < computeMs.size(); ++r) {
+    times[r].computeMs = computeMs[r];
+    times[r].allreduceMs = slowest - computeMs[r] + commMs;
+    times[r].stepMs = slowest + commMs;
+  }
+  return times;
+}
 
 std::string rankEndpoint(const std::string& endpoint, int64_t rank) {
   if (rank == 0) return endpoint;
@@ -121,6 +138,8 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     stat("train.step_time_ms", {Aggregation::Mean, Aggregation::P50, Aggregation::P90, Aggregation::P99});
     stat("train.grad_norm", {Aggregation::Mean, Aggregation::Max});
     stat("system.memory_gb", {Aggregation::Value, Aggregation::Max});
+    stat("train.compute_time_ms", {Aggregation::Mean, Aggregation::Max});
+    stat("train.allreduce_time_ms", {Aggregation::Mean, Aggregation::Max});
   }
 
   commandMessage(out, kCommand) << "run \"" << options.runName << "\", " << count << " ranks publishing "
@@ -131,18 +150,36 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     for (std::size_t r = 1; r < count; ++r) out << ' ' << ranks[r].publisher->endpoints().front();
   }
   out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows; "
-      << (options.duration.count() > 0 ? "stops after " + std::to_string(options.duration.count()) + " ms" : "Ctrl-C stops it")
-      << std::endl;
+      << (options.duration.count() > 0 ? "stops after " + std::to_string(options.duration.count()) + " ms" : "Ctrl-C stops it");
+  if (options.straggler) {
+    out << "\n  rank " << *options.straggler << " is a straggler: it computes " << options.stragglerFactor
+        << " times as long, and the others wait for it in every allreduce";
+  }
+  out << std::endl;
 
   const auto start = std::chrono::steady_clock::now();
   const auto end = options.duration.count() > 0 ? start + options.duration : std::chrono::steady_clock::time_point::max();
-  const auto period = std::chrono::duration<double, std::milli>(periodMs);
+  const double commMs = kCommShare * periodMs;
+  std::vector<TrainingStep> trained(count);
+  std::vector<double> computeMs(count);
+  double simulatedMs = 0;  // the job's time: the sum of its step times
   int64_t steps = 0;
   while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
-    for (Rank& rank : ranks) {
-      const TrainingStep s = rank.job->next();
+    for (std::size_t r = 0; r < count; ++r) {
+      trained[r] = ranks[r].job->next();
+      const bool straggler = options.straggler && static_cast<std::size_t>(*options.straggler) == r;
+      computeMs[r] = kComputeShare * trained[r].stepTimeMs * (straggler ? options.stragglerFactor : 1.0);
+    }
+    const std::vector<RankStepTimes> times = synchronousStep(computeMs, commMs);
+    for (std::size_t r = 0; r < count; ++r) {
+      Rank& rank = ranks[r];
+      const TrainingStep& s = trained[r];
+      const RankStepTimes& t = times[r];
       setStep(s.step);
-      const double values[] = {s.loss, s.learningRate, s.samplesPerSecond, s.stepTimeMs, s.gradNorm, s.memoryGb};
+      // The same batch in the step every rank takes.
+      const double samplesPerSecond = s.samplesPerSecond * s.stepTimeMs / t.stepMs;
+      const double values[] = {s.loss,     s.learningRate, samplesPerSecond, t.stepMs,
+                               s.gradNorm, s.memoryGb,     t.computeMs,      t.allreduceMs};
       for (std::size_t i = 0; i < rank.stats.size(); ++i) rank.stats[i]->add(values[i]);
       if (const auto eval = rank.job->evalDue()) {
         Event event{"eval",
@@ -152,8 +189,9 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
       }
     }
     ++steps;
+    simulatedMs += times.front().stepMs;
     const auto next = std::min(end, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                                               period * static_cast<double>(steps)));
+                                               std::chrono::duration<double, std::milli>(simulatedMs)));
     while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < next) {
       std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(next - std::chrono::steady_clock::now(), kStopCheck));
     }

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include <livemonctl/demo.h>
 
@@ -14,9 +15,26 @@ namespace livemon::livemonctl {
 // "-<rank>" appended. A "*" port stays "*".
 std::string rankEndpoint(const std::string& endpoint, int64_t rank);
 
-// Runs options.ranks ranks (0..ranks-1, one run name, each its own Publisher, seed and pace) in
-// lockstep until `stop` or options.duration. Each rank publishes the demo's Stats (train.loss,
-// train.lr, train.samples_per_s, train.step_time_ms, train.grad_norm, system.memory_gb) and its
+// One rank's share of a synchronous training step.
+struct RankStepTimes {
+  double computeMs = 0;    // forward and backward of its own batch
+  double allreduceMs = 0;  // waiting for the slowest rank, then the exchange itself
+  double stepMs = 0;       // compute + allreduce: the same for every rank
+};
+
+// One step of synchronous data-parallel training: every rank computes for computeMs[r], then
+// joins an allreduce that can only finish once the slowest rank has arrived, followed by commMs
+// of exchange. So a rank's allreduce time is (slowest compute - its own compute + commMs), and
+// every rank's step time is (slowest compute + commMs). Empty in, empty out.
+std::vector<RankStepTimes> synchronousStep(const std::vector<double>& computeMs, double commMs);
+
+// Runs options.ranks ranks (0..ranks-1, one run name, each its own Publisher and seed) as one
+// synchronous data-parallel job until `stop` or options.duration. Each step every rank computes
+// for its own time (options.straggler's stragglerFactor times longer) and waits for the slowest in
+// an allreduce (synchronousStep); the job's time is simulated, and the loop sleeps only between
+// steps, so the step rate drops behind a straggler as a cluster's does. Each rank publishes the
+// demo's Stats (train.loss, train.lr, train.samples_per_s, train.step_time_ms, train.grad_norm,
+// system.memory_gb) plus train.compute_time_ms and train.allreduce_time_ms (mean and max), and its
 // eval events; the ranges and the WaitCounter of a single-rank demo are left out. Options are
 // checked by the caller. Returns 0.
 int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out);

@@ -38,10 +38,7 @@ std::string valueText(const DataValue& value, bool exact) {
 }
 
 std::string valueJson(const DataValue& value) {
-  if (const double* d = std::get_if<double>(&value)) {
-    if (std::isnan(*d)) return "\"NaN\"";
-    if (std::isinf(*d)) return *d > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  }
+  if (const double* d = std::get_if<double>(&value)) return jsonDouble(*d);
   return valueText(value, true);
 }
 
@@ -245,6 +242,21 @@ void QuietEndpointNotice::check(const transport::Subscriber& subscriber, std::os
     commandMessage(err, command_) << "nothing received from " << printableText(*endpoint.endpoint)
                                   << " yet; is a publisher running there?" << std::endl;
   }
+}
+
+const AlertSource& SourceConverter::operator()(const std::shared_ptr<const transport::SourceInfo>& info) {
+  if (info != last_ || !info) {
+    last_ = info;
+    converted_ = AlertSource{};
+    converted_.run = info ? info->run : "unknown";
+    if (info) {
+      converted_.host = info->host;
+      converted_.pid = info->pid;
+      converted_.rank = info->rank;
+      converted_.instanceId = info->instanceId;
+    }
+  }
+  return converted_;
 }
 
 }  // namespace livemon::livemonctl

@@ -2,10 +2,12 @@
 
 #include <chrono>
 #include <iosfwd>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 
+#include <livemon/alert_rules.h>
 #include <livemon/clock.h>
 
 #include <livemon/json_text.h>
@@ -73,6 +75,20 @@ class QuietEndpointNotice {
   std::chrono::steady_clock::time_point due_;
   bool enabled_;
   std::set<std::string> told_;
+};
+
+// Not thread-safe: one command's loop.
+// A subscriber's source as core's AlertSource (what AlertEngine and RankScorer take). The
+// subscriber shares one SourceInfo per source, so consecutive events usually come from the same
+// object: the copy is made once per run of events, not per event. A missing source reads as run
+// "unknown".
+class SourceConverter {
+ public:
+  const AlertSource& operator()(const std::shared_ptr<const transport::SourceInfo>& info);
+
+ private:
+  std::shared_ptr<const transport::SourceInfo> last_;
+  AlertSource converted_;
 };
 
 // "17:46:18.123": the local time of day, as event lines start.

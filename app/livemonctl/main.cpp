@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cmath>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <livemonctl/demo.h>
 #include <livemonctl/export.h>
 #include <livemonctl/info.h>
+#include <livemonctl/ranks.h>
 #include <livemonctl/record.h>
 #include <livemonctl/relay.h>
 #include <livemonctl/replay.h>
@@ -59,6 +61,16 @@ const CLI::Validator kAlertRule(
       return livemon::parseAlertRule(text, &error) ? std::string() : livemon::describeAlertRuleError(text, error);
     },
     "RULE", "alert rule");
+
+// A positive, finite number (a factor).
+const CLI::Validator kPositiveFactor(
+    [](std::string& text) {
+      double value = 0;
+      return CLI::detail::lexical_cast(text, value) && std::isfinite(value) && value > 0 && value <= 1000
+                 ? std::string()
+                 : "must be a number above 0 and at most 1000, got " + text;
+    },
+    "F", "positive factor");
 
 std::chrono::milliseconds secondsToMs(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
@@ -107,11 +119,61 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   demoCommand->add_option("--trace-dir", demo.traceDir,
                           "Run a profiler and write Chrome traces of the demo's ranges into this directory");
+  int64_t straggler = -1;
+  CLI::Option* stragglerOption =
+      demoCommand->add_option("--straggler", straggler,
+                              "With --ranks: rank R computes --straggler-factor times as long, and the others wait for "
+                              "it in each step's allreduce (R in 0..N-1)")
+          ->option_text("R")
+          ->check(CLI::Range(int64_t{0}, int64_t{1023}));
+  demoCommand->add_option("--straggler-factor", demo.stragglerFactor, "How many times as long the straggler computes (2)")
+      ->option_text("F")
+      ->check(kPositiveFactor)
+      ->needs(stragglerOption)
+      ->capture_default_str();
   std::vector<int64_t> traceSchedule{demo.traceWait, demo.traceWarmup, demo.traceActive, demo.traceRepeat};
   demoCommand->add_option("--trace-schedule", traceSchedule, "The profiler's WAIT WARMUP ACTIVE REPEAT steps")
       ->expected(4)
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
       ->capture_default_str();
+
+  ctl::RanksOptions ranks;
+  double ranksWindow = 1.0;
+  double ranksDuration = 0.0;
+  bool higherIsFaster = false;
+  CLI::App* ranksCommand = app.add_subcommand(
+      "ranks", "Score the ranks of each run against their median every window and flag stragglers, like top");
+  ranksCommand->add_option("endpoints", ranks.endpoints, "Endpoints to connect to (a relay's --serve, or every rank's)")
+      ->capture_default_str();
+  ranksCommand->add_option("--stat", ranks.stat,
+                           "The value key to score, <stat>.<aggregation> (default train.compute_time_ms.mean: "
+                           "in synchronous training every rank's step time is the same, its compute time is not)")
+      ->option_text("KEY")
+      ->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : std::string(); },
+                             "KEY", "value key"))
+      ->capture_default_str();
+  ranksCommand->add_flag("--higher-is-faster", higherIsFaster,
+                         "KEY is a rate (samples/s): score = value / median instead of median / value");
+  ranksCommand->add_option("--threshold", ranks.threshold, "Flag a rank whose score stays below X (0.8) ...")
+      ->option_text("X")
+      ->check(kPositiveFactor)
+      ->capture_default_str();
+  ranksCommand->add_option("--windows", ranks.windows, "... for K windows in a row (3)")
+      ->option_text("K")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1'000'000}))
+      ->capture_default_str();
+  ranksCommand->add_option("--window", ranksWindow, "Seconds between scorings (1)")
+      ->option_text("S")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  ranksCommand->add_option("--duration", ranksDuration, "Stop after this many seconds (0: run until Ctrl-C)")
+      ->option_text("S")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  ranksCommand->add_option("--rows", ranks.rows, "Show at most N ranks per run, worst first (0: all)")
+      ->option_text("N")
+      ->capture_default_str();
+  ranksCommand->add_flag("--json", ranks.json, "Print one JSON object per run and window");
 
   ctl::TailOptions tail;
   double staleAfter = 3.0;
@@ -248,7 +310,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     CLI::App* command = &app;
     for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand,
-                          relayCommand}) {
+                          relayCommand, ranksCommand}) {
       if (sub->parsed()) command = sub;
     }
     std::string message = e.what();
@@ -256,11 +318,18 @@ int main(int argc, char** argv) {
     std::cerr << "livemonctl: " << message << "\n\n" << command->help();
     return ctl::kUsageExitCode;
   }
+  // Checks that span options, which CLI11 validates one at a time.
+  if (demoCommand->parsed() && straggler >= demo.ranks) {
+    std::cerr << "livemonctl: --straggler: " << straggler << " is not a rank of --ranks " << demo.ranks << " (0.."
+              << demo.ranks - 1 << ")\n\n"
+              << demoCommand->help();
+    return ctl::kUsageExitCode;
+  }
 
   handleStopSignals();
   CLI::App* command = tailCommand;
   for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand,
-                          relayCommand}) {
+                          relayCommand, ranksCommand}) {
     if (sub->parsed()) command = sub;
   }
   try {
@@ -288,9 +357,17 @@ int main(int argc, char** argv) {
       return ctl::runRelay(relay, g_stop, std::cout, std::cerr);
     }
     if (command == watchCommand) return ctl::runWatch(watch, g_stop, std::cout, std::cerr);
+    if (command == ranksCommand) {
+      ranks.window = secondsToMs(ranksWindow);
+      ranks.duration = secondsToMs(ranksDuration);
+      ranks.direction = higherIsFaster ? livemon::RankScoreDirection::HigherIsFaster : livemon::RankScoreDirection::LowerIsFaster;
+      ranks.redraw = isatty(STDOUT_FILENO) != 0;
+      return ctl::runRanks(ranks, g_stop, std::cout, std::cerr);
+    }
     if (command == demoCommand) {
       demo.window = secondsToMs(demoWindow);
       demo.duration = secondsToMs(demoDuration);
+      if (straggler >= 0) demo.straggler = straggler;
       demo.traceWait = traceSchedule[0];
       demo.traceWarmup = traceSchedule[1];
       demo.traceActive = traceSchedule[2];

@@ -40,6 +40,12 @@ std::string exactDouble(double value) {
   return text;
 }
 
+std::string jsonDouble(double value) {
+  if (std::isnan(value)) return "\"NaN\"";
+  if (std::isinf(value)) return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  return exactDouble(value);
+}
+
 std::string hex16(uint64_t value) {
   char text[17];
   std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));

@@ -1,6 +1,5 @@
 #include <livemonctl/watch.h>
 
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -16,43 +15,6 @@ namespace {
 
 constexpr std::string_view kCommand = "watch";
 
-using transport::SourceInfo;
-
-AlertSource alertSource(const SourceInfo& info) {
-  AlertSource source;
-  source.run = info.run;
-  source.host = info.host;
-  source.pid = info.pid;
-  source.rank = info.rank;
-  source.instanceId = info.instanceId;
-  return source;
-}
-
-// Not thread-safe: the watch loop's.
-// The subscriber shares one SourceInfo per source, so consecutive events usually come from the
-// same object: the copy into an AlertSource is made once per run of events, not per event.
-class SourceConverter {
- public:
-  const AlertSource& operator()(const std::shared_ptr<const SourceInfo>& info) {
-    static const SourceInfo unknown{"unknown", "", 0, {}, 0, {}, {}, {}};
-    if (info != last_ || !info) {
-      last_ = info;
-      converted_ = alertSource(info ? *info : unknown);
-    }
-    return converted_;
-  }
-
- private:
-  std::shared_ptr<const SourceInfo> last_;
-  AlertSource converted_;
-};
-
-std::string valueJson(double value) {
-  if (std::isnan(value)) return "\"NaN\"";
-  if (std::isinf(value)) return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  return exactDouble(value);
-}
-
 }  // namespace
 
 std::string formatAlertText(const Alert& alert) {
@@ -64,7 +26,7 @@ std::string formatAlertJson(const Alert& alert) {
   std::string json = "{\"time\":\"" + isoUtc(alert.time) + "\",\"ts\":" + std::to_string(transport::toWireTime(alert.time)) +
                      ",\"alert\":\"" + std::string(alertRuleKindName(alert.kind)) + "\",\"rule\":" + jsonString(alert.rule);
   if (!alert.key.empty()) json += ",\"key\":" + jsonString(alert.key);
-  json += ",\"value\":" + valueJson(alert.value) + ",\"message\":" + jsonString(alert.message);
+  json += ",\"value\":" + jsonDouble(alert.value) + ",\"message\":" + jsonString(alert.message);
   const AlertSource& source = alert.source;
   json += ",\"source\":{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
           ",\"pid\":" + std::to_string(source.pid);

@@ -11,6 +11,7 @@
 #include <sstream>
 #include <thread>
 
+#include <livemon/rank_scores.h>
 #include <livemon/step.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
@@ -184,6 +185,73 @@ TEST(Demo, RanksPublishTheirOwnStatsUnderOneRunName) {
   EXPECT_NE(out.str().find("4 ranks publishing into inproc://demo-ranks-test"), std::string::npos) << out.str();
 }
 
+TEST(Demo, ASynchronousStepWaitsForTheSlowestRank) {
+  const std::vector<RankStepTimes> times = synchronousStep({10, 20, 12}, 1.5);
+  ASSERT_EQ(times.size(), 3u);
+  for (const RankStepTimes& t : times) EXPECT_DOUBLE_EQ(t.stepMs, 21.5);
+  EXPECT_DOUBLE_EQ(times[0].computeMs, 10);
+  EXPECT_DOUBLE_EQ(times[0].allreduceMs, 11.5);
+  EXPECT_DOUBLE_EQ(times[1].allreduceMs, 1.5);  // the slowest only exchanges
+  EXPECT_DOUBLE_EQ(times[2].allreduceMs, 9.5);
+  EXPECT_TRUE(synchronousStep({}, 1.0).empty());
+}
+
+// The acceptance test of issue 15 for the library: `demo --ranks 32 --straggler 7` in this process,
+// scored by RankScorer from what a subscriber receives. Rank 7 is flagged, no other rank ever is,
+// and rank 7 spends the least time in the allreduce (the others wait for it there). A window is
+// scored once every rank has sent a new one, so the test needs no clock of its own.
+TEST(Demo, TheStragglersComputeTimeFlagsItAndOnlyIt) {
+  SubscriberOptions subscriberOptions;
+  subscriberOptions.bind = {"inproc://demo-straggler-test"};
+  Subscriber subscriber(subscriberOptions);
+  DemoOptions options;
+  options.connect = "inproc://demo-straggler-test";
+  options.ranks = 32;
+  options.straggler = 7;
+  options.stepsPerSecond = 200;
+  options.window = std::chrono::milliseconds(100);
+  options.runName = "straggler-test";
+  std::atomic<bool> stop{false};
+  std::ostringstream out;
+  std::ostringstream err;
+  std::thread demo([&] { EXPECT_EQ(runDemo(options, stop, out, err), 0) << err.str(); });
+
+  RankScorer compute;  // the default key: train.compute_time_ms.mean
+  RankScorerOptions allreduceOptions;
+  allreduceOptions.key = "train.allreduce_time_ms.mean";
+  RankScorer allreduce(allreduceOptions);
+  std::set<int64_t> fresh;  // ranks with a compute window since the last scoring
+  std::set<int64_t> everFlagged;
+  bool flaggedAlone = false;
+  std::optional<RankWindow> lastAllreduce;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& r) {
+    AlertSource source;
+    source.run = r.source->run;
+    source.rank = r.source->rank;
+    source.instanceId = r.source->instanceId;
+    compute.observeEvent(source, r.event);
+    allreduce.observeEvent(source, r.event);
+    if (r.source->rank && r.event.data.contains(std::string(kDefaultRankScoreKey))) fresh.insert(*r.source->rank);
+    if (fresh.size() < 32) return;
+    fresh.clear();
+    const std::vector<RankWindow> windows = compute.evaluate();
+    ASSERT_EQ(windows.size(), 1u);
+    everFlagged.insert(windows[0].flagged.begin(), windows[0].flagged.end());
+    flaggedAlone = windows[0].scored == 32 && windows[0].flagged == std::vector<int64_t>{7};
+    lastAllreduce = allreduce.evaluate().at(0);
+  };
+  const bool flagged = test::pollUntil(subscriber, callbacks, [&] { return flaggedAlone; });
+  stop = true;
+  demo.join();
+  ASSERT_TRUE(flagged) << out.str() << err.str();
+  EXPECT_EQ(everFlagged, std::set<int64_t>{7});
+  ASSERT_TRUE(lastAllreduce);
+  // Scored median / value, the rank that waits least scores highest: last of worst first.
+  EXPECT_EQ(lastAllreduce->ranks.back().rank, 7);
+  EXPECT_NE(out.str().find("rank 7 is a straggler: it computes 2 times as long"), std::string::npos) << out.str();
+}
+
 TEST(Demo, RankEndpointsFollowRankZeros) {
   EXPECT_EQ(rankEndpoint("tcp://127.0.0.1:5555", 0), "tcp://127.0.0.1:5555");
   EXPECT_EQ(rankEndpoint("tcp://127.0.0.1:5555", 3), "tcp://127.0.0.1:5558");
@@ -210,6 +278,18 @@ TEST(Demo, RejectsBadOptions) {
   options.ranks = 0;
   EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
   EXPECT_NE(err.str().find("livemonctl demo: ranks must be 1..1024, got 0"), std::string::npos) << err.str();
+  err.str("");
+  options = DemoOptions{};
+  options.ranks = 4;
+  options.straggler = 4;
+  EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
+  EXPECT_NE(err.str().find("livemonctl demo: straggler must be a rank in 0..3, got 4"), std::string::npos) << err.str();
+  err.str("");
+  options.straggler = 1;
+  options.stragglerFactor = 0;
+  EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
+  EXPECT_NE(err.str().find("livemonctl demo: straggler factor must be above 0 and at most 1000, got 0"), std::string::npos)
+      << err.str();
   EXPECT_EQ(out.str(), "") << "nothing is published with a bad option";
 }
 

@@ -17,6 +17,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/subscriber.h>
 
+#include "relay_process.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
@@ -26,35 +27,10 @@ using namespace std::chrono_literals;
 using namespace transport;
 using test::ChildProcess;
 
-struct RelayEndpoints {
-  std::string listen;
-  std::string serve;
-};
+using test::RelayEndpoints;
 
-// Starts `livemonctl relay` on free loopback ports (plus `extra` arguments) and reads where it
-// listens and serves from its first line.
 std::optional<RelayEndpoints> startRelay(std::unique_ptr<ChildProcess>& relay, std::vector<std::string> extra = {}) {
-  std::vector<std::string> argv{LIVEMONCTL_PATH, "relay", "--listen", "tcp://127.0.0.1:*", "--serve", "tcp://127.0.0.1:*"};
-  argv.insert(argv.end(), extra.begin(), extra.end());
-  relay = std::make_unique<ChildProcess>(argv);
-  // "... publishers connect to LISTEN, subscribers to SERVE\n" (plain string search: GCC 12's
-  // std::regex warns under the sanitizer builds' -Werror).
-  const std::string listenAt = "publishers connect to ";
-  const std::string serveAt = ", subscribers to ";
-  RelayEndpoints endpoints;
-  const auto parse = [&](const std::string& out) {
-    const std::size_t listen = out.find(listenAt);
-    if (listen == std::string::npos) return false;
-    const std::size_t serve = out.find(serveAt, listen);
-    if (serve == std::string::npos) return false;
-    const std::size_t end = out.find('\n', serve);
-    if (end == std::string::npos) return false;
-    endpoints.listen = out.substr(listen + listenAt.size(), serve - listen - listenAt.size());
-    endpoints.serve = out.substr(serve + serveAt.size(), end - serve - serveAt.size());
-    return true;
-  };
-  if (!relay->readStdoutUntil(parse)) return std::nullopt;
-  return endpoints;
+  return test::startRelay(LIVEMONCTL_PATH, relay, std::move(extra));
 }
 
 PublisherOptions connectTo(const std::string& endpoint) {
