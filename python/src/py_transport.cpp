@@ -82,6 +82,10 @@ py::dict statsDict(const PublisherStats& stats) {
   result["heartbeats"] = stats.heartbeats;
   result["queued_bytes"] = stats.queuedBytes;
   result["subscribers_disconnected"] = stats.subscribersDisconnected;
+  result["history_bytes"] = stats.historyBytes;
+  result["history_messages"] = stats.historyMessages;
+  result["history_dropped"] = stats.historyDropped;
+  result["history_requests"] = stats.historyRequests;
   return result;
 }
 
@@ -94,7 +98,7 @@ class PyPublisher {
               std::optional<int64_t> rank, std::optional<int64_t> worldSize, std::optional<int64_t> localRank,
               std::size_t queueCapacityBytes, const py::object& linger,
               const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
-              const std::string& metricsAddress) {
+              const std::string& metricsAddress, std::optional<double> historyMb) {
     PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
     if (!endpoint.is_none()) options.bind = endpointList(endpoint, "endpoint");
     if (!connect.is_none()) options.connect = endpointList(connect, "connect");
@@ -109,10 +113,18 @@ class PyPublisher {
     options.statName = statName;
     options.metricsPort = metricsPort;
     options.metricsAddress = metricsAddress;
+    if (historyMb) {
+      if (!(*historyMb >= 0.0 && *historyMb <= 1024.0 * 1024.0)) {
+        throw py::value_error("Publisher: history_mb must be 0..1048576 (0 turns history off), got " +
+                              std::to_string(*historyMb));
+      }
+      options.historyBytes = static_cast<std::size_t>(*historyMb * 1024.0 * 1024.0);
+    }
     publisher_ = std::make_unique<Publisher>(std::move(options));
     endpoints_ = publisher_->endpoints();
     identity_ = publisher_->identity();
     metricsPort_ = publisher_->metricsPort();
+    historyEndpoint_ = publisher_->historyEndpoint();
   }
   ~PyPublisher() { close(); }
   PyPublisher(const PyPublisher&) = delete;
@@ -129,6 +141,7 @@ class PyPublisher {
   PublisherStats stats() const { return publisher_ ? publisher_->stats() : final_; }
   const std::vector<std::string>& endpoints() const { return endpoints_; }
   const transport::SourceInfo& identity() const { return identity_; }
+  const std::string& historyEndpoint() const { return historyEndpoint_; }
   uint16_t metricsPort() const { return metricsPort_; }
 
  private:
@@ -136,6 +149,7 @@ class PyPublisher {
   std::vector<std::string> endpoints_;
   transport::SourceInfo identity_;
   uint16_t metricsPort_ = 0;
+  std::string historyEndpoint_;
   PublisherStats final_;
 };
 
@@ -257,10 +271,15 @@ void bindTransport(py::module_& m) {
         ``metrics_port``: also serve this job's Stats for Prometheus at
         ``http://metrics_address:metrics_port/metrics`` (default 0: the LIVEMON_METRICS_PORT
         environment variable, else off); updated by the publisher's thread, not the training loop.
+        ``history_mb``: the history kept for subscribers that join late (``livemonctl tail
+        --history``, the dashboard), in MiB (default: LIVEMON_HISTORY_MB, else 32; 0 turns it off;
+        a publisher that connects to a relay keeps none). ``history_endpoint`` tells where it is
+        answered.
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>,
                     std::optional<int64_t>, std::optional<int64_t>, std::size_t,
-                    const py::object&, const py::object&, const std::string&, uint16_t, const std::string&>(),
+                    const py::object&, const py::object&, const std::string&, uint16_t, const std::string&,
+                    std::optional<double>>(),
            py::arg("endpoint") = py::none(), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
            py::arg("world_size") = py::none(), py::arg("local_rank") = py::none(),
@@ -268,7 +287,7 @@ void bindTransport(py::module_& m) {
            py::arg("linger") = toTimedelta(defaults.linger),
            py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),
            py::arg("stat_name") = defaults.statName, py::arg("metrics_port") = defaults.metricsPort,
-           py::arg("metrics_address") = defaults.metricsAddress)
+           py::arg("metrics_address") = defaults.metricsAddress, py::arg("history_mb") = py::none())
       .def("close", &PyPublisher::close,
            "Sends what is queued and a goodbye (waiting at most `linger`), then stops. A second call does nothing.")
       .def("__enter__", [](PyPublisher& self) -> PyPublisher& { return self; }, py::return_value_policy::reference)
@@ -280,6 +299,8 @@ void bindTransport(py::module_& m) {
       .def_property_readonly("endpoints", &PyPublisher::endpoints,
                              "The endpoints in use; a bound port * appears as the port chosen.")
       .def_property_readonly("identity", [](const PyPublisher& self) { return identityDict(self.identity()); })
+      .def_property_readonly("history_endpoint", &PyPublisher::historyEndpoint,
+                             "Where history requests are answered, or '' when the publisher keeps no history.")
       .def_property_readonly("metrics_port", &PyPublisher::metricsPort,
                              "The port the Stats are served on for Prometheus, or 0 when off.")
       .def_property_readonly("published_count", [](const PyPublisher& self) { return self.stats().published; })
