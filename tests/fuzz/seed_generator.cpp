@@ -295,6 +295,29 @@ void writeAlertRuleSeeds(const fs::path& dir) {
   for (const std::string& rule : rules) writeFile(dir / ("rule_" + std::to_string(n++)), rule);
 }
 
+// history_protocol: requests and ends as livemon writes them, a refusal, and near misses. The first
+// byte chooses the decoder (even: request, odd: end).
+void writeHistorySeeds(const fs::path& dir) {
+  HistoryRequest filtered;
+  filtered.filters = {"livemon.Stat", "eval", ""};
+  HistoryEnd end;
+  end.messages = 1234;
+  end.truncated = true;
+  end.oldest = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
+  HistoryEnd busy;
+  busy.error = "busy";
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"request_all", std::string(1, '\0') + encodeHistoryRequest({})},
+      {"request_filtered", std::string(1, '\0') + encodeHistoryRequest(filtered)},
+      {"end", std::string(1, '\1') + encodeHistoryEnd(end)},
+      {"end_empty", std::string(1, '\1') + encodeHistoryEnd({})},
+      {"end_busy", std::string(1, '\1') + encodeHistoryEnd(busy)},
+      {"end_as_request", std::string(1, '\0') + encodeHistoryEnd(end)},
+      {"request_truncated", std::string(1, '\0') + encodeHistoryRequest(filtered).substr(0, 20)},
+  };
+  for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -304,7 +327,7 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule"}) {
+    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule", "history_protocol"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -313,6 +336,7 @@ int main(int argc, char** argv) {
     writeRecordingSeeds(root / "recording", root);
     writeTimeBoundSeeds(root / "time_bound");
     writeAlertRuleSeeds(root / "alert_rule");
+    writeHistorySeeds(root / "history_protocol");
   } catch (const std::exception& error) {
     std::cerr << "livemon_fuzz_seeds: " << error.what() << '\n';
     return 1;

@@ -47,7 +47,8 @@ bool sameMessage(const WireMessage& a, const WireMessage& b) {
   if (a.kind != b.kind || a.source != b.source || a.sequence != b.sequence) return false;
   if (a.kind == MessageKind::Events) return a.name == b.name && sameEvents(a.events, b.events);
   return a.counters.timestamp == b.counters.timestamp && a.counters.interval == b.counters.interval &&
-         a.counters.published == b.counters.published && a.counters.dropped == b.counters.dropped;
+         a.counters.published == b.counters.published && a.counters.dropped == b.counters.dropped &&
+         a.history == b.history;
 }
 
 // True when msgpack-cxx reads `payload` as exactly one value. Its limits only keep it from
@@ -91,7 +92,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   try {
     again = message.kind == MessageKind::Events
                 ? encodeEventsPayload(message.source, message.sequence, message.name, message.events, limits)
-                : encodeHeartbeatPayload(message.kind, message.source, message.sequence, message.counters);
+                : encodeHeartbeatPayload(message.kind, message.source, message.sequence, message.counters,
+                                         message.history);
   } catch (const std::invalid_argument&) {
     LIVEMON_FUZZ_CHECK(payload.size() > limits.maxPayloadBytes / 2);
     return 0;
