@@ -54,7 +54,7 @@ Parsed parseArguments(const QStringList& arguments) {
   parser.addOption(version);
   parser.addOption(logCapacity);
   const QCommandLineOption view(QStringLiteral("view"),
-                                QStringLiteral("Show VIEW first: charts or ranges (default: as the last session ended)."),
+                                QStringLiteral("Show VIEW first: charts, ranges or ranks (default: as the last session ended)."),
                                 QStringLiteral("VIEW"));
   parser.addOption(settings);
   parser.addOption(view);
@@ -100,8 +100,10 @@ Parsed parseArguments(const QStringList& arguments) {
       parsed.options.view = livemon::ui::DashboardView::Charts;
     } else if (name == QLatin1String("ranges")) {
       parsed.options.view = livemon::ui::DashboardView::Ranges;
+    } else if (name == QLatin1String("ranks")) {
+      parsed.options.view = livemon::ui::DashboardView::Ranks;
     } else {
-      return usageError(QStringLiteral("--view must be charts or ranges, not '%1'").arg(parser.value(view)));
+      return usageError(QStringLiteral("--view must be charts, ranges or ranks, not '%1'").arg(parser.value(view)));
     }
   }
   for (const QString& endpoint : parser.positionalArguments()) {

@@ -15,6 +15,8 @@
 
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/model/ranges_model.h>
+#include <livemon/ui/model/rank_groups.h>
+#include <livemon/ui/model/rank_scores_model.h>
 #include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {
@@ -73,6 +75,10 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules)));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
+  RankGroupsOptions grouping;
+  grouping.enabled = options_.groupRanks;
+  rankGroups_ = std::make_unique<RankGroups>(*registry_, grouping);
+  rankScores_ = std::make_unique<RankScoresModel>(*registry_, options_.clock);
   rangesModel_->setMaxRows(options_.maxRangeRows);
   alerts_ = std::make_unique<AlertListModel>();
 
@@ -88,6 +94,24 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   statusTimer_ = new QTimer(this);
   statusTimer_->setInterval(1000);
   connect(statusTimer_, &QTimer::timeout, this, &Dashboard::updateStatus);
+}
+
+QString dashboardViewKey(DashboardView view) {
+  switch (view) {
+    case DashboardView::Ranges:
+      return QStringLiteral("ranges");
+    case DashboardView::Ranks:
+      return QStringLiteral("ranks");
+    case DashboardView::Charts:
+      break;
+  }
+  return QStringLiteral("charts");
+}
+
+DashboardView dashboardViewFromKey(const QString& key) {
+  if (key == QLatin1String("ranges")) return DashboardView::Ranges;
+  if (key == QLatin1String("ranks")) return DashboardView::Ranks;
+  return DashboardView::Charts;
 }
 
 Dashboard::~Dashboard() {
@@ -149,6 +173,7 @@ void Dashboard::refreshNow() {
   const auto start = std::chrono::steady_clock::now();
   if (replay_) replay_->tick();
   applyStaged();
+  raiseRankAlerts();
   emit updated();
   emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
@@ -165,7 +190,11 @@ void Dashboard::applyBatch(IngestBatch& batch) {
     if (const SourceEntry* source = registry_->source(id)) logModel_->setSourceLabel(id, source->description);
   }
   for (const NameDescriptor& name : batch.names) logModel_->setEventName(name.id, QString::fromStdString(name.name));
-  if (!changes.newSeries.empty()) emit seriesAdded(changes.newSeries);
+  // A ranked source's own series are charted through its rank group (RankGroups).
+  const RankGroupUpdate groups = rankGroups_->apply(batch, changes);
+  if (!groups.chartSeries.empty()) emit seriesAdded(groups.chartSeries);
+  if (groups.ranksChanged) emit ranksChanged();
+  rankScores_->observe(batch);
   rangesModel_->apply(batch);
   if (changes.labelsChanged) {
     rangesModel_->sourceLabelsChanged();
@@ -202,7 +231,11 @@ void Dashboard::clearReplayed(const QString& endpoint) {
     const SourceEntry* source = registry_->source(static_cast<SourceId>(id));
     replayedSource[id] = source != nullptr && source->endpoint == endpoint ? 1 : 0;
   }
-  registry_->clearSamples([&](const SourceEntry& source) { return replayedSource[source.id] != 0; });
+  // A derived source (a rank group) has an id beyond the received ones.
+  registry_->clearSamples([&](const SourceEntry& source) {
+    return source.id < replayedSource.size() ? replayedSource[source.id] != 0 : source.endpoint == endpoint;
+  });
+  rankGroups_->clearSamples(endpoint);
   rangesModel_->clearValues([&](SourceId id) { return id < replayedSource.size() && replayedSource[id] != 0; });
   removeLogRows(replayedSource);
 }
@@ -212,14 +245,20 @@ void Dashboard::removeReplayed(const QString& endpoint) {
   const RegistryRemoval removal =
       registry_->removeSources([&endpoint](const SourceEntry& source) { return source.endpoint == endpoint; });
   if (removal.empty()) return;
+  rankGroups_->removed(removal);
   emit sourcesAboutToBeRemoved(removal);
   rangesModel_->removeSources(removal.sources);
   if (removal.labelsChanged) rangesModel_->sourceLabelsChanged();
   emit sourcesRemoved(removal);
   std::vector<char> removedSource(registry_->sourceIdEnd(), 0);
-  for (SourceId id : removal.sources) removedSource[id] = 1;
+  std::vector<SourceId> received;  // not the derived ones
+  for (SourceId id : removal.sources) {
+    if (id >= removedSource.size()) continue;
+    removedSource[id] = 1;
+    received.push_back(id);
+  }
   removeLogRows(removedSource);
-  ingest_->forgetSources(removal.sources);
+  ingest_->forgetSources(received);
 }
 
 void Dashboard::removeLogRows(const std::vector<char>& ofSource) {
@@ -421,6 +460,28 @@ void Dashboard::applyAlertRules() {
   ingest_->setAlertRules(std::move(rules));
   settings_->setValue(kAlertRulesKey, alertRules_);
   emit alertRulesChanged();
+}
+
+// A rank RankScorer flagged is an alert like a rule's: listed, marked and notified once per
+// stretch of flagged windows.
+void Dashboard::raiseRankAlerts() {
+  for (const RankFlagged& flagged : rankScores_->tick()) {
+    const RankScorerOptions& scoring = rankScores_->scoring();
+    AlertEntry entry;
+    entry.timeMs = flagged.timeMs;
+    entry.sourceId = flagged.source;
+    const SourceEntry* source = flagged.source ? registry_->source(*flagged.source) : nullptr;
+    entry.source = source != nullptr ? source->label : QStringLiteral("%1 r%2").arg(flagged.run).arg(flagged.score.rank);
+    entry.kind = QStringLiteral("straggler");
+    entry.key = QString::fromStdString(scoring.key);
+    entry.rule = QStringLiteral("%1 score < %2 for %3 windows").arg(entry.key).arg(scoring.threshold).arg(scoring.windows);
+    entry.value = flagged.score.score;
+    entry.message = tr("Rank %1 of run %2 is a straggler: its %3 is %4, a score of %5 against the median of its ranks.")
+                        .arg(flagged.score.rank)
+                        .arg(flagged.run, entry.key, QString::number(flagged.score.value, 'g', 4),
+                             QString::number(flagged.score.score, 'f', 2));
+    raiseAlert(std::move(entry));
+  }
 }
 
 void Dashboard::raiseAlert(AlertEntry alert) {

@@ -29,11 +29,16 @@ class QTimer;
 namespace livemon::ui {
 
 class RangesModel;
+class RankGroups;
+class RankScoresModel;
 class StatRegistry;
 struct RegistryRemoval;
 
 // The views beside the event log, on tabs.
-enum class DashboardView { Charts, Ranges };
+enum class DashboardView { Charts, Ranges, Ranks };
+// "charts" "ranges" "ranks", as the settings keep the view; an unknown key reads as Charts.
+QString dashboardViewKey(DashboardView view);
+DashboardView dashboardViewFromKey(const QString& key);
 
 // Thread-safety: a plain value type.
 // How a Dashboard (and the MainWindow showing it) starts.
@@ -53,6 +58,9 @@ struct DashboardOptions {
   IngestLimits limits{};
   std::size_t maxLinesPerChart = kDefaultMaxLinesPerChart;
   std::size_t maxRangeRows = kDefaultMaxRangeRows;
+  // The ranks of a run charted as one median line per aggregation over a min–max band
+  // (RankGroups); false: a line per rank.
+  bool groupRanks = true;
   // The view shown first. None: the one shown when the last session ended.
   std::optional<DashboardView> view;
   // Recordings to open at start: the first on the timeline, the baselines beside it.
@@ -105,6 +113,10 @@ class Dashboard : public QObject {
   EventLogModel& eventLog() noexcept { return *logModel_; }
   RangesModel& rangesModel() noexcept { return *rangesModel_; }
   AlertListModel& alerts() noexcept { return *alerts_; }
+  // The rank groups the charts show, and the Ranks view's scores (RankScorer, scored once a
+  // second on options().clock; a rank it flags is raised as a "straggler" alert).
+  const RankGroups& rankGroups() const noexcept { return *rankGroups_; }
+  RankScoresModel& rankScores() noexcept { return *rankScores_; }
 
   // A rule triggered: listed in alerts() and told to the views (alertRaised), which mark the
   // chart, update the badge and notify the desktop. The rule engine's alerts arrive here.
@@ -192,12 +204,15 @@ class Dashboard : public QObject {
   // A rule triggered (raiseAlert); it is already in alerts().
   void alertRaised(const AlertEntry& alert);
   void alertRulesChanged();
+  // A rank group or a rank in one appeared.
+  void ranksChanged();
 
  private:
   void applyStaged();
   void applyBatch(IngestBatch& batch);
   void applyLog(IngestBatch& batch);
   void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
+  void raiseRankAlerts();
   void clearReplayed(const QString& endpoint);
   void removeReplayed(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
@@ -220,6 +235,8 @@ class Dashboard : public QObject {
   std::unique_ptr<EventLogModel> logModel_;
   std::unique_ptr<RangesModel> rangesModel_;
   std::unique_ptr<AlertListModel> alerts_;
+  std::unique_ptr<RankGroups> rankGroups_;
+  std::unique_ptr<RankScoresModel> rankScores_;
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
   TimeRange timeRange_ = TimeRange::Last5Minutes;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <limits>
 #include <map>
 
@@ -26,14 +27,79 @@ QString baseLabel(const transport::SourceInfo& info) {
 
 }  // namespace
 
+std::optional<int64_t> SeriesEntry::rankNear(double x) const {
+  if (ranks.empty()) return std::nullopt;
+  auto at = std::lower_bound(ranks.begin(), ranks.end(), x, [](const RankAtX& r, double value) { return r.x < value; });
+  if (at == ranks.end() || (at != ranks.begin() && x - std::prev(at)->x < at->x - x)) at = std::prev(at);
+  return at->rank;
+}
+
 StatRegistry::StatRegistry(SeriesStore::Limits limits) : limits_(limits) {}
 
+template <typename Visit>
+void StatRegistry::forEachSeries(Visit&& visit) const {
+  for (const auto& series : series_) {
+    if (series != nullptr) visit(*series);
+  }
+  for (const auto& series : derivedSeries_) {
+    if (series != nullptr) visit(*series);
+  }
+}
+
 const SourceEntry* StatRegistry::source(SourceId id) const {
+  if (id >= kFirstDerivedSource) {
+    const std::size_t index = id - kFirstDerivedSource;
+    return index < derivedSources_.size() ? derivedSources_[index].get() : nullptr;
+  }
   return id < sources_.size() ? sources_[id].get() : nullptr;
 }
 
 const SeriesEntry* StatRegistry::series(SeriesId id) const {
+  if (id >= kFirstDerivedSeries) {
+    const std::size_t index = id - kFirstDerivedSeries;
+    return index < derivedSeries_.size() ? derivedSeries_[index].get() : nullptr;
+  }
   return id < series_.size() ? series_[id].get() : nullptr;
+}
+
+SeriesEntry* StatRegistry::derivedSeries(SeriesId id) {
+  return isDerived(id) ? const_cast<SeriesEntry*>(series(id)) : nullptr;
+}
+
+SourceId StatRegistry::addDerivedSource(std::shared_ptr<const transport::SourceInfo> info, const QString& label,
+                                        const QString& description, const QString& endpoint) {
+  auto entry = std::make_unique<SourceEntry>();
+  entry->id = kFirstDerivedSource + static_cast<SourceId>(derivedSources_.size());
+  entry->info = std::move(info);
+  entry->label = label;
+  entry->description = description;
+  entry->endpoint = endpoint;
+  if (entry->info->startTime.time_since_epoch().count() != 0) {
+    entry->startMs = std::chrono::duration<double, std::milli>(entry->info->startTime.time_since_epoch()).count();
+  }
+  derivedSources_.push_back(std::move(entry));
+  return derivedSources_.back()->id;
+}
+
+SeriesEntry* StatRegistry::addDerivedSeries(SourceId source, const QString& stat, const QString& aggregation,
+                                            SeriesKind kind, SeriesRole role) {
+  if (source < kFirstDerivedSource || this->source(source) == nullptr) return nullptr;
+  auto entry = std::make_unique<SeriesEntry>();
+  entry->id = kFirstDerivedSeries + static_cast<SeriesId>(derivedSeries_.size());
+  entry->source = source;
+  entry->stat = stat;
+  entry->aggregation = aggregation;
+  entry->kind = kind;
+  entry->role = role;
+  entry->store = SeriesStore(limits_);
+  derivedSeries_.push_back(std::move(entry));
+  return derivedSeries_.back().get();
+}
+
+void StatRegistry::noteDerivedSample(const SeriesEntry& series, double x) {
+  const SourceEntry* owner = source(series.source);
+  widen(wallExtent_, x);
+  widen(runExtent_, (x - (owner != nullptr && owner->startMs ? *owner->startMs : x)) / 1000.0);
 }
 
 PlotTransform StatRegistry::transform(const SeriesEntry& series, TimeAxisMode mode) const {
@@ -57,19 +123,18 @@ std::optional<XRange> StatRegistry::extent(TimeAxisMode mode) const {
 
 std::optional<XRange> StatRegistry::stepExtent(XRange window) const {
   std::optional<XRange> steps;
-  for (const auto& series : series_) {
-    if (series == nullptr) continue;
-    if (const auto extent = series->store.stepExtent(window.min, window.max)) {
+  forEachSeries([&](const SeriesEntry& series) {
+    if (const auto extent = series.store.stepExtent(window.min, window.max)) {
       widen(steps, extent->first);
       widen(steps, extent->second);
     }
-  }
+  });
   return steps;
 }
 
 std::size_t StatRegistry::storedBytes() const {
   std::size_t bytes = 0;
-  for (const auto& series : series_) bytes += series->store.storedBytes();
+  forEachSeries([&bytes](const SeriesEntry& series) { bytes += series.store.storedBytes(); });
   return bytes;
 }
 
@@ -82,26 +147,31 @@ std::size_t StatRegistry::seriesCount() const noexcept {
 }
 
 void StatRegistry::clearSamples(const std::function<bool(const SourceEntry&)>& which) {
-  for (const auto& series : series_) {
-    if (series == nullptr) continue;
-    const SourceEntry* owner = source(series->source);
-    if (owner != nullptr && which(*owner)) series->store.clear();
+  for (auto* series : {&series_, &derivedSeries_}) {
+    for (auto& entry : *series) {
+      const SourceEntry* owner = entry != nullptr ? source(entry->source) : nullptr;
+      if (owner != nullptr && which(*owner)) entry->store.clear();
+    }
   }
   recomputeExtents();
 }
 
 RegistryRemoval StatRegistry::removeSources(const std::function<bool(const SourceEntry&)>& which) {
   RegistryRemoval removal;
-  for (auto& source : sources_) {
-    if (source == nullptr || !which(*source)) continue;
-    removal.sources.push_back(source->id);
-    source.reset();
+  for (auto* sources : {&sources_, &derivedSources_}) {
+    for (auto& source : *sources) {
+      if (source == nullptr || !which(*source)) continue;
+      removal.sources.push_back(source->id);
+      source.reset();
+    }
   }
   if (removal.empty()) return removal;
-  for (auto& series : series_) {
-    if (series == nullptr || source(series->source) != nullptr) continue;
-    removal.series.push_back(series->id);
-    series.reset();
+  for (auto* series : {&series_, &derivedSeries_}) {
+    for (auto& entry : *series) {
+      if (entry == nullptr || source(entry->source) != nullptr) continue;
+      removal.series.push_back(entry->id);
+      entry.reset();
+    }
   }
   removal.labelsChanged = relabel();
   recomputeExtents();
@@ -111,18 +181,17 @@ RegistryRemoval StatRegistry::removeSources(const std::function<bool(const Sourc
 void StatRegistry::recomputeExtents() {
   wallExtent_.reset();
   runExtent_.reset();
-  for (const auto& series : series_) {
-    if (series == nullptr) continue;
-    const std::optional<double> first = series->store.firstX();
-    const std::optional<double> last = series->store.lastX();
-    if (!first || !last) continue;
+  forEachSeries([this](const SeriesEntry& series) {
+    const std::optional<double> first = series.store.firstX();
+    const std::optional<double> last = series.store.lastX();
+    if (!first || !last) return;
     widen(wallExtent_, *first);
     widen(wallExtent_, *last);
-    const SourceEntry* owner = source(series->source);
+    const SourceEntry* owner = source(series.source);
     const double start = owner != nullptr && owner->startMs ? *owner->startMs : *first;
     widen(runExtent_, (*first - start) / 1000.0);
     widen(runExtent_, (*last - start) / 1000.0);
-  }
+  });
 }
 
 // Short labels name the run, then the rank; where two sources would still look alike the pid is

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -26,6 +28,22 @@ struct SourceEntry {
   std::optional<double> startMs;  // run start (publisher start), ms since the Unix epoch
 };
 
+// What a series is to the charts: a publisher's own line, or one of the lines a rank group
+// (RankGroups) derives from its ranks' series of one (Stat, aggregation).
+enum class SeriesRole : uint8_t {
+  Plain,
+  RankMedian,  // the median across the group's ranks
+  RankLow,     // the lowest across them: the lower edge of the median's band
+  RankHigh,    // the highest: the upper edge
+};
+
+// Thread-safety: a plain value type.
+// A rank group's edge point: which rank held the extreme at x (ms since the Unix epoch).
+struct RankAtX {
+  double x = 0.0;
+  int64_t rank = 0;
+};
+
 // Thread-compatible: owned by the StatRegistry, on the GUI thread.
 // One line: a (source, Stat, aggregation) triple, or a (source, event field) pair, and its samples.
 struct SeriesEntry {
@@ -35,6 +53,14 @@ struct SeriesEntry {
   QString aggregation;
   SeriesKind kind = SeriesKind::StatWindow;
   SeriesStore store;
+  SeriesRole role = SeriesRole::Plain;
+  SeriesId median = 0;  // RankLow, RankHigh: the RankMedian line whose band they edge
+  // RankLow, RankHigh: the rank at each of the newest points, oldest first (bounded by
+  // RankGroups), for the tooltip's "which rank".
+  std::deque<RankAtX> ranks;
+
+  // The rank at the edge point nearest to x; std::nullopt for other roles or none kept.
+  std::optional<int64_t> rankNear(double x) const;
 };
 
 // Thread-safety: a plain value type.
@@ -99,6 +125,23 @@ class StatRegistry {
   // Bytes held by all series stores.
   std::size_t storedBytes() const;
 
+  // Sources and series derived on the GUI thread (rank groups: RankGroups), with ids from
+  // kFirstDerivedSource / kFirstDerivedSeries up, so they never meet the ingest's dense ids. They
+  // take part in lookups, extents, clearSamples and removeSources like received ones; their label
+  // is the one given (relabel() leaves it).
+  SourceId addDerivedSource(std::shared_ptr<const transport::SourceInfo> info, const QString& label,
+                            const QString& description, const QString& endpoint);
+  // nullptr when `source` is not a derived source present.
+  SeriesEntry* addDerivedSeries(SourceId source, const QString& stat, const QString& aggregation, SeriesKind kind,
+                                SeriesRole role);
+  SeriesEntry* derivedSeries(SeriesId id);
+  // Widens the extents for a sample appended to a derived series' store.
+  void noteDerivedSample(const SeriesEntry& series, double x);
+  static bool isDerived(SeriesId id) noexcept { return id >= kFirstDerivedSeries; }
+
+  static constexpr SourceId kFirstDerivedSource = 0x8000'0000U;
+  static constexpr SeriesId kFirstDerivedSeries = 0x8000'0000U;
+
  private:
   // Returns whether a label that was already set changed.
   bool relabel();
@@ -107,6 +150,11 @@ class StatRegistry {
   SeriesStore::Limits limits_;
   std::vector<std::unique_ptr<SourceEntry>> sources_;
   std::vector<std::unique_ptr<SeriesEntry>> series_;
+  std::vector<std::unique_ptr<SourceEntry>> derivedSources_;
+  std::vector<std::unique_ptr<SeriesEntry>> derivedSeries_;
+  // Every series present, received and derived.
+  template <typename Visit>
+  void forEachSeries(Visit&& visit) const;
   std::optional<XRange> wallExtent_;
   std::optional<XRange> runExtent_;
 };

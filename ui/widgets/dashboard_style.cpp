@@ -213,6 +213,12 @@ QColor bandFill(std::optional<unsigned> source) {
   return fill;
 }
 
+QColor rankBandFill(const QColor& line) {
+  QColor fill = line;
+  fill.setAlpha(60);
+  return fill;
+}
+
 void styleLegendMarker(QLegendMarker* marker, const QPen& linePen, bool hidden) {
   QColor label(colours::kText);
   QPen pen(linePen);

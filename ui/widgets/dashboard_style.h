@@ -86,6 +86,8 @@ QPen linePen(const QString& aggregation, std::optional<unsigned> source);
 QPen rawLinePen(const QPen& pen);
 // The fill of a min–max band, for one source or the source `source` of several.
 QColor bandFill(std::optional<unsigned> source);
+// A rank group's min–max band around its median line, in the line's colour.
+QColor rankBandFill(const QColor& line);
 
 // A legend entry drawn as a short stretch of its line (colour, width and dash pattern: where
 // colour tells sources apart, the dash tells aggregations apart), dimmed while the line is hidden.

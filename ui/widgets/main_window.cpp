@@ -5,7 +5,6 @@
 #include <QAction>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
@@ -34,6 +33,7 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/event_log_view.h>
 #include <livemon/ui/widgets/ranges_view.h>
+#include <livemon/ui/widgets/ranks_view.h>
 #include <livemon/ui/widgets/status_text.h>
 #include <livemon/ui/widgets/timeline_bar.h>
 
@@ -75,8 +75,10 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   grid_ = new ChartGrid(dashboard_->registry(), views_);
   grid_->setMaxLinesPerChart(dashboard_->options().maxLinesPerChart);
   ranges_ = new RangesView(dashboard_->registry(), dashboard_->rangesModel(), views_);
-  views_->addTab(grid_, tr("Charts"));
+  ranks_ = new RanksView(*dashboard_, *grid_, views_);
+  views_->addTab(grid_, tr("Charts"));  // in DashboardView's order
   views_->addTab(ranges_, tr("Ranges"));
+  views_->addTab(ranks_, tr("Ranks"));
   // The Ranges chart follows the grid's time range, zoom and pause.
   connect(ranges_, &RangesView::rangeRequested, grid_, [this](double min, double max) { grid_->showRange(XRange{min, max}); });
   connect(ranges_, &RangesView::resetRequested, grid_, &ChartGrid::followLive);
@@ -276,8 +278,7 @@ void MainWindow::restoreSettings() {
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.value(keys::kAutoScroll, true).toBool());
   grid_->restoreChoices(settings);
-  const bool ranges = settings.value(keys::kView).toString() == QLatin1String("ranges");
-  setView(dashboard_->options().view.value_or(ranges ? DashboardView::Ranges : DashboardView::Charts));
+  setView(dashboard_->options().view.value_or(dashboardViewFromKey(settings.value(keys::kView).toString())));
 }
 
 void MainWindow::saveSettings() {
@@ -290,7 +291,7 @@ void MainWindow::saveSettings() {
   settings.setValue(keys::kTimeAxis, axisBox_->currentData().toString());
   settings.setValue(keys::kAutoScroll, logView_->autoScroll());
   grid_->saveChoices(settings);
-  settings.setValue(keys::kView, view() == DashboardView::Ranges ? QStringLiteral("ranges") : QStringLiteral("charts"));
+  settings.setValue(keys::kView, dashboardViewKey(view()));
   settings.sync();
 }
 
@@ -340,13 +341,9 @@ void MainWindow::setChartFilter(const QString& filter) {
   grid_->setNameFilter(filter);
 }
 
-void MainWindow::setView(DashboardView view) {
-  views_->setCurrentWidget(view == DashboardView::Ranges ? static_cast<QWidget*>(ranges_) : grid_);
-}
+void MainWindow::setView(DashboardView view) { views_->setCurrentIndex(static_cast<int>(view)); }
 
-DashboardView MainWindow::view() const {
-  return views_->currentWidget() == ranges_ ? DashboardView::Ranges : DashboardView::Charts;
-}
+DashboardView MainWindow::view() const { return static_cast<DashboardView>(std::max(0, views_->currentIndex())); }
 
 void MainWindow::chooseRecording(ReplayMode mode) {
   const QString path = QFileDialog::getOpenFileName(

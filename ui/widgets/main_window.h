@@ -22,6 +22,7 @@ class AlertsDock;
 class ChartGrid;
 class EventLogView;
 class RangesView;
+class RanksView;
 class TimelineBar;
 
 // Thread-compatible: a widget, used on the GUI thread only.
@@ -46,6 +47,7 @@ class MainWindow : public QMainWindow {
   ChartGrid& chartGrid() noexcept { return *grid_; }
   EventLogView& eventLogView() noexcept { return *logView_; }
   RangesView& rangesView() noexcept { return *ranges_; }
+  RanksView& ranksView() noexcept { return *ranks_; }
   TimelineBar& timeline() noexcept { return *timeline_; }
   AlertsDock& alertsDock() noexcept { return *alerts_; }
 
@@ -94,6 +96,7 @@ class MainWindow : public QMainWindow {
   ChartGrid* grid_ = nullptr;
   EventLogView* logView_ = nullptr;
   RangesView* ranges_ = nullptr;
+  RanksView* ranks_ = nullptr;
   QTabWidget* views_ = nullptr;
   QSplitter* splitter_ = nullptr;
 

@@ -103,9 +103,12 @@ bool StatChartView::multiSource() const {
 }
 
 QString StatChartView::lineName(const Line& line) const {
-  if (!multiSource()) return line.entry->aggregation;
+  QString name = line.entry->aggregation;
+  if (line.entry->role == SeriesRole::RankLow) name += tr(" lowest rank");
+  if (line.entry->role == SeriesRole::RankHigh) name += tr(" highest rank");
+  if (!multiSource()) return name;
   const SourceEntry* source = registry_.source(line.entry->source);
-  return QStringLiteral("%1 · %2").arg(line.entry->aggregation, source != nullptr ? source->label : QStringLiteral("?"));
+  return QStringLiteral("%1 · %2").arg(name, source != nullptr ? source->label : QStringLiteral("?"));
 }
 
 // Re-adds every series in legend order (bands first, so lines draw over them).
@@ -139,19 +142,7 @@ void StatChartView::rebuildSeries() {
     return a->entry->source < b->entry->source;
   });
 
-  // A band for every source with both a min and a max line.
-  for (const auto& line : lines_) {
-    const bool isMin = line->entry->aggregation == QLatin1String("min");
-    const bool isMax = line->entry->aggregation == QLatin1String("max");
-    if (!isMin && !isMax) continue;
-    auto band = std::find_if(bands_.begin(), bands_.end(), [&](const Band& b) { return b.source == line->entry->source; });
-    if (band == bands_.end()) {
-      bands_.push_back(Band{});
-      band = std::prev(bands_.end());
-      band->source = line->entry->source;
-    }
-    (isMin ? band->min : band->max) = line.get();
-  }
+  pairBands();
   for (Band& band : bands_) {
     if (band.area == nullptr && band.min != nullptr && band.max != nullptr) band.area = std::make_unique<ChartBand>(chart);
   }
@@ -183,13 +174,14 @@ void StatChartView::styleLines() {
     line->raw->setPen(smoothing_ > 0.0 ? rawLinePen(line->pen) : line->pen);
     line->raw->setName(lineName(*line));
     line->smooth->setName(lineName(*line));
-    line->raw->setVisible(!line->hidden);
+    // A rank group's edges are drawn as its band only.
+    line->raw->setVisible(!line->hidden && !isRankEdge(*line));
     line->smooth->setPen(line->pen);
-    line->smooth->setVisible(!line->hidden && smoothing_ > 0.0);
+    line->smooth->setVisible(!line->hidden && smoothing_ > 0.0 && !isRankEdge(*line));
   }
   for (const Band& band : bands_) {
     if (band.area == nullptr) continue;
-    band.area->setBrush(bandFill(colourIndex(band.source)));
+    band.area->setBrush(band.median != nullptr ? rankBandFill(band.median->pen.color()) : bandFill(colourIndex(band.source)));
     band.area->setVisible(!band.min->hidden && !band.max->hidden);
   }
 }
@@ -211,6 +203,12 @@ void StatChartView::connectLegend() {
 // Qt draws an entry's stroke with its series' pen: the entry is on the series drawn in the line's
 // own pen, the smoothed one when smoothing (the raw one is faint then).
 void StatChartView::styleLegendEntry(const Line& line) {
+  if (isRankEdge(line)) {
+    for (QLineSeries* head : {line.raw->head(), line.smooth->head()}) {
+      for (QLegendMarker* marker : chart()->legend()->markers(head)) marker->setVisible(false);
+    }
+    return;
+  }
   QLineSeries* face = smoothing_ > 0.0 ? line.smooth->head() : line.raw->head();
   QLineSeries* other = smoothing_ > 0.0 ? line.raw->head() : line.smooth->head();
   for (QLegendMarker* marker : chart()->legend()->markers(other)) marker->setVisible(false);
@@ -472,10 +470,12 @@ bool StatChartView::isSeriesVisible(SeriesId id) const { return findLine(id) != 
 
 void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
   for (const auto& line : lines_) {
-    if (line->id != id || line->hidden == !visible) continue;
+    // A rank group's edges come and go with their median line.
+    const bool edgeOf = isRankEdge(*line) && line->entry->median == id;
+    if ((line->id != id && !edgeOf) || line->hidden == !visible) continue;
     line->hidden = !visible;
-    line->raw->setVisible(visible);
-    line->smooth->setVisible(visible && smoothing_ > 0.0);
+    line->raw->setVisible(visible && !edgeOf);
+    line->smooth->setVisible(visible && smoothing_ > 0.0 && !edgeOf);
     for (const Band& band : bands_) {
       if (band.area != nullptr && (band.min == line.get() || band.max == line.get())) {
         band.area->setVisible(!band.min->hidden && !band.max->hidden);
@@ -491,30 +491,6 @@ std::optional<QPointF> StatChartView::valueAt(QPoint viewportPos) const {
   if (lines_.empty() || !plotRect().contains(viewportPos)) return std::nullopt;
   const QPointF inChart = chart()->mapFromScene(mapToScene(viewportPos));
   return chart()->mapToValue(inChart, lines_.front()->series());
-}
-
-QString StatChartView::tooltipAt(QPoint viewportPos) const {
-  const std::optional<QPointF> value = valueAt(viewportPos);
-  if (!value) return {};
-  const double x = value->x();
-  const double tolerance = (shownX_.max - shownX_.min) * 0.05;
-  std::vector<TooltipRow> rows;
-  for (const auto& line : lines_) {
-    if (line->hidden) continue;
-    const std::optional<QPointF> at = nearestPoint(shownPoints(*line), x, tolerance);
-    if (!at) continue;
-    TooltipRow row{line->pen.color().name(), lineName(*line), at->y(), std::nullopt};
-    if (smoothing_ > 0.0) {
-      if (const auto raw = nearestPoint(line->trace.raw.points, at->x(), 0.0)) row.raw = raw->y();
-    }
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) return {};
-  std::vector<SourceId> sources;
-  for (const auto& line : lines_) {
-    if (std::find(sources.begin(), sources.end(), line->entry->source) == sources.end()) sources.push_back(line->entry->source);
-  }
-  return tooltipHtml(statName_, formatX(x, mode_), rows, sourcesHtml(registry_, sources));
 }
 
 void StatChartView::mousePressEvent(QMouseEvent* event) {

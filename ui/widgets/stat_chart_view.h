@@ -122,6 +122,9 @@ class StatChartView : public QChartView {
   // The band's first stretch (its area), and all of them.
   QAreaSeries* band(SourceId source) const;
   const ChartBand* bandStretches(SourceId source) const;
+  // A rank group's band around its median line (RankGroups): its first stretch, and all of them.
+  QAreaSeries* rankBand(SeriesId median) const;
+  const ChartBand* rankBandStretches(SeriesId median) const;
   // Step axis: the note on the plot about lines without steps; empty when there is none.
   QString stepNote() const;
   // line() holds the values as they came (faint behind a smoothed line); smoothedLine() their
@@ -186,6 +189,7 @@ class StatChartView : public QChartView {
   };
   struct Band {
     SourceId source = 0;
+    const Line* median = nullptr;  // a rank group's band: around this line, between its edges
     std::unique_ptr<ChartBand> area;  // its areas owned by the chart; none without both edges
     Line* min = nullptr;
     Line* max = nullptr;
@@ -207,6 +211,9 @@ class StatChartView : public QChartView {
   RenderKey keyFor(const ChartRenderContext& context) const;
   void draw(const ChartRenderContext& context, const RenderKey& key);
   void rebuildSeries();
+  // Pairs the lines into bands: a source's min and max lines, a rank group's edges.
+  void pairBands();
+  static bool isRankEdge(const Line& line);
   void installXAxis(TimeAxisMode mode);
   void styleLines();
   void connectLegend();

@@ -1,0 +1,188 @@
+#include <livemon/ui/model/rank_groups.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace livemon::ui {
+
+std::optional<RankCrossSection> rankCrossSection(std::vector<std::pair<int64_t, double>> values) {
+  std::erase_if(values, [](const auto& v) { return !std::isfinite(v.second); });
+  if (values.empty()) return std::nullopt;
+  RankCrossSection section;
+  section.ranks = values.size();
+  // By value, then rank: the extremes' ties go to the lowest rank.
+  std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
+    return a.second != b.second ? a.second < b.second : a.first < b.first;
+  });
+  section.low = values.front().second;
+  section.lowRank = values.front().first;
+  section.high = values.back().second;
+  section.highRank = values.back().first;
+  for (auto it = values.rbegin(); it != values.rend() && it->second == section.high; ++it) section.highRank = it->first;
+  const std::size_t mid = values.size() / 2;
+  section.median = values.size() % 2 == 1 ? values[mid].second : (values[mid - 1].second + values[mid].second) / 2.0;
+  return section;
+}
+
+RankGroups::RankGroups(StatRegistry& registry, RankGroupsOptions options) : registry_(registry), options_(options) {}
+
+RankGroups::Group* RankGroups::groupOf(const SourceEntry& source, bool create) {
+  if (!source.info || !source.info->rank) return nullptr;
+  const QString run = QString::fromStdString(source.info->run);
+  const auto key = std::make_pair(source.endpoint, run);
+  auto found = groups_.find(key);
+  if (found != groups_.end()) return &found->second;
+  if (!create) return nullptr;
+  transport::SourceInfo info;
+  info.run = source.info->run;
+  info.startTime = source.info->startTime;
+  const QString label = QStringLiteral("%1 ranks").arg(run.isEmpty() ? QStringLiteral("?") : run);
+  Group group;
+  group.run = run;
+  group.endpoint = source.endpoint;
+  group.source = registry_.addDerivedSource(std::make_shared<const transport::SourceInfo>(std::move(info)), label,
+                                            QStringLiteral("run %1: the median across its ranks, shaded from the lowest to the highest").arg(run),
+                                            source.endpoint);
+  return &groups_.emplace(key, std::move(group)).first->second;
+}
+
+void RankGroups::addMember(const SeriesEntry& series, const SourceEntry& source, RankGroupUpdate& update) {
+  Group* group = groupOf(source, true);
+  const int64_t rank = *source.info->rank;
+  const auto known = group->ranks.find(rank);
+  if (known == group->ranks.end() || known->second != source.id) update.ranksChanged = true;
+  group->ranks[rank] = source.id;
+  const LineKey key{series.stat, series.aggregation, series.kind};
+  auto found = group->lines.find(key);
+  if (found == group->lines.end()) {
+    Line line;
+    line.median = registry_.addDerivedSeries(group->source, series.stat, series.aggregation, series.kind, SeriesRole::RankMedian);
+    line.low = registry_.addDerivedSeries(group->source, series.stat, series.aggregation, series.kind, SeriesRole::RankLow);
+    line.high = registry_.addDerivedSeries(group->source, series.stat, series.aggregation, series.kind, SeriesRole::RankHigh);
+    line.low->median = line.median->id;
+    line.high->median = line.median->id;
+    update.chartSeries.insert(update.chartSeries.end(), {line.median->id, line.low->id, line.high->id});
+    found = group->lines.emplace(key, std::move(line)).first;
+  }
+  Line& line = found->second;
+  auto previous = line.members.find(rank);
+  if (previous != line.members.end()) members_.erase(previous->second.series);  // a restarted rank
+  line.members[rank] = Member{series.id};
+  members_[series.id] = MemberRef{&line, rank};
+}
+
+RankGroupUpdate RankGroups::apply(const IngestBatch& batch, const RegistryChanges& changes) {
+  RankGroupUpdate update;
+  if (!options_.enabled) {
+    update.chartSeries = changes.newSeries;
+    return update;
+  }
+  for (SeriesId id : changes.newSeries) {
+    const SeriesEntry* series = registry_.series(id);
+    const SourceEntry* source = series != nullptr ? registry_.source(series->source) : nullptr;
+    if (source != nullptr && source->info && source->info->rank) {
+      addMember(*series, *source, update);
+    } else {
+      update.chartSeries.push_back(id);
+    }
+  }
+  std::vector<Line*> dirty;
+  for (const StatSample& sample : batch.samples) {
+    const auto found = members_.find(sample.series);
+    if (found == members_.end()) continue;
+    Member& member = found->second.line->members[found->second.rank];
+    if (!(sample.x >= member.x)) continue;  // a late sample changes no rank's latest
+    member.x = sample.x;
+    member.y = sample.y;
+    member.step = sample.step;
+    if (!found->second.line->dirty) dirty.push_back(found->second.line);
+    found->second.line->dirty = true;
+  }
+  for (Line* line : dirty) {
+    line->dirty = false;
+    addPoint(*line);
+  }
+  return update;
+}
+
+void RankGroups::addPoint(Line& line) {
+  const Member* newest = nullptr;
+  for (const auto& [rank, member] : line.members) {
+    if (newest == nullptr || member.x > newest->x) newest = &member;
+  }
+  if (newest == nullptr || !(newest->x > line.lastX)) return;
+  const SeriesEntry* newestSeries = registry_.series(newest->series);
+  const double interval = newestSeries != nullptr ? newestSeries->store.typicalInterval() : 0.0;
+  const double staleMs = std::max(static_cast<double>(options_.staleAfter.count()), 3.0 * interval);
+  std::vector<std::pair<int64_t, double>> values;
+  values.reserve(line.members.size());
+  for (const auto& [rank, member] : line.members) {
+    if (member.x >= newest->x - staleMs) values.emplace_back(rank, member.y);
+  }
+  const std::optional<RankCrossSection> section = rankCrossSection(std::move(values));
+  if (!section) return;
+  const double x = newest->x;
+  line.lastX = x;
+  line.median->store.append(x, section->median, newest->step);
+  line.low->store.append(x, section->low, newest->step);
+  line.high->store.append(x, section->high, newest->step);
+  line.low->ranks.push_back(RankAtX{x, section->lowRank});
+  line.high->ranks.push_back(RankAtX{x, section->highRank});
+  for (SeriesEntry* edge : {line.low, line.high}) {
+    while (edge->ranks.size() > options_.ranksKept) edge->ranks.pop_front();
+  }
+  registry_.noteDerivedSample(*line.median, x);
+}
+
+void RankGroups::clearSamples(const QString& endpoint) {
+  for (auto& [key, group] : groups_) {
+    if (group.endpoint != endpoint) continue;
+    for (auto& [lineKey, line] : group.lines) {
+      line.lastX = -std::numeric_limits<double>::infinity();
+      line.low->ranks.clear();
+      line.high->ranks.clear();
+      for (auto& [rank, member] : line.members) member = Member{member.series};
+    }
+  }
+}
+
+void RankGroups::removed(const RegistryRemoval& removal) {
+  for (SeriesId id : removal.series) {
+    const auto found = members_.find(id);
+    if (found == members_.end()) continue;
+    found->second.line->members.erase(found->second.rank);
+    members_.erase(found);
+  }
+  std::erase_if(groups_, [&removal](const auto& entry) {
+    return std::find(removal.sources.begin(), removal.sources.end(), entry.second.source) != removal.sources.end();
+  });
+  for (auto& [key, group] : groups_) {
+    std::erase_if(group.ranks, [&removal](const auto& rank) {
+      return std::find(removal.sources.begin(), removal.sources.end(), rank.second) != removal.sources.end();
+    });
+  }
+}
+
+std::vector<RankGroupInfo> RankGroups::groups() const {
+  std::vector<RankGroupInfo> result;
+  for (const auto& [key, group] : groups_) {
+    RankGroupInfo info{group.run, group.endpoint, group.source, {}};
+    for (const auto& [rank, source] : group.ranks) info.ranks.push_back(rank);
+    result.push_back(std::move(info));
+  }
+  return result;
+}
+
+std::vector<SeriesId> RankGroups::rankSeries(const QString& run, int64_t rank) const {
+  std::vector<SeriesId> result;
+  for (const auto& [key, group] : groups_) {
+    if (group.run != run) continue;
+    for (const auto& [lineKey, line] : group.lines) {
+      const auto member = line.members.find(rank);
+      if (member != line.members.end()) result.push_back(member->second.series);
+    }
+  }
+  return result;
+}
+
+}  // namespace livemon::ui

@@ -1,0 +1,98 @@
+// StatChartView's bands and hover text: a source's min–max band, and a rank group's band around
+// its median line, whose edges the hover names by rank.
+#include <algorithm>
+#include <iterator>
+
+#include <QtCharts/QLineSeries>
+
+#include <livemon/ui/model/chart_axes.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_band.h>
+#include <livemon/ui/widgets/chart_tooltip.h>
+#include <livemon/ui/widgets/chart_x_axis.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
+
+namespace livemon::ui {
+
+bool StatChartView::isRankEdge(const Line& line) {
+  return line.entry->role == SeriesRole::RankLow || line.entry->role == SeriesRole::RankHigh;
+}
+
+void StatChartView::pairBands() {
+  for (const auto& line : lines_) {
+    const SeriesRole role = line->entry->role;
+    if (role == SeriesRole::RankLow || role == SeriesRole::RankHigh) {
+      const Line* median = findLine(line->entry->median);
+      if (median == nullptr) continue;  // the median comes with its edges; not drawn without it
+      auto band = std::find_if(bands_.begin(), bands_.end(), [&](const Band& b) { return b.median == median; });
+      if (band == bands_.end()) {
+        bands_.push_back(Band{});
+        band = std::prev(bands_.end());
+        band->source = line->entry->source;
+        band->median = median;
+      }
+      (role == SeriesRole::RankLow ? band->min : band->max) = line.get();
+      continue;
+    }
+    // A publisher's own min and max: a group's median lines of min and max are not a band.
+    if (role != SeriesRole::Plain) continue;
+    const bool isMin = line->entry->aggregation == QLatin1String("min");
+    const bool isMax = line->entry->aggregation == QLatin1String("max");
+    if (!isMin && !isMax) continue;
+    auto band = std::find_if(bands_.begin(), bands_.end(),
+                             [&](const Band& b) { return b.median == nullptr && b.source == line->entry->source; });
+    if (band == bands_.end()) {
+      bands_.push_back(Band{});
+      band = std::prev(bands_.end());
+      band->source = line->entry->source;
+    }
+    (isMin ? band->min : band->max) = line.get();
+  }
+}
+
+QAreaSeries* StatChartView::rankBand(SeriesId median) const {
+  const ChartBand* band = rankBandStretches(median);
+  return band != nullptr ? band->head() : nullptr;
+}
+
+const ChartBand* StatChartView::rankBandStretches(SeriesId median) const {
+  for (const Band& band : bands_) {
+    if (band.median != nullptr && band.median->id == median) return band.area.get();
+  }
+  return nullptr;
+}
+
+QString StatChartView::tooltipAt(QPoint viewportPos) const {
+  const std::optional<QPointF> value = valueAt(viewportPos);
+  if (!value) return {};
+  const double x = value->x();
+  const double tolerance = (shownX_.max - shownX_.min) * 0.05;
+  std::vector<TooltipRow> rows;
+  for (const auto& line : lines_) {
+    if (line->hidden) continue;
+    const bool edge = isRankEdge(*line);
+    // An edge is drawn raw (its band), whatever the smoothing.
+    const std::optional<QPointF> at = nearestPoint(edge ? line->trace.raw.points : shownPoints(*line), x, tolerance);
+    if (!at) continue;
+    TooltipRow row{line->pen.color().name(), lineName(*line), at->y(), std::nullopt};
+    if (edge && mode_ != TimeAxisMode::Step) {
+      // Back from chart units to the store's ms, to find which rank was at the edge there.
+      const PlotTransform transform = registry_.transform(*line->entry, mode_);
+      if (const auto rank = line->entry->rankNear(at->x() / transform.scale + transform.offset)) {
+        row.name += QStringLiteral(": r%1").arg(*rank);
+      }
+    }
+    if (!edge && smoothing_ > 0.0) {
+      if (const auto raw = nearestPoint(line->trace.raw.points, at->x(), 0.0)) row.raw = raw->y();
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return {};
+  std::vector<SourceId> sources;
+  for (const auto& line : lines_) {
+    if (std::find(sources.begin(), sources.end(), line->entry->source) == sources.end()) sources.push_back(line->entry->source);
+  }
+  return tooltipHtml(statName_, formatX(x, mode_), rows, sourcesHtml(registry_, sources));
+}
+
+}  // namespace livemon::ui
