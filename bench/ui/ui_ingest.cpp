@@ -12,6 +12,9 @@
 // A stall is the longest gap between firings of a 5 ms timer on the GUI thread (the event loop
 // was busy or the thread was not scheduled); a busy stall counts only the GUI thread's CPU time
 // in that gap, which is what the dashboard itself costs on a machine shared with other work.
+// With --ranks N the feed comes from N ranks of one run (each sending every Stat, rank 7 twice as
+// slow), and the two sides are both MainWindow: rank groups on (a median line per aggregation over
+// a min–max band) and off (a line per rank and aggregation, with room for all of them).
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise. UI_INGEST_TRACE=1 prints each tick over
 // 16 ms and each stall over 30 ms with when it happened.
 #include <sys/resource.h>
@@ -69,6 +72,7 @@ struct Config {
   int width = 1600;
   int height = 1000;
   std::string sides = "both";
+  int ranks = 0;  // > 0: a run of this many ranks, grouped vs a line per rank
 };
 
 constexpr const char* kAggregations[] = {"mean", "min", "max", "p50", "p90", "p99", "value", "stddev", "count", "sum"};
@@ -110,6 +114,11 @@ class Feeder {
     info.instanceId = 42;
     info.startTime = std::chrono::system_clock::now();
     source_ = std::make_shared<const livemon::transport::SourceInfo>(info);
+    for (int r = 0; r < config_.ranks; ++r) {
+      info.rank = r;
+      info.instanceId = 1000 + static_cast<uint64_t>(r);
+      ranks_.push_back(std::make_shared<const livemon::transport::SourceInfo>(info));
+    }
     endpoint_ = std::make_shared<const std::string>("synthetic://ui_ingest");
     thread_ = std::thread([this] { run(); });
   }
@@ -146,7 +155,19 @@ class Feeder {
       if (window > lastWindow) {
         lastWindow = window;
         const auto at = wallStart + std::chrono::seconds(window);
-        for (int stat = 0; stat < config_.stats; ++stat) {
+        for (std::size_t r = 0; r < ranks_.size(); ++r) {
+          // Every rank sends every Stat; rank 7 is twice as slow, the others scatter a little.
+          for (int stat = 0; stat < config_.stats; ++stat) {
+            auto event = make("livemon.Stat", at + std::chrono::microseconds(100 * r));
+            event.source = ranks_[r];
+            char name[32];
+            std::snprintf(name, sizeof name, "bench.stat_%03d.", stat);
+            const double level = (1 + stat % 7) * (1.0 + 0.05 * std::sin(static_cast<double>(r) * 1.7 + window)) * (r == 7 ? 2.0 : 1.0);
+            for (int a = 0; a < config_.aggregations; ++a) event.event.data.emplace(std::string(name) + kAggregations[a], level + 0.1 * a);
+            chunk.push_back(std::move(event));
+          }
+        }
+        for (int stat = 0; stat < config_.stats && ranks_.empty(); ++stat) {
           auto event = make("livemon.Stat", at);
           char name[32];
           std::snprintf(name, sizeof name, "bench.stat_%03d.", stat);
@@ -175,6 +196,7 @@ class Feeder {
   const Config& config_;
   IngestWorker& ingest_;
   std::shared_ptr<const livemon::transport::SourceInfo> source_;
+  std::vector<std::shared_ptr<const livemon::transport::SourceInfo>> ranks_;
   std::shared_ptr<const std::string> endpoint_;
   uint64_t sequence_ = 0;
   std::atomic<bool> stop_{false};
@@ -283,6 +305,7 @@ struct Results {
   double longestStallMs = 0.0;
   double longestStallAfterWarmupMs = 0.0;
   double longestBusyStallMs = 0.0;  // after 2 s: the most CPU the GUI thread used between two probes
+  uint64_t stallsOver50 = 0;        // after 2 s: probe gaps over 50 ms
   double rssStartMiB = 0.0;
   double rss10MiB = 0.0;
   double rss20MiB = 0.0;
@@ -328,7 +351,7 @@ Results runSide(const Config& config, bool naive) {
     }
   };
 
-  if (naive) {
+  if (naive && config.ranks == 0) {
     naiveIngest = std::make_unique<IngestWorker>(IngestWorker::Options{});
     naiveWindow = std::make_unique<NaiveDashboard>(*naiveIngest, livemon::ui::EventLogModel::kDefaultCapacity);
     naiveWindow->resize(config.width, config.height);
@@ -346,6 +369,10 @@ Results runSide(const Config& config, bool naive) {
     livemon::ui::DashboardOptions options;
     options.exactEndpoints = true;  // no endpoints: the feeder is the only source
     options.settingsFile = settings.filePath(QStringLiteral("livemon.ini"));
+    if (naive) {  // with --ranks: a line per rank, every one of them drawn
+      options.groupRanks = false;
+      options.maxLinesPerChart = static_cast<std::size_t>(config.ranks * config.aggregations);
+    }
     window = std::make_unique<livemon::ui::MainWindow>(options);
     window->resize(config.width, config.height);
     window->show();
@@ -373,6 +400,7 @@ Results runSide(const Config& config, bool naive) {
                    std::chrono::duration<double>(now - start).count());
     }
     results.longestStallMs = std::max(results.longestStallMs, gap);
+    if (gap > 50 && now - start > std::chrono::seconds(2)) ++results.stallsOver50;
     if (now - start > std::chrono::seconds(2)) results.longestStallAfterWarmupMs = std::max(results.longestStallAfterWarmupMs, gap);
   });
   probe.start();
@@ -388,7 +416,7 @@ Results runSide(const Config& config, bool naive) {
   results.cpuPercent = 100.0 * (cpuSeconds() - cpuStart) / config.seconds;
   results.fed = feeder.fed();
   results.droppedByDashboard = ingest->staging().droppedLogEntries() + ingest->staging().droppedSamples();
-  if (naive) {
+  if (naiveWindow) {
     results.logged = naiveWindow->log().receivedCount();
     results.charts = naiveWindow->chartCount();
   } else {
@@ -403,7 +431,7 @@ std::string serialize(const Results& r) {
   out.precision(17);
   out << r.longestStallMs << ' ' << r.longestStallAfterWarmupMs << ' ' << r.longestBusyStallMs << ' ' << r.rssStartMiB << ' ' << r.rss10MiB << ' '
       << r.rss20MiB << ' ' << r.rssEndMiB << ' ' << r.cpuPercent << ' ' << r.fed << ' ' << r.logged << ' ' << r.droppedByDashboard << ' '
-      << r.charts << ' ' << r.warmupTicks << ' ' << r.tickMs.size();
+      << r.charts << ' ' << r.warmupTicks << ' ' << r.stallsOver50 << ' ' << r.tickMs.size();
   for (double t : r.tickMs) out << ' ' << t;
   return out.str();
 }
@@ -413,7 +441,7 @@ Results deserialize(const std::string& text) {
   Results r;
   std::size_t ticks = 0;
   in >> r.longestStallMs >> r.longestStallAfterWarmupMs >> r.longestBusyStallMs >> r.rssStartMiB >> r.rss10MiB >> r.rss20MiB >> r.rssEndMiB >> r.cpuPercent >>
-      r.fed >> r.logged >> r.droppedByDashboard >> r.charts >> r.warmupTicks >> ticks;
+      r.fed >> r.logged >> r.droppedByDashboard >> r.charts >> r.warmupTicks >> r.stallsOver50 >> ticks;
   r.tickMs.resize(ticks);
   for (double& t : r.tickMs) in >> t;
   return r;
@@ -455,7 +483,7 @@ bool runChild(const Config& config, bool naive, Results& results) {
 void usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--seconds S] [--stats N] [--aggregations N] [--events-per-second N]\n"
-               "          [--width PX] [--height PX] [--sides both|livemon|naive]\n",
+               "          [--width PX] [--height PX] [--sides both|livemon|naive] [--ranks N]\n",
                program);
 }
 
@@ -481,22 +509,23 @@ int main(int argc, char** argv) {
     else if (flag == "--width") config.width = std::atoi(value);
     else if (flag == "--height") config.height = std::atoi(value);
     else if (flag == "--sides") config.sides = value;
+    else if (flag == "--ranks") config.ranks = std::atoi(value);
     else {
       usage(argv[0]);
       return 2;
     }
   }
   if (!(config.seconds >= 21) || config.stats < 1 || config.aggregations < 1 || config.aggregations > kMaxAggregations ||
-      config.eventsPerSecond < 0 || (config.sides != "both" && config.sides != "livemon" && config.sides != "naive")) {
+      config.eventsPerSecond < 0 || config.ranks < 0 || (config.sides != "both" && config.sides != "livemon" && config.sides != "naive")) {
     std::fprintf(stderr, "ui_ingest: --seconds must be at least 21, --aggregations 1 to %d, --sides both, livemon or naive\n",
                  kMaxAggregations);
     return 2;
   }
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
 
-  std::printf("ui_ingest: %.0f s per side, %d Stats x %d aggregations at 1 window/s, %.0f raw events/s, %dx%d window, %s\n",
-              config.seconds, config.stats, config.aggregations, config.eventsPerSecond, config.width, config.height,
-              qgetenv("QT_QPA_PLATFORM").constData());
+  std::printf("ui_ingest: %.0f s per side, %d rank(s) x %d Stats x %d aggregations at 1 window/s, %.0f raw events/s, %dx%d window, %s\n",
+              config.seconds, std::max(1, config.ranks), config.stats, config.aggregations, config.eventsPerSecond, config.width,
+              config.height, qgetenv("QT_QPA_PLATFORM").constData());
   std::vector<std::pair<std::string, Results>> sides;
   for (const bool naive : {false, true}) {
     if (config.sides == (naive ? "livemon" : "naive")) continue;
@@ -505,7 +534,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "ui_ingest: the %s side failed\n", naive ? "naive" : "livemon");
       return 1;
     }
-    sides.emplace_back(naive ? "naive append()" : "livemon", std::move(results));
+    if (config.ranks > 0) sides.emplace_back(naive ? "line per rank" : "rank groups", std::move(results));
+    else sides.emplace_back(naive ? "naive append()" : "livemon", std::move(results));
   }
 
   std::printf("\n%-28s", "");
@@ -530,6 +560,7 @@ int main(int argc, char** argv) {
   row("longest stall (ms)", [&](const Results& r) { return number(r.longestStallMs, "%.1f"); });
   row("longest stall after 2 s (ms)", [&](const Results& r) { return number(r.longestStallAfterWarmupMs, "%.1f"); });
   row("longest busy stall after 2 s", [&](const Results& r) { return number(r.longestBusyStallMs, "%.1f"); });
+  row("stalls > 50 ms after 2 s", [&](const Results& r) { return number(static_cast<double>(r.stallsOver50), "%.0f"); });
   row("RSS at start (MiB)", [&](const Results& r) { return number(r.rssStartMiB, "%.0f"); });
   row("RSS at 10 s (MiB)", [&](const Results& r) { return number(r.rss10MiB, "%.0f"); });
   row("RSS at 20 s (MiB)", [&](const Results& r) { return number(r.rss20MiB, "%.0f"); });

@@ -287,6 +287,7 @@ std::string numbered(const char* prefix, int i, const char* suffix = "") {
 TEST_F(MainWindowTest, AFloodOfInventedNamesStopsAtTheLimitsTheStatusBarSaysSoAndKnownDataStillShows) {
   DashboardOptions dashboard = options({});
   dashboard.exactEndpoints = true;  // a synthetic feed, through the ingest worker as received events go
+  dashboard.groupRanks = false;     // a line per ranked source, so that the flood fills the charts
   MainWindow window(dashboard);
   window.resize(1600, 1000);
   window.show();

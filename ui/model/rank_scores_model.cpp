@@ -43,8 +43,9 @@ void RankScoresModel::setKey(const QString& key) {
   options.staleAfter = std::max<std::chrono::milliseconds>(3 * window_, std::chrono::milliseconds(3000));
   options.forgetAfter = 10 * options.staleAfter;
   options.clock = clock_;
+  auto scorer = std::make_unique<RankScorer>(options);  // throws for an empty key, before anything changes
   beginResetModel();
-  scorer_ = std::make_unique<RankScorer>(options);  // throws for an empty key, before anything changes
+  scorer_ = std::move(scorer);
   for (auto& [run, state] : runs_) {
     state.latest.reset();
     state.heat.clear();

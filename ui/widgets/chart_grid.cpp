@@ -57,9 +57,11 @@ void ChartGrid::addSeries(const std::vector<SeriesId>& ids) {
     const SeriesEntry* entry = registry_.series(id);
     if (entry == nullptr) continue;
     if (const auto found = charts_.find(entry->stat); found != charts_.end()) {
-      found->second->addSeries(id);
+      if (!found->second->addSeries(id)) undrawn_.insert(id);
     } else if (std::vector<SeriesId>& pending = pendingStats_[entry->stat]; pending.size() < maxLinesPerChart_) {
-      pending.push_back(id);
+      if (std::find(pending.begin(), pending.end(), id) == pending.end()) pending.push_back(id);
+    } else {
+      undrawn_.insert(id);
     }
   }
 }
@@ -67,6 +69,7 @@ void ChartGrid::addSeries(const std::vector<SeriesId>& ids) {
 void ChartGrid::removeSeries(const std::vector<SeriesId>& ids) {
   if (ids.empty()) return;
   const auto removed = [&ids](SeriesId id) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+  for (SeriesId id : ids) undrawn_.erase(id);
   for (auto pending = pendingStats_.begin(); pending != pendingStats_.end();) {
     std::erase_if(pending->second, removed);
     pending = pending->second.empty() ? pendingStats_.erase(pending) : std::next(pending);
@@ -385,13 +388,7 @@ StatChartView* ChartGrid::chart(const QString& statName) const {
   return found != charts_.end() ? found->second : nullptr;
 }
 
-std::size_t ChartGrid::undrawnLineCount() const {
-  std::size_t drawn = 0;
-  for (const auto& [name, chart] : charts_) drawn += chart->lineCount();
-  for (const auto& [name, ids] : pendingStats_) drawn += ids.size();
-  const std::size_t present = registry_.seriesCount();
-  return present > drawn ? present - drawn : 0;
-}
+std::size_t ChartGrid::undrawnLineCount() const { return undrawn_.size(); }
 
 std::vector<StatChartView*> ChartGrid::charts() const {
   std::vector<StatChartView*> result;

@@ -112,7 +112,8 @@ class ChartGrid : public QScrollArea {
   // Lines one chart draws at most (StatChartView::setMaxLines), for the charts made from now on.
   void setMaxLinesPerChart(std::size_t lines) noexcept { maxLinesPerChart_ = lines; }
   std::size_t maxLinesPerChart() const noexcept { return maxLinesPerChart_; }
-  // Series of the registry on no chart (drawn or to be drawn), their chart being full.
+  // Series handed to addSeries that are on no chart (drawn or to be drawn), their chart being
+  // full. (A rank's own series are not handed over while its rank group stands for it.)
   std::size_t undrawnLineCount() const;
 
   // Time allowed per refresh for making charts (at least one is made per refresh).
@@ -155,6 +156,7 @@ class ChartGrid : public QScrollArea {
   std::chrono::milliseconds renderBudget_{5};
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
+  std::set<SeriesId> undrawn_;  // refused by a full chart
   std::optional<double> playheadMs_;
   ChartViewOptions* viewOptions_ = nullptr;  // a child
 };
