@@ -41,14 +41,14 @@ struct RankHeatColumn {
 // Thread-compatible: a Qt model, used on the GUI thread only.
 // The Ranks view's data: the shared RankScorer (core, as `livemonctl ranks` uses it) fed with the
 // values of one Stat key from every ranked source, evaluated once per window on the injected
-// clock; the latest window of the run shown as a table (worst first: rank, value, score, host,
-// pid, flag) and the last windows of its ranks as heatmap columns (at most kHeatColumns).
+// clock; the latest window of the run shown as a table (worst first: rank, value, score, flag,
+// pid, host) and the last windows of its ranks as heatmap columns (at most kHeatColumns).
 // Memory is the scorer's caps plus kHeatColumns columns of the run's ranks.
 class RankScoresModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { RankColumn = 0, ValueColumn, ScoreColumn, FlagColumn, HostColumn, PidColumn, ColumnCount };
+  enum Column { RankColumn = 0, ValueColumn, ScoreColumn, FlagColumn, PidColumn, HostColumn, ColumnCount };
   static constexpr std::size_t kHeatColumns = 300;
   // Qt::UserRole on any cell: the row's rank (an int64).
   static constexpr int kRankRole = Qt::UserRole;

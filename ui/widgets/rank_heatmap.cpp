@@ -17,6 +17,7 @@ namespace {
 
 constexpr int kLabelWidth = 44;
 constexpr int kScaleHeight = 22;
+constexpr std::size_t kMinSlots = 60;
 
 }  // namespace
 
@@ -73,7 +74,10 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
   }
   const QRect grid = gridRect();
   const double rowHeight = static_cast<double>(grid.height()) / static_cast<double>(ranks.size());
-  const double columnWidth = static_cast<double>(grid.width()) / static_cast<double>(RankScoresModel::kHeatColumns);
+  // A minute's worth of slots at first, so the first windows are wide enough to see; then the
+  // columns narrow until kHeatColumns fill the width.
+  const std::size_t slotCount = std::clamp<std::size_t>(columns.size(), kMinSlots, RankScoresModel::kHeatColumns);
+  const double columnWidth = static_cast<double>(grid.width()) / static_cast<double>(slotCount);
   // The newest column at the right edge, as on the charts.
   const double x0 = grid.right() + 1 - columnWidth * static_cast<double>(columns.size());
   for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -90,15 +94,25 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
   QFont font = painter.font();
   font.setPointSizeF(std::max(6.0, std::min(9.0, rowHeight * 0.8)));
   painter.setFont(font);
+  std::vector<std::size_t> flaggedRows;
   for (std::size_t r = 0; r < ranks.size(); ++r) {
-    const bool flagged = model_.isFlagged(ranks[r]);
-    const QRectF row(grid.left(), grid.top() + rowHeight * static_cast<double>(r), grid.width(), rowHeight);
+    if (model_.isFlagged(ranks[r])) flaggedRows.push_back(r);
+  }
+  const auto nearFlagged = [&](std::size_t r) {
+    return std::any_of(flaggedRows.begin(), flaggedRows.end(),
+                       [&](std::size_t f) { return f != r && (f > r ? f - r : r - f) < static_cast<std::size_t>(every); });
+  };
+  const double dataLeft = std::max<double>(grid.left(), x0);
+  for (std::size_t r = 0; r < ranks.size(); ++r) {
+    const bool flagged = std::find(flaggedRows.begin(), flaggedRows.end(), r) != flaggedRows.end();
+    const QRectF row(dataLeft, grid.top() + rowHeight * static_cast<double>(r), grid.right() + 1 - dataLeft, rowHeight);
     if (flagged) {
       painter.setPen(QPen(QColor(0xd6, 0x27, 0x28), 2.0));
       painter.setBrush(Qt::NoBrush);
-      painter.drawRect(row.adjusted(0, 0, -1, -1));
+      painter.drawRect(row.adjusted(-1, -1, 0, 0));
     }
-    if (!flagged && static_cast<int>(r) % every != 0) continue;
+    // Every few rows a label, none crowding a flagged rank's.
+    if (!flagged && (static_cast<int>(r) % every != 0 || nearFlagged(r))) continue;
     painter.setPen(flagged ? QColor(0xd6, 0x27, 0x28) : QColor(colours::kText));
     painter.drawText(QRectF(0, row.top() - 6, kLabelWidth - 4, row.height() + 12), Qt::AlignRight | Qt::AlignVCenter,
                      (flagged ? QStringLiteral("⚑ r%1") : QStringLiteral("r%1")).arg(ranks[r]));

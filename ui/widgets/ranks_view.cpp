@@ -52,7 +52,8 @@ RanksView::RanksView(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   table_->setModel(&model);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->verticalHeader()->hide();
-  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setDefaultSectionSize(96);
+  table_->horizontalHeader()->setStretchLastSection(true);  // the host
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(heatmap_);
   split->addWidget(table_);
