@@ -65,7 +65,8 @@ RanksView::RanksView(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   layout->addWidget(summary_);
   layout->addWidget(split, 1);
 
-  connect(keyBox_, &QComboBox::currentTextChanged, this, [this](const QString& key) {
+  // On a choice or Enter, not on every keystroke: a new key starts the scoring afresh.
+  connect(keyBox_, &QComboBox::textActivated, this, [this](const QString& key) {
     if (!key.trimmed().isEmpty() && key.trimmed() != dashboard_.rankScores().key()) dashboard_.rankScores().setKey(key.trimmed());
   });
   connect(runBox_, &QComboBox::currentTextChanged, this, [this](const QString& run) {

@@ -370,6 +370,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   for (const auto& line : lines_) {
     TraceRequest request = plot;
     request.transform = registry_.transform(*line->entry, context.mode);
+    if (isRankEdge(*line)) request.smoothing = 0.0;  // drawn as its band only, which is never smoothed
     traceSeries(line->entry->store, context.mode, context.window, line->steps, request, line->trace);
     line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
     if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
