@@ -10,17 +10,25 @@ std::optional<RankCrossSection> rankCrossSection(std::vector<std::pair<int64_t, 
   if (values.empty()) return std::nullopt;
   RankCrossSection section;
   section.ranks = values.size();
-  // By value, then rank: the extremes' ties go to the lowest rank.
-  std::sort(values.begin(), values.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second < b.second : a.first < b.first;
-  });
-  section.low = values.front().second;
-  section.lowRank = values.front().first;
-  section.high = values.back().second;
-  section.highRank = values.back().first;
-  for (auto it = values.rbegin(); it != values.rend() && it->second == section.high; ++it) section.highRank = it->first;
-  const std::size_t mid = values.size() / 2;
-  section.median = values.size() % 2 == 1 ? values[mid].second : (values[mid - 1].second + values[mid].second) / 2.0;
+  section.low = section.high = values.front().second;
+  section.lowRank = section.highRank = values.front().first;
+  // One pass for the extremes (a tie goes to the lowest rank), a selection for the median: this
+  // runs for every line of a group on every refresh that brings its values.
+  for (const auto& [rank, value] : values) {
+    if (value < section.low || (value == section.low && rank < section.lowRank)) {
+      section.low = value;
+      section.lowRank = rank;
+    }
+    if (value > section.high || (value == section.high && rank < section.highRank)) {
+      section.high = value;
+      section.highRank = rank;
+    }
+  }
+  const auto byValue = [](const auto& a, const auto& b) { return a.second < b.second; };
+  const auto mid = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), mid, values.end(), byValue);
+  section.median = mid->second;
+  if (values.size() % 2 == 0) section.median = (std::max_element(values.begin(), mid, byValue)->second + mid->second) / 2.0;
   return section;
 }
 
@@ -67,8 +75,9 @@ void RankGroups::addMember(const SeriesEntry& series, const SourceEntry& source,
   Line& line = found->second;
   auto previous = line.members.find(rank);
   if (previous != line.members.end()) members_.erase(previous->second.series);  // a restarted rank
-  line.members[rank] = Member{series.id};
-  members_[series.id] = MemberRef{&line, rank};
+  Member& member = line.members[rank];
+  member = Member{series.id};
+  members_[series.id] = MemberRef{&line, &member, rank};
 }
 
 RankGroupUpdate RankGroups::apply(const IngestBatch& batch, const RegistryChanges& changes) {
@@ -90,7 +99,7 @@ RankGroupUpdate RankGroups::apply(const IngestBatch& batch, const RegistryChange
   for (const StatSample& sample : batch.samples) {
     const auto found = members_.find(sample.series);
     if (found == members_.end()) continue;
-    Member& member = found->second.line->members[found->second.rank];
+    Member& member = *found->second.member;
     if (!(sample.x >= member.x)) continue;  // a late sample changes no rank's latest
     member.x = sample.x;
     member.y = sample.y;

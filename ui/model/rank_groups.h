@@ -116,6 +116,7 @@ class RankGroups {
   };
   struct MemberRef {
     Line* line = nullptr;
+    Member* member = nullptr;  // a node of line->members: stays put until its rank is erased
     int64_t rank = 0;
   };
 
