@@ -425,7 +425,7 @@ bool Publisher::State::sendKept(std::string_view topic, std::string_view head, s
     zmq_msg_close(&message);
     return false;
   }
-  history->append(topic, std::move(kept), firstEventTime(body));
+  history->append(topic, std::move(kept), firstEventTime(body), toWireTime(std::chrono::system_clock::now()));
   historyBytes.store(history->bytes(), std::memory_order_relaxed);
   historyMessages.store(history->messages(), std::memory_order_relaxed);
   historyDropped.store(history->dropped(), std::memory_order_relaxed);

@@ -191,7 +191,9 @@ void Relay::State::open() {
                                                    : detail::defaultHistoryEndpoint(serveEndpoint);
     }
     history = std::make_unique<detail::HistoryStore>(options.historyBytes);
-    historyServer = std::make_unique<detail::HistoryServer>(context.get(), endpoint, options.limits);
+    historyServer = std::make_unique<detail::HistoryServer>(
+        context.get(), endpoint, options.limits,
+        options.historyRecording.empty() ? nullptr : std::make_unique<detail::OlderHistory>(options.historyRecording));
     historyEndpoint = historyServer->endpoint();
   }
 
@@ -304,7 +306,8 @@ int Relay::State::drainCapture() {
 void Relay::State::keep(std::string_view topic, const std::string& payload) {
   try {
     const int64_t first = scratch.events.empty() ? 0 : toWireTime(scratch.events.front().timestamp);
-    history->append(topic, std::make_shared<const std::string>(payload), first);
+    history->append(topic, std::make_shared<const std::string>(payload), first,
+                    toWireTime(std::chrono::system_clock::now()));
   } catch (const std::bad_alloc&) {
     return;  // not kept; forwarding goes on
   }
