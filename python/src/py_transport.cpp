@@ -94,7 +94,7 @@ class PyPublisher {
               std::optional<int64_t> rank, std::optional<int64_t> worldSize, std::optional<int64_t> localRank,
               std::size_t queueCapacityBytes, const py::object& linger,
               const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
-              const std::string& metricsAddress) {
+              const std::string& metricsAddress, bool systemStats) {
     PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
     if (!endpoint.is_none()) options.bind = endpointList(endpoint, "endpoint");
     if (!connect.is_none()) options.connect = endpointList(connect, "connect");
@@ -109,6 +109,7 @@ class PyPublisher {
     options.statName = statName;
     options.metricsPort = metricsPort;
     options.metricsAddress = metricsAddress;
+    options.systemStats = systemStats;
     publisher_ = std::make_unique<Publisher>(std::move(options));
     endpoints_ = publisher_->endpoints();
     identity_ = publisher_->identity();
@@ -257,10 +258,14 @@ void bindTransport(py::module_& m) {
         ``metrics_port``: also serve this job's Stats for Prometheus at
         ``http://metrics_address:metrics_port/metrics`` (default 0: the LIVEMON_METRICS_PORT
         environment variable, else off); updated by the publisher's thread, not the training loop.
+        ``system_stats``: also publish, every second, what the machine is doing as ``system.*``
+        Stats: the process's CPU % and RSS, the host's memory used and, with NVML, each GPU's
+        utilization, memory, temperature and power (default False; LIVEMON_SYSTEM_STATS=1 turns
+        it on too). One sampler thread per process, however many publishers ask for it.
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>,
                     std::optional<int64_t>, std::optional<int64_t>, std::size_t,
-                    const py::object&, const py::object&, const std::string&, uint16_t, const std::string&>(),
+                    const py::object&, const py::object&, const std::string&, uint16_t, const std::string&, bool>(),
            py::arg("endpoint") = py::none(), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
            py::arg("world_size") = py::none(), py::arg("local_rank") = py::none(),
@@ -268,7 +273,7 @@ void bindTransport(py::module_& m) {
            py::arg("linger") = toTimedelta(defaults.linger),
            py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),
            py::arg("stat_name") = defaults.statName, py::arg("metrics_port") = defaults.metricsPort,
-           py::arg("metrics_address") = defaults.metricsAddress)
+           py::arg("metrics_address") = defaults.metricsAddress, py::arg("system_stats") = defaults.systemStats)
       .def("close", &PyPublisher::close,
            "Sends what is queued and a goodbye (waiting at most `linger`), then stops. A second call does nothing.")
       .def("__enter__", [](PyPublisher& self) -> PyPublisher& { return self; }, py::return_value_policy::reference)
