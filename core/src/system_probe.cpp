@@ -62,19 +62,19 @@ using NvmlDevice = void*;  // nvmlDevice_t, an opaque pointer
 std::optional<std::string> readSmallFile(const std::string& path, std::size_t maxBytes) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  std::string text(maxBytes + 1, '\0');
-  std::size_t size = 0;
+  // Read in pieces rather than into a buffer of maxBytes: the files are small and read often.
+  std::string text;
+  char piece[4096];
   bool failed = false;
-  while (size < text.size()) {
-    const ssize_t got = ::read(fd, text.data() + size, text.size() - size);
+  while (true) {
+    const ssize_t got = ::read(fd, piece, sizeof(piece));
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) failed = true;
-    if (got <= 0) break;
-    size += static_cast<std::size_t>(got);
+    if (got < 0 || text.size() + static_cast<std::size_t>(got) > maxBytes) failed = true;
+    if (got <= 0 || failed) break;
+    text.append(piece, static_cast<std::size_t>(got));
   }
   ::close(fd);
-  if (failed || size > maxBytes) return std::nullopt;
-  text.resize(size);
+  if (failed) return std::nullopt;
   return text;
 }
 
