@@ -124,4 +124,16 @@ std::shared_ptr<MetricsExporter> metricsExporterFor(const PublisherOptions& opti
   return exporter;
 }
 
+std::shared_ptr<SystemStatsSampler> systemStatsFor(const PublisherOptions& options) {
+  const std::string variable(kSystemStatsEnvironmentVariable);
+  const char* text = std::getenv(variable.c_str());
+  const std::string_view value = text != nullptr ? text : "";
+  if (value != "" && value != "0" && value != "1") {
+    throw std::invalid_argument(variable + " must be 1 (on), 0 or empty (off), got \"" + std::string(value) + "\"");
+  }
+  if (!options.systemStats && value != "1") return nullptr;
+  if (!options.handleLoggedEvents) return nullptr;  // its Stats would never reach this publisher
+  return sharedSystemStatsSampler(options.statWindow);
+}
+
 }  // namespace livemon::transport::detail
