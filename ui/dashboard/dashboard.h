@@ -67,6 +67,9 @@ struct DashboardOptions {
   // Measures the live sources' silence (IngestWorker::Options::clock); nullptr: the system clock.
   // Must outlive the dashboard.
   Clock* ingestClock = nullptr;
+  // Whether each endpoint's history (the run so far) is fetched before its live events
+  // (IngestWorker::Options::history). Unset: the setting "ingest/history", true unless set false.
+  std::optional<bool> history;
 };
 
 // Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its
@@ -127,6 +130,12 @@ class Dashboard : public QObject {
   QStringList endpoints() const;
   // The per-endpoint health, as of the last status update.
   const std::vector<EndpointHealth>& endpointHealth() const noexcept { return health_; }
+  // Whether histories are fetched (DashboardOptions::history, or the setting).
+  bool fetchesHistory() const noexcept { return fetchesHistory_; }
+  // How each endpoint's history came, the latest per endpoint, in the order they came.
+  const std::vector<HistoryNote>& historyNotes() const noexcept { return historyNotes_; }
+  // The latest note of `endpoint`; nullptr when no history of it came.
+  const HistoryNote* historyNote(const QString& endpoint) const;
 
   // Takes what is staged and applies it, then signals updated() and refreshed(); the timer calls it.
   void refreshNow();
@@ -191,6 +200,8 @@ class Dashboard : public QObject {
   void errorReported(const QString& title, const QString& message);
   // A rule triggered (raiseAlert); it is already in alerts().
   void alertRaised(const AlertEntry& alert);
+  // An endpoint's history came (or did not): applied after its events, and in historyNotes().
+  void historyNoted(const HistoryNote& note);
   void alertRulesChanged();
 
  private:
@@ -198,6 +209,7 @@ class Dashboard : public QObject {
   void applyBatch(IngestBatch& batch);
   void applyLog(IngestBatch& batch);
   void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
+  void noteHistory(std::vector<HistoryNote>& notes);
   void clearReplayed(const QString& endpoint);
   void removeReplayed(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
@@ -239,6 +251,8 @@ class Dashboard : public QObject {
   QString lastError_;
   QStringList alertRules_;
   void applyAlertRules();
+  bool fetchesHistory_ = true;
+  std::vector<HistoryNote> historyNotes_;  // one per endpoint
 };
 
 }  // namespace livemon::ui

@@ -20,6 +20,7 @@ namespace livemon::ui {
 
 class AlertsDock;
 class ChartGrid;
+class ChartHistoryMarks;
 class EventLogView;
 class RangesView;
 class TimelineBar;
@@ -48,6 +49,8 @@ class MainWindow : public QMainWindow {
   RangesView& rangesView() noexcept { return *ranges_; }
   TimelineBar& timeline() noexcept { return *timeline_; }
   AlertsDock& alertsDock() noexcept { return *alerts_; }
+  // Where each endpoint's received history begins, on the charts.
+  const ChartHistoryMarks& historyMarks() const noexcept { return *historyMarks_; }
 
   void setTimeRange(TimeRange range);
   void setTimeAxisMode(TimeAxisMode mode);
@@ -106,6 +109,7 @@ class MainWindow : public QMainWindow {
   QLabel* limitLabel_ = nullptr;
   TimelineBar* timeline_ = nullptr;
   AlertsDock* alerts_ = nullptr;
+  ChartHistoryMarks* historyMarks_ = nullptr;
   QToolBar* timelineBar_ = nullptr;
   QAction* recordAction_ = nullptr;
   QLabel* recordingLabel_ = nullptr;
