@@ -258,6 +258,8 @@ namespace {
 TEST_F(ChartGridLayoutTest, ChartsKeepTheirWidthWhenTheGridGrowsTallerThanTheWindow) {
   show(900, 700);
   feed("livemon.Stat", {{"train.loss.mean", 1.0}});
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(grid_.verticalScrollBar()->isVisible()) << "there before the grid needs it";
   const int alone = chart("train.loss")->width();
   for (int i = 0; i < 16; ++i) feed("livemon.Stat", {{"train.extra" + std::to_string(i) + ".mean", 1.0}});
   EXPECT_GT(grid_.widget()->height(), grid_.viewport()->height()) << "the grid is taller than the window now";
