@@ -25,6 +25,18 @@ constexpr PeerLimits kReaderLimits{64 * 1024, 1024 * 1024, 64};
 
 void releasePayload(void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); }
 
+// The timestamp of the first event held, decoding the oldest message when it was kept undecoded.
+std::optional<int64_t> oldestEventNs(const HistoryStore& store, const WireLimits& limits) {
+  const auto oldest = store.oldestNs();
+  if (!oldest || *oldest != HistoryStore::kUnknownTime) return oldest;
+  const HistoryStore::Entry& entry = store.at(store.begin());
+  WireMessage message;
+  if (decodeMessage(entry.topic, *entry.payload, limits, message) != DecodeStatus::Ok || message.events.empty()) {
+    return std::nullopt;
+  }
+  return toWireTime(message.events.front().timestamp);
+}
+
 bool startsWithAny(const std::string& topic, const std::vector<std::string>& filters) {
   if (filters.empty()) return true;
   return std::any_of(filters.begin(), filters.end(),
@@ -235,7 +247,7 @@ bool HistoryServer::progress(Answer& answer, const HistoryStore& store, std::siz
     end.truncated = store.truncated() && answer.olderSent == 0;
     if (answer.oldestSentNs) {
       end.oldest = fromWireTime(*answer.oldestSentNs);
-    } else if (const auto oldest = store.oldestNs()) {
+    } else if (const auto oldest = oldestEventNs(store, limits_)) {
       end.oldest = fromWireTime(*oldest);
     }
     const Send sent = sendEnd(answer.routingId, end);

@@ -23,9 +23,12 @@ class HistoryStore {
   struct Entry {
     std::string topic;
     std::shared_ptr<const std::string> payload;
-    int64_t firstEventNs = 0;  // the timestamp of the message's first event (wire time)
+    int64_t firstEventNs = 0;  // the timestamp of the message's first event (wire time), or kUnknownTime
     int64_t keptNs = 0;        // when it was kept (wall clock, wire time)
   };
+
+  // An Entry::firstEventNs not known when the message was kept (see oldestEventNs()).
+  static constexpr int64_t kUnknownTime = INT64_MIN;
 
   // Bookkeeping counted beside each message's bytes.
   static constexpr std::size_t kEntryOverhead = sizeof(Entry) + 64;
