@@ -89,7 +89,9 @@ struct PublisherOptions {
   std::size_t maxSubscriberConnections = 128;
   // Serves this job's own Stats for Prometheus at http://metricsAddress:metricsPort/metrics (see
   // MetricsExporter), fed by the I/O thread, never by the logging threads. 0 reads the port from
-  // the environment variable LIVEMON_METRICS_PORT; unset or 0 there too means off.
+  // the environment variable LIVEMON_METRICS_PORT (plus LOCAL_RANK when set, so the ranks of a
+  // node, separate processes under torchrun, take ports of their own); unset or 0 there too means
+  // off.
   // The Publishers of one process that take the port from LIVEMON_METRICS_PORT share one exporter
   // (the process has one such port: `demo --ranks`, or a job with two publishers), which serves
   // them all, each source with its own labels, and stops with the last of them. A later one that
