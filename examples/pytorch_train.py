@@ -143,7 +143,7 @@ class LivemonMonitor:
         self.livemon = livemon
         window = datetime.timedelta(seconds=args.window)
         A = livemon.Aggregation
-        self.publisher = livemon.Publisher(args.endpoint, run=args.run) if publish else None
+        self.publisher = livemon.Publisher(args.endpoint, run=args.run, system_stats=True) if publish else None
         self.tensorboard = None
         if args.tensorboard:
             self.tensorboard = livemon.TensorboardEventHandler(args.tensorboard)
@@ -192,7 +192,7 @@ class TorchMonitorMonitor:
         self.monitor = monitor
         self.bridge = livemon.torch_bridge
         self.bridge_step = livemon.set_step
-        self.publisher = livemon.Publisher(args.endpoint, run=args.run)
+        self.publisher = livemon.Publisher(args.endpoint, run=args.run, system_stats=True)
         self.tensorboard = None
         if args.tensorboard:
             # livemon's handler also takes torch.monitor's events.

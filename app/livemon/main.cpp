@@ -47,10 +47,15 @@ Parsed parseArguments(const QStringList& arguments) {
                                 QStringLiteral("Start the replay S seconds into the recording (default: at its end)."),
                                 QStringLiteral("S"));
   const QCommandLineOption play(QStringLiteral("play"), QStringLiteral("Start playing the replay at once."));
+  const QCommandLineOption noHistory(
+      QStringLiteral("no-history"),
+      QStringLiteral("Show only what arrives from now on: do not fetch the run so far from the publishers' (or "
+                     "relay's) history."));
   parser.addOption(help);
   parser.addOption(baseline);
   parser.addOption(seek);
   parser.addOption(play);
+  parser.addOption(noHistory);
   parser.addOption(version);
   parser.addOption(logCapacity);
   const QCommandLineOption view(QStringLiteral("view"),
@@ -94,6 +99,7 @@ Parsed parseArguments(const QStringList& arguments) {
     parsed.options.logCapacity = static_cast<std::size_t>(capacity);
   }
   parsed.options.settingsFile = parser.value(settings);
+  if (parser.isSet(noHistory)) parsed.options.history = false;
   if (parser.isSet(view)) {
     const QString name = parser.value(view).toLower();
     if (name == QLatin1String("charts")) {

@@ -14,6 +14,7 @@
 #include <livemon/record_function.h>
 #include <livemon/stat.h>
 #include <livemon/step.h>
+#include <livemon/system_stats.h>
 #include <livemon/wait_counter.h>
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
@@ -135,6 +136,8 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   publisherOptions.runName = options.runName;
   publisherOptions.metricsPort = options.metricsPort;
   publisherOptions.metricsAddress = options.metricsAddress;
+  publisherOptions.statWindow = options.window;
+  publisherOptions.systemStats = true;  // what a real job would show beside its own Stats
   transport::Publisher publisher(publisherOptions);
 
   const double periodMs = 1000.0 / options.stepsPerSecond;
@@ -177,6 +180,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   } else {
     out << "Ctrl-C stops it";
   }
+  out << "\n  system Stats of this process every second; " << sharedSystemStatsSampler(window)->gpuStatus();
   out << "\n  watch it with: livemonctl tail " << publisher.endpoints().front();
   if (publisher.metricsPort() != 0) {
     out << "\n  Prometheus metrics: http://" << options.metricsAddress << ':' << publisher.metricsPort() << "/metrics";

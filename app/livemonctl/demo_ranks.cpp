@@ -11,6 +11,7 @@
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
 #include <livemon/step.h>
+#include <livemon/system_stats.h>
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
 
@@ -141,6 +142,12 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     stat("train.compute_time_ms", {Aggregation::Mean, Aggregation::Max});
     stat("train.allreduce_time_ms", {Aggregation::Mean, Aggregation::Max});
   }
+  // The ranks share this process, so they share its CPU, memory and GPUs: one sampler, whose
+  // Stats go out once, as rank 0's (N copies of one number would only look like N machines).
+  SystemStatsOptions systemOptions;
+  systemOptions.prefix = std::string(kRankPrefix) + "0/system";
+  systemOptions.window = options.window;
+  auto systemStats = std::make_unique<SystemStatsSampler>(systemOptions);
 
   commandMessage(out, kCommand) << "run \"" << options.runName << "\", " << count << " ranks publishing "
                                 << (options.connect.empty() ? "on " : "into ")
@@ -149,6 +156,7 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
   if (options.connect.empty()) {
     for (std::size_t r = 1; r < count; ++r) out << ' ' << ranks[r].publisher->endpoints().front();
   }
+  out << "\n  system Stats of this process every second, as rank 0's; " << systemStats->gpuStatus();
   out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows; "
       << (options.duration.count() > 0 ? "stops after " + std::to_string(options.duration.count()) + " ms" : "Ctrl-C stops it");
   if (options.straggler) {
@@ -198,6 +206,7 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
   }
   // The last windows go out before the publishers close.
   for (Rank& rank : ranks) rank.stats.clear();
+  systemStats.reset();
   uint64_t published = 0, dropped = 0;
   for (const Rank& rank : ranks) {
     published += rank.publisher->publishedCount();

@@ -73,6 +73,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.highWaterMark = options.highWaterMark;
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
+  relayOptions.historyRecording = options.recordDir;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
     relayOptions.onMessage = [&recorder, &metrics, &options](std::string_view topic, const transport::WireMessage& message) {

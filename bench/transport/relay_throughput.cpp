@@ -59,6 +59,11 @@ class RelayProcess {
     // how much a relay drops for a subscriber that decodes slower than publishers send.
     std::vector<std::string> argv{LIVEMONCTL_PATH, "relay", "--listen", "tcp://127.0.0.1:*", "--serve",
                                   "tcp://127.0.0.1:*", "--high-water-mark", "10000000"};
+    // More relay options, separated by spaces: "--history-mb 0" measures a relay without history.
+    if (const char* extra = std::getenv("LIVEMON_BENCH_RELAY_ARGS")) {
+      std::istringstream words(extra);
+      for (std::string word; words >> word;) argv.push_back(word);
+    }
     std::vector<char*> args;
     for (std::string& arg : argv) args.push_back(arg.data());
     args.push_back(nullptr);

@@ -98,7 +98,7 @@ class PyPublisher {
               std::optional<int64_t> rank, std::optional<int64_t> worldSize, std::optional<int64_t> localRank,
               std::size_t queueCapacityBytes, const py::object& linger,
               const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
-              const std::string& metricsAddress, std::optional<double> historyMb) {
+              const std::string& metricsAddress, std::optional<double> historyMb, bool systemStats) {
     PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
     if (!endpoint.is_none()) options.bind = endpointList(endpoint, "endpoint");
     if (!connect.is_none()) options.connect = endpointList(connect, "connect");
@@ -120,6 +120,7 @@ class PyPublisher {
       }
       options.historyBytes = static_cast<std::size_t>(*historyMb * 1024.0 * 1024.0);
     }
+    options.systemStats = systemStats;
     publisher_ = std::make_unique<Publisher>(std::move(options));
     endpoints_ = publisher_->endpoints();
     identity_ = publisher_->identity();
@@ -275,11 +276,15 @@ void bindTransport(py::module_& m) {
         --history``, the dashboard), in MiB (default: LIVEMON_HISTORY_MB, else 32; 0 turns it off;
         a publisher that connects to a relay keeps none). ``history_endpoint`` tells where it is
         answered.
+        ``system_stats``: also publish, every second, what the machine is doing as ``system.*``
+        Stats: the process's CPU % and RSS, the host's memory used and, with NVML, each GPU's
+        utilization, memory, temperature and power (default False; LIVEMON_SYSTEM_STATS=1 turns
+        it on too). One sampler thread per process, however many publishers ask for it.
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>,
                     std::optional<int64_t>, std::optional<int64_t>, std::size_t,
                     const py::object&, const py::object&, const std::string&, uint16_t, const std::string&,
-                    std::optional<double>>(),
+                    std::optional<double>, bool>(),
            py::arg("endpoint") = py::none(), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
            py::arg("world_size") = py::none(), py::arg("local_rank") = py::none(),
@@ -287,7 +292,8 @@ void bindTransport(py::module_& m) {
            py::arg("linger") = toTimedelta(defaults.linger),
            py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),
            py::arg("stat_name") = defaults.statName, py::arg("metrics_port") = defaults.metricsPort,
-           py::arg("metrics_address") = defaults.metricsAddress, py::arg("history_mb") = py::none())
+           py::arg("metrics_address") = defaults.metricsAddress, py::arg("history_mb") = py::none(),
+           py::arg("system_stats") = defaults.systemStats)
       .def("close", &PyPublisher::close,
            "Sends what is queued and a goodbye (waiting at most `linger`), then stops. A second call does nothing.")
       .def("__enter__", [](PyPublisher& self) -> PyPublisher& { return self; }, py::return_value_policy::reference)

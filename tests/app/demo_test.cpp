@@ -95,7 +95,9 @@ TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {
                                      "train.lr.value",         "train.samples_per_s.mean", "train.step_time_ms.mean",
                                      "train.step_time_ms.p50", "train.step_time_ms.p90", "train.step_time_ms.p99",
                                      "train.grad_norm.mean",   "train.grad_norm.max",    "system.memory_gb.value",
-                                     "system.memory_gb.max",   "train.data_loading.count"};
+                                     "system.memory_gb.max",   "train.data_loading.count",
+                                     // the process's own, sampled every second
+                                     "system.cpu_percent.value", "system.rss_bytes.value"};
   std::set<std::string> seen;
   bool eval = false;
   std::optional<int64_t> lastLossStep;
@@ -153,6 +155,7 @@ TEST(Demo, RanksPublishTheirOwnStatsUnderOneRunName) {
 
   std::map<int64_t, std::vector<int64_t>> lossSteps;  // per rank
   std::map<int64_t, int> evals;
+  std::set<int64_t> systemRanks;  // the ranks that sent the process's system.* Stats
   SubscriberCallbacks callbacks;
   callbacks.onEvent = [&](ReceivedEvent& r) {
     EXPECT_EQ(r.source->run, "ranks-test");
@@ -164,9 +167,10 @@ TEST(Demo, RanksPublishTheirOwnStatsUnderOneRunName) {
     if (r.event.name != kStatEventName) return;
     for (const auto& [key, value] : r.event.data) EXPECT_EQ(key.find("rank"), std::string::npos) << key;
     if (r.event.data.contains("train.loss.mean") && r.event.step) lossSteps[*r.source->rank].push_back(*r.event.step);
+    if (r.event.data.contains("system.rss_bytes.value")) systemRanks.insert(*r.source->rank);
   };
   const bool complete = test::pollUntil(subscriber, callbacks, [&] {
-    if (lossSteps.size() < 4 || evals.size() < 4) return false;
+    if (lossSteps.size() < 4 || evals.size() < 4 || systemRanks.empty()) return false;
     for (const auto& [rank, steps] : lossSteps) {
       if (steps.size() < 5) return false;
     }
@@ -182,6 +186,7 @@ TEST(Demo, RanksPublishTheirOwnStatsUnderOneRunName) {
                 std::adjacent_find(steps.begin(), steps.end()) == steps.end())
         << "rank " << rank << " sent a window twice, or another rank's: " << testing::PrintToString(steps);
   }
+  EXPECT_EQ(systemRanks, std::set<int64_t>{0}) << "the process's numbers once, under rank 0";
   EXPECT_NE(out.str().find("4 ranks publishing into inproc://demo-ranks-test"), std::string::npos) << out.str();
 }
 

@@ -66,7 +66,9 @@ def test_livemon_mode_publishes_every_instrument(tmp_path):
     for key in ["train.loss.mean", "train.loss.min", "train.loss.max", "train.samples_per_s.mean",
                 "train.step_time_ms.mean", "train.step_time_ms.p50", "train.step_time_ms.p90",
                 "train.step_time_ms.p99", "train.grad_norm.mean", "train.grad_norm.max", "train.lr.value",
-                "train.data_loading.count", "train.data_loading.p99"]:
+                "train.data_loading.count", "train.data_loading.p99",
+                # Publisher(system_stats=True): the process's own, sampled every second
+                "system.cpu_percent.value", "system.rss_bytes.value", "system.host_memory_used_bytes.value"]:
         assert key in keys, f"{key} not among {sorted(keys)}"
     epochs = [e["epoch"] for e in received["epoch"]]  # the first may be missed while connecting
     assert epochs == list(range(epochs[0], epochs[0] + len(epochs)))
@@ -89,4 +91,5 @@ def test_torch_monitor_mode_reaches_the_subscriber_through_the_bridge(tmp_path):
     keys = keys_of(received, "torch.monitor.Stat")
     for key in ["train.loss.mean", "train.step_time_ms.max", "train.samples_per_s.mean", "train.grad_norm.max"]:
         assert key in keys, f"{key} not among {sorted(keys)}"
+    assert "system.rss_bytes.value" in keys_of(received, "livemon.Stat"), "livemon's own sampler, beside the bridge"
     assert received["epoch"][-1]["epoch"] >= 1

@@ -16,6 +16,8 @@
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
 #include <livemon/transport/publisher.h>
+#include <livemon/transport/recorded_event.h>
+#include <livemon/transport/recording.h>
 #include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/transport/wire_format.h>
@@ -36,6 +38,7 @@ struct Collected {
   std::vector<bool> fromHistory;
   std::vector<HistoryStatus> histories;
   uint64_t gaps = 0;
+  std::string lastGap;
 
   SubscriberCallbacks callbacks(const std::string& name = "step") {
     SubscriberCallbacks callbacks;
@@ -44,7 +47,10 @@ struct Collected {
       sequences.push_back(event.sequence);
       fromHistory.push_back(event.fromHistory);
     };
-    callbacks.onGap = [this](const GapInfo&) { ++gaps; };
+    callbacks.onGap = [this](const GapInfo& gap) {
+      ++gaps;
+      lastGap = gap.topic + " " + std::to_string(gap.expected) + ".." + std::to_string(gap.received);
+    };
     callbacks.onHistory = [this](const HistoryStatus& status) { histories.push_back(status); };
     return callbacks;
   }
@@ -368,6 +374,72 @@ TEST(History, ARelayKeepsItsHistoryWithinItsBound) {
   EXPECT_EQ(collected.histories.front().outcome, HistoryOutcome::Received);
   EXPECT_TRUE(collected.histories.front().truncated);
   EXPECT_TRUE(collected.histories.front().oldest.has_value());
+}
+
+// A relay that records: what its history dropped is answered from the recording first, so a late
+// subscriber still gets each event from the first, once.
+TEST(History, WhatTheRelayDroppedComesFromItsRecording) {
+  test::TempDir dir;
+  RecordingWriterOptions writerOptions;
+  // Chunks reach the file right after their messages: the history here holds a fraction of a
+  // second, where a relay's default holds hours.
+  writerOptions.chunkBytes = 4 * 1024;
+  auto writer = std::make_unique<RecordingWriter>((dir.path() / "relay-1.mcap").string(), writerOptions);
+  std::atomic<uint64_t> recorded{0};
+  std::atomic<int64_t> firstStep{-1};
+  std::atomic<int64_t> lastStep{-1};
+  RelayOptions options = loopbackRelay();
+  options.historyBytes = 64 * 1024;  // some 250 of the 2000 events
+  options.historyRecording = dir.path().string();
+  // As `livemonctl relay --record` does: one recorded message per event.
+  options.onMessage = [&](std::string_view topic, const WireMessage& message) {
+    if (message.kind != MessageKind::Events) return;
+    ReceivedEvent received;
+    received.source = std::make_shared<const SourceInfo>(message.source);
+    received.receivedAt = std::chrono::system_clock::now();
+    for (std::size_t i = 0; i < message.events.size(); ++i) {
+      received.event = message.events[i];
+      received.event.name = std::string(topic);
+      received.sequence = message.sequence + i;
+      recordEvent(*writer, received);
+      if (topic == "step") {
+        if (firstStep.load() < 0) firstStep = static_cast<int64_t>(received.sequence);
+        lastStep = static_cast<int64_t>(received.sequence);
+      }
+    }
+    recorded.fetch_add(message.events.size());
+  };
+  Relay relay(options);
+  PublisherOptions publisherOptions = connectedTo(relay.listenEndpoint(), 0);
+  publisherOptions.maxBatchBytes = 4096;  // messages smaller than the history's bound
+  Publisher publisher(publisherOptions);
+  // Until the relay records this publisher's events (its first ones may precede the connection).
+  int logged = 0;
+  ASSERT_TRUE(waitUntil([&] {
+    logEvent(makeEvent("step", {{"i", int64_t{logged++}}, {"pad", std::string(200, 'x')}}));
+    return firstStep.load() >= 0;
+  }));
+  for (int i = 0; i < 2000; ++i) logEvent(makeEvent("step", {{"i", int64_t{logged++}}, {"pad", std::string(200, 'x')}}));
+  ASSERT_TRUE(waitUntil([&] { return publisher.publishedCount() == static_cast<uint64_t>(logged); }));
+  ASSERT_TRUE(waitUntil([&] { return relay.stats().historyDropped > 0 && lastStep.load() == logged - 1; }))
+      << "recorded up to #" << lastStep.load() << " of " << logged << ", history dropped "
+      << relay.stats().historyDropped << ", captured " << relay.stats().captured << ", callback errors "
+      << relay.stats().callbackErrors;
+
+  Subscriber subscriber(withHistory(relay.serveEndpoint()));
+  Collected collected;
+  ASSERT_TRUE(pollUntil(subscriber, collected.callbacks(), [&] { return !collected.histories.empty(); }));
+  const HistoryStatus& history = collected.histories.front();
+  EXPECT_EQ(history.outcome, HistoryOutcome::Received) << history.error;
+  EXPECT_FALSE(history.truncated) << "the recording reaches back to the start; " << history.messages << " messages, "
+                                  << history.events << " events";
+  ASSERT_FALSE(collected.sequences.empty());
+  const uint64_t first = collected.sequences.front();
+  EXPECT_EQ(first, static_cast<uint64_t>(firstStep.load())) << "the first event the relay received came from the recording";
+  for (std::size_t i = 0; i < collected.sequences.size(); ++i) ASSERT_EQ(collected.sequences[i], first + i);
+  EXPECT_EQ(collected.sequences.back(), static_cast<uint64_t>(logged - 1));
+  EXPECT_EQ(collected.gaps, 0u) << collected.lastGap;
+  relay.stop();
 }
 
 }  // namespace

@@ -282,6 +282,33 @@ TEST(PublisherMetrics, TakesThePortFromTheEnvironmentAndIsOffWithoutOne) {
   unsetenv("LIVEMON_METRICS_PORT");
 }
 
+// torchrun starts a node's ranks as processes of their own, with LOCAL_RANK 0, 1, ...: each serves on
+// LIVEMON_METRICS_PORT plus its local rank, so they do not fight over one port.
+TEST(PublisherMetrics, EachLocalRankOfANodeServesOnAPortOfItsOwn) {
+  const uint16_t base = test::freeTcpPort();
+  setenv("LIVEMON_METRICS_PORT", std::to_string(base).c_str(), 1);
+  setenv("LOCAL_RANK", "0", 1);
+  uint16_t zero = 0;
+  {
+    Publisher publisher(test::testPublisherOptions());
+    zero = publisher.metricsPort();
+  }
+  EXPECT_EQ(zero, base);
+  const uint16_t third = test::freeTcpPort();
+  if (third > 2) {
+    setenv("LIVEMON_METRICS_PORT", std::to_string(third - 2).c_str(), 1);
+    setenv("LOCAL_RANK", "2", 1);
+    Publisher publisher(test::testPublisherOptions());
+    EXPECT_EQ(publisher.metricsPort(), third);
+    EXPECT_TRUE(test::httpGet(third, "/metrics"));
+  }
+  setenv("LIVEMON_METRICS_PORT", "65535", 1);
+  setenv("LOCAL_RANK", "3", 1);
+  EXPECT_THROW(Publisher(test::testPublisherOptions()), std::invalid_argument);
+  unsetenv("LOCAL_RANK");
+  unsetenv("LIVEMON_METRICS_PORT");
+}
+
 // Several Publishers in one process (`demo --ranks`, a job with two) with LIVEMON_METRICS_PORT:
 // the process has one such port, so they share its server, which serves every one of them and
 // lasts as long as one of them does. A port given as an option stays the Publisher's own.

@@ -248,3 +248,28 @@ TEST_F(ChartGridLayoutTest, CardsGrowWithTheWindowAndMoreColumnsFitAWiderOne) {
 
 }  // namespace
 }  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// Chart heights follow their width; a scroll bar that came and went with the content's height
+// changed the width and so the height again, which at some window sizes recursed until the stack
+// overflowed. In the grid the scroll bar stays, so a chart keeps its width when more charts come.
+TEST_F(ChartGridLayoutTest, ChartsKeepTheirWidthWhenTheGridGrowsTallerThanTheWindow) {
+  show(900, 700);
+  feed("livemon.Stat", {{"train.loss.mean", 1.0}});
+  QCoreApplication::processEvents();
+  EXPECT_TRUE(grid_.verticalScrollBar()->isVisible()) << "there before the grid needs it";
+  const int alone = chart("train.loss")->width();
+  for (int i = 0; i < 16; ++i) feed("livemon.Stat", {{"train.extra" + std::to_string(i) + ".mean", 1.0}});
+  EXPECT_GT(grid_.widget()->height(), grid_.viewport()->height()) << "the grid is taller than the window now";
+  EXPECT_EQ(chart("train.loss")->width(), alone);
+  for (int width = 600; width <= 1700; width += 7) {
+    grid_.resize(width, 700);
+    QCoreApplication::processEvents();
+  }
+  EXPECT_TRUE(grid_.verticalScrollBar()->isVisible());
+}
+
+}  // namespace
+}  // namespace livemon::ui

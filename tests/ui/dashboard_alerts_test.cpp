@@ -95,6 +95,9 @@ class DashboardAlertsTest : public ::testing::Test {
     result.settingsFile = dir_.filePath(QStringLiteral("livemon.ini"));
     result.ingestClock = &clock_;
     result.refreshInterval = 10ms;
+    // The hand-made publisher advertises no history: fetching one would hold its events back
+    // until the injected clock passed SubscriberOptions::historyWait.
+    result.history = false;
     return result;
   }
 

@@ -46,10 +46,13 @@ transport::PublisherOptions publisherOptions() {
   return options;
 }
 
-// Waits until the dashboard has heard from `publisher`: from then on nothing it publishes is
-// lost to ZeroMQ's slow-joiner effect.
+// Waits until the dashboard has heard from `publisher`, and has fetched its history (empty, as
+// nothing was logged yet): from then on nothing it publishes is lost to ZeroMQ's slow-joiner
+// effect, and everything arrives live rather than in the history.
 bool waitForPublisher(MainWindow& window, const transport::Publisher& publisher) {
+  const QString endpoint = QString::fromStdString(publisher.endpoints().front());
   return waitFor([&] {
+    if (window.dashboard().historyNote(endpoint) == nullptr) return false;
     for (const transport::SourceStatus& status : window.dashboard().ingest().sources()) {
       if (*status.source == publisher.identity()) return true;
     }

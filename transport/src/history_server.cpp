@@ -25,6 +25,18 @@ constexpr PeerLimits kReaderLimits{64 * 1024, 1024 * 1024, 64};
 
 void releasePayload(void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); }
 
+// The timestamp of the first event held, decoding the oldest message when it was kept undecoded.
+std::optional<int64_t> oldestEventNs(const HistoryStore& store, const WireLimits& limits) {
+  const auto oldest = store.oldestNs();
+  if (!oldest || *oldest != HistoryStore::kUnknownTime) return oldest;
+  const HistoryStore::Entry& entry = store.at(store.begin());
+  WireMessage message;
+  if (decodeMessage(entry.topic, *entry.payload, limits, message) != DecodeStatus::Ok || message.events.empty()) {
+    return std::nullopt;
+  }
+  return toWireTime(message.events.front().timestamp);
+}
+
 bool startsWithAny(const std::string& topic, const std::vector<std::string>& filters) {
   if (filters.empty()) return true;
   return std::any_of(filters.begin(), filters.end(),
@@ -48,7 +60,9 @@ bool receiveFrame(void* socket, std::string& out, bool& more) {
 
 }  // namespace
 
-HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits) : limits_(limits) {
+HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits,
+                             std::unique_ptr<OlderHistory> older)
+    : limits_(limits), older_(std::move(older)) {
   socket_ = zmq_socket(context, ZMQ_ROUTER);
   if (socket_ == nullptr) throwEndpointError("open a history socket for", endpoint, errno);
   try {
@@ -127,12 +141,84 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
       refused_.fetch_add(1, std::memory_order_relaxed);
       continue;
     }
-    answers_.push_back(Answer{routingId, store.begin(), store.end(), 0, std::move(request.filters), SteadyClock::now()});
+    Answer& answer = answers_.emplace_back();
+    answer.routingId = routingId;
+    answer.next = store.begin();
+    answer.end = store.end();
+    answer.filters = std::move(request.filters);
+    answer.lastProgress = SteadyClock::now();
+    // What the store dropped may still be in the recordings.
+    if (older_ && store.truncated()) {
+      answer.fromOlder = true;
+      answer.olderBeforeNs = store.completeSinceNs();
+    }
   }
+}
+
+bool HistoryServer::progressOlder(Answer& answer, std::size_t& budget, bool& worked, bool& finished) {
+  while (budget > 0 && answer.fromOlder) {
+    if (answer.olderNext == answer.olderPiece.size()) {
+      answer.olderPiece.clear();
+      answer.olderNext = 0;
+      bool more = false;
+      try {
+        more = older_->next(answer.olderCursor, answer.olderBeforeNs, answer.olderPiece);
+      } catch (const std::exception&) {
+        more = false;  // a recording that cannot be read: the store's part still goes out
+      }
+      if (!more) {
+        answer.fromOlder = false;
+        answer.olderPiece.shrink_to_fit();
+        return true;
+      }
+      continue;
+    }
+    const HistoryStore::Entry& entry = answer.olderPiece[answer.olderNext];
+    if (!startsWithAny(entry.topic, answer.filters)) {
+      ++answer.olderNext;
+      continue;
+    }
+    const Send sent = sendEntry(answer.routingId, entry);
+    if (sent == Send::Gone) {
+      abandoned_.fetch_add(1, std::memory_order_relaxed);
+      finished = true;
+      return false;
+    }
+    if (sent == Send::Full) return false;
+    if (!answer.oldestSentNs || entry.firstEventNs < *answer.oldestSentNs) answer.oldestSentNs = entry.firstEventNs;
+    ++answer.olderNext;
+    ++answer.olderSent;
+    ++answer.sent;
+    --budget;
+    worked = true;
+    answer.lastProgress = SteadyClock::now();
+  }
+  return !answer.fromOlder;
 }
 
 bool HistoryServer::progress(Answer& answer, const HistoryStore& store, std::size_t& budget, bool& finished) {
   bool worked = false;
+  if (answer.fromOlder) {
+    if (!progressOlder(answer, budget, worked, finished)) {
+      if (finished) return true;
+      if (!worked && SteadyClock::now() - answer.lastProgress > kStallTimeout) {
+        abandoned_.fetch_add(1, std::memory_order_relaxed);
+        finished = true;
+        return true;
+      }
+      return worked;
+    }
+    // What the store dropped while the recordings were read is in them too: read on up to
+    // what it holds now, then the store from there.
+    if (store.completeSinceNs() > answer.olderBeforeNs) {
+      older_->resume(answer.olderCursor);
+      answer.fromOlder = true;
+      answer.olderBeforeNs = store.completeSinceNs();
+      answer.next = store.begin();
+      return true;
+    }
+    answer.next = store.begin();
+  }
   // What the store dropped meanwhile is gone; the reader sees a gap in its sequence numbers.
   answer.next = std::max(answer.next, store.begin());
   while (budget > 0 && answer.next < answer.end) {
@@ -157,8 +243,13 @@ bool HistoryServer::progress(Answer& answer, const HistoryStore& store, std::siz
   if (answer.next >= answer.end && budget > 0) {
     HistoryEnd end;
     end.messages = answer.sent;
-    end.truncated = store.truncated();
-    if (const auto oldest = store.oldestNs()) end.oldest = fromWireTime(*oldest);
+    // With the recordings' part, the history reaches back to what they hold.
+    end.truncated = store.truncated() && answer.olderSent == 0;
+    if (answer.oldestSentNs) {
+      end.oldest = fromWireTime(*answer.oldestSentNs);
+    } else if (const auto oldest = oldestEventNs(store, limits_)) {
+      end.oldest = fromWireTime(*oldest);
+    }
     const Send sent = sendEnd(answer.routingId, end);
     if (sent != Send::Full) {
       (sent == Send::Sent ? answered_ : abandoned_).fetch_add(1, std::memory_order_relaxed);

@@ -12,6 +12,7 @@
 
 #include "history_store.h"
 #include "peer_guard.h"
+#include "recording_history.h"
 
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
@@ -43,8 +44,10 @@ class HistoryServer {
   static constexpr std::size_t kMaxRequestBytes = 16 * 1024;
   static constexpr std::chrono::seconds kStallTimeout{30};
 
-  // Binds `endpoint` ("tcp://host:*" picks a free port). Throws TransportError naming it.
-  HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits);
+  // Binds `endpoint` ("tcp://host:*" picks a free port). Throws TransportError naming it. With
+  // `older`, an answer begins with what the store dropped and `older` still has.
+  HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits,
+                std::unique_ptr<OlderHistory> older = nullptr);
   ~HistoryServer();
 
   HistoryServer(const HistoryServer&) = delete;
@@ -69,11 +72,21 @@ class HistoryServer {
     uint64_t sent = 0;
     std::vector<std::string> filters;
     std::chrono::steady_clock::time_point lastProgress;
+    // Before the store: what it dropped, from `older`, up to when its oldest message was kept.
+    bool fromOlder = false;
+    int64_t olderBeforeNs = 0;
+    OlderHistory::Cursor olderCursor;
+    std::vector<HistoryStore::Entry> olderPiece;
+    std::size_t olderNext = 0;
+    uint64_t olderSent = 0;
+    std::optional<int64_t> oldestSentNs;
   };
   enum class Send { Sent, Full, Gone };
 
   void takeRequests(const HistoryStore& store);
   bool progress(Answer& answer, const HistoryStore& store, std::size_t& budget, bool& finished);
+  // Sends from `older` while the answer is there; false when the reader's queue is full or it left.
+  bool progressOlder(Answer& answer, std::size_t& budget, bool& worked, bool& finished);
   Send sendEntry(const std::string& routingId, const HistoryStore::Entry& entry);
   Send sendEnd(const std::string& routingId, const HistoryEnd& end);
 
@@ -81,6 +94,7 @@ class HistoryServer {
   std::string endpoint_;
   WireLimits limits_;
   std::unique_ptr<PeerGuard> guard_;
+  std::unique_ptr<OlderHistory> older_;
   std::vector<Answer> answers_;
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> answered_{0};

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -22,8 +23,12 @@ class HistoryStore {
   struct Entry {
     std::string topic;
     std::shared_ptr<const std::string> payload;
-    int64_t firstEventNs = 0;  // the timestamp of the message's first event (wire time)
+    int64_t firstEventNs = 0;  // the timestamp of the message's first event (wire time), or kUnknownTime
+    int64_t keptNs = 0;        // when it was kept (wall clock, wire time)
   };
+
+  // An Entry::firstEventNs not known when the message was kept (see oldestEventNs()).
+  static constexpr int64_t kUnknownTime = INT64_MIN;
 
   // Bookkeeping counted beside each message's bytes.
   static constexpr std::size_t kEntryOverhead = sizeof(Entry) + 64;
@@ -36,14 +41,15 @@ class HistoryStore {
 
   // Keeps a message, dropping the oldest ones until it fits. A message larger than the whole
   // bound is not kept (and counts as dropped).
-  void append(std::string_view topic, std::shared_ptr<const std::string> payload, int64_t firstEventNs) {
+  void append(std::string_view topic, std::shared_ptr<const std::string> payload, int64_t firstEventNs, int64_t keptNs) {
     const std::size_t cost = costOf(topic, payload->size());
     if (cost > maxBytes_) {
       ++dropped_;
+      keptAfterDrop_ = end();
       return;
     }
     while (bytes_ + cost > maxBytes_) dropOldest();
-    entries_.push_back(Entry{std::string(topic), std::move(payload), firstEventNs});
+    entries_.push_back(Entry{std::string(topic), std::move(payload), firstEventNs, keptNs});
     bytes_ += cost;
   }
 
@@ -62,6 +68,13 @@ class HistoryStore {
     if (entries_.empty()) return std::nullopt;
     return entries_.front().firstEventNs;
   }
+  // When the oldest message held that was kept after every message dropped was kept: what came
+  // before it may be missing here (it is in a recording made after keeping, if any), what came
+  // after is held. INT64_MAX when nothing has been kept since the last drop.
+  int64_t completeSinceNs() const {
+    const uint64_t index = std::max(first_, keptAfterDrop_);
+    return index < end() ? at(index).keptNs : INT64_MAX;
+  }
 
  private:
   void dropOldest() {
@@ -76,6 +89,7 @@ class HistoryStore {
   std::size_t bytes_ = 0;
   uint64_t first_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t keptAfterDrop_ = 0;  // the first message kept after the last one too large to keep
 };
 
 }  // namespace livemon::transport::detail

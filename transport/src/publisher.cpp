@@ -203,6 +203,7 @@ struct Publisher::State {
   std::atomic<uint64_t> historyDropped{0};
   std::unique_ptr<Stat> publishedStat;
   std::unique_ptr<Stat> droppedStat;
+  std::shared_ptr<SystemStatsSampler> systemStats;  // the process's, shared; null when off
 
   // I/O thread only.
   std::vector<Batch> batches;
@@ -425,7 +426,7 @@ bool Publisher::State::sendKept(std::string_view topic, std::string_view head, s
     zmq_msg_close(&message);
     return false;
   }
-  history->append(topic, std::move(kept), firstEventTime(body));
+  history->append(topic, std::move(kept), firstEventTime(body), toWireTime(std::chrono::system_clock::now()));
   historyBytes.store(history->bytes(), std::memory_order_relaxed);
   historyMessages.store(history->messages(), std::memory_order_relaxed);
   historyDropped.store(history->dropped(), std::memory_order_relaxed);
@@ -502,6 +503,7 @@ Publisher::Publisher(Options options) {
     if (opts.handleLoggedEvents) {
       state.handle = registerEventHandler([shared = state_](const Event& event) { shared->onEvent(event); });
     }
+    state.systemStats = detail::systemStatsFor(opts);
     // The socket moves to the I/O thread; starting the thread orders everything above before it.
     state.thread = std::make_unique<std::thread>([&state] { state.run(); });
   } catch (...) {
@@ -526,6 +528,7 @@ Publisher::~Publisher() {
     new std::shared_ptr<State>(std::move(state_));
     return;
   }
+  state.systemStats.reset();  // the last holder's sampler logs its open windows while we listen
   unregisterEventHandler(state.handle);
   {
     std::lock_guard lock(state.wakeMutex);

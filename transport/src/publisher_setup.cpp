@@ -18,15 +18,29 @@ namespace livemon::transport::detail {
 namespace {
 
 // LIVEMON_METRICS_PORT; 0 for off.
+// LIVEMON_METRICS_PORT, plus the process's LOCAL_RANK when torchrun set one: the ranks of one node
+// are separate processes, and each needs a port of its own (9100, 9101, ...).
 uint16_t environmentMetricsPort() {
   const char* text = std::getenv("LIVEMON_METRICS_PORT");
   if (text == nullptr || *text == '\0') return 0;
   char* end = nullptr;
   errno = 0;
-  const long value = std::strtol(text, &end, 10);
+  long value = std::strtol(text, &end, 10);
   if (errno != 0 || *end != '\0' || value < 0 || value > 65535) {
     throw std::invalid_argument(std::string("LIVEMON_METRICS_PORT must be a port number 0..65535, got \"") + text +
                                 "\"");
+  }
+  if (value == 0) return 0;
+  if (const char* localRank = std::getenv("LOCAL_RANK")) {
+    errno = 0;
+    const long offset = std::strtol(localRank, &end, 10);
+    if (errno == 0 && end != localRank && *end == '\0' && offset > 0) {
+      if (offset > 65535 - value) {
+        throw std::invalid_argument("LIVEMON_METRICS_PORT " + std::to_string(value) + " plus LOCAL_RANK " +
+                                    std::to_string(offset) + " is beyond port 65535");
+      }
+      value += offset;
+    }
   }
   return static_cast<uint16_t>(value);
 }
@@ -122,6 +136,18 @@ std::shared_ptr<MetricsExporter> metricsExporterFor(const PublisherOptions& opti
   shared.address = options.metricsAddress;
   shared.port = port;
   return exporter;
+}
+
+std::shared_ptr<SystemStatsSampler> systemStatsFor(const PublisherOptions& options) {
+  const std::string variable(kSystemStatsEnvironmentVariable);
+  const char* text = std::getenv(variable.c_str());
+  const std::string_view value = text != nullptr ? text : "";
+  if (value != "" && value != "0" && value != "1") {
+    throw std::invalid_argument(variable + " must be 1 (on), 0 or empty (off), got \"" + std::string(value) + "\"");
+  }
+  if (!options.systemStats && value != "1") return nullptr;
+  if (!options.handleLoggedEvents) return nullptr;  // its Stats would never reach this publisher
+  return sharedSystemStatsSampler(options.statWindow);
 }
 
 }  // namespace livemon::transport::detail

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include <livemon/system_stats.h>
 #include <livemon/transport/metrics_exporter.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/wire_format.h>
@@ -20,5 +21,10 @@ SourceInfo makeIdentity(const PublisherOptions& options);
 // std::invalid_argument for a bad LIVEMON_METRICS_PORT, TransportError when the port cannot be
 // bound.
 std::shared_ptr<MetricsExporter> metricsExporterFor(const PublisherOptions& options);
+
+// The process's system Stats sampler when `options` or LIVEMON_SYSTEM_STATS ask for it (see
+// PublisherOptions::systemStats), else null. Throws std::invalid_argument for a
+// LIVEMON_SYSTEM_STATS other than 0, 1 or empty.
+std::shared_ptr<SystemStatsSampler> systemStatsFor(const PublisherOptions& options);
 
 }  // namespace livemon::transport::detail

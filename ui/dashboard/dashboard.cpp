@@ -25,6 +25,7 @@ namespace {
 
 const QString kEndpointsKey = QStringLiteral("endpoints");
 const QString kAlertRulesKey = QStringLiteral("alerts/rules");
+const QString kHistoryKey = QStringLiteral("ingest/history");
 
 // The saved rules that still parse (a hand-edited settings file may hold others).
 QStringList savedAlertRules(const QSettings& settings, std::vector<AlertRule>& parsed) {
@@ -54,8 +55,9 @@ std::vector<std::string> chooseEndpoints(const DashboardOptions& options, const 
 }
 
 IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector<std::string> endpoints,
-                                   std::vector<AlertRule> alertRules) {
+                                   std::vector<AlertRule> alertRules, bool history) {
   IngestWorker::Options ingest;
+  ingest.history = history;
   ingest.alertRules = std::move(alertRules);
   ingest.endpoints = std::move(endpoints);
   ingest.staleAfter = options.staleAfter;
@@ -72,7 +74,9 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   registry_ = std::make_unique<StatRegistry>(options_.seriesLimits);
   std::vector<AlertRule> rules;
   alertRules_ = savedAlertRules(*settings_, rules);
-  ingest_ = std::make_unique<IngestWorker>(ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules)));
+  fetchesHistory_ = options_.history.value_or(settings_->value(kHistoryKey, true).toBool());
+  ingest_ = std::make_unique<IngestWorker>(
+      ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
   RankGroupsOptions grouping;
@@ -203,6 +207,28 @@ void Dashboard::applyBatch(IngestBatch& batch) {
   applyLog(batch);
   // After the data and log rows of the events that raised them.
   raiseStagedAlerts(batch.alerts);
+  noteHistory(batch.history);
+}
+
+void Dashboard::noteHistory(std::vector<HistoryNote>& notes) {
+  for (HistoryNote& note : notes) {
+    // Not a dialog: a source without history is not an error the user must acknowledge.
+    if (!note.empty()) {
+      emit message(QStringLiteral("%1: %2").arg(QString::fromStdString(note.endpoint), describeHistory(note)),
+                   note.outcome == transport::HistoryOutcome::Received ? 5000 : 10'000);
+    }
+    std::erase_if(historyNotes_, [&](const HistoryNote& old) { return old.endpoint == note.endpoint; });
+    historyNotes_.push_back(std::move(note));
+    emit historyNoted(historyNotes_.back());
+  }
+}
+
+const HistoryNote* Dashboard::historyNote(const QString& endpoint) const {
+  const std::string wanted = endpoint.toStdString();
+  for (const HistoryNote& note : historyNotes_) {
+    if (note.endpoint == wanted) return &note;
+  }
+  return nullptr;
 }
 
 void Dashboard::applyLog(IngestBatch& batch) {
@@ -400,6 +426,11 @@ IngestWorker::RecordingStatus Dashboard::recordingStatus() const { return ingest
 
 void Dashboard::updateStatus() {
   health_ = healthTracker_.update(ingest_->endpoints(), ingest_->sources(), std::chrono::steady_clock::now());
+  for (EndpointHealth& health : health_) {
+    if (const HistoryNote* note = historyNote(QString::fromStdString(health.endpoint))) {
+      health.history = describeHistory(*note).toStdString();
+    }
+  }
   emit statusUpdated();
 }
 

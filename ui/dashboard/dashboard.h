@@ -75,6 +75,9 @@ struct DashboardOptions {
   // Measures the live sources' silence (IngestWorker::Options::clock); nullptr: the system clock.
   // Must outlive the dashboard.
   Clock* ingestClock = nullptr;
+  // Whether each endpoint's history (the run so far) is fetched before its live events
+  // (IngestWorker::Options::history). Unset: the setting "ingest/history", true unless set false.
+  std::optional<bool> history;
 };
 
 // Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its
@@ -139,6 +142,12 @@ class Dashboard : public QObject {
   QStringList endpoints() const;
   // The per-endpoint health, as of the last status update.
   const std::vector<EndpointHealth>& endpointHealth() const noexcept { return health_; }
+  // Whether histories are fetched (DashboardOptions::history, or the setting).
+  bool fetchesHistory() const noexcept { return fetchesHistory_; }
+  // How each endpoint's history came, the latest per endpoint, in the order they came.
+  const std::vector<HistoryNote>& historyNotes() const noexcept { return historyNotes_; }
+  // The latest note of `endpoint`; nullptr when no history of it came.
+  const HistoryNote* historyNote(const QString& endpoint) const;
 
   // Takes what is staged and applies it, then signals updated() and refreshed(); the timer calls it.
   void refreshNow();
@@ -203,6 +212,8 @@ class Dashboard : public QObject {
   void errorReported(const QString& title, const QString& message);
   // A rule triggered (raiseAlert); it is already in alerts().
   void alertRaised(const AlertEntry& alert);
+  // An endpoint's history came (or did not): applied after its events, and in historyNotes().
+  void historyNoted(const HistoryNote& note);
   void alertRulesChanged();
   // A rank group or a rank in one appeared.
   void ranksChanged();
@@ -213,6 +224,7 @@ class Dashboard : public QObject {
   void applyLog(IngestBatch& batch);
   void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
   void raiseRankAlerts();
+  void noteHistory(std::vector<HistoryNote>& notes);
   void clearReplayed(const QString& endpoint);
   void removeReplayed(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
@@ -256,6 +268,8 @@ class Dashboard : public QObject {
   QString lastError_;
   QStringList alertRules_;
   void applyAlertRules();
+  bool fetchesHistory_ = true;
+  std::vector<HistoryNote> historyNotes_;  // one per endpoint
 };
 
 }  // namespace livemon::ui

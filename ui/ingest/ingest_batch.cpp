@@ -25,6 +25,7 @@ void IngestBatch::clear() noexcept {
   samples.clear();
   log.clear();
   alerts.clear();
+  history.clear();
   events = 0;
 }
 
@@ -35,6 +36,7 @@ void IngestBatch::append(IngestBatch&& later) {
   moveAppend(samples, later.samples);
   moveAppend(log, later.log);
   moveAppend(alerts, later.alerts);
+  moveAppend(history, later.history);
   events += later.events;
   later.events = 0;
 }

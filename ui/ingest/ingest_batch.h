@@ -11,6 +11,7 @@
 
 #include <livemon/alert_rules.h>
 #include <livemon/transport/wire_format.h>
+#include <livemon/ui/ingest/history_note.h>
 
 namespace livemon::ui {
 
@@ -99,11 +100,13 @@ struct IngestBatch {
   std::vector<LogEntry> log;
   // After the samples and log entries of the events that triggered them (a log row each, too).
   std::vector<StagedAlert> alerts;
+  // Histories fetched, after their events and log rows (a log row each, too).
+  std::vector<HistoryNote> history;
   uint64_t events = 0;  // events converted into this batch
 
   bool empty() const noexcept {
     return sources.empty() && names.empty() && series.empty() && samples.empty() && log.empty() && alerts.empty() &&
-           events == 0;
+           history.empty() && events == 0;
   }
   void clear() noexcept;
   // Appends `later`, which must come after this batch; `later` is left empty.

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <utility>
 
+#include <livemon/event.h>
 #include <livemon/transport/recorded_event.h>
 
 namespace livemon::ui {
@@ -15,6 +16,7 @@ transport::SubscriberOptions subscriberOptions(const IngestWorker::Options& opti
   subscriber.connect = options.endpoints;
   subscriber.staleAfter = options.staleAfter;
   subscriber.clock = options.clock;
+  subscriber.history = options.history;
   return subscriber;
 }
 
@@ -27,6 +29,10 @@ std::vector<AlertRule> withBuiltInRules(std::vector<AlertRule> user) {
 // How often the source table is read for heartbeats and silence: often enough for an alert to
 // follow within a refresh or two, rarely enough to cost nothing at 100 000 events a second.
 constexpr std::chrono::milliseconds kSourceCheckInterval{100};
+
+// Notes kept for an endpoint no source was heard on yet: one per endpoint added, so only a user
+// adding endpoints that never answer, again and again, reaches it.
+constexpr std::size_t kMaxUnloggedNotes = 64;
 
 }  // namespace
 
@@ -117,6 +123,60 @@ void IngestWorker::checkSources() {
   alertFeed_.stage(converter_, converted_);
 }
 
+void IngestWorker::historyEvent(const transport::ReceivedEvent& event) {
+  if (!event.endpoint) return;
+  HistoryProgress& progress = historyProgress_[*event.endpoint];
+  progress.source = event.source;
+  if (const std::optional<int64_t> step = statedStep(event.event)) {
+    const double value = static_cast<double>(*step);
+    if (!progress.firstStep || value < *progress.firstStep) progress.firstStep = value;
+  }
+}
+
+void IngestWorker::historyDone(const transport::HistoryStatus& status) {
+  HistoryNote note = historyNoteFrom(status);
+  std::shared_ptr<const transport::SourceInfo> source;
+  if (const auto found = historyProgress_.find(note.endpoint); found != historyProgress_.end()) {
+    note.firstStep = found->second.firstStep;
+    source = std::move(found->second.source);
+    historyProgress_.erase(found);
+  }
+  if (note.empty()) {
+    // Nothing to log: the dashboard was there before the run's first event.
+  } else if (source) {
+    logNote(note, std::move(source));
+  } else {
+    if (unloggedNotes_.size() == kMaxUnloggedNotes) unloggedNotes_.erase(unloggedNotes_.begin());
+    unloggedNotes_.push_back(note);
+  }
+  converted_.history.push_back(std::move(note));
+}
+
+void IngestWorker::logWaitingNotes(const transport::ReceivedEvent& event) {
+  if (!event.endpoint) return;
+  std::erase_if(unloggedNotes_, [&](const HistoryNote& note) {
+    if (note.endpoint != *event.endpoint) return false;
+    logNote(note, event.source);
+    return true;
+  });
+}
+
+void IngestWorker::logNote(const HistoryNote& note, std::shared_ptr<const transport::SourceInfo> source) {
+  // Strings only, so it charts nothing; converted like any row, so its source and name get the
+  // ids the rest of the source's data has.
+  transport::ReceivedEvent row;
+  row.source = std::move(source);
+  row.endpoint = std::make_shared<const std::string>(note.endpoint);
+  row.event.name = std::string(kHistoryEventName);
+  row.event.timestamp = options_.clock != nullptr ? options_.clock->wallNow() : std::chrono::system_clock::now();
+  row.event.data.emplace("history", std::string(transport::historyOutcomeName(note.outcome)));
+  row.event.data.emplace("message", describeHistory(note).toStdString());
+  row.event.data.emplace("endpoint", note.endpoint);
+  const uint64_t events = converted_.events;
+  converter_.convert(row, converted_);
+  converted_.events = events;  // not an event any peer sent
+}
+
 void IngestWorker::startRecording(const std::string& path, transport::RecordingWriterOptions options) {
   // Created here, on the caller's thread, so a path that cannot be written fails at once.
   auto writer = std::make_unique<transport::RecordingWriter>(path, std::move(options));
@@ -193,6 +253,8 @@ void IngestWorker::run() {
   callbacks.onEvent = [this](transport::ReceivedEvent& event) {
     record(event);  // first: converting may move the event's data
     std::lock_guard lock(converterMutex_);
+    if (event.fromHistory) historyEvent(event);
+    if (!unloggedNotes_.empty()) logWaitingNotes(event);
     alertFeed_.event(event);
     converter_.convert(event, converted_);
   };
@@ -203,6 +265,10 @@ void IngestWorker::run() {
   callbacks.onSourceChange = [this](const transport::SourceChange& change) {
     std::lock_guard lock(converterMutex_);
     alertFeed_.sourceChanged(change);
+  };
+  callbacks.onHistory = [this](const transport::HistoryStatus& status) {
+    std::lock_guard lock(converterMutex_);
+    historyDone(status);
   };
   while (!stopRequested_.load(std::memory_order_relaxed)) {
     try {

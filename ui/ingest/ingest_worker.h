@@ -4,7 +4,9 @@
 #include <chrono>
 #include <condition_variable>
 #include <memory>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -18,6 +20,7 @@
 #include <livemon/clock.h>
 #include <livemon/ui/ingest/alert_feed.h>
 #include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/ingest/history_note.h>
 #include <livemon/ui/ingest/ingest_limits.h>
 #include <livemon/ui/ingest/staging_buffer.h>
 
@@ -36,6 +39,14 @@ namespace livemon::ui {
 // Replayed events are not run through the rules: a seek reads the window before the playhead
 // again, so the same crossing would be raised anew each time, and silence and loss say nothing
 // about a file (the recording's gaps were counted when it was live).
+//
+// History (Options::history): on every endpoint it connects to, the subscriber first fetches the
+// run so far from the source's history (transport::SubscriberOptions::history), which arrives as
+// ordinary events, converted and staged like live ones; a long history is converted a few hundred
+// messages per poll, and staged per poll, so the GUI takes it in slices. How it went is staged as
+// a HistoryNote (IngestBatch::history) with the lowest step its events stated, behind a log row
+// named kHistoryEventName from one of its sources (or, when none came with it, from the first
+// source heard on that endpoint after it); an empty history (HistoryNote::empty) gets no row.
 //
 // Recording: between startRecording() and stopRecording() every event received (or delivered) is
 // also appended to an MCAP recording by the thread that receives it. A write that fails (disk
@@ -58,6 +69,8 @@ class IngestWorker : public QObject {
     // Measures the sources' silence (the subscriber's and the alert engine's clock); nullptr: the
     // system clock. Must outlive the worker.
     Clock* clock = nullptr;
+    // Fetch each connected endpoint's history before its live events (see above).
+    bool history = true;
   };
 
   // Throws transport::TransportError naming the endpoint when one cannot be used. The thread
@@ -135,6 +148,21 @@ class IngestWorker : public QObject {
   // Runs the alert rules over the subscriber's source table and stages what they raised.
   void checkSources();
   std::chrono::steady_clock::time_point lastSourceCheck_{};  // the polling thread's
+
+  // History, the polling thread's and under converterMutex_: per endpoint whose history is
+  // coming, the lowest step and a source of its events (at most one entry per endpoint, gone when
+  // its HistoryNote is staged); and notes whose endpoint had no source to log them from yet.
+  struct HistoryProgress {
+    std::optional<double> firstStep;
+    std::shared_ptr<const transport::SourceInfo> source;
+  };
+  void historyEvent(const transport::ReceivedEvent& event);
+  void historyDone(const transport::HistoryStatus& status);
+  // Logs the notes waiting for a source on the event's endpoint.
+  void logWaitingNotes(const transport::ReceivedEvent& event);
+  void logNote(const HistoryNote& note, std::shared_ptr<const transport::SourceInfo> source);
+  std::map<std::string, HistoryProgress> historyProgress_;
+  std::vector<HistoryNote> unloggedNotes_;
   // Appends to the recording, if any; on failure ends it and emits recordingFailed.
   void record(const transport::ReceivedEvent& event);
   void flushRecordingIfDue();

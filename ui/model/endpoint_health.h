@@ -57,6 +57,9 @@ struct EndpointHealth {
   std::size_t relays = 0;         // of `sources`, relays reporting themselves (isRelaySource)
   std::size_t staleSources = 0;   // of the others, not heard from within their stale window
   std::vector<std::string> staleNames;  // the first kMaxNamedStaleSources of them, described
+  // How its history came (describeHistory: "history from 10:41:07 (older not kept)"); empty when
+  // none was fetched. Filled by the Dashboard, not by the tracker.
+  std::string history;
 
   // The sources that are not relays: the ranks behind a relay.
   std::size_t publishers() const noexcept { return sources - relays; }

@@ -285,6 +285,13 @@ void ChartGrid::relayout() {
   names.reserve(charts_.size());
   for (const auto& [name, chart] : charts_) names.push_back(name);
   arrangement_ = arrangeCharts(names, choices_);
+  // In the grid the scroll bar is always there, so the content's width never depends on its
+  // height: chart heights follow the width, and a scroll bar that came and went with the height
+  // changed the width, which changed the height, and so on, until the stack overflowed. Elsewhere
+  // the content fits the viewport.
+  const Qt::ScrollBarPolicy policy =
+      arrangement_.mode == ChartArrangement::Mode::Grid ? Qt::ScrollBarAlwaysOn : Qt::ScrollBarAlwaysOff;
+  if (verticalScrollBarPolicy() != policy) setVerticalScrollBarPolicy(policy);
   const int width = content_->width();
   std::set<QString> shown;
   std::set<QString> headers;

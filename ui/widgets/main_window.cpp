@@ -28,6 +28,7 @@
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/chart_history_marks.h>
 #include <livemon/ui/widgets/chart_view_controls.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -98,6 +99,7 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   addDockWidget(Qt::BottomDockWidgetArea, alerts_);
   alerts_->hide();  // the status bar's badge shows it once an alert is raised
   statusBar()->addPermanentWidget(alerts_->badge());
+  historyMarks_ = new ChartHistoryMarks(*dashboard_, *grid_, this);
   restoreSettings();
   setAcceptDrops(true);
   wireDashboard();
@@ -271,10 +273,7 @@ void MainWindow::restoreSettings() {
   if (range >= 0) rangeBox_->setCurrentIndex(range);
   const int axis = axisBox_->findData(settings.value(keys::kTimeAxis).toString());
   if (axis >= 0) axisBox_->setCurrentIndex(axis);
-  if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) {
-    grid_->setTimeRange(*key);
-    dashboard_->setTimeRange(*key);
-  }
+  if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) setTimeRange(*key);
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.value(keys::kAutoScroll, true).toBool());
   grid_->restoreChoices(settings);

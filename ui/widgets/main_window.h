@@ -20,6 +20,7 @@ namespace livemon::ui {
 
 class AlertsDock;
 class ChartGrid;
+class ChartHistoryMarks;
 class EventLogView;
 class RangesView;
 class RanksView;
@@ -50,6 +51,8 @@ class MainWindow : public QMainWindow {
   RanksView& ranksView() noexcept { return *ranks_; }
   TimelineBar& timeline() noexcept { return *timeline_; }
   AlertsDock& alertsDock() noexcept { return *alerts_; }
+  // Where each endpoint's received history begins, on the charts.
+  const ChartHistoryMarks& historyMarks() const noexcept { return *historyMarks_; }
 
   void setTimeRange(TimeRange range);
   void setTimeAxisMode(TimeAxisMode mode);
@@ -109,6 +112,7 @@ class MainWindow : public QMainWindow {
   QLabel* limitLabel_ = nullptr;
   TimelineBar* timeline_ = nullptr;
   AlertsDock* alerts_ = nullptr;
+  ChartHistoryMarks* historyMarks_ = nullptr;
   QToolBar* timelineBar_ = nullptr;
   QAction* recordAction_ = nullptr;
   QLabel* recordingLabel_ = nullptr;

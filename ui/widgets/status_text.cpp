@@ -101,7 +101,9 @@ QString describeHealth(const EndpointHealth& health) {
   return text;
 }
 
-QString describeHealthToolTip(const EndpointHealth& health) {
+namespace {
+
+QString describeHealthDetails(const EndpointHealth& health) {
   QString meaning;
   switch (health.state) {
     case EndpointState::Connected:
@@ -138,6 +140,14 @@ QString describeHealthToolTip(const EndpointHealth& health) {
   if (health.staleSources > health.staleNames.size()) {
     details += tr(" and %1 more").arg(number(health.staleSources - health.staleNames.size()));
   }
+  return details;
+}
+
+}  // namespace
+
+QString describeHealthToolTip(const EndpointHealth& health) {
+  QString details = describeHealthDetails(health);
+  if (!health.history.empty()) details += QLatin1Char('\n') + QString::fromStdString(health.history);
   return details;
 }
 

@@ -33,7 +33,8 @@ QString standingNote(std::size_t endpoints, const QString& replayPath);
 // instead: "relay tcp://head:5555 · 256 sources · 3 stale", then the rate, gaps and drops.
 QString describeHealth(const EndpointHealth& health);
 // Its tooltip (plain text): what the state means, and the publishers last heard there; for a
-// summary, how many reach it through a relay and the first stale ones by name.
+// summary, how many reach it through a relay and the first stale ones by name; then how its
+// history came (EndpointHealth::history), if it was fetched.
 QString describeHealthToolTip(const EndpointHealth& health);
 
 // Shows `health` in `labels`, a rich-text label per endpoint (describeHealth) with the number of

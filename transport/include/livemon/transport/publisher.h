@@ -40,6 +40,10 @@ std::vector<std::string> defaultPublisherConnect();
 inline constexpr std::string_view kHistoryEnvironmentVariable = "LIVEMON_HISTORY_MB";
 inline constexpr std::size_t kDefaultHistoryBytes = 32 * 1024 * 1024;
 
+// The environment variable that turns PublisherOptions::systemStats on for every Publisher of
+// the process: LIVEMON_SYSTEM_STATS=1 (0 or empty: as unset).
+inline constexpr std::string_view kSystemStatsEnvironmentVariable = "LIVEMON_SYSTEM_STATS";
+
 // Thread-safety: a plain value type.
 struct PublisherOptions {
   // Endpoints to bind and to connect to (at least one in all). Port "*" binds a free port;
@@ -85,7 +89,9 @@ struct PublisherOptions {
   std::size_t maxSubscriberConnections = 128;
   // Serves this job's own Stats for Prometheus at http://metricsAddress:metricsPort/metrics (see
   // MetricsExporter), fed by the I/O thread, never by the logging threads. 0 reads the port from
-  // the environment variable LIVEMON_METRICS_PORT; unset or 0 there too means off.
+  // the environment variable LIVEMON_METRICS_PORT (plus LOCAL_RANK when set, so the ranks of a
+  // node, separate processes under torchrun, take ports of their own); unset or 0 there too means
+  // off.
   // The Publishers of one process that take the port from LIVEMON_METRICS_PORT share one exporter
   // (the process has one such port: `demo --ranks`, or a job with two publishers), which serves
   // them all, each source with its own labels, and stops with the last of them. A later one that
@@ -107,6 +113,14 @@ struct PublisherOptions {
   // Where the history socket binds; empty: beside the first bound endpoint (the same host with a
   // free port, or the ipc/inproc name plus ".history"). The heartbeats advertise it.
   std::string historyEndpoint;
+  // What the machine is doing: the process's CPU % and RSS, the host's memory used and each
+  // GPU's utilization, memory, temperature and power (with NVML), sampled every second as
+  // `system.*` Stats in windows of statWindow (livemon/system_stats.h lists them). False still
+  // turns it on when LIVEMON_SYSTEM_STATS=1. The process has one sampler however many
+  // Publishers ask for it; its Stats log like any other, so they leave through every Publisher
+  // that handles logged events, and a Publisher that does not (handleLoggedEvents = false)
+  // starts no sampler.
+  bool systemStats = false;
 };
 
 // Thread-safety: a plain value type. Counters of one publisher.

@@ -70,6 +70,11 @@ struct RelayOptions {
   // of the chain answers for all of them.
   std::size_t historyBytes = kDefaultRelayHistoryBytes;
   std::string history;
+  // Where the stream is recorded (`livemonctl relay --record DIR`: MCAP files of what onMessage
+  // is given); empty: nowhere. Then what the history dropped to stay within historyBytes is
+  // answered from those files first, a chunk at a time, so a late subscriber still gets the run
+  // from its start.
+  std::string historyRecording;
 };
 
 // Thread-safety: a plain value type. Totals since the relay started, from libzmq's proxy

@@ -1,0 +1,134 @@
+// history_open: the dashboard opened late on a running job, while the job's history arrives as
+// one burst. Connects a MainWindow to ENDPOINT (e.g. `livemonctl demo` after it has filled its
+// 32 MiB history), and for --seconds (20) reports: when the history note came and what it said,
+// the GUI refresh tick's p50/p99/max (Dashboard::refreshed, views' redraws included) during the
+// history and after it, and the longest event-loop stall (the longest gap between firings of a
+// 5 ms timer on the GUI thread, with the GUI thread's CPU time in that gap beside it, as a gap on a
+// shared machine can also be the thread waiting for a core).
+// Runs offscreen unless QT_QPA_PLATFORM says otherwise.
+//   history_open tcp://127.0.0.1:5555 [--seconds S] [--no-history]
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <QApplication>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/main_window.h>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double threadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
+
+double percentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  const auto index = static_cast<std::size_t>(p * static_cast<double>(values.size() - 1) + 0.5);
+  return values[std::min(index, values.size() - 1)];
+}
+
+void printTicks(const char* what, const std::vector<double>& ticks) {
+  std::printf("%-24s %6zu ticks  p50 %6.1f ms  p99 %6.1f ms  max %6.1f ms\n", what, ticks.size(),
+              percentile(ticks, 0.5), percentile(ticks, 0.99),
+              ticks.empty() ? 0.0 : *std::max_element(ticks.begin(), ticks.end()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  std::string endpoint;
+  double seconds = 20.0;
+  bool history = true;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
+      seconds = std::atof(argv[++i]);
+    } else if (std::strcmp(argv[i], "--no-history") == 0) {
+      history = false;
+    } else {
+      endpoint = argv[i];
+    }
+  }
+  if (endpoint.empty() || !(seconds > 0)) {
+    std::fprintf(stderr, "usage: history_open ENDPOINT [--seconds S] [--no-history]\n");
+    return 2;
+  }
+
+  QApplication app(argc, argv);
+  livemon::ui::applyDashboardStyle(app);
+  QTemporaryDir settings;
+  livemon::ui::DashboardOptions options;
+  options.endpoints = {endpoint};
+  options.exactEndpoints = true;
+  options.settingsFile = settings.filePath(QStringLiteral("livemon.ini"));
+  options.history = history;
+  livemon::ui::MainWindow window(options);
+  window.resize(1600, 1000);
+  window.show();
+  window.setTimeRange(livemon::ui::TimeRange::All);
+
+  const Clock::time_point start = Clock::now();
+  std::optional<double> noteAt;
+  std::vector<double> duringHistory;
+  std::vector<double> afterHistory;
+  livemon::ui::Dashboard& dashboard = window.dashboard();
+  QObject::connect(&dashboard, &livemon::ui::Dashboard::historyNoted, [&](const livemon::ui::HistoryNote& note) {
+    noteAt = std::chrono::duration<double>(Clock::now() - start).count();
+    std::printf("history after %.2f s: %s (%llu events)\n", *noteAt,
+                qUtf8Printable(livemon::ui::describeHistory(note)), static_cast<unsigned long long>(note.events));
+  });
+  QObject::connect(&dashboard, &livemon::ui::Dashboard::refreshed, [&](qint64 ns) {
+    (noteAt ? afterHistory : duringHistory).push_back(static_cast<double>(ns) / 1e6);
+  });
+
+  double longestStall = 0.0;
+  double stallCpu = 0.0;
+  double stallAt = 0.0;
+  Clock::time_point last = Clock::now();
+  double lastCpu = threadCpuMs();
+  QTimer probe;
+  probe.setTimerType(Qt::PreciseTimer);
+  QObject::connect(&probe, &QTimer::timeout, [&] {
+    const Clock::time_point now = Clock::now();
+    const double cpu = threadCpuMs();
+    const double gap = std::chrono::duration<double, std::milli>(now - last).count();
+    if (gap > longestStall) {
+      longestStall = gap;
+      stallCpu = cpu - lastCpu;
+      stallAt = std::chrono::duration<double>(now - start).count();
+    }
+    last = now;
+    lastCpu = cpu;
+  });
+  probe.start(5);
+  QTimer::singleShot(static_cast<int>(seconds * 1000), &app, &QApplication::quit);
+  QApplication::exec();
+
+  const livemon::transport::SubscriberStats stats = dashboard.ingest().stats();
+  std::printf("events %llu (from history %llu), log rows %d, samples dropped by staging %llu, log rows dropped %llu\n",
+              static_cast<unsigned long long>(stats.events), static_cast<unsigned long long>(stats.historyEvents),
+              dashboard.eventLog().rowCount(),
+              static_cast<unsigned long long>(dashboard.ingest().staging().droppedSamples()),
+              static_cast<unsigned long long>(dashboard.ingest().staging().droppedLogEntries()));
+  printTicks("while the history came", duringHistory);
+  printTicks("after it", afterHistory);
+  std::printf("longest stall %.1f ms (GUI thread ran %.1f ms of it) at %.2f s\n", longestStall, stallCpu, stallAt);
+  return 0;
+}
