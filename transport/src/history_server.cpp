@@ -23,8 +23,6 @@ constexpr int kAnswerHighWaterMark = 64;
 // What the readers of a history socket may send it: a request or two per connection.
 constexpr PeerLimits kReaderLimits{64 * 1024, 1024 * 1024, 64};
 
-void releasePayload(void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); }
-
 // The timestamp of the first event held, decoding the oldest message when it was kept undecoded.
 std::optional<int64_t> oldestEventNs(const HistoryStore& store, const WireLimits& limits) {
   const auto oldest = store.oldestNs();
@@ -271,10 +269,8 @@ HistoryServer::Send HistoryServer::sendEntry(const std::string& routingId, const
   }
   // Once the routing frame is taken the others are too.
   zmq_send(socket_, entry.topic.data(), entry.topic.size(), ZMQ_SNDMORE);
-  auto* held = new std::shared_ptr<const std::string>(entry.payload);
   zmq_msg_t payload;
-  if (zmq_msg_init_data(&payload, const_cast<char*>((*held)->data()), (*held)->size(), releasePayload, held) != 0) {
-    delete held;
+  if (!initSharedMessage(payload, entry.payload)) {
     zmq_send(socket_, "", 0, 0);
     return Send::Sent;
   }

@@ -413,11 +413,8 @@ bool Publisher::State::sendKept(std::string_view topic, std::string_view head, s
     if (errno != EAGAIN && errno != EINTR) return false;
     if (!waitWritable()) return false;
   }
-  auto* held = new std::shared_ptr<const std::string>(kept);
   zmq_msg_t message;
-  const auto release = [](void*, void* hint) { delete static_cast<std::shared_ptr<const std::string>*>(hint); };
-  if (zmq_msg_init_data(&message, const_cast<char*>((*held)->data()), (*held)->size(), release, held) != 0) {
-    delete held;
+  if (!detail::initSharedMessage(message, kept)) {
     zmq_send(socket, "", 0, ZMQ_DONTWAIT);
     return false;
   }

@@ -132,3 +132,22 @@ void annotateBeforeSend() noexcept {}
 void annotateAfterReceive() noexcept {}
 }  // namespace livemon::transport::detail
 #endif
+
+namespace livemon::transport::detail {
+
+bool initSharedMessage(zmq_msg_t& message, const std::shared_ptr<const std::string>& payload) {
+  auto* held = new std::shared_ptr<const std::string>(payload);
+  // libzmq calls this on its I/O thread once the message is sent; what the sender wrote before
+  // handing the message over happens before (annotateBeforeSend).
+  const auto release = [](void*, void* hint) {
+    annotateAfterReceive();
+    delete static_cast<std::shared_ptr<const std::string>*>(hint);
+  };
+  if (zmq_msg_init_data(&message, const_cast<char*>((*held)->data()), (*held)->size(), release, held) != 0) {
+    delete held;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace livemon::transport::detail

@@ -4,6 +4,8 @@
 #include <memory>
 #include <string>
 
+#include <zmq.h>
+
 // Helpers around the libzmq C API. Only transport/src includes this header.
 namespace livemon::transport::detail {
 
@@ -35,5 +37,10 @@ std::string lastEndpoint(void* socket, const std::string& fallback);
 // builds.
 void annotateBeforeSend() noexcept;
 void annotateAfterReceive() noexcept;
+
+// Makes `message` refer to `payload`'s bytes without a copy, holding a share of it until libzmq is
+// done with the message (it lets go on one of its own threads). False, with `message` untouched,
+// when ZeroMQ refuses.
+bool initSharedMessage(zmq_msg_t& message, const std::shared_ptr<const std::string>& payload);
 
 }  // namespace livemon::transport::detail
