@@ -18,6 +18,7 @@ extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 
 #include <livemon/event.h>
 #include <livemon/transport/publisher.h>
+#include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
 
 namespace livemon::transport::test {
@@ -128,6 +129,25 @@ inline PublisherOptions testPublisherOptions(std::string endpoint = "tcp://127.0
   options.runName = "test";
   options.statName.clear();
   options.linger = std::chrono::milliseconds(500);
+  return options;
+}
+
+// Publisher options that connect to `endpoint` (a relay's listen endpoint) instead of binding.
+inline PublisherOptions connectedPublisherOptions(const std::string& endpoint,
+                                                  std::optional<int64_t> rank = std::nullopt) {
+  PublisherOptions options = testPublisherOptions();
+  options.bind.clear();
+  options.connect = {endpoint};
+  options.rank = rank;
+  return options;
+}
+
+// A relay on free loopback ports that reports itself every 50 ms.
+inline RelayOptions loopbackRelayOptions() {
+  RelayOptions options;
+  options.listen = "tcp://127.0.0.1:*";
+  options.serve = "tcp://127.0.0.1:*";
+  options.reportInterval = std::chrono::milliseconds(50);
   return options;
 }
 

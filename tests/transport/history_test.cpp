@@ -285,34 +285,21 @@ TEST(History, AMalformedRequestIsSkippedAndTheNextOneAnswered) {
   zmq_ctx_term(context);
 }
 
-RelayOptions loopbackRelay() {
-  RelayOptions options;
-  options.listen = "tcp://127.0.0.1:*";
-  options.serve = "tcp://127.0.0.1:*";
-  options.reportInterval = 50ms;
-  return options;
-}
-
-PublisherOptions connectedTo(const std::string& endpoint, int64_t rank) {
-  PublisherOptions options = test::testPublisherOptions();
-  options.bind.clear();
-  options.connect = {endpoint};
-  options.rank = rank;
-  return options;
-}
+using test::loopbackRelayOptions;
+using test::connectedPublisherOptions;
 
 // Ranks publish into a node relay that forwards to the head relay; a subscriber that joins the
 // head late gets each rank's run from its first event, from the head's history alone.
 TEST(History, ALateSubscriberOfAChainOfRelaysSeesEveryRankFromItsStart) {
-  Relay head(loopbackRelay());
-  RelayOptions nodeOptions = loopbackRelay();
+  Relay head(loopbackRelayOptions());
+  RelayOptions nodeOptions = loopbackRelayOptions();
   nodeOptions.upstream = {head.listenEndpoint()};
   Relay node(nodeOptions);
   ASSERT_FALSE(head.historyEndpoint().empty());
   EXPECT_TRUE(node.historyEndpoint().empty()) << "a relay that forwards upstream leaves history to the top";
 
   std::vector<std::unique_ptr<Publisher>> ranks;
-  for (int64_t rank = 0; rank < 4; ++rank) ranks.push_back(std::make_unique<Publisher>(connectedTo(node.listenEndpoint(), rank)));
+  for (int64_t rank = 0; rank < 4; ++rank) ranks.push_back(std::make_unique<Publisher>(connectedPublisherOptions(node.listenEndpoint(), rank)));
   // Until the head holds every rank's messages: the publishers' first ones may precede their
   // connections (ZeroMQ's slow joiner), which is why each logs until the head has something.
   int logged = 0;
@@ -358,10 +345,10 @@ TEST(History, ALateSubscriberOfAChainOfRelaysSeesEveryRankFromItsStart) {
 }
 
 TEST(History, ARelayKeepsItsHistoryWithinItsBound) {
-  RelayOptions options = loopbackRelay();
+  RelayOptions options = loopbackRelayOptions();
   options.historyBytes = 32 * 1024;
   Relay relay(options);
-  Publisher publisher(connectedTo(relay.listenEndpoint(), 0));
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint(), 0));
   int logged = 0;
   ASSERT_TRUE(waitUntil([&] {
     logSteps(logged++, 1);
@@ -388,7 +375,7 @@ TEST(History, WhatTheRelayDroppedComesFromItsRecording) {
   std::atomic<uint64_t> recorded{0};
   std::atomic<int64_t> firstStep{-1};
   std::atomic<int64_t> lastStep{-1};
-  RelayOptions options = loopbackRelay();
+  RelayOptions options = loopbackRelayOptions();
   options.historyBytes = 64 * 1024;  // some 250 of the 2000 events
   options.historyRecording = dir.path().string();
   // As `livemonctl relay --record` does: one recorded message per event.
@@ -410,7 +397,7 @@ TEST(History, WhatTheRelayDroppedComesFromItsRecording) {
     recorded.fetch_add(message.events.size());
   };
   Relay relay(options);
-  PublisherOptions publisherOptions = connectedTo(relay.listenEndpoint(), 0);
+  PublisherOptions publisherOptions = connectedPublisherOptions(relay.listenEndpoint(), 0);
   publisherOptions.maxBatchBytes = 4096;  // messages smaller than the history's bound
   Publisher publisher(publisherOptions);
   // Until the relay records this publisher's events (its first ones may precede the connection).

@@ -28,22 +28,8 @@ using test::connectTo;
 using test::makeEvent;
 using test::pollUntil;
 using test::waitForSource;
-
-RelayOptions loopbackRelay() {
-  RelayOptions options;
-  options.listen = "tcp://127.0.0.1:*";
-  options.serve = "tcp://127.0.0.1:*";
-  options.reportInterval = 50ms;
-  return options;
-}
-
-PublisherOptions connectedPublisher(const std::string& endpoint, std::optional<int64_t> rank = std::nullopt) {
-  PublisherOptions options = test::testPublisherOptions();
-  options.bind.clear();
-  options.connect = {endpoint};
-  options.rank = rank;
-  return options;
-}
+using test::loopbackRelayOptions;
+using test::connectedPublisherOptions;
 
 // What a subscriber received, per source.
 struct Received {
@@ -70,11 +56,11 @@ void logSteps(int count) {
 }
 
 TEST(Relay, EveryPublisherReachesTheSubscriberWithoutGaps) {
-  Relay relay(loopbackRelay());
+  Relay relay(loopbackRelayOptions());
   EXPECT_EQ(relay.listenEndpoint().find(":*"), std::string::npos) << "the bound port is reported";
   std::vector<std::unique_ptr<Publisher>> publishers;
   for (int64_t rank = 0; rank < 3; ++rank) {
-    publishers.push_back(std::make_unique<Publisher>(connectedPublisher(relay.listenEndpoint(), rank)));
+    publishers.push_back(std::make_unique<Publisher>(connectedPublisherOptions(relay.listenEndpoint(), rank)));
   }
   Subscriber subscriber(connectTo({relay.serveEndpoint()}));
   for (const auto& publisher : publishers) ASSERT_TRUE(waitForSource(subscriber, publisher->identity()));
@@ -112,15 +98,15 @@ TEST(Relay, EveryPublisherReachesTheSubscriberWithoutGaps) {
 // 32 ranks publish into a node relay, which forwards into a head relay, which the subscriber
 // reads: every rank arrives, none with a gap.
 TEST(Relay, ThirtyTwoRanksThroughTwoChainedRelays) {
-  Relay head(loopbackRelay());
-  RelayOptions nodeOptions = loopbackRelay();
+  Relay head(loopbackRelayOptions());
+  RelayOptions nodeOptions = loopbackRelayOptions();
   nodeOptions.upstream = {head.listenEndpoint()};
   nodeOptions.runName = "node-relay";
   Relay node(nodeOptions);
 
   std::vector<std::unique_ptr<Publisher>> ranks;
   for (int64_t rank = 0; rank < 32; ++rank) {
-    ranks.push_back(std::make_unique<Publisher>(connectedPublisher(node.listenEndpoint(), rank)));
+    ranks.push_back(std::make_unique<Publisher>(connectedPublisherOptions(node.listenEndpoint(), rank)));
   }
   Subscriber subscriber(connectTo({head.serveEndpoint()}));
   for (const auto& rank : ranks) ASSERT_TRUE(waitForSource(subscriber, rank->identity()));
@@ -178,7 +164,7 @@ bool sendUntilReceived(PayloadPublisher& publisher, Subscriber& subscriber, cons
 // "wanted" one, were published to a subscriber with `filters`.
 // Through a relay that keeps no history (one that keeps it takes everything, for late joiners).
 uint64_t bytesRelayedFor(const std::vector<std::string>& filters) {
-  RelayOptions options = loopbackRelay();
+  RelayOptions options = loopbackRelayOptions();
   options.historyBytes = 0;
   Relay relay(options);
   PayloadPublisherOptions publisherOptions;
@@ -207,9 +193,9 @@ TEST(Relay, SubscriptionsReachThePublishersSoFilteringHappensThere) {
 }
 
 TEST(Relay, SurvivesPublishersAndSubscribersComingAndGoing) {
-  Relay relay(loopbackRelay());
+  Relay relay(loopbackRelayOptions());
   for (int round = 0; round < 3; ++round) {
-    Publisher publisher(connectedPublisher(relay.listenEndpoint(), round));
+    Publisher publisher(connectedPublisherOptions(relay.listenEndpoint(), round));
     Subscriber subscriber(connectTo({relay.serveEndpoint()}));
     ASSERT_TRUE(waitForSource(subscriber, publisher.identity())) << "round " << round;
     logSteps(50);
@@ -222,24 +208,24 @@ TEST(Relay, SurvivesPublishersAndSubscribersComingAndGoing) {
   // A subscriber that outlives its publisher, and a publisher that outlives its subscriber.
   Subscriber staying(connectTo({relay.serveEndpoint()}));
   {
-    Publisher leaving(connectedPublisher(relay.listenEndpoint()));
+    Publisher leaving(connectedPublisherOptions(relay.listenEndpoint()));
     ASSERT_TRUE(waitForSource(staying, leaving.identity()));
   }
-  Publisher staying2(connectedPublisher(relay.listenEndpoint()));
+  Publisher staying2(connectedPublisherOptions(relay.listenEndpoint()));
   ASSERT_TRUE(waitForSource(staying, staying2.identity()));
 }
 
 TEST(Relay, HandsACopyOfTheStreamToOnMessage) {
   std::mutex lock;
   std::map<std::string, uint64_t> events;
-  RelayOptions options = loopbackRelay();
+  RelayOptions options = loopbackRelayOptions();
   options.onMessage = [&](std::string_view topic, const WireMessage& message) {
     std::lock_guard guard(lock);
     events[std::string(topic)] += std::max<std::size_t>(message.events.size(), 1);  // a heartbeat counts 1
     if (topic == "boom") throw std::runtime_error("a callback that throws");
   };
   Relay relay(options);
-  Publisher publisher(connectedPublisher(relay.listenEndpoint()));
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
   Subscriber subscriber(connectTo({relay.serveEndpoint()}));
   ASSERT_TRUE(waitForSource(subscriber, publisher.identity()));
   logEvent(makeEvent("boom", {{"x", 1.0}}));
@@ -267,14 +253,14 @@ TEST(Relay, OnMessageSeesEverythingWithNoSubscriberConnected) {
   std::mutex lock;
   std::map<std::string, uint64_t> events;
   std::set<SourceInfo> heard;
-  RelayOptions options = loopbackRelay();
+  RelayOptions options = loopbackRelayOptions();
   options.onMessage = [&](std::string_view topic, const WireMessage& message) {
     std::lock_guard guard(lock);
     events[std::string(topic)] += std::max<std::size_t>(message.events.size(), 1);
     heard.insert(message.source);
   };
   Relay relay(options);
-  Publisher publisher(connectedPublisher(relay.listenEndpoint()));
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
   // The publisher's heartbeat passing means it has the relay's subscription: nothing after it is
   // lost. (The relay's own reports pass from the start.)
   ASSERT_TRUE(test::waitUntil([&] {
@@ -292,8 +278,8 @@ TEST(Relay, OnMessageSeesEverythingWithNoSubscriberConnected) {
 }
 
 TEST(Relay, AnEndpointInUseOrABadOptionIsAnError) {
-  Relay first(loopbackRelay());
-  RelayOptions clash = loopbackRelay();
+  Relay first(loopbackRelayOptions());
+  RelayOptions clash = loopbackRelayOptions();
   clash.listen = first.listenEndpoint();
   try {
     Relay second(clash);
@@ -301,7 +287,7 @@ TEST(Relay, AnEndpointInUseOrABadOptionIsAnError) {
   } catch (const TransportError& error) {
     EXPECT_EQ(error.endpoint(), first.listenEndpoint());
   }
-  RelayOptions bad = loopbackRelay();
+  RelayOptions bad = loopbackRelayOptions();
   bad.highWaterMark = 0;
   EXPECT_THROW(Relay{bad}, std::invalid_argument);
   // Stopping twice is harmless.

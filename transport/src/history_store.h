@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <optional>
@@ -90,6 +91,27 @@ class HistoryStore {
   uint64_t first_ = 0;
   uint64_t dropped_ = 0;
   uint64_t keptAfterDrop_ = 0;  // the first message kept after the last one too large to keep
+};
+
+// Thread-safe: atomics. What a HistoryStore holds, updated by its owner after each change and read
+// by stats() on any thread.
+struct HistoryCounters {
+  std::atomic<std::size_t> bytes{0};
+  std::atomic<std::size_t> messages{0};
+  std::atomic<uint64_t> dropped{0};
+
+  void update(const HistoryStore& store) noexcept {
+    bytes.store(store.bytes(), std::memory_order_relaxed);
+    messages.store(store.messages(), std::memory_order_relaxed);
+    dropped.store(store.dropped(), std::memory_order_relaxed);
+  }
+  // Into PublisherStats or RelayStats, which name them alike.
+  template <typename Stats>
+  void copyTo(Stats& stats) const noexcept {
+    stats.historyBytes = bytes.load(std::memory_order_relaxed);
+    stats.historyMessages = messages.load(std::memory_order_relaxed);
+    stats.historyDropped = dropped.load(std::memory_order_relaxed);
+  }
 };
 
 }  // namespace livemon::transport::detail

@@ -198,9 +198,7 @@ struct Publisher::State {
   std::unique_ptr<detail::HistoryStore> history;
   std::unique_ptr<detail::HistoryServer> historyServer;
   std::string historyEndpoint;
-  std::atomic<std::size_t> historyBytes{0};
-  std::atomic<std::size_t> historyMessages{0};
-  std::atomic<uint64_t> historyDropped{0};
+  detail::HistoryCounters historyCounters;
   std::unique_ptr<Stat> publishedStat;
   std::unique_ptr<Stat> droppedStat;
   std::shared_ptr<SystemStatsSampler> systemStats;  // the process's, shared; null when off
@@ -424,9 +422,7 @@ bool Publisher::State::sendKept(std::string_view topic, std::string_view head, s
     return false;
   }
   history->append(topic, std::move(kept), firstEventTime(body), toWireTime(std::chrono::system_clock::now()));
-  historyBytes.store(history->bytes(), std::memory_order_relaxed);
-  historyMessages.store(history->messages(), std::memory_order_relaxed);
-  historyDropped.store(history->dropped(), std::memory_order_relaxed);
+  historyCounters.update(*history);
   return true;
 }
 
@@ -564,9 +560,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.heartbeats = state_->heartbeats.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
   stats.subscribersDisconnected = state_->guard->closedCount();
-  stats.historyBytes = state_->historyBytes.load(std::memory_order_relaxed);
-  stats.historyMessages = state_->historyMessages.load(std::memory_order_relaxed);
-  stats.historyDropped = state_->historyDropped.load(std::memory_order_relaxed);
+  state_->historyCounters.copyTo(stats);
   if (state_->historyServer) {
     const auto served = state_->historyServer->stats();
     stats.historyRequests = served.requests;

@@ -114,9 +114,7 @@ struct Relay::State {
   std::unique_ptr<detail::HistoryStore> history;
   std::unique_ptr<detail::HistoryServer> historyServer;
   std::string historyEndpoint;
-  std::atomic<std::size_t> historyBytes{0};
-  std::atomic<std::size_t> historyMessages{0};
-  std::atomic<uint64_t> historyDropped{0};
+  detail::HistoryCounters historyCounters;
 
   mutable std::mutex controlMutex;
   bool proxyRunning = false;  // under controlMutex
@@ -253,9 +251,7 @@ RelayStats Relay::State::query() const {
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
-  stats.historyBytes = historyBytes.load(std::memory_order_relaxed);
-  stats.historyMessages = historyMessages.load(std::memory_order_relaxed);
-  stats.historyDropped = historyDropped.load(std::memory_order_relaxed);
+  historyCounters.copyTo(stats);
   if (historyServer) stats.historyRequests = historyServer->stats().requests;
   return stats;
 }
@@ -317,9 +313,7 @@ void Relay::State::keep(std::string_view topic, const std::string& payload, int6
   } catch (const std::bad_alloc&) {
     return;  // not kept; forwarding goes on
   }
-  historyBytes.store(history->bytes(), std::memory_order_relaxed);
-  historyMessages.store(history->messages(), std::memory_order_relaxed);
-  historyDropped.store(history->dropped(), std::memory_order_relaxed);
+  historyCounters.update(*history);
 }
 
 void Relay::State::report(MessageKind kind) {
