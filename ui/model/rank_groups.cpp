@@ -66,8 +66,7 @@ RankGroups::Group* RankGroups::groupOf(const SourceEntry& source, bool create) {
 void RankGroups::addMember(const SeriesEntry& series, const SourceEntry& source, RankGroupUpdate& update) {
   Group* group = groupOf(source, true);
   const int64_t rank = *source.info->rank;
-  const auto known = group->ranks.find(rank);
-  if (known == group->ranks.end() || known->second != source.id) update.ranksChanged = true;
+  update.ranksChanged = true;
   group->ranks[rank] = source.id;
   const LineKey key{series.stat, series.aggregation, series.kind};
   auto found = group->lines.find(key);

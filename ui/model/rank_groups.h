@@ -49,7 +49,8 @@ struct RankGroupUpdate {
   // New series for the charts: the groups' new lines (median and both edges), and the new series
   // of sources in no group. A ranked source's own series are not among them (see rankSeries).
   std::vector<SeriesId> chartSeries;
-  bool ranksChanged = false;  // a group or a rank in one appeared
+  // A group, a rank in one or a rank's series appeared (a picked rank's new Stat joins its charts).
+  bool ranksChanged = false;
 };
 
 // Thread-safety: a plain value type.
