@@ -74,6 +74,7 @@ struct Config {
   int height = 1000;
   std::string sides = "both";
   int ranks = 0;  // > 0: a run of this many ranks, grouped vs a line per rank
+  std::size_t logCapacity = livemon::ui::EventLogModel::kDefaultCapacity;
 };
 
 constexpr const char* kAggregations[] = {"mean", "min", "max", "p50", "p90", "p99", "value", "stddev", "count", "sum"};
@@ -354,7 +355,7 @@ Results runSide(const Config& config, bool naive) {
 
   if (naive && config.ranks == 0) {
     naiveIngest = std::make_unique<IngestWorker>(IngestWorker::Options{});
-    naiveWindow = std::make_unique<NaiveDashboard>(*naiveIngest, livemon::ui::EventLogModel::kDefaultCapacity);
+    naiveWindow = std::make_unique<NaiveDashboard>(*naiveIngest, config.logCapacity);
     naiveWindow->resize(config.width, config.height);
     naiveWindow->show();
     naiveTimer.setTimerType(Qt::PreciseTimer);
@@ -370,6 +371,7 @@ Results runSide(const Config& config, bool naive) {
     livemon::ui::DashboardOptions options;
     options.exactEndpoints = true;  // no endpoints: the feeder is the only source
     options.settingsFile = settings.filePath(QStringLiteral("livemon.ini"));
+    options.logCapacity = config.logCapacity;
     if (naive) {  // with --ranks: a line per rank, every one of them drawn
       options.groupRanks = false;
       options.maxLinesPerChart = static_cast<std::size_t>(config.ranks * config.aggregations);
@@ -492,7 +494,8 @@ bool runChild(const Config& config, bool naive, Results& results) {
 void usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--seconds S] [--stats N] [--aggregations N] [--events-per-second N]\n"
-               "          [--width PX] [--height PX] [--sides both|livemon|naive] [--ranks N]\n",
+               "          [--width PX] [--height PX] [--sides both|livemon|naive] [--ranks N]\n"
+               "          [--log-capacity ROWS]\n",
                program);
 }
 
@@ -519,6 +522,7 @@ int main(int argc, char** argv) {
     else if (flag == "--height") config.height = std::atoi(value);
     else if (flag == "--sides") config.sides = value;
     else if (flag == "--ranks") config.ranks = std::atoi(value);
+    else if (flag == "--log-capacity") config.logCapacity = std::strtoull(value, nullptr, 10);
     else {
       usage(argv[0]);
       return 2;

@@ -121,6 +121,26 @@ TEST(EventLogModel, KeepsOnlyTheNewestEventsOfItsCapacity) {
   EXPECT_EQ(dataAt(model, 99), QStringLiteral("n=5249"));
 }
 
+TEST(EventLogModel, HandsTheEvictedRowsDataToWhoeverTakesItAndKeepsNoneOfItOtherwise) {
+  EventLogModel model(100);
+  label(model);
+  model.append(entries(0, 100));
+  EXPECT_TRUE(model.takeEvicted().empty());  // nothing left yet
+  model.append(entries(100, 30));
+  // The 30 oldest rows' data, oldest first, for the dashboard to free on the ingest thread.
+  const std::vector<std::string> evicted = model.takeEvicted();
+  ASSERT_EQ(evicted.size(), 30U);
+  EXPECT_EQ(evicted.front(), "n=0");
+  EXPECT_EQ(evicted.back(), "n=29");
+  EXPECT_TRUE(model.takeEvicted().empty());
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=30"));
+  EXPECT_EQ(dataAt(model, 99), QStringLiteral("n=129"));
+
+  // Never taken, the evicted data does not pile up beyond a bound.
+  for (int first = 130; first < 200'000; first += 1000) model.append(entries(first, 1000));
+  EXPECT_LE(model.takeEvicted().size(), std::size_t{1} << 17);
+}
+
 // What the views pay for a batch must not grow with the table: rows that leave at the front are
 // not removed (Qt's headers walk every row on a removal) but slide up in place.
 TEST(EventLogModel, AppendSlidesRowsUpInPlaceInsteadOfRemovingThemAtTheFront) {

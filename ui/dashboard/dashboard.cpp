@@ -164,6 +164,7 @@ void Dashboard::setPaused(bool paused) {
     heldLog_.clear();
     heldBytes_ = 0;
     logModel_->append(std::move(held));
+    ingest_->staging().recycle(logModel_->takeEvicted());
     emit logChanged();
   }
   emit pausedChanged(paused);
@@ -294,6 +295,7 @@ void Dashboard::applyLog(IngestBatch& batch) {
     }
   } else {
     logModel_->append(std::move(batch.log));
+    ingest_->staging().recycle(logModel_->takeEvicted());
     emit logChanged();
   }
 }

@@ -10,9 +10,12 @@ StagingBuffer::StagingBuffer() : StagingBuffer(Limits{}) {}
 StagingBuffer::StagingBuffer(Limits limits) : limits_(limits) {}
 
 void StagingBuffer::push(IngestBatch&& batch) {
-  std::vector<IngestBatch> spent;  // freed here, after the lock is released
+  // Freed here, after the lock is released.
+  std::vector<IngestBatch> spent;
+  std::vector<std::vector<std::string>> spentData;
   std::lock_guard lock(mutex_);
   spent.swap(spent_);
+  spentData.swap(spentData_);
   const std::size_t logRoom = limits_.maxLogEntries - std::min(limits_.maxLogEntries, liveLog_);
   if (batch.log.size() > logRoom) {
     droppedLog_.fetch_add(batch.log.size() - logRoom, std::memory_order_relaxed);
@@ -42,6 +45,14 @@ void StagingBuffer::recycle(IngestBatch&& spent) {
   IngestBatch overflow;
   std::lock_guard lock(mutex_);
   if (spent_.size() < kSpentKept) spent_.push_back(std::move(spent));
+  else overflow = std::move(spent);
+}
+
+void StagingBuffer::recycle(std::vector<std::string>&& spent) {
+  if (spent.empty()) return;
+  std::vector<std::string> overflow;
+  std::lock_guard lock(mutex_);
+  if (spentData_.size() < kSpentKept) spentData_.push_back(std::move(spent));
   else overflow = std::move(spent);
 }
 

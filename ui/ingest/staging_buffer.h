@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <livemon/ui/ingest/ingest_batch.h>
@@ -44,6 +45,8 @@ class StagingBuffer {
   // their log rows there cost the GUI thread up to 8 ms a tick (glibc consolidating the ingest
   // thread's arena under its lock). At most kSpentKept batches wait; beyond that the caller frees.
   void recycle(IngestBatch&& spent);
+  // The same for the data of evicted log rows (EventLogModel::takeEvicted).
+  void recycle(std::vector<std::string>&& spent);
 
   uint64_t droppedLogEntries() const noexcept { return droppedLog_.load(std::memory_order_relaxed); }
   uint64_t droppedSamples() const noexcept { return droppedSamples_.load(std::memory_order_relaxed); }
@@ -55,6 +58,7 @@ class StagingBuffer {
   IngestBatch pending_;
   static constexpr std::size_t kSpentKept = 4;
   std::vector<IngestBatch> spent_;  // guarded by mutex_
+  std::vector<std::vector<std::string>> spentData_;  // guarded by mutex_
   std::size_t liveLog_ = 0;      // guarded by mutex_: pending_'s live log entries
   std::size_t liveSamples_ = 0;  // guarded by mutex_: pending_'s live samples
   std::atomic<uint64_t> droppedLog_{0};

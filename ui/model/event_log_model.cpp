@@ -95,6 +95,8 @@ int EventLogModel::storedRows() const noexcept {
 
 void EventLogModel::append(std::vector<LogEntry>&& entries) {
   if (entries.empty()) return;
+  // Nobody takes them (a model used without a dashboard): freed here, within a bound.
+  if (evicted_.size() > kEvictedKept) evicted_ = {};
   received_ += entries.size();
   // More than the ring holds, in rows or bytes: the oldest of them would be evicted at once, so
   // skip them. The newest always stays.
@@ -105,13 +107,13 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
   const std::size_t incoming = entries.size() - skip;
   const uint64_t newEnd = endSeq_ + incoming;
   uint64_t newFirst = std::max(firstSeq_, newEnd > capacity_ ? newEnd - capacity_ : 0);
-  // The stored rows that stay, oldest first out until the bytes fit. Evicted rows free their data
-  // now rather than when their slot is reused.
+  // The stored rows that stay, oldest first out until the bytes fit. Evicted rows give up their
+  // data now rather than when their slot is reused (see takeEvicted()).
   std::size_t keptBytes = storedBytes_;
   for (uint64_t seq = firstSeq_; seq < endSeq_ && (seq < newFirst || keptBytes + incomingBytes > byteBudget_); ++seq) {
     std::string& data = slot(static_cast<std::size_t>(seq % capacity_)).data;
     keptBytes -= data.size();
-    std::string().swap(data);
+    evicted_.push_back(std::exchange(data, std::string()));
     newFirst = std::max(newFirst, seq + 1);
   }
 
