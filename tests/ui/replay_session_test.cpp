@@ -9,12 +9,15 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <QSignalSpy>
 
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/replay/replay_session.h>
 
 #include "replay_test_support.h"
@@ -177,6 +180,47 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
   EXPECT_TRUE(message.contains(QStringLiteral("byte 8"))) << message.toStdString();
   EXPECT_EQ(dashboard.lastError(), message);
   EXPECT_FALSE(bad->isOpen());
+}
+
+// Closing a replay whose reads were staged but not yet applied (no refresh came between): what it
+// staged is applied and removed with it, so none of its sources, series or log rows turn up
+// after, while the live source stays.
+TEST_F(ReplayTest, ClosingAReplayDropsWhatItStagedButNoRefreshApplied) {
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  std::vector<transport::ReceivedEvent> live{test::received(
+      test::makeSource("live", 77, std::nullopt, kT0Ms), Event{std::string(kStatEventName), test::atMs(kT0Ms), {{"loss.mean", 7.0}}})};
+  dashboard.ingest().deliver(live);
+  dashboard.refreshNow();
+  ASSERT_EQ(dashboard.registry().sourceCount(), 1U);
+
+  ReplaySession* session = dashboard.openRecording(recording_);
+  QSignalSpy opened(session, &ReplaySession::opened);
+  ASSERT_TRUE(opened.wait(30'000));
+  // Without processing events, so that the read's loaded() (which refreshes) is not delivered:
+  // the recording's batches stay staged.
+  const auto deadline = std::chrono::steady_clock::now() + test::kDeadline;
+  while (session->busy() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  ASSERT_FALSE(session->busy());
+  ASSERT_EQ(dashboard.registry().sourceCount(), 1U);  // nothing of the recording applied yet
+
+  dashboard.closeReplay();
+  EXPECT_EQ(dashboard.replay(), nullptr);
+  EXPECT_EQ(dashboard.registry().sourceCount(), 1U);
+  QCoreApplication::processEvents();  // a loaded() still queued finds its session gone
+  dashboard.refreshNow();
+
+  ASSERT_EQ(dashboard.registry().sourceCount(), 1U);
+  EXPECT_EQ(dashboard.registry().source(0)->label, QStringLiteral("live"));
+  std::size_t series = 0;
+  for (SeriesId id = 0; id < dashboard.registry().seriesIdEnd(); ++id) {
+    if (const SeriesEntry* entry = dashboard.registry().series(id)) {
+      EXPECT_EQ(entry->source, 0U);
+      ++series;
+    }
+  }
+  EXPECT_EQ(series, 1U);
+  EXPECT_EQ(dashboard.eventLog().rowCount(), 1);
 }
 
 }  // namespace
