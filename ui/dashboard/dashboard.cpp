@@ -75,6 +75,7 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   std::vector<AlertRule> rules;
   alertRules_ = savedAlertRules(*settings_, rules);
   fetchesHistory_ = options_.history.value_or(settings_->value(kHistoryKey, true).toBool());
+  baselinesFollowLive_ = options_.baselinesFollowLive.value_or(settings_->value(kBaselineFollowKey, false).toBool());
   ingest_ = std::make_unique<IngestWorker>(
       ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
@@ -176,6 +177,7 @@ void Dashboard::setTimeRange(TimeRange range) {
 void Dashboard::refreshNow() {
   const auto start = std::chrono::steady_clock::now();
   if (replay_) replay_->tick();
+  moveBaselines();
   applyStaged();
   raiseRankAlerts();
   emit updated();
@@ -316,6 +318,7 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
     emit message(tr("Opened %1: %2 events").arg(name, QLocale().toString(static_cast<qulonglong>(raw->info().events))), 5000);
     for (const QString& problem : raw->info().problems) showError(QStringLiteral("%1: %2").arg(name, problem));
   });
+  raw->setWindow(replayWindow());
   if (mode == ReplayMode::Replay) {
     // The first generation starts as the file opens, before anything of it is read: the
     // recording replaces the one shown then. Nothing of the old generation is staged any more:
@@ -326,12 +329,17 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
       applyStaged();
       clearReplayed(raw->endpointLabel());
     });
-    raw->setWindow(replayWindow());
     openingReplay_ = std::move(session);
   } else {
+    connect(raw, &ReplaySession::generationStarted, this, [this, raw] {
+      applyStaged();
+      clearReplayed(raw->endpointLabel());
+    });
+    if (baselinesFollowLive_) raw->setStartAt(liveElapsed());
     baselines_.push_back(std::move(session));
   }
   raw->open(path, mode);
+  if (mode == ReplayMode::Baseline) emit baselinesChanged();
   return raw;
 }
 
@@ -356,6 +364,7 @@ void Dashboard::setAsideRefused(ReplaySession* session) {
   if (found == baselines_.end()) return;
   refused_ = std::move(*found);
   baselines_.erase(found);
+  emit baselinesChanged();
 }
 
 void Dashboard::closeReplay() {
@@ -385,6 +394,7 @@ std::optional<std::chrono::nanoseconds> Dashboard::replayWindow() const {
 void Dashboard::setReplayWindow() {
   if (replay_) replay_->setWindow(replayWindow());
   if (openingReplay_) openingReplay_->setWindow(replayWindow());
+  for (const auto& baseline : baselines_) baseline->setWindow(replayWindow());
 }
 
 bool Dashboard::startRecording(const QString& path) {

@@ -87,10 +87,11 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   open_ = true;
   startGeneration();
   playheadNs_ = info_.endNs;
+  if (startAt_ && startAt_->count() < info_.endNs - info_.startNs) playheadNs_ = info_.startNs + std::max<int64_t>(0, startAt_->count());
   Request read;
   read.generation = generation_;
-  read.fromNs = mode_ == ReplayMode::Replay ? windowStart(playheadNs_) : info_.startNs;
-  read.toNs = info_.endNs;
+  read.fromNs = windowStart(playheadNs_);
+  read.toNs = playheadNs_;
   post(std::move(read));
   emit opened();
   emit playheadChanged(playheadNs_);
@@ -115,11 +116,21 @@ int64_t ReplaySession::windowStart(int64_t playhead) const {
 void ReplaySession::setWindow(std::optional<std::chrono::nanoseconds> window) {
   const bool longer = (window_ && !window) || (window && window_ && *window > *window_);
   window_ = window;
-  if (longer && open_ && mode_ == ReplayMode::Replay) seek(playheadNs_);
+  if (longer && open_) seek(playheadNs_);
+}
+
+void ReplaySession::moveTo(int64_t ns) {
+  if (!open_) return;
+  const int64_t target = std::clamp(ns, info_.startNs, info_.endNs);
+  if (target > playheadNs_) {
+    forwardTo(target);
+  } else if (target < playheadNs_) {
+    seek(target);
+  }
 }
 
 void ReplaySession::seek(int64_t ns) {
-  if (!open_ || mode_ != ReplayMode::Replay) return;
+  if (!open_) return;
   playheadNs_ = std::clamp(ns, info_.startNs, info_.endNs);
   startGeneration();
   Request read;

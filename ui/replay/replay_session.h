@@ -27,8 +27,9 @@ class IngestWorker;
 enum class ReplayMode {
   // On a timeline: the charts and the log show the recording's events up to the playhead.
   Replay,
-  // All at once, as sources labelled "baseline: RUN", to compare a live run against (with the
-  // x axis in time since run start both begin at 0).
+  // Beside the live runs, as sources labelled "baseline: RUN", to compare a live run against
+  // (with the x axis in time since run start both begin at 0). Not on the timeline: its owner
+  // moves its playhead (moveTo). Read like a replay, only the window before the playhead.
   Baseline,
 };
 
@@ -71,9 +72,9 @@ class ReplaySession : public QObject {
   // Stops the worker (abandoning a read in progress) and joins it.
   ~ReplaySession() override;
 
-  // Opens `path` in the background: opened() or openFailed(text) follows. Replay: the playhead
-  // starts at the end, showing the run as it finished. Baseline: every event is loaded.
-  // A session opens one file, once.
+  // Opens `path` in the background: opened() or openFailed(text) follows. The playhead starts at
+  // the end, showing the run as it finished, unless setStartAt() said otherwise. A session opens
+  // one file, once.
   void open(const QString& path, ReplayMode mode = ReplayMode::Replay);
   bool isOpen() const noexcept { return open_; }
   ReplayMode mode() const noexcept { return mode_; }
@@ -82,12 +83,17 @@ class ReplaySession : public QObject {
   const QString& endpointLabel() const noexcept { return endpointLabel_; }
 
   int64_t playheadNs() const noexcept { return playheadNs_; }
+  // Where the playhead starts on opening, as time from the recording's start (clamped to it);
+  // std::nullopt: at its end. Call before open().
+  void setStartAt(std::optional<std::chrono::nanoseconds> fromStart) { startAt_ = fromStart; }
   // How much history before the playhead to show; std::nullopt: everything from the start.
   // A longer window than before reloads it.
   void setWindow(std::optional<std::chrono::nanoseconds> window);
   std::optional<std::chrono::nanoseconds> window() const noexcept { return window_; }
   // Moves the playhead (clamped to the recording) and reloads the window before it.
   void seek(int64_t ns);
+  // Moves the playhead to `ns` (clamped): forward reads only what it passes, backward is a seek.
+  void moveTo(int64_t ns);
   // Moves by `steps` × stepSize (negative: backwards). Stepping forward reads only what it passes.
   void step(int steps);
   void setStepSize(std::chrono::nanoseconds size) { stepSize_ = size; }
@@ -163,6 +169,7 @@ class ReplaySession : public QObject {
   bool open_ = false;
   int64_t playheadNs_ = 0;
   std::optional<std::chrono::nanoseconds> window_ = std::chrono::minutes(5);
+  std::optional<std::chrono::nanoseconds> startAt_;
   std::chrono::nanoseconds stepSize_ = std::chrono::seconds(1);
   bool playing_ = false;
   double speed_ = 1.0;
