@@ -17,6 +17,7 @@
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/replay/replay_session.h>
 
@@ -221,6 +222,20 @@ TEST_F(ReplayTest, ClosingAReplayDropsWhatItStagedButNoRefreshApplied) {
   }
   EXPECT_EQ(series, 1U);
   EXPECT_EQ(dashboard.eventLog().rowCount(), 1);
+}
+
+// A replayed range is as old as it was at the playhead: an hour of wall time later it is not
+// dimmed as stopped, while one the playhead has left behind is.
+TEST_F(ReplayTest, AReplayedRangeIsDimmedByThePlayheadNotTheWallClock) {
+  const QString path = dir_.filePath(QStringLiteral("ranges.mcap"));
+  test::writeRecordingWithRanges(path.toStdString());
+  Dashboard dashboard(options());
+  dashboard.setTimeRange(TimeRange::All);
+  openReplay(dashboard, path);
+  clock_.advance(1h);
+  dashboard.rangesModel().publish();
+  ASSERT_EQ(dashboard.rangesModel().rowCount(), 1);
+  EXPECT_FALSE(dashboard.rangesModel().isStale(0));
 }
 
 }  // namespace

@@ -79,7 +79,9 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   ingest_ = std::make_unique<IngestWorker>(
       ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
-  rangesModel_ = std::make_unique<RangesModel>(*registry_);
+  rangesModel_ = std::make_unique<RangesModel>(*registry_, options_.clock);
+  // A recording's ranges are as old as they were at its playhead.
+  rangesModel_->setReferenceTime([this](SourceId source) { return recordingPlayheadMs(source); });
   RankGroupsOptions grouping;
   grouping.enabled = options_.groupRanks;
   rankGroups_ = std::make_unique<RankGroups>(*registry_, grouping);

@@ -250,6 +250,9 @@ class Dashboard : public QObject {
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
   void removeLogRows(const std::vector<char>& ofSource);
   void setReplayWindow();
+  // The playhead of the recording (replay or baseline) `source` comes from, in ms since the Unix
+  // epoch; std::nullopt for a live source.
+  std::optional<double> recordingPlayheadMs(SourceId source) const;
   // Moves each open baseline's playhead where baselinesFollowLive() puts it.
   void moveBaselines();
   // Where a baseline's playhead goes now (receive time, ns since the Unix epoch).

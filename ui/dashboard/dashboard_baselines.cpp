@@ -1,5 +1,6 @@
-// The Dashboard's baselines: recordings shown beside the live runs, closed one at a time, and
-// moved along with the live run's elapsed time when following it.
+// The Dashboard's baselines (recordings shown beside the live runs, closed one at a time, and
+// moved along with the live run's elapsed time when following it), and the playheads of its
+// recordings.
 #include <livemon/ui/dashboard/dashboard.h>
 
 #include <algorithm>
@@ -76,6 +77,17 @@ int64_t Dashboard::baselineTarget(const ReplaySession& baseline, std::optional<s
   if (target >= static_cast<double>(info.endNs)) return info.endNs;
   if (target <= static_cast<double>(info.startNs)) return info.startNs;
   return static_cast<int64_t>(target);
+}
+
+std::optional<double> Dashboard::recordingPlayheadMs(SourceId id) const {
+  const SourceEntry* source = registry_->source(id);
+  if (source == nullptr) return std::nullopt;
+  const auto playhead = [](const ReplaySession& session) { return static_cast<double>(session.playheadNs()) / 1e6; };
+  if (replay_ && replay_->isOpen() && source->endpoint == replay_->endpointLabel()) return playhead(*replay_);
+  for (const auto& baseline : baselines_) {
+    if (baseline->isOpen() && source->endpoint == baseline->endpointLabel()) return playhead(*baseline);
+  }
+  return std::nullopt;
 }
 
 void Dashboard::moveBaselines() {
