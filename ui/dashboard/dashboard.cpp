@@ -322,6 +322,9 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
   });
   raw->setWindow(replayWindow());
   if (mode == ReplayMode::Replay) {
+    // The log shows what led up to the playhead, as far back as it holds; a baseline's log rows
+    // are only its charts' time range, as its data.
+    raw->setLogBackfill(logModel_->capacity());
     // The first generation starts as the file opens, before anything of it is read: the
     // recording replaces the one shown then. Nothing of the old generation is staged any more:
     // what was is applied, then cleared with the rest of what the recording showed, before the
@@ -348,6 +351,20 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
 std::optional<double> Dashboard::playheadMs() const {
   if (!replay_ || !replay_->isOpen()) return std::nullopt;
   return static_cast<double>(replay_->playheadNs()) / 1e6;
+}
+
+std::optional<double> Dashboard::playheadSinceRunStart() const {
+  const std::optional<double> playhead = playheadMs();
+  if (!playhead) return std::nullopt;
+  // The earliest run's: the others' lines end before it, as they started later.
+  std::optional<double> startMs;
+  for (SourceId id = 0; id < registry_->sourceIdEnd(); ++id) {
+    const SourceEntry* source = registry_->source(id);
+    if (source == nullptr || !source->startMs || source->endpoint != replay_->endpointLabel()) continue;
+    startMs = std::min(startMs.value_or(*source->startMs), *source->startMs);
+  }
+  if (!startMs) return std::nullopt;
+  return (*playhead - *startMs) / 1000.0;
 }
 
 void Dashboard::promoteOpeningReplay() {

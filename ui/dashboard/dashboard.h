@@ -171,6 +171,9 @@ class Dashboard : public QObject {
   ReplaySession* openingReplay() const noexcept { return openingReplay_.get(); }
   // The replay's playhead in ms since the Unix epoch, while a replay is open.
   std::optional<double> playheadMs() const;
+  // The same on the "Since run start" axis: seconds since the start of the recording's earliest
+  // run (the registry's transform); std::nullopt until its sources are known.
+  std::optional<double> playheadSinceRunStart() const;
   // Stops replaying, and abandons a recording still being opened for the timeline: the
   // recording's sources leave the dashboard with all their data (lines, charts only they had,
   // range rows, log rows); opened again, they return as new sources.

@@ -4,7 +4,9 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <functional>
 #include <map>
+#include <queue>
 #include <utility>
 
 #include <QFileInfo>
@@ -19,6 +21,12 @@ namespace {
 
 // Events converted and staged at once: bounds the memory a read holds before staging it.
 constexpr std::size_t kEventsPerBatch = 16384;
+// Events held back for stamping a time after the playhead, at most; beyond it they are shown.
+constexpr std::size_t kMaxHeldBack = 4 * kEventsPerBatch;
+
+int64_t eventTimeNs(const transport::ReceivedEvent& event) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(event.event.timestamp.time_since_epoch()).count();
+}
 
 // Marks a replayed source's instance id, so a recording of a publisher that is also live is still
 // a source of its own.
@@ -39,6 +47,10 @@ struct ReplaySession::Worker {
   std::map<const transport::SourceInfo*, std::shared_ptr<const transport::SourceInfo>> sources;
   std::size_t problemsReported = 0;
   uint64_t undecodable = 0;
+  int64_t endNs = 0;  // the timeline's end (RecordingInfo::endNs)
+  // Read, but stamped after the playhead: shown once it passes their time. Of one generation.
+  std::vector<transport::ReceivedEvent> heldBack;
+  uint64_t heldGeneration = 0;
 
   const std::shared_ptr<const transport::SourceInfo>& keptApart(const std::shared_ptr<const transport::SourceInfo>& source) {
     auto found = sources.find(source.get());
@@ -92,6 +104,7 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   read.generation = generation_;
   read.fromNs = windowStart(playheadNs_);
   read.toNs = playheadNs_;
+  read.backfill = logBackfill_;
   post(std::move(read));
   emit opened();
   emit playheadChanged(playheadNs_);
@@ -137,6 +150,7 @@ void ReplaySession::seek(int64_t ns) {
   read.generation = generation_;
   read.fromNs = windowStart(playheadNs_);
   read.toNs = playheadNs_;
+  read.backfill = logBackfill_;
   post(std::move(read));
   emit playheadChanged(playheadNs_);
 }
@@ -277,6 +291,7 @@ void ReplaySession::handleOpen(const Request& request) {
   info.events = summary.messageCount;
   info.chunks = summary.chunks.size();
   info.indexed = w.reader->indexed();
+  w.endNs = info.endNs;
   for (const transport::RecordingProblem& problem : w.reader->problems()) info.problems << describeProblem(problem);
   w.problemsReported = w.reader->problems().size();
   if (info.events == 0 && !info.problems.isEmpty()) {
@@ -292,6 +307,11 @@ void ReplaySession::handleRead(const Request& request) {
   Worker& w = *worker_;
   if (!w.reader || request.fromNs > request.toNs) return;
   const uint64_t generation = request.generation;
+  if (w.heldGeneration != generation) {
+    w.heldBack.clear();
+    w.heldGeneration = generation;
+  }
+  if (request.backfill > 0) backfillLog(request);
   std::vector<transport::ReceivedEvent> events;
   events.reserve(kEventsPerBatch);
   const auto hand = [&] {
@@ -303,6 +323,13 @@ void ReplaySession::handleRead(const Request& request) {
     }
     events.clear();
   };
+  // At the timeline's end everything recorded is shown, whatever its stamp.
+  const bool toEnd = request.toNs >= w.endNs;
+  const auto due = [&](const transport::ReceivedEvent& event) { return toEnd || eventTimeNs(event) <= request.toNs; };
+  // What earlier reads held back and is now due goes first: it was received first.
+  const auto stillHeld = std::stable_partition(w.heldBack.begin(), w.heldBack.end(), due);
+  for (auto it = w.heldBack.begin(); it != stillHeld; ++it) events.push_back(std::move(*it));
+  w.heldBack.erase(w.heldBack.begin(), stillHeld);
   std::string firstError;
   uint64_t undecodable = 0;
   uint64_t chunks = 0;
@@ -320,8 +347,12 @@ void ReplaySession::handleRead(const Request& request) {
           return true;
         }
         event.source = w.keptApart(event.source);
-        events.push_back(std::move(event));
         messagesRead_.fetch_add(1, std::memory_order_relaxed);
+        if (!due(event) && w.heldBack.size() < kMaxHeldBack) {
+          w.heldBack.push_back(std::move(event));
+          return true;
+        }
+        events.push_back(std::move(event));
         if (events.size() >= kEventsPerBatch) hand();
         return true;
       },
@@ -343,6 +374,57 @@ void ReplaySession::handleRead(const Request& request) {
                           .arg(undecodable)
                           .arg(QString::fromStdString(firstError)));
   }
+}
+
+void ReplaySession::backfillLog(const Request& request) {
+  Worker& w = *worker_;
+  const uint64_t generation = request.generation;
+  const auto current = [&] { return currentGeneration_.load(std::memory_order_relaxed) == generation; };
+  const uint64_t start = w.reader->summary().startTimeNs;
+  const auto before = static_cast<uint64_t>(std::max<int64_t>(0, request.fromNs));
+  if (before <= start) return;
+  // First where the rows wanted begin: stretches further and further back, from the window's
+  // length (a second at least), each twice the last, counting messages (without decoding them) and
+  // keeping the times of the newest `backfill`, so the work is about what the rows need, wherever
+  // the playhead is.
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> newest;
+  uint64_t span = std::max<uint64_t>(static_cast<uint64_t>(request.toNs - request.fromNs), 1'000'000'000);
+  uint64_t chunks = 0;
+  const auto countChunks = [&chunks](uint64_t done, uint64_t) { chunks = done; };
+  for (uint64_t high = before - 1;;) {
+    const uint64_t low = high - start > span ? high - span : start;
+    w.reader->forEachMessage(low, high, [&](const transport::RecordedMessage& message) {
+      if (!current()) return false;
+      newest.push(message.logTimeNs);
+      if (newest.size() > request.backfill) newest.pop();
+      return true;
+    }, countChunks);
+    chunksRead_.fetch_add(chunks, std::memory_order_relaxed);
+    if (!current()) return;
+    if (newest.size() >= request.backfill || low <= start) break;
+    high = low - 1;
+    span = span > UINT64_MAX / 2 ? UINT64_MAX : span * 2;
+  }
+  if (newest.empty()) return;
+  // Then their log rows, in order, through the converter as every replayed event.
+  std::vector<transport::ReceivedEvent> events;
+  const auto hand = [&] {
+    std::lock_guard lock(stageMutex_);
+    if (current()) ingest_.stageReplayed(events, true);
+    events.clear();
+  };
+  w.reader->forEachMessage(newest.top(), before - 1, [&](const transport::RecordedMessage& message) {
+    if (!current()) return false;
+    transport::ReceivedEvent event;
+    if (!w.decoder->decode(message, event, nullptr)) return true;  // the window's read reports damage
+    event.source = w.keptApart(event.source);
+    messagesRead_.fetch_add(1, std::memory_order_relaxed);
+    events.push_back(std::move(event));
+    if (events.size() >= kEventsPerBatch) hand();
+    return true;
+  }, countChunks);
+  chunksRead_.fetch_add(chunks, std::memory_order_relaxed);
+  if (!events.empty()) hand();
 }
 
 }  // namespace livemon::ui

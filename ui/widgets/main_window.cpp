@@ -302,7 +302,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::redraw() {
-  grid_->setPlayhead(dashboard_->playheadMs());
+  grid_->setPlayhead(dashboard_->playheadMs(), dashboard_->playheadSinceRunStart());
   grid_->refresh();
   ranges_->refresh(grid_->renderContext());
 }
