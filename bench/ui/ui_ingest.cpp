@@ -16,7 +16,8 @@
 // slow), and the two sides are both MainWindow: rank groups on (a median line per aggregation over
 // a min–max band) and off (a line per rank and aggregation, with room for all of them).
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise. UI_INGEST_TRACE=1 prints each tick over
-// 16 ms and each stall over 30 ms with when it happened.
+// 16 ms and each stall over 30 ms with when it happened; UI_INGEST_RSS_EVERY=S prints the RSS every S
+// seconds.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -409,6 +410,14 @@ Results runSide(const Config& config, bool naive) {
   Feeder feeder(config, *ingest);
   QTimer::singleShot(10'000, [&] { results.rss10MiB = rssMiB(); });
   QTimer::singleShot(20'000, [&] { results.rss20MiB = rssMiB(); });
+  // UI_INGEST_RSS_EVERY=S: the RSS every S seconds on stderr, to see where memory levels off.
+  QTimer rssProbe;
+  if (const char* every = std::getenv("UI_INGEST_RSS_EVERY"); every != nullptr && std::atof(every) > 0) {
+    QObject::connect(&rssProbe, &QTimer::timeout, [&] {
+      std::fprintf(stderr, "rss %.0f MiB at %.0f s\n", rssMiB(), std::chrono::duration<double>(Clock::now() - start).count());
+    });
+    rssProbe.start(static_cast<int>(std::atof(every) * 1000));
+  }
   QTimer::singleShot(static_cast<int>(config.seconds * 1000), [&] { app.quit(); });
   QApplication::exec();
   feeder.stop();

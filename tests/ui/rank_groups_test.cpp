@@ -254,5 +254,73 @@ TEST_F(RankGroupsTest, ASeekClearsTheGroupAndRemovalForgetsIt) {
   EXPECT_FALSE(groups_.isGrouped(r0));
 }
 
+TEST_F(RankGroupsTest, AWindowAppliedInPiecesMakesOnePointFromAllItsRanks) {
+  IngestBatch first;
+  std::vector<SeriesId> ranks;
+  for (int64_t r = 0; r < 4; ++r) ranks.push_back(addSeries(first, addSource(first, "train", 100 + r, r)));
+  // Window 1 from every rank.
+  for (std::size_t r = 0; r < 4; ++r) first.samples.push_back(StatSample{ranks[r], kT0, 1.0});
+  const Lines lines = linesOf(apply(first));
+  ASSERT_NE(lines.median, nullptr);
+  ASSERT_EQ(lines.median->store.appendedCount(), 1U);
+
+  // Window 2 comes in two pieces (ranks 0–1, then 2–3): the pieces bring the ranks' values, the
+  // point is made once, after the last, from all four new values.
+  IngestBatch piece1;
+  IngestBatch piece2;
+  for (std::size_t r = 0; r < 4; ++r) (r < 2 ? piece1 : piece2).samples.push_back(StatSample{ranks[r], kT0 + 1000, 10.0 + static_cast<double>(r)});
+  groups_.observe(piece1, registry_.apply(piece1));
+  EXPECT_EQ(lines.median->store.appendedCount(), 1U);  // nothing yet from half a window
+  groups_.observe(piece2, registry_.apply(piece2));
+  groups_.addPoints();
+  EXPECT_EQ(lines.median->store.appendedCount(), 2U);
+  EXPECT_EQ(lines.median->store.lastY(), 11.5);
+  EXPECT_EQ(lines.low->store.lastY(), 10.0);
+  EXPECT_EQ(lines.high->store.lastY(), 13.0);
+  groups_.addPoints();  // nothing new: no second point
+  EXPECT_EQ(lines.median->store.appendedCount(), 2U);
+}
+
+TEST_F(RankGroupsTest, ARankRemovedFromTheMiddleLeavesTheOthersTracked) {
+  IngestBatch batch;
+  std::vector<SourceId> sources;
+  std::vector<SeriesId> ranks;
+  for (int64_t r = 0; r < 3; ++r) {
+    sources.push_back(addSource(batch, "train", 100 + r, r));
+    ranks.push_back(addSeries(batch, sources.back()));
+  }
+  for (std::size_t r = 0; r < 3; ++r) batch.samples.push_back(StatSample{ranks[r], kT0, static_cast<double>(r)});
+  const Lines lines = linesOf(apply(batch));
+  ASSERT_NE(lines.median, nullptr);
+
+  const RegistryRemoval removal = registry_.removeSources([&](const SourceEntry& s) { return s.id == sources[1]; });
+  groups_.removed(removal);
+  EXPECT_FALSE(groups_.isGrouped(ranks[1]));
+  EXPECT_TRUE(groups_.isGrouped(ranks[0]));
+  EXPECT_TRUE(groups_.isGrouped(ranks[2]));
+  // Rank 2 (the last member, moved into rank 1's place) still takes part, under its own rank.
+  IngestBatch later;
+  later.samples = {{ranks[0], kT0 + 1000, 4.0}, {ranks[2], kT0 + 1000, 8.0}};
+  apply(later);
+  EXPECT_EQ(lines.median->store.lastY(), 6.0);
+  EXPECT_EQ(lines.high->rankNear(kT0 + 1000), 2);
+  EXPECT_EQ(groups_.rankSeries(QStringLiteral("train"), 2), (std::vector<SeriesId>{ranks[2]}));
+  EXPECT_TRUE(groups_.rankSeries(QStringLiteral("train"), 1).empty());
+}
+
+TEST(StatRegistryRankedLimits, ARankedSourcesSeriesTakeTheRankedLimitsOthersTheirOwn) {
+  StatRegistry registry(SeriesStore::Limits{2048, 1024, 8});
+  registry.setRankedLimits(SeriesStore::Limits{64, 32, 4});
+  IngestBatch batch;
+  batch.sources.push_back(SourceDescriptor{0, test::makeSource("train", 1, 3), "tcp://127.0.0.1:5555"});
+  batch.sources.push_back(SourceDescriptor{1, test::makeSource("eval", 2, std::nullopt), "tcp://127.0.0.1:5555"});
+  batch.series.push_back(SeriesDescriptor{0, 0, "loss", "mean", SeriesKind::StatWindow});
+  batch.series.push_back(SeriesDescriptor{1, 1, "loss", "mean", SeriesKind::StatWindow});
+  registry.apply(batch);
+  EXPECT_EQ(registry.series(0)->store.limits().recentCapacity, 64U);
+  EXPECT_EQ(registry.series(0)->store.limits().bucketCapacity, 32U);
+  EXPECT_EQ(registry.series(1)->store.limits().recentCapacity, 2048U);
+}
+
 }  // namespace
 }  // namespace livemon::ui

@@ -207,6 +207,46 @@ TEST_F(RanksViewTest, ChartsShowTheRunAsAMedianOverABandAndAPickedRankOverIt) {
   EXPECT_EQ(chart->lineCount(), 6U);
 }
 
+TEST_F(RanksViewTest, APickedRankLeavesTheBandsTheirColoursAndGainsAStatThatArrivesLater) {
+  window_->setView(DashboardView::Charts);
+  for (int w = 0; w < 2; ++w) deliverWindow(w);
+  const QString stat = QStringLiteral("train.compute_time_ms");
+  StatChartView* chart = chartShown(stat);
+  ASSERT_NE(chart, nullptr);
+  const SeriesEntry* mean = groupLine(stat, QStringLiteral("mean"), SeriesRole::RankMedian);
+  const SeriesEntry* max = groupLine(stat, QStringLiteral("max"), SeriesRole::RankMedian);
+  ASSERT_NE(mean, nullptr);
+  ASSERT_NE(max, nullptr);
+  const QColor meanColour = chart->line(mean->id)->pen().color();
+  const QColor maxColour = chart->line(max->id)->pen().color();
+  ASSERT_NE(meanColour, maxColour);
+
+  window_->ranksView().setPickedRanks(QStringLiteral("7"));
+  chart = chartShown(stat);
+  ASSERT_EQ(chart->lineCount(), 8U);
+  // The group's lines (and so its bands) keep their aggregations' colours; rank 7's own line
+  // takes a colour of its own.
+  EXPECT_EQ(chart->line(mean->id)->pen().color(), meanColour);
+  EXPECT_EQ(chart->line(max->id)->pen().color(), maxColour);
+  ASSERT_NE(chart->line(QStringLiteral("mean"), 7), nullptr);
+  EXPECT_NE(chart->line(QStringLiteral("mean"), 7)->pen().color(), meanColour);
+
+  // A Stat the ranks start sending after the pick: rank 7's line is on its chart too.
+  std::vector<transport::ReceivedEvent> events;
+  for (int r = 0; r < kRanks; ++r) {
+    Event event{std::string(kStatEventName), test::atMs(kT0 + 5000.0 + r), {{"train.data_time_ms.mean", 3.0 + r}}};
+    events.push_back(test::received(sources_[static_cast<std::size_t>(r)], std::move(event)));
+  }
+  dashboard().ingest().deliver(events);
+  StatChartView* later = nullptr;
+  ASSERT_TRUE(test::waitFor([&] {
+    dashboard().refreshNow();
+    later = chartShown(QStringLiteral("train.data_time_ms"));
+    return later != nullptr && later->line(QStringLiteral("mean"), 7) != nullptr;
+  }));
+  EXPECT_EQ(later->lineCount(), 4U);  // the median, its edges, and rank 7
+}
+
 TEST_F(RanksViewTest, WithGroupingOffEveryRankIsALine) {
   DashboardOptions options;
   options.exactEndpoints = true;

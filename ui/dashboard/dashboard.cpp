@@ -72,6 +72,7 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
 Dashboard::Dashboard(DashboardOptions options, QObject* parent)
     : QObject(parent), options_(std::move(options)), settings_(openSettings(options_.settingsFile)) {
   registry_ = std::make_unique<StatRegistry>(options_.seriesLimits);
+  if (options_.groupRanks) registry_->setRankedLimits(options_.rankSeriesLimits);
   std::vector<AlertRule> rules;
   alertRules_ = savedAlertRules(*settings_, rules);
   fetchesHistory_ = options_.history.value_or(settings_->value(kHistoryKey, true).toBool());
@@ -97,7 +98,7 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   refreshTimer_ = new QTimer(this);
   refreshTimer_->setTimerType(Qt::PreciseTimer);
   refreshTimer_->setInterval(static_cast<int>(options_.refreshInterval.count()));
-  connect(refreshTimer_, &QTimer::timeout, this, &Dashboard::refreshNow);
+  connect(refreshTimer_, &QTimer::timeout, this, [this] { refreshUpTo(options_.rowsPerRefresh); });
   statusTimer_ = new QTimer(this);
   statusTimer_->setInterval(1000);
   connect(statusTimer_, &QTimer::timeout, this, &Dashboard::updateStatus);
@@ -176,22 +177,68 @@ void Dashboard::setTimeRange(TimeRange range) {
   setReplayWindow();
 }
 
-void Dashboard::refreshNow() {
+void Dashboard::refreshNow() { refreshUpTo(0); }
+
+void Dashboard::refreshUpTo(std::size_t quota) {
   const auto start = std::chrono::steady_clock::now();
   if (replay_) replay_->tick();
   moveBaselines();
-  applyStaged();
+  applyStaged(quota);
   raiseRankAlerts();
   emit updated();
   emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
-void Dashboard::applyStaged() {
-  IngestBatch batch = ingest_->staging().take();
-  applyBatch(batch);
+void Dashboard::applyStaged(std::size_t quota) {
+  carry(ingest_->staging().take(), quota);
+  const std::size_t budget = quota == 0 ? carriedRows_ : std::max(quota, carriedRows_ / 4);
+  std::size_t applied = 0;
+  // At least one piece, so a refresh always makes progress.
+  while (!carry_.empty() && (applied == 0 || applied < budget)) {
+    Piece& piece = carry_.front();
+    const std::size_t rows = piece.batch.samples.size() + piece.batch.log.size();
+    applyBatch(piece.batch, piece.last);
+    applied += rows;
+    carriedRows_ -= rows;
+    ingest_->staging().recycle(std::move(piece.batch));
+    carry_.pop_front();
+  }
 }
 
-void Dashboard::applyBatch(IngestBatch& batch) {
+void Dashboard::carry(IngestBatch&& taken, std::size_t pieceRows) {
+  if (taken.empty()) return;
+  const std::size_t samples = taken.samples.size();
+  const std::size_t logRows = taken.log.size();
+  carriedRows_ += samples + logRows;
+  if (pieceRows == 0 || samples + logRows <= pieceRows) {
+    carry_.push_back(Piece{std::move(taken), true});
+    return;
+  }
+  // Samples and log rows are cut at the same fraction, so each piece holds about the same
+  // events' of both; what must follow all of them (alerts, history notes) goes in the last.
+  const std::size_t pieces = (samples + logRows + pieceRows - 1) / pieceRows;
+  for (std::size_t i = 0; i < pieces; ++i) {
+    Piece piece{IngestBatch{}, i + 1 == pieces};
+    if (i == 0) {
+      piece.batch.sources = std::move(taken.sources);
+      piece.batch.names = std::move(taken.names);
+      piece.batch.series = std::move(taken.series);
+    }
+    const auto cut = [&](std::size_t size, std::size_t at) { return static_cast<std::ptrdiff_t>(size * at / pieces); };
+    piece.batch.samples.assign(taken.samples.begin() + cut(samples, i), taken.samples.begin() + cut(samples, i + 1));
+    piece.batch.log.assign(std::make_move_iterator(taken.log.begin() + cut(logRows, i)),
+                           std::make_move_iterator(taken.log.begin() + cut(logRows, i + 1)));
+    if (piece.last) {
+      piece.batch.alerts = std::move(taken.alerts);
+      piece.batch.history = std::move(taken.history);
+      piece.batch.events = taken.events;
+    }
+    carry_.push_back(std::move(piece));
+  }
+  ingest_->staging().recycle(std::move(taken));
+}
+
+void Dashboard::applyBatch(IngestBatch& batch, bool last) {
   if (batch.empty()) return;
   const RegistryChanges changes = registry_->apply(batch);
   for (SourceId id : changes.newSources) {
@@ -199,7 +246,9 @@ void Dashboard::applyBatch(IngestBatch& batch) {
   }
   for (const NameDescriptor& name : batch.names) logModel_->setEventName(name.id, QString::fromStdString(name.name));
   // A ranked source's own series are charted through its rank group (RankGroups).
-  const RankGroupUpdate groups = rankGroups_->apply(batch, changes);
+  const RankGroupUpdate groups = rankGroups_->observe(batch, changes);
+  // A window's points once all of it is in (a batch applied in pieces).
+  if (last) rankGroups_->addPoints();
   if (!groups.chartSeries.empty()) emit seriesAdded(groups.chartSeries);
   if (groups.ranksChanged) emit ranksChanged();
   rankScores_->observe(batch);

@@ -52,8 +52,16 @@ struct DashboardOptions {
   // Settings file (INI). Empty: the user's livemon settings.
   QString settingsFile;
   std::chrono::milliseconds refreshInterval{33};
+  // Samples and log rows a timed refresh applies at most (0: all), or a quarter of what waits if
+  // that is more, so a backlog drains. Every window of a 256-rank run lands at once (20 480
+  // samples and 5 120 rows); applied whole, it made that refresh overrun its 16 ms.
+  std::size_t rowsPerRefresh = 8192;
   std::chrono::milliseconds staleAfter{3000};
   SeriesStore::Limits seriesLimits{};
+  // With groupRanks, the limits of each rank's own series (drawn only when the rank is picked):
+  // 64 windows at full resolution, then 64 buckets of 8, so a 256-rank run's memory levels off
+  // after about 10 minutes of 1 s windows (StatRegistry::setRankedLimits).
+  SeriesStore::Limits rankSeriesLimits{64, 64, 8};
   // What publishers and recordings may make the dashboard hold, and what its views show at most.
   IngestLimits limits{};
   std::size_t maxLinesPerChart = kDefaultMaxLinesPerChart;
@@ -152,8 +160,12 @@ class Dashboard : public QObject {
   // The latest note of `endpoint`; nullptr when no history of it came.
   const HistoryNote* historyNote(const QString& endpoint) const;
 
-  // Takes what is staged and applies it, then signals updated() and refreshed(); the timer calls it.
+  // Takes what is staged and applies all of it, then signals updated() and refreshed().
   void refreshNow();
+  // The same, applying at most `rows` samples and log rows (0: all), or a quarter of what waits
+  // if that is more; the rest waits for the next. The timer calls it with
+  // DashboardOptions::rowsPerRefresh. A window's rank-group points are made after all of it.
+  void refreshUpTo(std::size_t rows);
   // Updates the endpoint health, then signals statusUpdated(); a timer calls it every second.
   void updateStatus();
   // What the limits dropped, as of now (the chart limits are the window's: left at zero here).
@@ -242,8 +254,15 @@ class Dashboard : public QObject {
   void baselinesChanged();
 
  private:
-  void applyStaged();
-  void applyBatch(IngestBatch& batch);
+  // A taken batch, or a piece of one: `last` is its last piece (or the whole).
+  struct Piece {
+    IngestBatch batch;
+    bool last = true;
+  };
+  void applyStaged(std::size_t quota = 0);
+  // Queues `taken` for applying, cut into pieces of at most `pieceRows` rows (0: whole).
+  void carry(IngestBatch&& taken, std::size_t pieceRows);
+  void applyBatch(IngestBatch& batch, bool last = true);
   void applyLog(IngestBatch& batch);
   void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
   void raiseRankAlerts();
@@ -282,6 +301,10 @@ class Dashboard : public QObject {
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
   TimeRange timeRange_ = TimeRange::Last5Minutes;
+
+  // Taken from the staging buffer, not applied yet (in order).
+  std::deque<Piece> carry_;
+  std::size_t carriedRows_ = 0;  // their samples and log rows
 
   bool paused_ = false;
   std::deque<LogEntry> heldLog_;  // log rows received while paused

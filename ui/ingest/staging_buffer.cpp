@@ -10,7 +10,9 @@ StagingBuffer::StagingBuffer() : StagingBuffer(Limits{}) {}
 StagingBuffer::StagingBuffer(Limits limits) : limits_(limits) {}
 
 void StagingBuffer::push(IngestBatch&& batch) {
+  std::vector<IngestBatch> spent;  // freed here, after the lock is released
   std::lock_guard lock(mutex_);
+  spent.swap(spent_);
   const std::size_t logRoom = limits_.maxLogEntries - std::min(limits_.maxLogEntries, liveLog_);
   if (batch.log.size() > logRoom) {
     droppedLog_.fetch_add(batch.log.size() - logRoom, std::memory_order_relaxed);
@@ -34,6 +36,13 @@ void StagingBuffer::push(IngestBatch&& batch) {
 void StagingBuffer::pushReplayed(IngestBatch&& batch) {
   std::lock_guard lock(mutex_);
   pending_.append(std::move(batch));
+}
+
+void StagingBuffer::recycle(IngestBatch&& spent) {
+  IngestBatch overflow;
+  std::lock_guard lock(mutex_);
+  if (spent_.size() < kSpentKept) spent_.push_back(std::move(spent));
+  else overflow = std::move(spent);
 }
 
 IngestBatch StagingBuffer::take() {

@@ -5,7 +5,10 @@
 
 namespace livemon::ui {
 
-std::optional<RankCrossSection> rankCrossSection(std::vector<std::pair<int64_t, double>> values) {
+namespace {
+
+// Reorders `values` (and drops its non-finite ones): RankGroups hands it a buffer it reuses.
+std::optional<RankCrossSection> crossSectionOf(std::vector<std::pair<int64_t, double>>& values) {
   std::erase_if(values, [](const auto& v) { return !std::isfinite(v.second); });
   if (values.empty()) return std::nullopt;
   RankCrossSection section;
@@ -30,6 +33,12 @@ std::optional<RankCrossSection> rankCrossSection(std::vector<std::pair<int64_t, 
   section.median = mid->second;
   if (values.size() % 2 == 0) section.median = (std::max_element(values.begin(), mid, byValue)->second + mid->second) / 2.0;
   return section;
+}
+
+}  // namespace
+
+std::optional<RankCrossSection> rankCrossSection(std::vector<std::pair<int64_t, double>> values) {
+  return crossSectionOf(values);
 }
 
 RankGroups::RankGroups(StatRegistry& registry, RankGroupsOptions options) : registry_(registry), options_(options) {}
@@ -57,8 +66,7 @@ RankGroups::Group* RankGroups::groupOf(const SourceEntry& source, bool create) {
 void RankGroups::addMember(const SeriesEntry& series, const SourceEntry& source, RankGroupUpdate& update) {
   Group* group = groupOf(source, true);
   const int64_t rank = *source.info->rank;
-  const auto known = group->ranks.find(rank);
-  if (known == group->ranks.end() || known->second != source.id) update.ranksChanged = true;
+  update.ranksChanged = true;
   group->ranks[rank] = source.id;
   const LineKey key{series.stat, series.aggregation, series.kind};
   auto found = group->lines.find(key);
@@ -73,14 +81,26 @@ void RankGroups::addMember(const SeriesEntry& series, const SourceEntry& source,
     found = group->lines.emplace(key, std::move(line)).first;
   }
   Line& line = found->second;
-  auto previous = line.members.find(rank);
-  if (previous != line.members.end()) members_.erase(previous->second.series);  // a restarted rank
-  Member& member = line.members[rank];
-  member = Member{series.id};
-  members_[series.id] = MemberRef{&line, &member, rank};
+  const auto previous = std::find_if(line.members.begin(), line.members.end(), [rank](const Member& m) { return m.rank == rank; });
+  std::size_t index = line.members.size();
+  if (previous != line.members.end()) {
+    index = static_cast<std::size_t>(previous - line.members.begin());
+    members_[previous->series] = MemberRef{};  // a restarted rank
+    *previous = Member{rank, series.id};
+  } else {
+    line.members.push_back(Member{rank, series.id});
+  }
+  if (members_.size() <= series.id) members_.resize(series.id + 1);
+  members_[series.id] = MemberRef{&line, index};
 }
 
 RankGroupUpdate RankGroups::apply(const IngestBatch& batch, const RegistryChanges& changes) {
+  RankGroupUpdate update = observe(batch, changes);
+  addPoints();
+  return update;
+}
+
+RankGroupUpdate RankGroups::observe(const IngestBatch& batch, const RegistryChanges& changes) {
   RankGroupUpdate update;
   if (!options_.enabled) {
     update.chartSeries = changes.newSeries;
@@ -95,40 +115,44 @@ RankGroupUpdate RankGroups::apply(const IngestBatch& batch, const RegistryChange
       update.chartSeries.push_back(id);
     }
   }
-  std::vector<Line*> dirty;
   for (const StatSample& sample : batch.samples) {
-    const auto found = members_.find(sample.series);
-    if (found == members_.end()) continue;
-    Member& member = *found->second.member;
+    if (sample.series >= members_.size()) continue;
+    const MemberRef& ref = members_[sample.series];
+    if (ref.line == nullptr) continue;
+    Member& member = ref.line->members[ref.index];
     if (!(sample.x >= member.x)) continue;  // a late sample changes no rank's latest
     member.x = sample.x;
     member.y = sample.y;
     member.step = sample.step;
-    if (!found->second.line->dirty) dirty.push_back(found->second.line);
-    found->second.line->dirty = true;
-  }
-  for (Line* line : dirty) {
-    line->dirty = false;
-    addPoint(*line);
+    if (!ref.line->dirty) dirty_.push_back(ref.line);
+    ref.line->dirty = true;
   }
   return update;
 }
 
+void RankGroups::addPoints() {
+  for (Line* line : dirty_) {
+    line->dirty = false;
+    addPoint(*line);
+  }
+  dirty_.clear();
+}
+
 void RankGroups::addPoint(Line& line) {
   const Member* newest = nullptr;
-  for (const auto& [rank, member] : line.members) {
+  for (const Member& member : line.members) {
     if (newest == nullptr || member.x > newest->x) newest = &member;
   }
   if (newest == nullptr || !(newest->x > line.lastX)) return;
   const SeriesEntry* newestSeries = registry_.series(newest->series);
   const double interval = newestSeries != nullptr ? newestSeries->store.typicalInterval() : 0.0;
   const double staleMs = std::max(static_cast<double>(options_.staleAfter.count()), 3.0 * interval);
-  std::vector<std::pair<int64_t, double>> values;
-  values.reserve(line.members.size());
-  for (const auto& [rank, member] : line.members) {
-    if (member.x >= newest->x - staleMs) values.emplace_back(rank, member.y);
+  std::vector<std::pair<int64_t, double>>& values = scratch_;
+  values.clear();
+  for (const Member& member : line.members) {
+    if (member.x >= newest->x - staleMs) values.emplace_back(member.rank, member.y);
   }
-  const std::optional<RankCrossSection> section = rankCrossSection(std::move(values));
+  const std::optional<RankCrossSection> section = crossSectionOf(values);
   if (!section) return;
   const double x = newest->x;
   line.lastX = x;
@@ -150,17 +174,24 @@ void RankGroups::clearSamples(const QString& endpoint) {
       line.lastX = -std::numeric_limits<double>::infinity();
       line.low->ranks.clear();
       line.high->ranks.clear();
-      for (auto& [rank, member] : line.members) member = Member{member.series};
+      for (Member& member : line.members) member = Member{member.rank, member.series};
     }
   }
 }
 
 void RankGroups::removed(const RegistryRemoval& removal) {
+  addPoints();  // no pending point may outlive its line
   for (SeriesId id : removal.series) {
-    const auto found = members_.find(id);
-    if (found == members_.end()) continue;
-    found->second.line->members.erase(found->second.rank);
-    members_.erase(found);
+    if (id >= members_.size() || members_[id].line == nullptr) continue;
+    const MemberRef ref = members_[id];
+    members_[id] = MemberRef{};
+    // The last member takes the removed one's place.
+    std::vector<Member>& members = ref.line->members;
+    if (ref.index + 1 < members.size()) {
+      members[ref.index] = members.back();
+      members_[members[ref.index].series].index = ref.index;
+    }
+    members.pop_back();
   }
   std::erase_if(groups_, [&removal](const auto& entry) {
     return std::find(removal.sources.begin(), removal.sources.end(), entry.second.source) != removal.sources.end();
@@ -187,8 +218,9 @@ std::vector<SeriesId> RankGroups::rankSeries(const QString& run, int64_t rank) c
   for (const auto& [key, group] : groups_) {
     if (group.run != run) continue;
     for (const auto& [lineKey, line] : group.lines) {
-      const auto member = line.members.find(rank);
-      if (member != line.members.end()) result.push_back(member->second.series);
+      for (const Member& member : line.members) {
+        if (member.rank == rank) result.push_back(member.series);
+      }
     }
   }
   return result;

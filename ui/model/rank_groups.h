@@ -7,7 +7,6 @@
 #include <map>
 #include <optional>
 #include <tuple>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -50,7 +49,8 @@ struct RankGroupUpdate {
   // New series for the charts: the groups' new lines (median and both edges), and the new series
   // of sources in no group. A ranked source's own series are not among them (see rankSeries).
   std::vector<SeriesId> chartSeries;
-  bool ranksChanged = false;  // a group or a rank in one appeared
+  // A group, a rank in one or a rank's series appeared (a picked rank's new Stat joins its charts).
+  bool ranksChanged = false;
 };
 
 // Thread-safety: a plain value type.
@@ -77,8 +77,14 @@ class RankGroups {
 
   const RankGroupsOptions& options() const noexcept { return options_; }
 
-  // After registry.apply(batch) returned `changes`.
+  // After registry.apply(batch) returned `changes`: observe(), then addPoints().
   RankGroupUpdate apply(const IngestBatch& batch, const RegistryChanges& changes);
+  // The ranks' latest values from a batch, without the groups' points yet: a batch applied in
+  // pieces over several refreshes (Dashboard) adds its points once, after its last piece, so a
+  // window's point is not made from half its ranks.
+  RankGroupUpdate observe(const IngestBatch& batch, const RegistryChanges& changes);
+  // A point on every line whose ranks brought values since the last call.
+  void addPoints();
   // After the registry cleared the samples of the sources from `endpoint` (a seek): their
   // groups start afresh.
   void clearSamples(const QString& endpoint);
@@ -89,10 +95,11 @@ class RankGroups {
   // A rank's own series in the groups of `run` (every endpoint), to chart it over the band.
   std::vector<SeriesId> rankSeries(const QString& run, int64_t rank) const;
   // Whether a series is shown through its group rather than as a line of its own.
-  bool isGrouped(SeriesId series) const { return members_.contains(series); }
+  bool isGrouped(SeriesId series) const { return series < members_.size() && members_[series].line != nullptr; }
 
  private:
   struct Member {
+    int64_t rank = 0;
     SeriesId series = 0;
     double x = -std::numeric_limits<double>::infinity();
     double y = 0.0;
@@ -102,7 +109,9 @@ class RankGroups {
     SeriesEntry* median = nullptr;
     SeriesEntry* low = nullptr;
     SeriesEntry* high = nullptr;
-    std::map<int64_t, Member> members;  // by rank: a restarted rank replaces its predecessor
+    // One per rank, in the order they joined (a restarted rank takes its predecessor's place):
+    // flat, as every point walks all of them.
+    std::vector<Member> members;
     double lastX = -std::numeric_limits<double>::infinity();
     bool dirty = false;
   };
@@ -115,9 +124,8 @@ class RankGroups {
     std::map<LineKey, Line> lines;
   };
   struct MemberRef {
-    Line* line = nullptr;
-    Member* member = nullptr;  // a node of line->members: stays put until its rank is erased
-    int64_t rank = 0;
+    Line* line = nullptr;  // none: the series is in no group
+    std::size_t index = 0;  // in line->members
   };
 
   Group* groupOf(const SourceEntry& source, bool create);
@@ -127,7 +135,10 @@ class RankGroups {
   StatRegistry& registry_;
   RankGroupsOptions options_;
   std::map<std::pair<QString, QString>, Group> groups_;  // by (endpoint, run)
-  std::unordered_map<SeriesId, MemberRef> members_;
+  // By SeriesId (dense from 0): a lookup per sample of every batch.
+  std::vector<MemberRef> members_;
+  std::vector<Line*> dirty_;  // lines with values since the last addPoints()
+  std::vector<std::pair<int64_t, double>> scratch_;  // a point's (rank, value) pairs
 };
 
 }  // namespace livemon::ui

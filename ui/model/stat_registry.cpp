@@ -256,7 +256,9 @@ RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
     entry->stat = QString::fromStdString(descriptor.stat);
     entry->aggregation = QString::fromStdString(descriptor.aggregation);
     entry->kind = descriptor.kind;
-    entry->store = SeriesStore(limits_);
+    const SourceEntry* owner = source(descriptor.source);
+    const bool ranked = owner != nullptr && owner->info && owner->info->rank;
+    entry->store = SeriesStore(ranked && rankedLimits_ ? *rankedLimits_ : limits_);
     series_.push_back(std::move(entry));
     changes.newSeries.push_back(descriptor.id);
   }

@@ -87,6 +87,10 @@ struct RegistryRemoval {
 class StatRegistry {
  public:
   explicit StatRegistry(SeriesStore::Limits limits = {});
+  // The limits of the series of sources that carry a rank, made from now on (default: the
+  // others'). A run of 256 ranks sends 80 times more series than its rank groups draw; kept at
+  // the full limits they would take 3 GiB after a few hours, growing all the while.
+  void setRankedLimits(SeriesStore::Limits limits) { rankedLimits_ = limits; }
 
   // Applies a batch's sources, names-free descriptors and samples (log entries are the log's).
   RegistryChanges apply(const IngestBatch& batch);
@@ -148,6 +152,7 @@ class StatRegistry {
   void recomputeExtents();
 
   SeriesStore::Limits limits_;
+  std::optional<SeriesStore::Limits> rankedLimits_;
   std::vector<std::unique_ptr<SourceEntry>> sources_;
   std::vector<std::unique_ptr<SeriesEntry>> series_;
   std::vector<std::unique_ptr<SourceEntry>> derivedSources_;

@@ -80,6 +80,7 @@ void ChartGrid::removeSeries(const std::vector<SeriesId>& ids) {
     chart->removeSeries(ids);
     if (!chart->seriesIds().empty()) return false;
     deferred_.erase(chart);
+    renderCost_.erase(chart);
     delete chart;
     return true;
   });
@@ -148,11 +149,16 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
   deferred_.clear();
   const auto deadline = std::chrono::steady_clock::now() + renderBudget_;
   for (StatChartView* chart : due) {
-    if (stats.rendered > 0 && std::chrono::steady_clock::now() >= deadline) {
+    const auto now = std::chrono::steady_clock::now();
+    const auto cost = renderCost_.find(chart);
+    if (stats.rendered > 0 && now + (cost != renderCost_.end() ? cost->second : std::chrono::nanoseconds(0)) > deadline) {
       deferred_.insert(chart);
       continue;
     }
-    if (chart->render(context)) ++stats.rendered;
+    if (chart->render(context)) {
+      ++stats.rendered;
+      renderCost_[chart] = std::chrono::steady_clock::now() - now;
+    }
   }
   stats.deferred = static_cast<int>(deferred_.size());
   return stats;

@@ -65,7 +65,10 @@ class ChartGrid : public QScrollArea {
   // One GUI tick: makes pending charts (within a time budget) and redraws what is on screen and
   // changed. Redrawing has a time budget too: charts are drawn here and painted right after, and
   // a Stat window that lands on every chart at once would otherwise make one long stall; charts
-  // over the budget are drawn first on the next refresh.
+  // over the budget are drawn first on the next refresh. A chart is not started when what it took
+  // last time would overrun the budget (unless it is the first of the refresh): a chart of
+  // several bands takes a few milliseconds, and starting it just before the budget ran out made
+  // refreshes of twice the budget.
   RefreshStats refresh();
 
   // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards and
@@ -160,6 +163,7 @@ class ChartGrid : public QScrollArea {
   std::chrono::milliseconds renderBudget_{5};
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
+  std::map<const StatChartView*, std::chrono::nanoseconds> renderCost_;  // each chart's last redraw
   std::set<SeriesId> undrawn_;  // refused by a full chart
   std::optional<double> playheadMs_;
   std::optional<double> playheadRunS_;

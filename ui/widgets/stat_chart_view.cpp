@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
+#include <set>
 #include <utility>
 
 #include <QGraphicsLayout>
@@ -165,10 +166,17 @@ void StatChartView::styleLines() {
   // Below the plot the entries share one row; with several sources ("mean · train r1", ...) their
   // labels no longer fit and Qt cuts them to nothing. On the right each entry has a row of its own.
   chart()->legend()->setAlignment(several ? Qt::AlignRight : Qt::AlignBottom);
-  // Colour tells sources apart where several share the chart.
+  // Colour tells sources apart where several share the chart; but a single rank group keeps its
+  // aggregations' colours when picked ranks join it, so its bands stay told apart (the picked
+  // ranks' lines take source colours over them).
+  std::set<SourceId> groups;
+  for (const auto& line : lines_) {
+    if (line->entry->role != SeriesRole::Plain) groups.insert(line->entry->source);
+  }
   const auto colourIndex = [&](SourceId id) -> std::optional<unsigned> {
     const SourceEntry* source = registry_.source(id);
-    return several && source != nullptr ? std::optional<unsigned>(source->id) : std::nullopt;
+    if (!several || source == nullptr || (groups.size() == 1 && groups.contains(id))) return std::nullopt;
+    return std::optional<unsigned>(source->id);
   };
   for (const auto& line : lines_) {
     line->pen = linePen(line->entry->aggregation, colourIndex(line->entry->source));
