@@ -402,20 +402,6 @@ std::optional<double> Dashboard::playheadMs() const {
   return static_cast<double>(replay_->playheadNs()) / 1e6;
 }
 
-std::optional<double> Dashboard::playheadSinceRunStart() const {
-  const std::optional<double> playhead = playheadMs();
-  if (!playhead) return std::nullopt;
-  // The earliest run's: the others' lines end before it, as they started later.
-  std::optional<double> startMs;
-  for (SourceId id = 0; id < registry_->sourceIdEnd(); ++id) {
-    const SourceEntry* source = registry_->source(id);
-    if (source == nullptr || !source->startMs || source->endpoint != replay_->endpointLabel()) continue;
-    startMs = std::min(startMs.value_or(*source->startMs), *source->startMs);
-  }
-  if (!startMs) return std::nullopt;
-  return (*playhead - *startMs) / 1000.0;
-}
-
 void Dashboard::promoteOpeningReplay() {
   closeShownReplay();
   replay_ = std::move(openingReplay_);

@@ -79,6 +79,20 @@ int64_t Dashboard::baselineTarget(const ReplaySession& baseline, std::optional<s
   return static_cast<int64_t>(target);
 }
 
+std::optional<double> Dashboard::playheadSinceRunStart() const {
+  const std::optional<double> playhead = playheadMs();
+  if (!playhead) return std::nullopt;
+  // The earliest run's: the others' lines end before it, as they started later.
+  std::optional<double> startMs;
+  for (SourceId id = 0; id < registry_->sourceIdEnd(); ++id) {
+    const SourceEntry* source = registry_->source(id);
+    if (source == nullptr || !source->startMs || source->endpoint != replay_->endpointLabel()) continue;
+    startMs = std::min(startMs.value_or(*source->startMs), *source->startMs);
+  }
+  if (!startMs) return std::nullopt;
+  return (*playhead - *startMs) / 1000.0;
+}
+
 std::optional<double> Dashboard::recordingPlayheadMs(SourceId id) const {
   const SourceEntry* source = registry_->source(id);
   if (source == nullptr) return std::nullopt;
