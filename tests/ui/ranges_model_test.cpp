@@ -37,7 +37,8 @@ using Timings = test::RangeTimings;
 // registry, then the model.
 class RangesModelTest : public ::testing::Test {
  protected:
-  RangesModelTest() : model_(registry_, &clock_), tester_(&model_, QAbstractItemModelTester::FailureReportingMode::Warning) {}
+  RangesModelTest()
+      : model_(registry_, &clock_), tester_(&model_, QAbstractItemModelTester::FailureReportingMode::Warning) {}
 
   ~RangesModelTest() override { EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::text(); }
 

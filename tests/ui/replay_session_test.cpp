@@ -194,8 +194,9 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
 TEST_F(ReplayTest, ClosingAReplayDropsWhatItStagedButNoRefreshApplied) {
   Dashboard dashboard(options());
   dashboard.setTimeRange(TimeRange::All);
-  std::vector<transport::ReceivedEvent> live{test::received(
-      test::makeSource("live", 77, std::nullopt, kT0Ms), Event{std::string(kStatEventName), test::atMs(kT0Ms), {{"loss.mean", 7.0}}})};
+  std::vector<transport::ReceivedEvent> live{
+      test::received(test::makeSource("live", 77, std::nullopt, kT0Ms),
+                     Event{std::string(kStatEventName), test::atMs(kT0Ms), {{"loss.mean", 7.0}}})};
   dashboard.ingest().deliver(live);
   dashboard.refreshNow();
   ASSERT_EQ(dashboard.registry().sourceCount(), 1U);
@@ -293,7 +294,8 @@ TEST_F(ReplayTest, AnEventStampedAfterThePlayheadIsShownOnceThePlayheadReachesIt
     const auto source = test::makeSource("train", 4242, std::nullopt, kT0Ms);
     for (int i = 0; i < 20; ++i) {
       const auto write = [&](const std::string& name, double stampMs, double receivedMs, const std::string& key) {
-        transport::ReceivedEvent event = test::received(source, Event{name, test::atMs(stampMs), {{key, static_cast<double>(i)}}});
+        transport::ReceivedEvent event =
+            test::received(source, Event{name, test::atMs(stampMs), {{key, static_cast<double>(i)}}});
         event.receivedAt = test::atMs(receivedMs);
         transport::recordEvent(writer, event);
       };

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
-#include <limits>
 #include <functional>
+#include <limits>
 #include <map>
 #include <queue>
 #include <utility>
@@ -99,7 +99,9 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   open_ = true;
   startGeneration();
   playheadNs_ = info_.endNs;
-  if (startAt_ && startAt_->count() < info_.endNs - info_.startNs) playheadNs_ = info_.startNs + std::max<int64_t>(0, startAt_->count());
+  if (startAt_ && startAt_->count() < info_.endNs - info_.startNs) {
+    playheadNs_ = info_.startNs + std::max<int64_t>(0, startAt_->count());
+  }
   Request read;
   read.generation = generation_;
   read.fromNs = windowStart(playheadNs_);
