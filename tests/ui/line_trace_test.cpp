@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include <livemon/ui/model/line_trace.h>
@@ -154,6 +155,64 @@ TEST(LineTrace, BreaksFallBetweenThePointsAGapSeparates) {
   // A gap left of every point or between points not drawn changes nothing.
   EXPECT_TRUE(breaksAt(points, {{-5.0, -1.0}}).empty());
   EXPECT_TRUE(breaksAt({}, {{1.0, 5.0}}).empty());
+}
+
+// A line from (x, y) pairs, with stretches starting at `breaks`.
+TracedLine tracedLine(const std::vector<std::pair<double, double>>& points, std::vector<qsizetype> breaks = {}) {
+  TracedLine line;
+  for (const auto& [x, y] : points) line.points.append(QPointF(x, y));
+  line.breaks = std::move(breaks);
+  return line;
+}
+
+// In windows under 100 samples p99 and max are equal: the max is left out there, so the p99 under
+// it shows, and drawn where it departs, leaving the p99 and rejoining it.
+TEST(LineTrace, AMaxIsLeftOutWhereItLiesOnItsP99) {
+  const TracedLine p99 = tracedLine({{0, 5}, {1, 6}, {2, 5}, {3, 7}, {4, 5}, {5, 6}, {6, 5}, {7, 5}});
+  TracedLine max = tracedLine({{0, 5}, {1, 6}, {2, 5}, {3, 9}, {4, 5}, {5, 6}, {6, 5}, {7, 5}});
+  EXPECT_TRUE(hideWhereEqual(max, p99, 32));
+  // The departure at x = 3, from and back to the p99.
+  EXPECT_EQ(max.points, (QList<QPointF>{{2, 5}, {3, 9}, {4, 5}}));
+  EXPECT_TRUE(max.breaks.empty());
+
+  // Equal throughout: nothing of the max is drawn.
+  TracedLine same = p99;
+  EXPECT_TRUE(hideWhereEqual(same, p99, 32));
+  EXPECT_TRUE(same.points.isEmpty());
+  EXPECT_TRUE(same.breaks.empty());
+
+  // Different throughout: all of it.
+  TracedLine above = tracedLine({{0, 8}, {1, 8}, {2, 8}});
+  EXPECT_FALSE(hideWhereEqual(above, p99, 32));
+  EXPECT_EQ(above.points.size(), 3);
+}
+
+TEST(LineTrace, AMaxLeftOutInPlacesBreaksThereAndKeepsItsOwnBreaks) {
+  const TracedLine p99 = tracedLine({{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {10, 1}, {11, 1}});
+  // Departs at 1, lies on the p99 over 3..4, departs at 5; a stall between 5 and 10 breaks it,
+  // and after it departs at 10.
+  TracedLine max = tracedLine({{0, 1}, {1, 2}, {2, 1}, {3, 1}, {4, 1}, {5, 2}, {10, 2}, {11, 1}}, {6});
+  EXPECT_TRUE(hideWhereEqual(max, p99, 32));
+  EXPECT_EQ(max.points, (QList<QPointF>{{0, 1}, {1, 2}, {2, 1}, {4, 1}, {5, 2}, {10, 2}, {11, 1}}));
+  EXPECT_EQ(max.breaks, (std::vector<qsizetype>{3, 5}));
+
+  // A point that lies alone in a stretch draws nothing: it goes rather than make a series.
+  TracedLine lone = tracedLine({{0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, 9}}, {5});
+  EXPECT_TRUE(hideWhereEqual(lone, p99, 32));
+  EXPECT_TRUE(lone.points.isEmpty());
+}
+
+TEST(LineTrace, AMaxThatWouldBreakIntoTooManyStretchesIsDrawnWhole) {
+  TracedLine p99;
+  TracedLine max;
+  for (int i = 0; i < 200; ++i) {
+    p99.points.append(QPointF(i, 1));
+    max.points.append(QPointF(i, i % 4 == 0 ? 2 : 1));  // a departure every fourth point
+  }
+  const TracedLine whole = max;
+  EXPECT_FALSE(hideWhereEqual(max, p99, 32));
+  EXPECT_EQ(max.points, whole.points);
+  EXPECT_TRUE(max.breaks.empty());
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <QAbstractItemModelTester>
+#include <QDateTime>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 
@@ -36,7 +37,8 @@ using Timings = test::RangeTimings;
 // registry, then the model.
 class RangesModelTest : public ::testing::Test {
  protected:
-  RangesModelTest() : model_(registry_), tester_(&model_, QAbstractItemModelTester::FailureReportingMode::Warning) {}
+  RangesModelTest()
+      : model_(registry_, &clock_), tester_(&model_, QAbstractItemModelTester::FailureReportingMode::Warning) {}
 
   ~RangesModelTest() override { EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::text(); }
 
@@ -67,6 +69,7 @@ class RangesModelTest : public ::testing::Test {
   ModelTesterMessages messages_;  // before the tester, which reports from its constructor on
   EventConverter converter_;
   StatRegistry registry_;
+  ManualClock clock_;
   RangesModel model_;
   QAbstractItemModelTester tester_;
   IngestBatch batch_;
@@ -149,7 +152,7 @@ TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCel
   refresh();  // nothing new
   EXPECT_EQ(changed.count(), 0);
 
-  // A window with only a p99: one dataChanged, for that cell alone.
+  // A window with only a p99: one dataChanged, for that cell and the window's time.
   EventData next;
   next["range/forward.p99"] = 9.5;
   deliver(train_, 2000.0, next);
@@ -158,7 +161,7 @@ TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCel
   const auto topLeft = changed[0][0].value<QModelIndex>();
   const auto bottomRight = changed[0][1].value<QModelIndex>();
   EXPECT_EQ(topLeft.column(), RangesModel::P99Column);
-  EXPECT_EQ(bottomRight.column(), RangesModel::P99Column);
+  EXPECT_EQ(bottomRight.column(), RangesModel::LastSeenColumn);
   EXPECT_EQ(value(0, RangesModel::P99Column, Qt::EditRole).toDouble(), 9.5);
   EXPECT_EQ(value(0, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);  // no count in that window
 }
@@ -177,9 +180,86 @@ TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
   ASSERT_EQ(changed.count(), 1);
   // The count stays 10: the span starts at the total.
   EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(0, RangesModel::TotalColumn));
-  EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(2, RangesModel::MaxColumn));
+  EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(2, RangesModel::LastSeenColumn));
   EXPECT_EQ(reset.count(), 0);
   for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 2.0);
+}
+
+// A range that stopped keeps its last values, but says when they were and is dimmed once it has
+// missed its windows for longer than kStaleIntervals of its interval and kStaleMinimum.
+TEST_F(RangesModelTest, ARangeWithoutWindowsForAWhileIsDimmedAndSaysWhenItWasLastSeen) {
+  using namespace std::chrono_literals;
+  const QBrush dim(QColor(1, 2, 3));
+  model_.setStaleForeground(dim);
+  const double t0 = std::chrono::duration<double, std::milli>(clock_.wallNow().time_since_epoch()).count();
+  // Both ranges every second for 5 s, then only forward.
+  for (int i = 0; i < 20; ++i) {
+    EventData data;
+    test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+    if (i < 5) test::addRangeWindow(data, "backward", {10, 9.0, 8.5, 18.0, 19.0});
+    deliver(train_, t0 + 1000.0 * i, data);
+    refresh();
+    if (i + 1 < 20) clock_.advance(1s);
+  }
+  const int forward = model_.rowOf(0, QStringLiteral("forward"));
+  const int backward = model_.rowOf(0, QStringLiteral("backward"));
+  ASSERT_GE(backward, 0);
+  // Silent since t0 + 4 s for 15 s, more than the 10 s minimum.
+  EXPECT_TRUE(model_.isStale(backward));
+  EXPECT_FALSE(model_.isStale(forward));
+  for (int column = 0; column < RangesModel::ColumnCount; ++column) {
+    EXPECT_EQ(value(backward, column, Qt::ForegroundRole).value<QBrush>(), dim) << column;
+    EXPECT_FALSE(value(forward, column, Qt::ForegroundRole).isValid()) << column;
+  }
+  EXPECT_EQ(value(backward, RangesModel::LastSeenColumn, RangesModel::SortRole).toDouble(), t0 + 4000.0);
+  EXPECT_EQ(value(backward, RangesModel::LastSeenColumn).toString(),
+            QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(t0) + 4000).time().toString(QStringLiteral("HH:mm:ss")));
+  EXPECT_EQ(value(forward, RangesModel::LastSeenColumn, RangesModel::SortRole).toDouble(), t0 + 19'000.0);
+  EXPECT_EQ(model_.headerData(RangesModel::LastSeenColumn, Qt::Horizontal).toString(), QStringLiteral("Last seen"));
+
+  // A window brings it back at once, with one dataChanged for its foreground.
+  QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
+  EventData back;
+  test::addRangeWindow(back, "backward", {10, 9.0, 8.5, 18.0, 19.0});
+  deliver(train_, t0 + 19'000.0, back);
+  refresh();
+  EXPECT_FALSE(model_.isStale(backward));
+  EXPECT_FALSE(value(backward, RangesModel::P99Column, Qt::ForegroundRole).isValid());
+  const auto foreground = std::count_if(changed.begin(), changed.end(), [](const QList<QVariant>& signal) {
+    return signal[2].value<QList<int>>() == QList<int>{Qt::ForegroundRole};
+  });
+  EXPECT_EQ(foreground, 1);
+
+  // Its interval is now 15 s: it is dimmed only after three of them.
+  clock_.advance(40s);
+  refresh();
+  EXPECT_TRUE(model_.isStale(forward));  // 41 s silent: three of its 1 s windows and the minimum
+  EXPECT_FALSE(model_.isStale(backward));
+  clock_.advance(10s);
+  refresh();
+  EXPECT_TRUE(model_.isStale(backward));
+}
+
+// A replayed source's rows are as old as they were at its playhead, not by the wall clock.
+TEST_F(RangesModelTest, ARowIsOldOrNotByItsSourcesReferenceTime) {
+  using namespace std::chrono_literals;
+  const double t0 = std::chrono::duration<double, std::milli>(clock_.wallNow().time_since_epoch()).count();
+  std::optional<double> playhead = t0 + 1000.0;
+  model_.setReferenceTime([&](SourceId) { return playhead; });
+  EventData data;
+  test::addRangeWindow(data, "forward", {10, 4.0, 3.9, 7.5, 8.0});
+  deliver(train_, t0, data);
+  clock_.advance(1h);
+  refresh();
+  EXPECT_FALSE(model_.isStale(0));
+  playhead = t0 + 60'000.0;
+  clock_.advance(1s);
+  refresh();
+  EXPECT_TRUE(model_.isStale(0));
+  playhead = std::nullopt;  // live: the clock's wall time
+  clock_.advance(1s);
+  refresh();
+  EXPECT_TRUE(model_.isStale(0));
 }
 
 TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
@@ -326,11 +406,13 @@ TEST_F(RangesModelTest, MissingAndNaNValuesSortLast) {
   EXPECT_EQ(proxy.index(0, RangesModel::RangeColumn).data().toString(), QStringLiteral("d"));
   EXPECT_EQ(proxy.index(1, RangesModel::RangeColumn).data().toString(), QStringLiteral("a"));
 
-  // A NaN that stays NaN is not a change.
+  // A NaN that stays NaN is not a change: only the window's time is.
   deliver(train_, 2000.0, EventData{{"range/b.mean", std::numeric_limits<double>::quiet_NaN()}});
   QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
   refresh();
-  EXPECT_EQ(changed.count(), 0);
+  ASSERT_EQ(changed.count(), 1);
+  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(b, RangesModel::LastSeenColumn));
+  EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(b, RangesModel::LastSeenColumn));
 }
 
 TEST_F(RangesModelTest, SeveralSourcesAreToldApart) {

@@ -133,6 +133,27 @@ TEST_F(ReplayTest, OnTheStepAxisTheRangeBeforeThePlayheadPicksTheStepsShown) {
   EXPECT_EQ(mean->at(0).x(), 1300.0);
 }
 
+// The playhead is the charts' right edge on either time axis: on "Since run start" it is the
+// playhead's time since the run started, not the newest sample (here 300 ms before it).
+TEST_F(ReplayTest, TheChartsRightEdgeIsThePlayheadAlsoSinceRunStart) {
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  window.setTimeAxisMode(TimeAxisMode::SinceRunStart);
+  ReplaySession* session = openReplay(window.dashboard(), recording_);
+  session->seek(eventNs(100) + 300'000'000);
+  settle(window.dashboard(), *session);
+  ASSERT_TRUE(window.dashboard().playheadSinceRunStart().has_value());
+  EXPECT_DOUBLE_EQ(*window.dashboard().playheadSinceRunStart(), 50.3);
+  EXPECT_DOUBLE_EQ(window.chartGrid().renderContext().x.max, 50.3);
+
+  window.setTimeAxisMode(TimeAxisMode::WallClock);
+  window.dashboard().refreshNow();
+  EXPECT_DOUBLE_EQ(window.chartGrid().renderContext().x.max, kT0Ms + 50'300.0);
+
+  window.dashboard().closeReplay();
+  EXPECT_EQ(window.dashboard().playheadSinceRunStart(), std::nullopt);
+}
+
 TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   const QString path = dir_.filePath(QStringLiteral("ranges.mcap"));
   writeRecordingWithRanges(path.toStdString());

@@ -247,6 +247,35 @@ TEST_F(ChartTest, WheelZoomsAboutTheCursorDragZoomsToTheBandRightDragPansAndDoub
   EXPECT_FALSE(chart.hasManualYRange());
 }
 
+// A range's windows of under 100 samples have p99 == max: the max line is left out where it lies
+// on the p99, so the p99 shows, and the legend says so; with the p99 hidden, the max is whole.
+TEST_F(ChartTest, AMaxIsDrawnOnlyWhereItDiffersFromItsP99) {
+  std::vector<SeriesId> ids;
+  for (int i = 0; i < 10; ++i) {
+    const double p99 = 10.0 + i;
+    const double max = i == 5 ? 40.0 : p99;
+    for (SeriesId id : feed(source_, kStart + 1000.0 * i, {{"range/step.p99", p99}, {"range/step.max", max}})) ids.push_back(id);
+  }
+  ASSERT_EQ(ids.size(), 2U);
+  StatChartView& chart = showChart(QStringLiteral("range/step"), ids);
+  chart.render(context(0.0, 10.0), true);
+  QLineSeries* p99 = chart.line(QStringLiteral("p99"), 0);
+  QLineSeries* max = chart.line(QStringLiteral("max"), 0);
+  ASSERT_NE(p99, nullptr);
+  ASSERT_NE(max, nullptr);
+  EXPECT_EQ(p99->count(), 10);
+  // Only the departure at 5 s, from the p99 and back.
+  EXPECT_EQ(max->points(), (QList<QPointF>{{4.0, 14.0}, {5.0, 40.0}, {6.0, 16.0}}));
+  EXPECT_EQ(max->name(), QStringLiteral("max (where ≠ p99)"));
+  EXPECT_TRUE(shownLegend(chart).contains(QStringLiteral("max (where ≠ p99)")));
+
+  const SeriesId p99Id = registry_.series(ids[0])->aggregation == QLatin1String("p99") ? ids[0] : ids[1];
+  chart.setSeriesVisible(p99Id, false);
+  chart.render(context(0.0, 10.0), true);
+  EXPECT_EQ(max->count(), 10);
+  EXPECT_EQ(max->name(), QStringLiteral("max"));
+}
+
 TEST_F(ChartTest, SeveralSourcesGetAColourEachAndAreNamedInTheLegend) {
   const auto rank0 = makeSource("train", 100, 0, kStart);
   const auto rank1 = makeSource("train", 101, 1, kStart + 500.0);

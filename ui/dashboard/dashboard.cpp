@@ -76,10 +76,13 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   std::vector<AlertRule> rules;
   alertRules_ = savedAlertRules(*settings_, rules);
   fetchesHistory_ = options_.history.value_or(settings_->value(kHistoryKey, true).toBool());
+  baselinesFollowLive_ = options_.baselinesFollowLive.value_or(settings_->value(kBaselineFollowKey, false).toBool());
   ingest_ = std::make_unique<IngestWorker>(
       ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
-  rangesModel_ = std::make_unique<RangesModel>(*registry_);
+  rangesModel_ = std::make_unique<RangesModel>(*registry_, options_.clock);
+  // A recording's ranges are as old as they were at its playhead.
+  rangesModel_->setReferenceTime([this](SourceId source) { return recordingPlayheadMs(source); });
   RankGroupsOptions grouping;
   grouping.enabled = options_.groupRanks;
   rankGroups_ = std::make_unique<RankGroups>(*registry_, grouping);
@@ -180,6 +183,7 @@ void Dashboard::refreshNow() { refreshUpTo(0); }
 void Dashboard::refreshUpTo(std::size_t quota) {
   const auto start = std::chrono::steady_clock::now();
   if (replay_) replay_->tick();
+  moveBaselines();
   applyStaged(quota);
   raiseRankAlerts();
   emit updated();
@@ -367,7 +371,11 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
     emit message(tr("Opened %1: %2 events").arg(name, QLocale().toString(static_cast<qulonglong>(raw->info().events))), 5000);
     for (const QString& problem : raw->info().problems) showError(QStringLiteral("%1: %2").arg(name, problem));
   });
+  raw->setWindow(replayWindow());
   if (mode == ReplayMode::Replay) {
+    // The log shows what led up to the playhead, as far back as it holds; a baseline's log rows
+    // are only its charts' time range, as its data.
+    raw->setLogBackfill(logModel_->capacity());
     // The first generation starts as the file opens, before anything of it is read: the
     // recording replaces the one shown then. Nothing of the old generation is staged any more:
     // what was is applied, then cleared with the rest of what the recording showed, before the
@@ -377,12 +385,17 @@ ReplaySession* Dashboard::openRecording(const QString& path, ReplayMode mode) {
       applyStaged();
       clearReplayed(raw->endpointLabel());
     });
-    raw->setWindow(replayWindow());
     openingReplay_ = std::move(session);
   } else {
+    connect(raw, &ReplaySession::generationStarted, this, [this, raw] {
+      applyStaged();
+      clearReplayed(raw->endpointLabel());
+    });
+    if (baselinesFollowLive_) raw->setStartAt(liveElapsed());
     baselines_.push_back(std::move(session));
   }
   raw->open(path, mode);
+  if (mode == ReplayMode::Baseline) emit baselinesChanged();
   return raw;
 }
 
@@ -407,6 +420,7 @@ void Dashboard::setAsideRefused(ReplaySession* session) {
   if (found == baselines_.end()) return;
   refused_ = std::move(*found);
   baselines_.erase(found);
+  emit baselinesChanged();
 }
 
 void Dashboard::closeReplay() {
@@ -436,6 +450,7 @@ std::optional<std::chrono::nanoseconds> Dashboard::replayWindow() const {
 void Dashboard::setReplayWindow() {
   if (replay_) replay_->setWindow(replayWindow());
   if (openingReplay_) openingReplay_->setWindow(replayWindow());
+  for (const auto& baseline : baselines_) baseline->setWindow(replayWindow());
 }
 
 bool Dashboard::startRecording(const QString& path) {

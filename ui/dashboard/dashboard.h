@@ -78,6 +78,9 @@ struct DashboardOptions {
   // it plays at once.
   std::optional<double> replaySeekSeconds;
   bool replayPlay = false;
+  // Whether baselines show only up to the live run's elapsed time (Dashboard::
+  // setBaselinesFollowLive). Unset: the setting "baseline/followLive", false unless set true.
+  std::optional<bool> baselinesFollowLive;
   // Drives replay playback; nullptr: the system clock. Must outlive the dashboard.
   Clock* clock = nullptr;
   // Measures the live sources' silence (IngestWorker::Options::clock); nullptr: the system clock.
@@ -180,10 +183,28 @@ class Dashboard : public QObject {
   ReplaySession* openingReplay() const noexcept { return openingReplay_.get(); }
   // The replay's playhead in ms since the Unix epoch, while a replay is open.
   std::optional<double> playheadMs() const;
+  // The same on the "Since run start" axis: seconds since the start of the recording's earliest
+  // run (the registry's transform); std::nullopt until its sources are known.
+  std::optional<double> playheadSinceRunStart() const;
   // Stops replaying, and abandons a recording still being opened for the timeline: the
   // recording's sources leave the dashboard with all their data (lines, charts only they had,
   // range rows, log rows); opened again, they return as new sources.
   void closeReplay();
+
+  // The recordings opened as baselines, those still opening included, in the order opened.
+  std::vector<ReplaySession*> baselines() const;
+  // Closes a baseline (one of baselines(); others are ignored): its sources leave the dashboard
+  // with all their data, as a closed replay's do.
+  void closeBaseline(ReplaySession* baseline);
+  // Following: each baseline's playhead is its run's start plus the live run's elapsed time (the
+  // newest live source's time since its start, on options().clock), so both runs are compared at
+  // the same age; without a live source, and not following, a baseline shows up to its end.
+  // Either way a baseline holds only the time range before its playhead, as a replay does.
+  // Saved in the settings.
+  bool baselinesFollowLive() const noexcept { return baselinesFollowLive_; }
+  void setBaselinesFollowLive(bool follow);
+  // The live run's elapsed time as following baselines use it; std::nullopt without a live source.
+  std::optional<std::chrono::nanoseconds> liveElapsed() const;
 
   // Records every event received from now on into `path`. False, with the error reported, when
   // the file cannot be created.
@@ -229,6 +250,8 @@ class Dashboard : public QObject {
   void alertRulesChanged();
   // A rank group or a rank in one appeared.
   void ranksChanged();
+  // A baseline was opened, refused or closed (baselines()).
+  void baselinesChanged();
 
  private:
   // A taken batch, or a piece of one: `last` is its last piece (or the whole).
@@ -249,6 +272,13 @@ class Dashboard : public QObject {
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
   void removeLogRows(const std::vector<char>& ofSource);
   void setReplayWindow();
+  // The playhead of the recording (replay or baseline) `source` comes from, in ms since the Unix
+  // epoch; std::nullopt for a live source.
+  std::optional<double> recordingPlayheadMs(SourceId source) const;
+  // Moves each open baseline's playhead where baselinesFollowLive() puts it.
+  void moveBaselines();
+  // Where a baseline's playhead goes now (receive time, ns since the Unix epoch).
+  int64_t baselineTarget(const ReplaySession& baseline, std::optional<std::chrono::nanoseconds> elapsed) const;
   std::optional<std::chrono::nanoseconds> replayWindow() const;
   // The recording being opened has opened: it replaces the one on the timeline.
   void promoteOpeningReplay();
@@ -292,6 +322,8 @@ class Dashboard : public QObject {
   QStringList alertRules_;
   void applyAlertRules();
   bool fetchesHistory_ = true;
+  static const QString kBaselineFollowKey;  // the setting of baselinesFollowLive()
+  bool baselinesFollowLive_ = false;
   std::vector<HistoryNote> historyNotes_;  // one per endpoint
 };
 

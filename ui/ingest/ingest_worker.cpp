@@ -84,7 +84,7 @@ void IngestWorker::deliver(std::vector<transport::ReceivedEvent>& events) {
   converted_.clear();
 }
 
-void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events) {
+void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events, bool logOnly) {
   IngestBatch replayed;
   std::lock_guard lock(converterMutex_);
   // What the polling thread converted so far holds older descriptors: it goes first.
@@ -95,6 +95,7 @@ void IngestWorker::stageReplayed(std::vector<transport::ReceivedEvent>& events) 
   }
   for (transport::ReceivedEvent& event : events) converter_.convert(event, replayed);
   converter_.finish(replayed);
+  if (logOnly) replayed.samples.clear();
   if (!replayed.empty()) staging_.pushReplayed(std::move(replayed));
 }
 

@@ -103,7 +103,9 @@ class IngestWorker : public QObject {
   // their sources, names and series share its ids, and stages them behind everything converted
   // before (StagingBuffer::pushReplayed): descriptors precede their samples by construction, as
   // for live events. Not recorded. The events may be moved from.
-  void stageReplayed(std::vector<transport::ReceivedEvent>& events);
+  // `logOnly`: only their log rows (and the descriptors those need) are staged, not their
+  // samples: a replay's log reaches further back than the time range its charts hold.
+  void stageReplayed(std::vector<transport::ReceivedEvent>& events, bool logOnly = false);
   // The converter forgets sources the dashboard removed (EventConverter::forgetSources), so a
   // recording opened again comes back as new sources. Call it once nothing converts their events
   // any more (their ReplaySession is gone).

@@ -193,6 +193,61 @@ void traceBand(const StepPoints& min, PlotTransform minTransform, const StepPoin
   traceBandOf(min, minTransform, max, maxTransform, request, lower, upper);
 }
 
+bool hideWhereEqual(TracedLine& line, const TracedLine& under, std::size_t maxStretches) {
+  const QList<QPointF>& points = line.points;
+  const qsizetype n = points.size();
+  if (n == 0 || under.points.isEmpty()) return false;
+  // Which points lie on `under`: one pass over both, by x.
+  std::vector<char> equal(static_cast<std::size_t>(n), 0);
+  qsizetype u = 0;
+  for (qsizetype i = 0; i < n; ++i) {
+    while (u < under.points.size() && under.points[u].x() < points[i].x()) ++u;
+    equal[static_cast<std::size_t>(i)] = u < under.points.size() && under.points[u] == points[i] ? 1 : 0;
+  }
+  const auto stretchStart = [&](qsizetype i) {
+    return i == 0 || std::binary_search(line.breaks.begin(), line.breaks.end(), i);
+  };
+  // Kept: differs, or next to one that does within the same stretch.
+  std::vector<char> keep(static_cast<std::size_t>(n), 0);
+  for (qsizetype i = 0; i < n; ++i) {
+    if (equal[static_cast<std::size_t>(i)] == 0) {
+      keep[static_cast<std::size_t>(i)] = 1;
+      if (i > 0 && !stretchStart(i)) keep[static_cast<std::size_t>(i - 1)] = 1;
+      if (i + 1 < n && !stretchStart(i + 1)) keep[static_cast<std::size_t>(i + 1)] = 1;
+    }
+  }
+  QList<QPointF> kept;
+  std::vector<qsizetype> breaks;
+  kept.reserve(n);
+  qsizetype open = -1;  // where the stretch being built starts in `kept`
+  const auto close = [&] {
+    // A single point draws nothing: it goes.
+    if (open >= 0 && kept.size() - open < 2) {
+      kept.resize(open);
+      if (!breaks.empty() && breaks.back() == open) breaks.pop_back();
+    }
+    open = -1;
+  };
+  for (qsizetype i = 0; i < n; ++i) {
+    if (keep[static_cast<std::size_t>(i)] == 0) {
+      close();
+      continue;
+    }
+    if (open >= 0 && stretchStart(i)) close();
+    if (open < 0) {
+      open = kept.size();
+      if (!kept.isEmpty()) breaks.push_back(open);
+    }
+    kept.append(points[i]);
+  }
+  close();
+  // Each stretch is a series on the chart: too many, and the line is drawn whole instead.
+  if (breaks.size() + 1 > std::max<std::size_t>(maxStretches, 1) || kept.size() == n) return false;
+  line.points = std::move(kept);
+  line.breaks = std::move(breaks);
+  return true;
+}
+
 std::vector<std::pair<double, double>> gapsOf(const TracedLine& line) {
   std::vector<std::pair<double, double>> gaps;
   gaps.reserve(line.breaks.size());

@@ -67,6 +67,14 @@ void traceBand(const SeriesStore& min, PlotTransform minTransform, const SeriesS
 void traceBand(const StepPoints& min, PlotTransform minTransform, const StepPoints& max, PlotTransform maxTransform,
                const TraceRequest& request, QList<QPointF>& lower, QList<QPointF>& upper);
 
+// Leaves out of `line` where it lies on `under` (a point of the same x and y): a max line over
+// its p99 in windows of under 100 samples, where the two are equal and one would hide the other.
+// A point stays when it or a neighbour differs, so the line still leaves `under` and rejoins it
+// where they part; a stretch of one point does not stay. Both are as traceSeries made them for
+// the same request (ascending x). Were that more than `maxStretches` stretches, the line stays whole.
+// Returns whether it left anything out.
+bool hideWhereEqual(TracedLine& line, const TracedLine& under, std::size_t maxStretches);
+
 // Thread-safety: a plain value type.
 // One unbroken stretch of a band: its edges over the same span.
 struct BandStretch {

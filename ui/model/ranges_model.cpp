@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QDateTime>
 #include <QLocale>
 
 #include <livemon/ui/model/stat_registry.h>
@@ -85,8 +86,8 @@ QString formatDurationMs(double ms) {
   return {};
 }
 
-RangesModel::RangesModel(const StatRegistry& registry, QObject* parent)
-    : QAbstractTableModel(parent), registry_(registry) {}
+RangesModel::RangesModel(const StatRegistry& registry, const Clock* clock, QObject* parent)
+    : QAbstractTableModel(parent), registry_(registry), clock_(clock != nullptr ? clock : &systemClock()) {}
 
 void RangesModel::apply(const IngestBatch& batch) {
   for (const SeriesDescriptor& descriptor : batch.series) {
@@ -118,6 +119,11 @@ void RangesModel::apply(const IngestBatch& batch) {
     if (target.row < 0) continue;
     Values& values = rows_[static_cast<std::size_t>(target.row)].current;
     values.latest[static_cast<std::size_t>(target.value)] = sample.y;
+    // A window's aggregations share its time; an older window (out of order) is not the latest.
+    if (!values.lastSeen || sample.x > *values.lastSeen) {
+      if (values.lastSeen) values.interval = sample.x - *values.lastSeen;
+      values.lastSeen = sample.x;
+    }
     if (target.value == Count && std::isfinite(sample.y)) values.total = values.total.value_or(0.0) + sample.y;
   }
 }
@@ -126,6 +132,7 @@ void RangesModel::publish() {
   static const QList<int> kRoles{Qt::DisplayRole, Qt::EditRole, SortRole, Qt::ToolTipRole};
   // One dataChanged per run of adjacent changed rows (spanning their changed columns): every
   // range's window lands at once, and a sorting proxy does its work per signal.
+  bool anyChanged = false;
   int runFirst = -1;
   int firstColumn = ColumnCount;
   int lastColumn = -1;
@@ -148,13 +155,18 @@ void RangesModel::publish() {
       }
     }
     row.shown = row.current;
+    anyChanged = true;
     if (runFirst < 0) runFirst = r;
   }
   endRun(publishedRows_);
+  // A new window may bring a row back to life at once; a row falling silent is noticed within
+  // kStaleCheck.
+  updateStale(anyChanged);
   if (publishedRows_ < static_cast<int>(rows_.size())) {
     beginInsertRows(QModelIndex(), publishedRows_, static_cast<int>(rows_.size()) - 1);
     for (std::size_t r = static_cast<std::size_t>(publishedRows_); r < rows_.size(); ++r) {
       rows_[r].shown = rows_[r].current;
+      rows_[r].stale = staleNow(rows_[r]);
       if (std::find(publishedSources_.begin(), publishedSources_.end(), rows_[r].source) == publishedSources_.end()) {
         publishedSources_.push_back(rows_[r].source);
       }
@@ -162,6 +174,40 @@ void RangesModel::publish() {
     publishedRows_ = static_cast<int>(rows_.size());
     endInsertRows();
   }
+}
+
+bool RangesModel::staleNow(const Row& row) const {
+  if (!row.shown.lastSeen) return false;  // no window yet (or cleared): nothing to call old
+  std::optional<double> nowMs = referenceTime_ ? referenceTime_(row.source) : std::nullopt;
+  if (!nowMs) nowMs = std::chrono::duration<double, std::milli>(clock_->wallNow().time_since_epoch()).count();
+  const double allowed = std::max(static_cast<double>(kStaleMinimum.count()), kStaleIntervals * row.shown.interval.value_or(0.0));
+  return *nowMs - *row.shown.lastSeen > allowed;
+}
+
+void RangesModel::updateStale(bool force) {
+  const auto now = clock_->now();
+  if (!force && now - lastStaleCheck_ < kStaleCheck) return;
+  lastStaleCheck_ = now;
+  static const QList<int> kRoles{Qt::ForegroundRole};
+  int runFirst = -1;
+  for (int r = 0; r <= publishedRows_; ++r) {
+    bool flipped = false;
+    if (r < publishedRows_) {
+      Row& row = rows_[static_cast<std::size_t>(r)];
+      const bool stale = staleNow(row);
+      flipped = stale != row.stale;
+      row.stale = stale;
+    }
+    if (flipped && runFirst < 0) runFirst = r;
+    if (!flipped && runFirst >= 0) {
+      emit dataChanged(index(runFirst, 0), index(r - 1, ColumnCount - 1), kRoles);
+      runFirst = -1;
+    }
+  }
+}
+
+bool RangesModel::isStale(int row) const {
+  return row >= 0 && row < publishedRows_ && rows_[static_cast<std::size_t>(row)].stale;
 }
 
 void RangesModel::clearValues(const std::function<bool(SourceId)>& which) {
@@ -252,6 +298,7 @@ std::vector<SeriesId> RangesModel::durationSeries(int row) const {
 
 std::optional<double> RangesModel::cell(const Values& values, int column) {
   if (column == TotalColumn) return values.total;
+  if (column == LastSeenColumn) return values.lastSeen;
   const int value = valueIndexOfColumn(column);
   return value >= 0 ? values.latest[static_cast<std::size_t>(value)] : std::nullopt;
 }
@@ -265,7 +312,7 @@ bool RangesModel::same(const Values& a, const Values& b) {
   for (std::size_t i = 0; i < a.latest.size(); ++i) {
     if (!same(a.latest[i], b.latest[i])) return false;
   }
-  return same(a.total, b.total);
+  return same(a.total, b.total) && same(a.lastSeen, b.lastSeen);
 }
 
 QString RangesModel::sourceLabel(SourceId id) const {
@@ -281,6 +328,7 @@ QVariant RangesModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const Row& row = rows_[static_cast<std::size_t>(index.row())];
   const int column = index.column();
+  if (role == Qt::ForegroundRole) return row.stale ? QVariant(staleForeground_) : QVariant();
   if (column == RangeColumn || column == SourceColumn) {
     switch (role) {
       case Qt::DisplayRole:
@@ -297,6 +345,15 @@ QVariant RangesModel::data(const QModelIndex& index, int role) const {
     }
   }
   const std::optional<double> value = cell(row.shown, column);
+  if (column == LastSeenColumn && value) {
+    // On the publisher's clock, as the charts' time axis.
+    const QDateTime time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(*value)));
+    if (role == Qt::DisplayRole) return QLocale().toString(time.time(), QStringLiteral("HH:mm:ss"));
+    if (role == Qt::ToolTipRole) {
+      return row.stale ? tr("Latest window at %1: none since, for longer than usual").arg(QLocale().toString(time, QLocale::LongFormat))
+                       : tr("Latest window at %1").arg(QLocale().toString(time, QLocale::LongFormat));
+    }
+  }
   switch (role) {
     case Qt::DisplayRole:
       if (!value) return kMissing;
@@ -338,6 +395,8 @@ QVariant RangesModel::headerData(int section, Qt::Orientation orientation, int r
         return tr("99th percentile duration in the latest window");
       case MaxColumn:
         return tr("Longest duration in the latest window");
+      case LastSeenColumn:
+        return tr("When the latest window was; a range with no window for a while is dimmed");
       default:
         return {};
     }
@@ -360,6 +419,8 @@ QVariant RangesModel::headerData(int section, Qt::Orientation orientation, int r
       return tr("p99");
     case MaxColumn:
       return tr("Max");
+    case LastSeenColumn:
+      return tr("Last seen");
     default:
       return {};
   }

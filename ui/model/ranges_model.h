@@ -1,6 +1,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <limits>
@@ -12,8 +13,10 @@
 #include <vector>
 
 #include <QAbstractTableModel>
+#include <QBrush>
 #include <QString>
 
+#include <livemon/clock.h>
 #include <livemon/record_function.h>
 #include <livemon/ui/ingest/ingest_batch.h>
 #include <livemon/ui/ingest/ingest_limits.h>
@@ -47,6 +50,12 @@ QString formatDurationMs(double ms);
 // Rows are bounded (setMaxRows): a (source, range) pair beyond it gets no row, for good, and is
 // counted (unlistedCount()); its series still chart as usual.
 //
+// A row also shows when its latest window was (its time, on the publisher's clock), and is dimmed
+// (Qt::ForegroundRole) once it has had no window for a while: longer than kStaleIntervals of its
+// usual interval between windows, and than kStaleMinimum, by the reference time of its source
+// (setReferenceTime; the clock's wall time unless told otherwise). A range that stopped is thus
+// told apart from a live one. Staleness is checked on publish(), at most every kStaleCheck.
+//
 // Qt::DisplayRole is formatted (durations with their unit, counts with digit grouping);
 // Qt::EditRole and SortRole give the raw double (milliseconds, or a count) so a proxy sorts
 // numbers as numbers. SortRole is empty for a missing value and for NaN, which sort last.
@@ -63,11 +72,25 @@ class RangesModel : public QAbstractTableModel {
     P50Column,
     P99Column,
     MaxColumn,
+    LastSeenColumn,  // the time of the latest window
     ColumnCount
   };
   static constexpr int SortRole = Qt::UserRole;
+  static constexpr std::chrono::milliseconds kStaleMinimum{10'000};
+  static constexpr double kStaleIntervals = 3.0;
+  static constexpr std::chrono::milliseconds kStaleCheck{500};
 
-  explicit RangesModel(const StatRegistry& registry, QObject* parent = nullptr);
+  // `clock` gives the wall time rows are measured against and paces the staleness checks;
+  // nullptr: the system clock. It must outlive the model.
+  explicit RangesModel(const StatRegistry& registry, const Clock* clock = nullptr, QObject* parent = nullptr);
+
+  // What "now" is for a source's rows, in ms since the Unix epoch (a replayed source's is its
+  // playhead); std::nullopt, or no function: the clock's wall time.
+  void setReferenceTime(std::function<std::optional<double>(SourceId)> now) { referenceTime_ = std::move(now); }
+  // The foreground of a dimmed row.
+  void setStaleForeground(QBrush brush) { staleForeground_ = std::move(brush); }
+  // Whether a published row is dimmed, as of the last publish().
+  bool isStale(int row) const;
 
   // Records the batch's range series and samples. Call after StatRegistry::apply(batch).
   void apply(const IngestBatch& batch);
@@ -113,6 +136,8 @@ class RangesModel : public QAbstractTableModel {
   struct Values {
     std::array<std::optional<double>, ValueCount> latest;
     std::optional<double> total;  // sum of the windows' counts
+    std::optional<double> lastSeen;  // the latest window's time, ms since the Unix epoch
+    std::optional<double> interval;  // between the latest two windows, ms
   };
   struct Row {
     SourceId source = 0;
@@ -120,6 +145,7 @@ class RangesModel : public QAbstractTableModel {
     std::array<SeriesId, ValueCount> series{kNoSeries, kNoSeries, kNoSeries, kNoSeries, kNoSeries};
     Values current;  // as applied
     Values shown;    // as last published
+    bool stale = false;  // as last published
   };
   // Where a series' samples go.
   struct Target {
@@ -134,6 +160,9 @@ class RangesModel : public QAbstractTableModel {
   QString sourceLabel(SourceId id) const;
   // Rebuilds what refers to rows by index after rows were removed.
   void reindex();
+  bool staleNow(const Row& row) const;
+  // Re-dims the published rows (all of them when `force`, else only when kStaleCheck passed).
+  void updateStale(bool force);
 
   const StatRegistry& registry_;
   std::vector<Row> rows_;
@@ -144,6 +173,10 @@ class RangesModel : public QAbstractTableModel {
   std::size_t maxRows_ = kDefaultMaxRangeRows;
   // Left without a row; at most one entry per series, so bounded by the ingest's limits.
   std::set<std::pair<SourceId, QString>> unlisted_;
+  const Clock* clock_;
+  std::function<std::optional<double>(SourceId)> referenceTime_;
+  QBrush staleForeground_{QColor(0x8b, 0x92, 0x9e)};
+  std::chrono::steady_clock::time_point lastStaleCheck_{};
 };
 
 }  // namespace livemon::ui

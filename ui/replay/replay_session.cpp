@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <exception>
+#include <functional>
 #include <limits>
 #include <map>
+#include <queue>
 #include <utility>
 
 #include <QFileInfo>
@@ -19,6 +21,12 @@ namespace {
 
 // Events converted and staged at once: bounds the memory a read holds before staging it.
 constexpr std::size_t kEventsPerBatch = 16384;
+// Events held back for stamping a time after the playhead, at most; beyond it they are shown.
+constexpr std::size_t kMaxHeldBack = 4 * kEventsPerBatch;
+
+int64_t eventTimeNs(const transport::ReceivedEvent& event) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(event.event.timestamp.time_since_epoch()).count();
+}
 
 // Marks a replayed source's instance id, so a recording of a publisher that is also live is still
 // a source of its own.
@@ -39,6 +47,10 @@ struct ReplaySession::Worker {
   std::map<const transport::SourceInfo*, std::shared_ptr<const transport::SourceInfo>> sources;
   std::size_t problemsReported = 0;
   uint64_t undecodable = 0;
+  int64_t endNs = 0;  // the timeline's end (RecordingInfo::endNs)
+  // Read, but stamped after the playhead: shown once it passes their time. Of one generation.
+  std::vector<transport::ReceivedEvent> heldBack;
+  uint64_t heldGeneration = 0;
 
   const std::shared_ptr<const transport::SourceInfo>& keptApart(const std::shared_ptr<const transport::SourceInfo>& source) {
     auto found = sources.find(source.get());
@@ -87,10 +99,14 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   open_ = true;
   startGeneration();
   playheadNs_ = info_.endNs;
+  if (startAt_ && startAt_->count() < info_.endNs - info_.startNs) {
+    playheadNs_ = info_.startNs + std::max<int64_t>(0, startAt_->count());
+  }
   Request read;
   read.generation = generation_;
-  read.fromNs = mode_ == ReplayMode::Replay ? windowStart(playheadNs_) : info_.startNs;
-  read.toNs = info_.endNs;
+  read.fromNs = windowStart(playheadNs_);
+  read.toNs = playheadNs_;
+  read.backfill = logBackfill_;
   post(std::move(read));
   emit opened();
   emit playheadChanged(playheadNs_);
@@ -115,17 +131,28 @@ int64_t ReplaySession::windowStart(int64_t playhead) const {
 void ReplaySession::setWindow(std::optional<std::chrono::nanoseconds> window) {
   const bool longer = (window_ && !window) || (window && window_ && *window > *window_);
   window_ = window;
-  if (longer && open_ && mode_ == ReplayMode::Replay) seek(playheadNs_);
+  if (longer && open_) seek(playheadNs_);
+}
+
+void ReplaySession::moveTo(int64_t ns) {
+  if (!open_) return;
+  const int64_t target = std::clamp(ns, info_.startNs, info_.endNs);
+  if (target > playheadNs_) {
+    forwardTo(target);
+  } else if (target < playheadNs_) {
+    seek(target);
+  }
 }
 
 void ReplaySession::seek(int64_t ns) {
-  if (!open_ || mode_ != ReplayMode::Replay) return;
+  if (!open_) return;
   playheadNs_ = std::clamp(ns, info_.startNs, info_.endNs);
   startGeneration();
   Request read;
   read.generation = generation_;
   read.fromNs = windowStart(playheadNs_);
   read.toNs = playheadNs_;
+  read.backfill = logBackfill_;
   post(std::move(read));
   emit playheadChanged(playheadNs_);
 }
@@ -266,6 +293,7 @@ void ReplaySession::handleOpen(const Request& request) {
   info.events = summary.messageCount;
   info.chunks = summary.chunks.size();
   info.indexed = w.reader->indexed();
+  w.endNs = info.endNs;
   for (const transport::RecordingProblem& problem : w.reader->problems()) info.problems << describeProblem(problem);
   w.problemsReported = w.reader->problems().size();
   if (info.events == 0 && !info.problems.isEmpty()) {
@@ -281,6 +309,11 @@ void ReplaySession::handleRead(const Request& request) {
   Worker& w = *worker_;
   if (!w.reader || request.fromNs > request.toNs) return;
   const uint64_t generation = request.generation;
+  if (w.heldGeneration != generation) {
+    w.heldBack.clear();
+    w.heldGeneration = generation;
+  }
+  if (request.backfill > 0) backfillLog(request);
   std::vector<transport::ReceivedEvent> events;
   events.reserve(kEventsPerBatch);
   const auto hand = [&] {
@@ -292,6 +325,13 @@ void ReplaySession::handleRead(const Request& request) {
     }
     events.clear();
   };
+  // At the timeline's end everything recorded is shown, whatever its stamp.
+  const bool toEnd = request.toNs >= w.endNs;
+  const auto due = [&](const transport::ReceivedEvent& event) { return toEnd || eventTimeNs(event) <= request.toNs; };
+  // What earlier reads held back and is now due goes first: it was received first.
+  const auto stillHeld = std::stable_partition(w.heldBack.begin(), w.heldBack.end(), due);
+  for (auto it = w.heldBack.begin(); it != stillHeld; ++it) events.push_back(std::move(*it));
+  w.heldBack.erase(w.heldBack.begin(), stillHeld);
   std::string firstError;
   uint64_t undecodable = 0;
   uint64_t chunks = 0;
@@ -309,8 +349,12 @@ void ReplaySession::handleRead(const Request& request) {
           return true;
         }
         event.source = w.keptApart(event.source);
-        events.push_back(std::move(event));
         messagesRead_.fetch_add(1, std::memory_order_relaxed);
+        if (!due(event) && w.heldBack.size() < kMaxHeldBack) {
+          w.heldBack.push_back(std::move(event));
+          return true;
+        }
+        events.push_back(std::move(event));
         if (events.size() >= kEventsPerBatch) hand();
         return true;
       },
@@ -332,6 +376,57 @@ void ReplaySession::handleRead(const Request& request) {
                           .arg(undecodable)
                           .arg(QString::fromStdString(firstError)));
   }
+}
+
+void ReplaySession::backfillLog(const Request& request) {
+  Worker& w = *worker_;
+  const uint64_t generation = request.generation;
+  const auto current = [&] { return currentGeneration_.load(std::memory_order_relaxed) == generation; };
+  const uint64_t start = w.reader->summary().startTimeNs;
+  const auto before = static_cast<uint64_t>(std::max<int64_t>(0, request.fromNs));
+  if (before <= start) return;
+  // First where the rows wanted begin: stretches further and further back, from the window's
+  // length (a second at least), each twice the last, counting messages (without decoding them) and
+  // keeping the times of the newest `backfill`, so the work is about what the rows need, wherever
+  // the playhead is.
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> newest;
+  uint64_t span = std::max<uint64_t>(static_cast<uint64_t>(request.toNs - request.fromNs), 1'000'000'000);
+  uint64_t chunks = 0;
+  const auto countChunks = [&chunks](uint64_t done, uint64_t) { chunks = done; };
+  for (uint64_t high = before - 1;;) {
+    const uint64_t low = high - start > span ? high - span : start;
+    w.reader->forEachMessage(low, high, [&](const transport::RecordedMessage& message) {
+      if (!current()) return false;
+      newest.push(message.logTimeNs);
+      if (newest.size() > request.backfill) newest.pop();
+      return true;
+    }, countChunks);
+    chunksRead_.fetch_add(chunks, std::memory_order_relaxed);
+    if (!current()) return;
+    if (newest.size() >= request.backfill || low <= start) break;
+    high = low - 1;
+    span = span > UINT64_MAX / 2 ? UINT64_MAX : span * 2;
+  }
+  if (newest.empty()) return;
+  // Then their log rows, in order, through the converter as every replayed event.
+  std::vector<transport::ReceivedEvent> events;
+  const auto hand = [&] {
+    std::lock_guard lock(stageMutex_);
+    if (current()) ingest_.stageReplayed(events, true);
+    events.clear();
+  };
+  w.reader->forEachMessage(newest.top(), before - 1, [&](const transport::RecordedMessage& message) {
+    if (!current()) return false;
+    transport::ReceivedEvent event;
+    if (!w.decoder->decode(message, event, nullptr)) return true;  // the window's read reports damage
+    event.source = w.keptApart(event.source);
+    messagesRead_.fetch_add(1, std::memory_order_relaxed);
+    events.push_back(std::move(event));
+    if (events.size() >= kEventsPerBatch) hand();
+    return true;
+  }, countChunks);
+  chunksRead_.fetch_add(chunks, std::memory_order_relaxed);
+  if (!events.empty()) hand();
 }
 
 }  // namespace livemon::ui

@@ -27,8 +27,9 @@ class IngestWorker;
 enum class ReplayMode {
   // On a timeline: the charts and the log show the recording's events up to the playhead.
   Replay,
-  // All at once, as sources labelled "baseline: RUN", to compare a live run against (with the
-  // x axis in time since run start both begin at 0).
+  // Beside the live runs, as sources labelled "baseline: RUN", to compare a live run against
+  // (with the x axis in time since run start both begin at 0). Not on the timeline: its owner
+  // moves its playhead (moveTo). Read like a replay, only the window before the playhead.
   Baseline,
 };
 
@@ -48,9 +49,12 @@ struct RecordingInfo {
 // RecordingReader (which is not thread-safe); requests reach it through a queue, its results
 // come back as queued signals, and the events it reads go into the IngestWorker's staging buffer.
 //
-// A recording opened for replay, with a playhead on the recording's receive clock. The dashboard
-// shows exactly the events received at or before the playhead, over the time window its charts
-// show (`setWindow`). Moving the playhead anywhere other than forward (a seek) starts a new
+// A recording opened for replay, with a playhead on the recording's receive clock: the one time
+// base of the timeline, the charts and the log. The dashboard shows exactly the events received
+// at or before the playhead whose own time is not after it either (an event stamped later by a
+// publisher whose clock runs ahead is held back until the playhead passes its time, or reaches
+// the recording's end), over the time window its charts show (`setWindow`); the log reaches
+// further back, as far as its capacity (`setLogBackfill`). Moving the playhead anywhere other than forward (a seek) starts a new
 // generation: the dashboard clears what it showed of this recording, and only the window before
 // the new playhead is read, through the chunk index, so seeking costs the same at any point of a
 // file of any size. Playing moves the playhead by the clock's elapsed time × speed on each tick()
@@ -71,9 +75,9 @@ class ReplaySession : public QObject {
   // Stops the worker (abandoning a read in progress) and joins it.
   ~ReplaySession() override;
 
-  // Opens `path` in the background: opened() or openFailed(text) follows. Replay: the playhead
-  // starts at the end, showing the run as it finished. Baseline: every event is loaded.
-  // A session opens one file, once.
+  // Opens `path` in the background: opened() or openFailed(text) follows. The playhead starts at
+  // the end, showing the run as it finished, unless setStartAt() said otherwise. A session opens
+  // one file, once.
   void open(const QString& path, ReplayMode mode = ReplayMode::Replay);
   bool isOpen() const noexcept { return open_; }
   ReplayMode mode() const noexcept { return mode_; }
@@ -82,12 +86,20 @@ class ReplaySession : public QObject {
   const QString& endpointLabel() const noexcept { return endpointLabel_; }
 
   int64_t playheadNs() const noexcept { return playheadNs_; }
+  // Where the playhead starts on opening, as time from the recording's start (clamped to it);
+  // std::nullopt: at its end. Call before open().
+  void setStartAt(std::optional<std::chrono::nanoseconds> fromStart) { startAt_ = fromStart; }
   // How much history before the playhead to show; std::nullopt: everything from the start.
   // A longer window than before reloads it.
   void setWindow(std::optional<std::chrono::nanoseconds> window);
   std::optional<std::chrono::nanoseconds> window() const noexcept { return window_; }
+  // After a seek, the log shows the events before the window too, up to `rows` in all (the log's
+  // capacity); their samples are not read into the charts. 0: the window's events only.
+  void setLogBackfill(std::size_t rows) { logBackfill_ = rows; }
   // Moves the playhead (clamped to the recording) and reloads the window before it.
   void seek(int64_t ns);
+  // Moves the playhead to `ns` (clamped): forward reads only what it passes, backward is a seek.
+  void moveTo(int64_t ns);
   // Moves by `steps` × stepSize (negative: backwards). Stepping forward reads only what it passes.
   void step(int steps);
   void setStepSize(std::chrono::nanoseconds size) { stepSize_ = size; }
@@ -138,6 +150,7 @@ class ReplaySession : public QObject {
     int64_t toNs = 0;
     std::string path;  // Open
     ReplayMode mode = ReplayMode::Replay;
+    std::size_t backfill = 0;  // Read: log rows wanted from before fromNs
   };
   // Worker-side state the GUI never touches.
   struct Worker;
@@ -150,6 +163,8 @@ class ReplaySession : public QObject {
   void run();
   void handleOpen(const Request& request);
   void handleRead(const Request& request);
+  // Stages the log rows of up to request.backfill events before request.fromNs.
+  void backfillLog(const Request& request);
   int64_t windowStart(int64_t playhead) const;
 
   IngestWorker& ingest_;
@@ -163,6 +178,8 @@ class ReplaySession : public QObject {
   bool open_ = false;
   int64_t playheadNs_ = 0;
   std::optional<std::chrono::nanoseconds> window_ = std::chrono::minutes(5);
+  std::optional<std::chrono::nanoseconds> startAt_;
+  std::size_t logBackfill_ = 0;
   std::chrono::nanoseconds stepSize_ = std::chrono::seconds(1);
   bool playing_ = false;
   double speed_ = 1.0;

@@ -169,9 +169,10 @@ ChartRenderContext ChartGrid::renderContext() const {
   context.mode = view_.mode();
   const TimeAxisMode timeMode = TimeView::timeMode(view_.mode());
   std::optional<XRange> extent = registry_.extent(timeMode);
-  if (playheadMs_ && timeMode == TimeAxisMode::WallClock) {
-    extent = XRange{extent ? std::min(extent->min, *playheadMs_) : *playheadMs_, *playheadMs_};
-  }
+  const std::optional<double> edge = timeMode == TimeAxisMode::WallClock       ? playheadMs_
+                                    : timeMode == TimeAxisMode::SinceRunStart ? playheadRunS_
+                                                                              : std::nullopt;
+  if (edge) extent = XRange{extent ? std::min(extent->min, *edge) : *edge, *edge};
   if (context.mode == TimeAxisMode::Step) {
     // The time range picks the points; the axis shows their steps.
     context.window = view_.window(extent);

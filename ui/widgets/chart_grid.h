@@ -97,9 +97,13 @@ class ChartGrid : public QScrollArea {
   void setPaused(bool paused);
   void showRange(XRange range);
   void followLive();
-  // Replaying a recording: with the wall-clock (or Step) axis the live edge is the playhead (ms
-  // since the Unix epoch), not the newest sample or the clock. std::nullopt returns to live data.
-  void setPlayhead(std::optional<double> wallMs) { playheadMs_ = wallMs; }
+  // Replaying a recording: the live edge is the playhead, not the newest sample or the clock: with
+  // the wall-clock (or Step) axis `wallMs` (ms since the Unix epoch), with "Since run start"
+  // `sinceRunStart` (seconds; std::nullopt: the newest sample). std::nullopt returns to live data.
+  void setPlayhead(std::optional<double> wallMs, std::optional<double> sinceRunStart = std::nullopt) {
+    playheadMs_ = wallMs;
+    playheadRunS_ = wallMs ? sinceRunStart : std::nullopt;
+  }
   std::optional<double> playhead() const noexcept { return playheadMs_; }
   const TimeView& timeView() const noexcept { return view_; }
   ChartRenderContext renderContext() const;
@@ -162,6 +166,7 @@ class ChartGrid : public QScrollArea {
   std::map<const StatChartView*, std::chrono::nanoseconds> renderCost_;  // each chart's last redraw
   std::set<SeriesId> undrawn_;  // refused by a full chart
   std::optional<double> playheadMs_;
+  std::optional<double> playheadRunS_;
   ChartViewOptions* viewOptions_ = nullptr;  // a child
 };
 

@@ -27,6 +27,7 @@
 
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
+#include <livemon/ui/widgets/baseline_menu.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/chart_history_marks.h>
 #include <livemon/ui/widgets/chart_view_controls.h>
@@ -149,6 +150,7 @@ void MainWindow::buildFileMenu() {
   connect(baseline, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Baseline); });
   QAction* close = file->addAction(tr("&Close recording"));
   connect(close, &QAction::triggered, dashboard_.get(), &Dashboard::closeReplay);
+  new BaselineMenu(*dashboard_, *file);
   file->addSeparator();
   recordAction_ = file->addAction(tr("&Record"));
   recordAction_->setCheckable(true);
@@ -300,7 +302,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::redraw() {
-  grid_->setPlayhead(dashboard_->playheadMs());
+  grid_->setPlayhead(dashboard_->playheadMs(), dashboard_->playheadSinceRunStart());
   grid_->refresh();
   ranges_->refresh(grid_->renderContext());
 }

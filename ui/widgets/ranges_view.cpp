@@ -25,6 +25,7 @@ constexpr int kNumberColumnWidth = 92;
 RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent)
     : QWidget(parent), registry_(registry), model_(&model) {
   proxy_ = new QSortFilterProxyModel(this);
+  model_->setStaleForeground(QColor(colours::kDimText));
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(RangesModel::SortRole);
   proxy_->setSortCaseSensitivity(Qt::CaseInsensitive);

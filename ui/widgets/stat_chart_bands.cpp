@@ -1,6 +1,7 @@
 // StatChartView's bands and hover text: a source's min–max band, and a rank group's band around
-// its median line, whose edges the hover names by rank.
+// its median line, whose edges the hover names by rank; and where a max line lies on its p99.
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 #include <QtCharts/QLineSeries>
@@ -16,6 +17,21 @@ namespace livemon::ui {
 
 bool StatChartView::isRankEdge(const Line& line) {
   return line.entry->role == SeriesRole::RankLow || line.entry->role == SeriesRole::RankHigh;
+}
+
+const StatChartView::Line* StatChartView::p99Under(const Line& max) const {
+  if (max.entry->aggregation != QLatin1String("max")) return nullptr;
+  // A band's edge breaking would break its band.
+  for (const Band& band : bands_) {
+    if (band.area != nullptr && band.max == &max) return nullptr;
+  }
+  for (const auto& line : lines_) {
+    if (line->entry->aggregation == QLatin1String("p99") && line->entry->source == max.entry->source &&
+        line->entry->role == max.entry->role) {
+      return line->hidden ? nullptr : line.get();
+    }
+  }
+  return nullptr;
 }
 
 void StatChartView::pairBands() {
@@ -72,7 +88,13 @@ QString StatChartView::tooltipAt(QPoint viewportPos) const {
     if (line->hidden) continue;
     const bool edge = isRankEdge(*line);
     // An edge is drawn raw (its band), whatever the smoothing.
-    const std::optional<QPointF> at = nearestPoint(edge ? line->trace.raw.points : shownPoints(*line), x, tolerance);
+    std::optional<QPointF> at = nearestPoint(edge ? line->trace.raw.points : shownPoints(*line), x, tolerance);
+    // A max left out where it equals its p99 has the p99's value there.
+    const Line* p99 = p99Under(*line);
+    if (p99 != nullptr) {
+      const std::optional<QPointF> under = nearestPoint(shownPoints(*p99), x, tolerance);
+      if (under && (!at || std::abs(under->x() - x) < std::abs(at->x() - x))) at = under;
+    }
     if (!at) continue;
     TooltipRow row{line->pen.color().name(), lineName(*line), at->y(), std::nullopt};
     if (edge && mode_ != TimeAxisMode::Step) {
@@ -83,7 +105,9 @@ QString StatChartView::tooltipAt(QPoint viewportPos) const {
       }
     }
     if (!edge && smoothing_ > 0.0) {
-      if (const auto raw = nearestPoint(line->trace.raw.points, at->x(), 0.0)) row.raw = raw->y();
+      std::optional<QPointF> raw = nearestPoint(line->trace.raw.points, at->x(), 0.0);
+      if (!raw && p99 != nullptr) raw = nearestPoint(p99->trace.raw.points, at->x(), 0.0);
+      if (raw) row.raw = raw->y();
     }
     rows.push_back(std::move(row));
   }

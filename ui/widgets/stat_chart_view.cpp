@@ -107,6 +107,7 @@ QString StatChartView::lineName(const Line& line) const {
   QString name = line.entry->aggregation;
   if (line.entry->role == SeriesRole::RankLow) name += tr(" lowest rank");
   if (line.entry->role == SeriesRole::RankHigh) name += tr(" highest rank");
+  if (line.onP99) name += tr(" (where ≠ p99)");
   if (!multiSource()) return name;
   const SourceEntry* source = registry_.source(line.entry->source);
   return QStringLiteral("%1 · %2").arg(name, source != nullptr ? source->label : QStringLiteral("?"));
@@ -375,11 +376,23 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   std::size_t nonPositive = 0;
   QStringList stepless;  // shown lines with no step at all
   bool stepped = false;
+  bool renamed = false;
   for (const auto& line : lines_) {
     TraceRequest request = plot;
     request.transform = registry_.transform(*line->entry, context.mode);
     if (isRankEdge(*line)) request.smoothing = 0.0;  // drawn as its band only, which is never smoothed
     traceSeries(line->entry->store, context.mode, context.window, line->steps, request, line->trace);
+    // Its p99 comes first in lines_, so it is traced already.
+    if (const Line* p99 = p99Under(*line); p99 != nullptr || line->onP99) {
+      bool hid = p99 != nullptr && hideWhereEqual(line->trace.raw, p99->trace.raw, request.maxStretches);
+      hid = (p99 != nullptr && hideWhereEqual(line->trace.smoothed, p99->trace.smoothed, request.maxStretches)) || hid;
+      if (hid != line->onP99) {
+        line->onP99 = hid;  // the legend says where the max is not drawn
+        line->raw->setName(lineName(*line));
+        line->smooth->setName(lineName(*line));
+        renamed = true;
+      }
+    }
     line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
     if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
       line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
@@ -392,6 +405,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
     extent.add(line->trace.smoothed.summary);
     nonPositive += line->trace.nonPositive;
   }
+  if (renamed) connectLegend();  // renamed entries are styled and wired again
   // After the lines: a band breaks where they do.
   for (Band& band : bands_) {
     if (band.area == nullptr) continue;

@@ -183,6 +183,7 @@ class StatChartView : public QChartView {
     QPen pen;                            // the line's own (the smoothed line's, when smoothed)
     bool hidden = false;
     bool count = false;  // on the count axis
+    bool onP99 = false;  // a max left out where it equals its p99 (p99Under), as last drawn
     TraceResult trace;   // as last handed to the series
     StepPoints steps;    // Step axis: the points last drawn
     QLineSeries* series() const { return raw->head(); }
@@ -214,6 +215,9 @@ class StatChartView : public QChartView {
   // Pairs the lines into bands: a source's min and max lines, a rank group's edges.
   void pairBands();
   static bool isRankEdge(const Line& line);
+  // The p99 line a max line is drawn over (same source and role), when it is shown and the max is
+  // no band's edge; nullptr otherwise. Where they are equal the max is left out (hideWhereEqual).
+  const Line* p99Under(const Line& max) const;
   void installXAxis(TimeAxisMode mode);
   void styleLines();
   void connectLegend();
