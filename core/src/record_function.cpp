@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <x86intrin.h>
 #endif
 
@@ -52,30 +51,6 @@ int64_t ticksNow() noexcept {
 }
 
 double nsPerTick() noexcept { return g_nsPerTick.load(std::memory_order_relaxed); }
-
-bool invariantTsc() noexcept {
-#if defined(__x86_64__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
-  if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
-  return (edx & (1u << 8)) != 0;
-#else
-  return false;
-#endif
-}
-
-// The calibration's counter read: fenced, so that it happens between the steady_clock reads
-// that bracket it and not before or after them, as an unordered read may.
-int64_t fencedTsc() noexcept {
-#if defined(__x86_64__)
-  _mm_lfence();
-  const auto ticks = static_cast<int64_t>(__rdtsc());
-  _mm_lfence();
-  return ticks;
-#else
-  return steadyNowNs();
-#endif
-}
 
 // Thread-safe: every member takes its own mutex; refineIfIdle(), for the end of a range on any
 // thread, skips the refine instead of waiting when another thread holds it. The registry may
@@ -257,7 +232,12 @@ class RangeRegistry {
         // Registered after whatever handler (a static Publisher) existed before the first range
         // Stat, so it runs before that handler's destruction; from C++ as from Python, whose
         // handlers are gone by then (the module's own exit hook flushed while they were there).
-        exitFlushRegistered_ = std::atexit([] { flushRangeStatsNoThrow(); }) == 0;
+        exitFlushRegistered_ = std::atexit([] {
+                                 try {
+                                   flushRangeStats();
+                                 } catch (const std::exception&) {  // no memory for the list: lost
+                                 }
+                               }) == 0;
       }
       return stat.get();
     } catch (const std::exception&) {
@@ -271,14 +251,6 @@ class RangeRegistry {
     all.reserve(statOwners_.size());
     for (const auto& stat : statOwners_) all.push_back(stat.get());
     return all;
-  }
-
-  static void flushRangeStatsNoThrow() noexcept {
-    try {
-      flushRangeStats();
-    } catch (const std::exception&) {
-      // Out of memory for the list: these windows are lost, as when the process is killed.
-    }
   }
 
   ThreadBuffer* registerThread() noexcept;

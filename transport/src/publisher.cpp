@@ -49,56 +49,6 @@ constexpr std::chrono::microseconds kLastIdleWait{800};
 // While every subscriber is full (WaitForSlowest), the I/O thread rechecks this often.
 constexpr int kBlockedPollMs = 10;
 
-void validate(const PublisherOptions& options) {
-  auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
-  if (options.bind.empty() && options.connect.empty()) bad("no endpoint: bind and connect are both empty");
-  for (const auto* list : {&options.bind, &options.connect}) {
-    for (const std::string& endpoint : *list) {
-      if (endpoint.empty()) bad("an endpoint is empty");
-    }
-  }
-  if (options.queueCapacityBytes < 1024) {
-    bad("queueCapacityBytes must be at least 1024, got " + std::to_string(options.queueCapacityBytes));
-  }
-  if (options.sendHighWaterMark < 0) bad("sendHighWaterMark must not be negative, got " + std::to_string(options.sendHighWaterMark));
-  if (options.linger.count() < 0) bad("linger must not be negative, got " + std::to_string(options.linger.count()) + " ms");
-  if (options.heartbeatInterval.count() < 1 || options.heartbeatInterval.count() > 1000) {
-    bad("heartbeatInterval must be 1..1000 ms, got " + std::to_string(options.heartbeatInterval.count()) + " ms");
-  }
-  const WireLimits limits;
-  if (options.maxBatchEvents < 1 || options.maxBatchEvents > limits.maxEventsPerMessage) {
-    bad("maxBatchEvents must be 1.." + std::to_string(limits.maxEventsPerMessage) + ", got " +
-        std::to_string(options.maxBatchEvents));
-  }
-  const std::size_t maxBytes = limits.maxPayloadBytes - detail::kPayloadHeaderReserve;
-  if (options.maxBatchBytes < 1024 || options.maxBatchBytes > maxBytes) {
-    bad("maxBatchBytes must be 1024.." + std::to_string(maxBytes) + ", got " + std::to_string(options.maxBatchBytes));
-  }
-  if (!options.statName.empty() && options.statWindow.count() < 1) {
-    bad("statWindow must be at least 1 ms, got " + std::to_string(options.statWindow.count()) + " ms");
-  }
-  detail::checkSubscriberLimits(
-      {options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections},
-      "PublisherOptions");
-}
-
-// options.historyBytes, else LIVEMON_HISTORY_MB (MiB), else the default.
-std::size_t historyBytesFor(const PublisherOptions& options) {
-  if (options.historyBytes) return *options.historyBytes;
-  const std::string variable(kHistoryEnvironmentVariable);
-  const char* text = std::getenv(variable.c_str());
-  if (text == nullptr || *text == '\0') return kDefaultHistoryBytes;
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text, &end, 10);
-  constexpr long long kMaxMiB = 1024 * 1024;  // 1 TiB
-  if (errno != 0 || *end != '\0' || value < 0 || value > kMaxMiB) {
-    throw std::invalid_argument(variable + " must be a size in MiB, 0.." + std::to_string(kMaxMiB) + " (0 turns history off), got \"" +
-                                text + "\"");
-  }
-  return static_cast<std::size_t>(value) * 1024 * 1024;
-}
-
 // The timestamp of the first event entry of a batch body ([timestamp, data], ...), in wire time.
 int64_t firstEventTime(std::string_view body) {
   try {
@@ -257,12 +207,12 @@ void Publisher::State::run() noexcept {
     while (true) {
       const bool stopping = stopRequested();
       bool busy = drainAndSend();
-      if (historyServer && !stopping) busy = serveHistory() || busy;
       const auto now = std::chrono::steady_clock::now();
       if (now >= nextHeartbeat) {
         sendHeartbeat(MessageKind::Heartbeat);
         nextHeartbeat = now + options.heartbeatInterval;
       }
+      if (historyServer && !stopping) busy = serveHistory() || busy;
       if (stopping && ring.size() == 0) break;
       if (stopping && now >= stopDeadline) break;  // WaitForSlowest with a stalled subscriber
       if (busy) {
@@ -502,7 +452,7 @@ void Publisher::State::discardSubscriptions() {
 }
 
 Publisher::Publisher(Options options) {
-  validate(options);
+  detail::validatePublisherOptions(options);
   detail::watchForks();
   state_ = std::make_shared<State>(std::move(options), detail::forkGeneration());
   State& state = *state_;
@@ -527,7 +477,7 @@ Publisher::Publisher(Options options) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
     }
-    if (const std::size_t historyBytes = historyBytesFor(opts); historyBytes > 0 && opts.connect.empty()) {
+    if (const std::size_t historyBytes = detail::historyBytesFor(opts); historyBytes > 0 && opts.connect.empty()) {
       state.history = std::make_unique<detail::HistoryStore>(historyBytes);
       const std::string endpoint =
           opts.historyEndpoint.empty() ? detail::defaultHistoryEndpoint(state.endpoints.front()) : opts.historyEndpoint;
