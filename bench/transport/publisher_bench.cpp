@@ -1,12 +1,14 @@
 // What publishing costs the thread that logs: logEvent of a 6-field event with a Publisher
 // attached (history off, and on at its default size), next to logEvent with no handler and with
-// an empty handler, in the same run.
+// an empty handler, in the same run; and the first event after the I/O thread fell asleep.
 // Results: docs/benchmarks.md.
 //
 //   build/bench/transport/publisher_bench --benchmark_repetitions=10 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <memory>
+#include <thread>
 
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
@@ -49,6 +51,27 @@ void BM_LogEvent_Publisher(benchmark::State& state) {
   publisher.reset();
 }
 BENCHMARK(BM_LogEvent_Publisher)->ArgName("history_mb")->Arg(0)->Arg(32);
+
+// The first event after the I/O thread fell asleep (nothing queued for about 1.5 ms): the
+// logging thread also writes to the publisher's eventfd to wake it. Each iteration first waits,
+// untimed, long enough for the thread to be asleep; an event every few milliseconds or more
+// pays this on each event, a steady stream never.
+void BM_LogEvent_PublisherAsleep(benchmark::State& state) {
+  livemon::transport::PublisherOptions options;
+  options.bind = {"inproc://publisher-bench-asleep"};
+  options.statName.clear();
+  options.historyBytes = 0;
+  auto publisher = std::make_unique<livemon::transport::Publisher>(options);
+  const livemon::Event event = sixFieldEvent();
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    state.ResumeTiming();
+    livemon::logEvent(event);
+  }
+  publisher.reset();
+}
+BENCHMARK(BM_LogEvent_PublisherAsleep)->Iterations(400);
 
 }  // namespace
 

@@ -220,6 +220,14 @@ void Profiler::stop() {
       detail::setTraceBuffering(false);
       detail::setProfilerRangeStats(false);
       detail::releaseProfilerSlot(&self);
+      // The windows the profiler's timing opened end with it, rather than at the next window or exit.
+      if (self.options_.rangeStats) {
+        try {
+          flushRangeStats();
+        } catch (const std::exception&) {
+          // Out of memory for the list: the windows close on time instead.
+        }
+      }
     }
   } release{*this};
   transit(action_, std::nullopt);

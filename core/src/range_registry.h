@@ -21,7 +21,7 @@ void setProfilerRangeStats(bool on) noexcept;
 // (an opaque unit: pass it to collectBufferedRanges).
 int64_t discardBufferedRanges() noexcept;
 
-// Moves every buffered range that started at or after `since` into a trace (times in
+// Moves every buffered range that ended at or after `since` (so also those open then) into a trace (times in
 // steady_clock nanoseconds), with the names of their threads. Ranges the buffers could not hold are counted in droppedRanges.
 Trace collectBufferedRanges(int64_t since);
 

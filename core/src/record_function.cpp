@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
-#include <cpuid.h>
 #include <x86intrin.h>
 #endif
 
@@ -20,10 +19,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include <livemon/clock.h>
 #include <livemon/detail/fork_hooks.h>
-#include <livemon/stat.h>
 
 #include "range_registry.h"
+#include "stat_state.h"
 #include "tick_calibration.h"
 
 namespace livemon {
@@ -51,30 +51,6 @@ int64_t ticksNow() noexcept {
 }
 
 double nsPerTick() noexcept { return g_nsPerTick.load(std::memory_order_relaxed); }
-
-bool invariantTsc() noexcept {
-#if defined(__x86_64__)
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
-  if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
-  return (edx & (1u << 8)) != 0;
-#else
-  return false;
-#endif
-}
-
-// The calibration's counter read: fenced, so that it happens between the steady_clock reads
-// that bracket it and not before or after them, as an unordered read may.
-int64_t fencedTsc() noexcept {
-#if defined(__x86_64__)
-  _mm_lfence();
-  const auto ticks = static_cast<int64_t>(__rdtsc());
-  _mm_lfence();
-  return ticks;
-#else
-  return steadyNowNs();
-#endif
-}
 
 // Thread-safe: every member takes its own mutex; refineIfIdle(), for the end of a range on any
 // thread, skips the refine instead of waiting when another thread holds it. The registry may
@@ -181,10 +157,11 @@ struct ThreadBuffer {
 };
 
 // Thread-safe: `name` is complete before the entry's id is handed out and never changes; `stat`
-// is atomic. A name and, once a range of that name was timed with stats on, its Stat.
+// is atomic. A name and, once a range of that name was timed with stats on, its Stat's state
+// (owned by the registry: its window can change, which a Stat's cannot).
 struct NameEntry {
   std::string name;
-  std::atomic<Stat*> stat{nullptr};
+  std::atomic<StatState*> stat{nullptr};
 };
 
 constexpr uint32_t kSegmentBits = 10;
@@ -238,29 +215,41 @@ class RangeRegistry {
     }
   }
 
-  Stat* createStat(uint32_t id) noexcept {
+  StatState* createStat(uint32_t id) noexcept {
     std::lock_guard lock(mutex_);
     NameEntry& entry = entryOf(id);
-    if (Stat* existing = entry.stat.load(std::memory_order_acquire)) return existing;
+    if (StatState* existing = entry.stat.load(std::memory_order_acquire)) return existing;
     try {
-      // Owned by the table for the life of the process, like the names.
-      auto* stat = new Stat(std::string(kRangeStatPrefix) + entry.name,
-                            {Aggregation::Count, Aggregation::Mean, Aggregation::P50, Aggregation::P99,
-                             Aggregation::Max},
-                            statWindow_);
-      entry.stat.store(stat, std::memory_order_release);
-      return stat;
+      // Owned by the registry for the life of the process, like the names.
+      statOwners_.reserve(statOwners_.size() + 1);
+      auto stat = std::make_shared<StatState>(std::string(kRangeStatPrefix) + entry.name,
+                                              std::vector{Aggregation::Count, Aggregation::Mean, Aggregation::P50,
+                                                          Aggregation::P99, Aggregation::Max},
+                                              statWindow_, std::numeric_limits<int64_t>::max(), systemClock());
+      statOwners_.push_back(stat);
+      entry.stat.store(stat.get(), std::memory_order_release);
+      if (!exitFlushRegistered_) {
+        // Registered after whatever handler (a static Publisher) existed before the first range
+        // Stat, so it runs before that handler's destruction; from C++ as from Python, whose
+        // handlers are gone by then (the module's own exit hook flushed while they were there).
+        exitFlushRegistered_ = std::atexit([] {
+                                 try {
+                                   flushRangeStats();
+                                 } catch (const std::exception&) {  // no memory for the list: lost
+                                 }
+                               }) == 0;
+      }
+      return stat.get();
     } catch (const std::exception&) {
       return nullptr;  // out of memory: this range goes untimed
     }
   }
 
-  std::vector<Stat*> stats() {
-    std::vector<Stat*> all;
+  std::vector<StatState*> stats() {
+    std::vector<StatState*> all;
     std::lock_guard lock(mutex_);
-    for (uint32_t id = kOverflowNameId; id < nextId_; ++id) {
-      if (Stat* stat = entryOf(id).stat.load(std::memory_order_acquire)) all.push_back(stat);
-    }
+    all.reserve(statOwners_.size());
+    for (const auto& stat : statOwners_) all.push_back(stat.get());
     return all;
   }
 
@@ -274,11 +263,18 @@ class RangeRegistry {
     buffer->name = std::move(name);
   }
 
-  void setExplicitStats(bool on, std::chrono::milliseconds window) {
+  // Returns the Stats whose window is to become `window` (outside the lock: a resize logs).
+  std::vector<StatState*> setExplicitStats(bool on, std::chrono::milliseconds window) {
     std::lock_guard lock(mutex_);
     explicitStats_ = on;
-    if (on) statWindow_ = window;
     publishModeLocked();
+    std::vector<StatState*> resized;
+    if (on && window != statWindow_) {
+      statWindow_ = window;
+      resized.reserve(statOwners_.size());
+      for (const auto& stat : statOwners_) resized.push_back(stat.get());
+    }
+    return resized;
   }
   bool statsOn() noexcept {
     std::lock_guard lock(mutex_);
@@ -322,7 +318,9 @@ class RangeRegistry {
     trace.startNs = map.toSteadyNs(since);
     std::vector<uint64_t> threadsSeen;
     drainLocked([&](const ThreadBuffer& buffer, const RangeRecord& record) {
-      if (record.startNs < since) return;
+      // A range open when recording started (its start was known: it was timed, or buffered
+      // while warming up) is kept, so the ranges recorded inside it have their parent.
+      if (record.endNs < since) return;
       trace.ranges.push_back(TraceRange{entryOf(record.nameId).name, buffer.threadId,
                                         map.toSteadyNs(record.startNs), map.toSteadyNs(record.endNs),
                                         record.depth});
@@ -435,6 +433,8 @@ class RangeRegistry {
   uint32_t nextId_ = kFirstNameId;                                              // guarded by mutex_
   std::vector<ThreadBuffer*> buffers_;                                          // guarded by mutex_
   std::chrono::milliseconds statWindow_{1000};                                  // guarded by mutex_
+  std::vector<std::shared_ptr<StatState>> statOwners_;                          // guarded by mutex_
+  bool exitFlushRegistered_ = false;                                            // guarded by mutex_
   bool explicitStats_ = false;                                                  // guarded by mutex_
   bool profilerStats_ = false;                                                  // guarded by mutex_
   bool trace_ = false;                                                          // guarded by mutex_
@@ -530,9 +530,13 @@ void endRange(uint32_t nameId, uint32_t mode, int64_t startNs) noexcept {
   if (endNs >= g_nextRefineTicks.load(std::memory_order_relaxed)) [[unlikely]] {
     RangeRegistry::instance().refineClockIfIdle();
   }
-  if ((mode & kModeTrace) != 0) write(RangeRecord{startNs, endNs, nameId, depth});
+  // A range timed for stats before recording started has a known start: it is recorded too, so
+  // that a trace started inside it nests completely.
+  if ((mode & kModeTrace) != 0 || (g_rangeMode.load(std::memory_order_relaxed) & kModeTrace) != 0) {
+    write(RangeRecord{startNs, endNs, nameId, depth});
+  }
   if ((mode & kModeStats) != 0) {
-    Stat* stat = entryOf(nameId).stat.load(std::memory_order_acquire);
+    StatState* stat = entryOf(nameId).stat.load(std::memory_order_acquire);
     if (stat == nullptr) [[unlikely]] {
       stat = RangeRegistry::instance().createStat(nameId);
       if (stat == nullptr) return;
@@ -556,14 +560,18 @@ void setRangeStatsEnabled(bool enabled, std::chrono::milliseconds window) {
     throw std::invalid_argument("setRangeStatsEnabled: window must be at least 1 ms, got " +
                                 std::to_string(window.count()) + " ms");
   }
-  detail::RangeRegistry::instance().setExplicitStats(enabled, window);
+  for (detail::StatState* stat : detail::RangeRegistry::instance().setExplicitStats(enabled, window)) {
+    stat->setWindowSize(window);
+  }
 }
 
 bool rangeStatsEnabled() noexcept { return detail::RangeRegistry::instance().statsOn(); }
 
 void flushRangeStats() {
   // Outside the registry's lock: a handler of the flushed events may record ranges.
-  for (Stat* stat : detail::RangeRegistry::instance().stats()) stat->flush();
+  for (detail::StatState* stat : detail::RangeRegistry::instance().stats()) {
+    stat->close(detail::StatState::CloseReason::Flush);
+  }
 }
 
 void setThreadName(std::string name) { detail::RangeRegistry::instance().setThreadName(std::move(name)); }

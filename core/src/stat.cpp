@@ -26,7 +26,7 @@ std::map<Aggregation, double> Stat::get() const { return state_->get(); }
 void Stat::flush() { state_->close(detail::StatState::CloseReason::Flush); }
 const std::string& Stat::name() const noexcept { return state_->name_; }
 const std::vector<Aggregation>& Stat::aggregations() const noexcept { return state_->aggregations_; }
-std::chrono::milliseconds Stat::windowSize() const noexcept { return state_->windowSize_; }
+std::chrono::milliseconds Stat::windowSize() const noexcept { return state_->windowSize(); }
 int64_t Stat::maxSamples() const noexcept { return state_->maxSamples_; }
 int64_t Stat::droppedCount() const noexcept { return state_->droppedCount(); }
 

@@ -62,9 +62,9 @@ StatState::StatState(std::string name, std::vector<Aggregation> aggregations, st
                      int64_t maxSamples, Clock& clock)
     : name_(std::move(name)),
       aggregations_(validated(name_, std::move(aggregations), windowSize, maxSamples)),
-      windowSize_(windowSize),
       maxSamples_(maxSamples),
-      clock_(clock) {
+      clock_(clock),
+      windowMs_(windowSize.count()) {
   for (Aggregation aggregation : aggregations_) {
     keys_.push_back(name_ + "." + std::string(aggregationName(aggregation)));
     last_[aggregation] = 0.0;
@@ -113,9 +113,25 @@ void StatState::add(double value) noexcept {
 }
 
 void StatState::arm() noexcept {
-  if (auto end = windowEnd(clock_.now(), windowSize_)) {
+  if (auto end = windowEnd(clock_.now(), windowSize())) {
+    {
+      std::lock_guard lock(lock_);
+      armedDeadline_ = *end;
+    }
     clock_.scheduler().schedule(weak_from_this(), *end);
   }
+}
+
+void StatState::setWindowSize(std::chrono::milliseconds size) noexcept {
+  {
+    std::lock_guard lock(lock_);
+    if (windowMs_.load(std::memory_order_relaxed) == size.count()) return;
+    windowMs_.store(size.count(), std::memory_order_relaxed);
+    // The close scheduled for the old window's end is ignored; the next add schedules its own.
+    armed_ = false;
+    armedDeadline_ = {};
+  }
+  close(CloseReason::Flush);
 }
 
 int64_t StatState::count() const noexcept {
@@ -128,11 +144,12 @@ std::map<Aggregation, double> StatState::get() const {
   return last_;
 }
 
-void StatState::close(CloseReason reason) noexcept {
+void StatState::close(CloseReason reason, std::chrono::steady_clock::time_point deadline) noexcept {
   std::unique_lock closing(closeMutex_);
   Window closed;
   {
     std::lock_guard lock(lock_);
+    if (reason == CloseReason::Scheduled && (!armed_ || deadline != armedDeadline_)) return;
     closed = open_;
     open_ = Window{};
     if (wantQuantiles_) std::swap(sketch_, spare_);

@@ -39,12 +39,22 @@ class StatState : public std::enable_shared_from_this<StatState> {
     Cap,        // maxSamples reached: later adds in this window are dropped until it ends
     Destroy,    // the Stat is going away
   };
-  void close(CloseReason reason) noexcept;
-  void closeScheduledWindow() noexcept { close(CloseReason::Scheduled); }
+  void close(CloseReason reason) noexcept { close(reason, {}); }
+  // The scheduler's close of the window that ends at `deadline`; ignored when the window was
+  // rescheduled since (setWindowSize).
+  void closeScheduledWindow(std::chrono::steady_clock::time_point deadline) noexcept {
+    close(CloseReason::Scheduled, deadline);
+  }
+
+  // Closes the open window now (logging it if it holds samples) and makes the windows after it
+  // `size` long, aligned to multiples of `size`. `size` is at least 1 ms (the caller checks).
+  void setWindowSize(std::chrono::milliseconds size) noexcept;
+  std::chrono::milliseconds windowSize() const noexcept {
+    return std::chrono::milliseconds(windowMs_.load(std::memory_order_relaxed));
+  }
 
   const std::string name_;
   const std::vector<Aggregation> aggregations_;
-  const std::chrono::milliseconds windowSize_;
   const int64_t maxSamples_;
 
  private:
@@ -64,6 +74,7 @@ class StatState : public std::enable_shared_from_this<StatState> {
     double shiftedSquares = 0;
   };
 
+  void close(CloseReason reason, std::chrono::steady_clock::time_point deadline) noexcept;
   void arm() noexcept;
   std::map<Aggregation, double> compute(const Window& window, const QuantileSketch* sketch) const;
 
@@ -76,6 +87,8 @@ class StatState : public std::enable_shared_from_this<StatState> {
   Window open_;                             // guarded by lock_
   bool capped_ = false;                     // guarded by lock_
   bool armed_ = false;                      // guarded by lock_: a close is scheduled
+  std::chrono::steady_clock::time_point armedDeadline_;  // guarded by lock_: for that close
+  std::atomic<int64_t> windowMs_;
   std::unique_ptr<QuantileSketch> sketch_;  // guarded by lock_; null without quantiles
   std::atomic<int64_t> dropped_{0};
 

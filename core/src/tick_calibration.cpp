@@ -1,5 +1,10 @@
 #include "tick_calibration.h"
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -121,6 +126,30 @@ void TickCalibration::scheduleNextRefine(const TickSample& at) noexcept {
   nextRefineTicks_ = at.ticks > std::numeric_limits<int64_t>::max() - intervalTicks
                          ? std::numeric_limits<int64_t>::max()
                          : at.ticks + intervalTicks;
+}
+
+bool invariantTsc() noexcept {
+#if defined(__x86_64__)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) == 0 || eax < 0x80000007u) return false;
+  if (__get_cpuid(0x80000007u, &eax, &ebx, &ecx, &edx) == 0) return false;
+  return (edx & (1u << 8)) != 0;
+#else
+  return false;
+#endif
+}
+
+// The calibration's counter read: fenced, so that it happens between the steady_clock reads
+// that bracket it and not before or after them, as an unordered read may.
+int64_t fencedTsc() noexcept {
+#if defined(__x86_64__)
+  _mm_lfence();
+  const auto ticks = static_cast<int64_t>(__rdtsc());
+  _mm_lfence();
+  return ticks;
+#else
+  return 0;  // never called: invariantTsc() is false here
+#endif
 }
 
 }  // namespace livemon::detail

@@ -119,4 +119,11 @@ class TickCalibration {
   int64_t restarts_ = 0;
 };
 
+// Whether the x86 time-stamp counter runs at a constant rate (CPUID's invariant TSC bit); false
+// on other machines.
+bool invariantTsc() noexcept;
+// A read of that counter fenced so that it happens between the reads of another clock that
+// bracket it, as the calibration needs.
+int64_t fencedTsc() noexcept;
+
 }  // namespace livemon::detail

@@ -86,7 +86,7 @@ void WindowScheduler::threadLoop() {
     queue_.pop();
     closing_ = true;
     lock.unlock();
-    if (auto stat = entry.stat.lock()) stat->closeScheduledWindow();
+    if (auto stat = entry.stat.lock()) stat->closeScheduledWindow(entry.deadline);
     lock.lock();
     closing_ = false;
     idle_.notify_all();
@@ -96,13 +96,15 @@ void WindowScheduler::threadLoop() {
 void WindowScheduler::runDue(TimePoint now) {
   for (;;) {
     std::weak_ptr<StatState> due;
+    TimePoint deadline;
     {
       std::lock_guard lock(mutex_);
       if (queue_.empty() || queue_.top().deadline > now) return;
       due = queue_.top().stat;
+      deadline = queue_.top().deadline;
       queue_.pop();
     }
-    if (auto stat = due.lock()) stat->closeScheduledWindow();
+    if (auto stat = due.lock()) stat->closeScheduledWindow(deadline);
   }
 }
 

@@ -146,19 +146,43 @@ void bindProfiler(py::module_& m) {
         const auto ms = window.is_none() ? std::chrono::milliseconds(1000)
                                          : std::chrono::duration_cast<std::chrono::milliseconds>(
                                                fromTimedelta(window, "window"));
-        try {
-          setRangeStatsEnabled(enabled, ms);
-        } catch (const std::invalid_argument& error) {
-          throw py::value_error(error.what());
+        if (ms < std::chrono::milliseconds(1)) {
+          throw py::value_error("set_range_stats_enabled: window must be at least 1 ms, got " +
+                                std::to_string(ms.count()) + " ms");
         }
+        // A new window logs the open ones, which may wait for a Python handler on another thread.
+        py::gil_scoped_release release;
+        setRangeStatsEnabled(enabled, ms);
       },
       py::arg("enabled"), py::arg("window") = py::none(), R"doc(
         Times every range into a Stat "range/<name>" (count, mean, p50, p99, max, in ms) while
-        enabled, with or without a profiler. ``window`` (a timedelta, default 1 s) applies to
-        range Stats created from now on.
+        enabled, with or without a profiler. Enabling with another ``window`` (a timedelta,
+        default 1 s) applies it to every range Stat, those already created included: their open
+        windows are logged now. Open windows are also logged when a profile stops, when a
+        Publisher closes and at interpreter exit (before the Python handlers are removed).
       )doc");
   m.def("range_stats_enabled", &rangeStatsEnabled);
-  m.def("flush_range_stats", &flushRangeStats, "Closes the open window of every range Stat now.");
+  m.def(
+      "flush_range_stats",
+      [] {
+        py::gil_scoped_release release;  // the handlers it calls may run on other threads too
+        flushRangeStats();
+      },
+      "Closes the open window of every range Stat now.");
+  m.def(
+      "_flush_range_stats_at_exit",
+      [] {
+        py::gil_scoped_release release;
+        flushRangeStats();
+      },
+      R"doc(
+        Run at interpreter exit (registered with atexit): logs the range Stats' open windows while
+        the Python handlers and Publishers are still there. The C++ exit hook comes after
+        finalization, when livemon no longer calls into Python.
+      )doc");
+  // Registered after _shutdown (bindHandlers runs first), so it runs before it: atexit runs the
+  // last registered first.
+  py::module_::import("atexit").attr("register")(m.attr("_flush_range_stats_at_exit"));
   m.def("set_thread_name", &setThreadName, py::arg("name"), "Names the calling thread in traces.");
 }
 

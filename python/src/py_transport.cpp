@@ -80,6 +80,7 @@ py::dict statsDict(const PublisherStats& stats) {
   result["dropped_too_large"] = stats.droppedTooLarge;
   result["messages"] = stats.messages;
   result["heartbeats"] = stats.heartbeats;
+  result["io_wakeups"] = stats.ioWakeups;
   result["queued_bytes"] = stats.queuedBytes;
   result["subscribers_disconnected"] = stats.subscribersDisconnected;
   result["history_bytes"] = stats.historyBytes;

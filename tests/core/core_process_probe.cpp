@@ -1,6 +1,7 @@
 // A small program whose whole-process behaviour core_process_test checks: it is run in a fresh
 // process for each mode, and prints what it saw.
 #include <livemon/event_handler.h>
+#include <livemon/record_function.h>
 #include <livemon/stat.h>
 
 #include <dirent.h>
@@ -77,6 +78,20 @@ int exitWithLiveStats() {
   return 0;
 }
 
+// Returns from main with a range Stat's window open (an hour long), never calling
+// flushRangeStats(): exit logs it.
+int exitWithRangeStats() {
+  livemon::registerEventHandler([](const Event& e) {
+    for (const auto& [key, value] : e.data) std::printf("event %s\n", key.c_str());
+    std::fflush(stdout);
+  });
+  livemon::setRangeStatsEnabled(true, std::chrono::hours(1));
+  { LIVEMON_RECORD_FUNCTION("probe.range"); }
+  std::printf("returning\n");
+  std::fflush(stdout);
+  return 0;
+}
+
 // Returns from main while a handler is stuck on the window thread.
 int exitDuringHandler() {
   FirstEvent entered;
@@ -123,8 +138,9 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "lazy-thread") return lazyThread();
   if (mode == "exit-with-live-stats") return exitWithLiveStats();
+  if (mode == "exit-with-range-stats") return exitWithRangeStats();
   if (mode == "exit-during-handler") return exitDuringHandler();
   if (mode == "fork") return forkChild();
-  std::fprintf(stderr, "usage: core_process_probe lazy-thread|exit-with-live-stats|exit-during-handler|fork\n");
+  std::fprintf(stderr, "usage: core_process_probe lazy-thread|exit-with-live-stats|exit-with-range-stats|exit-during-handler|fork\n");
   return 2;
 }

@@ -78,6 +78,15 @@ TEST(CoreProcessTest, ProcessWithLiveStatsAndHandlersExitsPromptly) {
   EXPECT_THAT(r.output, HasSubstr("event probe.static.count"));  // the static Stat's last window
 }
 
+TEST(CoreProcessTest, ExitLogsTheOpenWindowsOfRangeStats) {
+  const ProbeResult r = runProbe("exit-with-range-stats", 30s);
+  ASSERT_TRUE(r.finished) << "the process did not exit; output so far:\n" << r.output;
+  EXPECT_EQ(r.exitCode, 0);
+  // After "returning": logged by the exit, not before.
+  EXPECT_THAT(r.output, HasSubstr("returning\nevent range/probe.range."));
+  EXPECT_THAT(r.output, HasSubstr("event range/probe.range.count"));
+}
+
 TEST(CoreProcessTest, ExitIsNotHeldUpByAHandlerStuckOnTheWindowThread) {
   const ProbeResult r = runProbe("exit-during-handler", 30s);
   ASSERT_TRUE(r.finished) << "the process did not exit; output so far:\n" << r.output;

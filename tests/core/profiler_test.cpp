@@ -179,7 +179,72 @@ TEST(Profiler, AThrowingHandlerLeavesStepWithTheStateAdvanced) {
   EXPECT_TRUE(profiler.running());
 }  // the destructor's stop() throws again, and swallows it
 
-TEST(Profiler, RangesOpenedBeforeRecordingAreLeftOut) {
+const TraceRange* rangeNamed(const Trace& trace, std::string_view name) {
+  for (const TraceRange& range : trace.ranges) {
+    if (range.name == name) return &range;
+  }
+  return nullptr;
+}
+
+// A range timed for range stats has a known start: when recording starts inside it, the trace
+// holds it as the parent of what was recorded, not its children alone.
+TEST(Profiler, ATraceStartedInsideATimedRangeHoldsThatRangeAsItsParent) {
+  setRangeStatsEnabled(true);
+  std::vector<Trace> traces;
+  ProfilerOptions options;
+  options.onTraceReady = [&](const Trace& trace) { traces.push_back(trace); };
+  Profiler profiler(options);
+  {
+    RecordFunction step("train_step");
+    { RecordFunction done("data"); }  // ended before recording: not in the trace
+    profiler.start();
+    { RecordFunction child("forward"); }
+  }
+  profiler.stop();
+  setRangeStatsEnabled(false);
+  ASSERT_EQ(traces.size(), 1u);
+  EXPECT_EQ(userRangeNames(traces[0]), (std::set<std::string>{"train_step", "forward"}));
+  const TraceRange* parent = rangeNamed(traces[0], "train_step");
+  const TraceRange* child = rangeNamed(traces[0], "forward");
+  ASSERT_TRUE(parent != nullptr && child != nullptr);
+  EXPECT_LT(parent->startNs, traces[0].startNs) << "its start is when it opened, before recording";
+  EXPECT_LE(parent->startNs, child->startNs);
+  EXPECT_GE(parent->endNs, child->endNs);
+  EXPECT_EQ(parent->depth, 0);
+  EXPECT_EQ(child->depth, 1);
+  EXPECT_EQ(&traces[0].ranges.front(), parent) << "enclosing ranges come first";
+}
+
+// With a schedule, ranges opened while warming up are buffered: one still open when the active
+// steps begin is kept with its start (it used to be cut as "started before recording").
+TEST(Profiler, ARangeOpenedWhileWarmingUpEnclosesWhatTheActiveStepRecorded) {
+  std::vector<Trace> traces;
+  ProfilerOptions options;
+  options.schedule = Schedule(0, 1, 1, 1);  // warmup, then one RecordAndSave step
+  options.rangeStats = false;
+  options.onTraceReady = [&](const Trace& trace) { traces.push_back(trace); };
+  Profiler profiler(options);
+  profiler.start();
+  {
+    RecordFunction epoch("epoch");
+    EXPECT_TRUE(epoch.active());
+    profiler.step();  // recording starts inside "epoch"
+    { RecordFunction inner("inner"); }
+  }
+  profiler.step();
+  ASSERT_EQ(traces.size(), 1u);
+  const TraceRange* epoch = rangeNamed(traces[0], "epoch");
+  const TraceRange* inner = rangeNamed(traces[0], "inner");
+  ASSERT_TRUE(epoch != nullptr) << "the enclosing range is missing";
+  ASSERT_TRUE(inner != nullptr);
+  EXPECT_LT(epoch->startNs, traces[0].startNs);
+  EXPECT_LE(epoch->startNs, inner->startNs);
+  EXPECT_GE(epoch->endNs, inner->endNs);
+  EXPECT_LT(epoch->depth, inner->depth);
+}
+
+// Nothing was timed when this range opened, so its start was never read.
+TEST(Profiler, RangesOpenedWhileNothingWasTimedAreLeftOut) {
   std::vector<Trace> traces;
   ProfilerOptions options;
   options.onTraceReady = [&](const Trace& trace) { traces.push_back(trace); };

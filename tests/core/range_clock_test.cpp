@@ -44,13 +44,14 @@ TEST(RangeClockTest, RangeStatsAloneKeepRefiningTheCalibration) {
 }
 
 // Checks that each thread's ranges in `trace` nest: a range at depth d lies inside the range at
-// depth d - 1 before it (when the trace holds it: its parent may have opened before recording
-// started, or not have closed by the collection), and a range starts after its predecessors at
-// the same depth have ended.
+// depth d - 1 before it (when the trace holds it: its parent may have opened while nothing was
+// timed, or not have closed by the collection), and a range starts after its predecessors at the
+// same depth have ended. A range may start before the trace (it was open when recording
+// started) but not end before it.
 void expectOrderedAndNested(const Trace& trace) {
   std::map<uint64_t, std::vector<const TraceRange*>> byThread;
   for (const TraceRange& range : trace.ranges) {
-    EXPECT_LE(trace.startNs, range.startNs);
+    EXPECT_LE(trace.startNs, range.endNs);
     EXPECT_LE(range.startNs, range.endNs);
     EXPECT_LE(range.endNs, trace.endNs);
     byThread[range.threadId].push_back(&range);

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -26,6 +27,7 @@ class RangeStatEvents {
           for (const auto& [key, value] : event.data) {
             if (key.starts_with(kRangeStatPrefix)) values_[key].push_back(std::get<double>(value));
           }
+          arrived_.notify_all();
         })) {}
   ~RangeStatEvents() { unregisterEventHandler(handle_); }
 
@@ -34,8 +36,15 @@ class RangeStatEvents {
     return values_;
   }
 
+  // Waits until `key` has had `windows` values; the deadline only catches a window that never comes.
+  bool waitForWindows(const std::string& key, std::size_t windows) {
+    std::unique_lock lock(mutex_);
+    return arrived_.wait_for(lock, std::chrono::seconds(30), [&] { return values_[key].size() >= windows; });
+  }
+
  private:
   std::mutex mutex_;
+  std::condition_variable arrived_;
   std::map<std::string, std::vector<double>> values_;
   EventHandlerHandle handle_;
 };
@@ -108,6 +117,49 @@ TEST(RangeStats, CountRangesOfConcurrentThreads) {
   setRangeStatsEnabled(false);
   flushRangeStats();
   EXPECT_EQ(total(events.values()["range/concurrent.count"]), 4000);
+}
+
+TEST(RangeStats, ANewWindowAppliesToTheRangeStatsAlreadyCreated) {
+  RangeStatEvents events;
+  setRangeStatsEnabled(true, std::chrono::hours(1));
+  { LIVEMON_RECORD_FUNCTION("resized"); }
+  EXPECT_TRUE(events.values()["range/resized.count"].empty()) << "an hour's window is still open";
+
+  setRangeStatsEnabled(true, std::chrono::hours(1));  // the same window: nothing changes
+  EXPECT_TRUE(events.values()["range/resized.count"].empty());
+
+  // Another window: the hour's window is logged now, and the next ones are 20 ms long, so they
+  // close on time without any flush (with the hour kept, the deadline would pass first).
+  setRangeStatsEnabled(true, std::chrono::milliseconds(20));
+  EXPECT_EQ(events.values()["range/resized.count"], std::vector<double>{1});
+  { LIVEMON_RECORD_FUNCTION("resized"); }
+  { LIVEMON_RECORD_FUNCTION("resized"); }
+  ASSERT_TRUE(events.waitForWindows("range/resized.count", 2));
+  // A name seen for the first time gets the new window as well.
+  { LIVEMON_RECORD_FUNCTION("created.after"); }
+  EXPECT_TRUE(events.waitForWindows("range/created.after.count", 1));
+  EXPECT_EQ(total(events.values()["range/resized.count"]), 3);
+
+  setRangeStatsEnabled(false, std::chrono::milliseconds(5));  // off: the window stays as it is
+  setRangeStatsEnabled(true, std::chrono::milliseconds(20));
+  { LIVEMON_RECORD_FUNCTION("resized"); }
+  EXPECT_TRUE(events.waitForWindows("range/resized.count", 3));
+  setRangeStatsEnabled(true);  // back to the default 1 s for the tests after this one
+  setRangeStatsEnabled(false);
+}
+
+TEST(RangeStats, AProfilerStopLogsTheWindowsItsTimingOpened) {
+  RangeStatEvents events;
+  setRangeStatsEnabled(true, std::chrono::hours(1));  // windows that would stay open all along
+  setRangeStatsEnabled(false);
+  Profiler profiler;
+  profiler.start();
+  { LIVEMON_RECORD_FUNCTION("profiled"); }
+  EXPECT_TRUE(events.values()["range/profiled.count"].empty());
+  profiler.stop();
+  EXPECT_EQ(events.values()["range/profiled.count"], std::vector<double>{1});
+  setRangeStatsEnabled(true);  // back to the default 1 s
+  setRangeStatsEnabled(false);
 }
 
 TEST(RangeStats, RejectAWindowBelowOneMillisecond) {

@@ -1,6 +1,7 @@
 """livemon.profiler: torch.profiler's schedule semantics, profile and record_function, traces that
 parse and nest, and live range Stats."""
 
+import datetime
 import json
 import os
 import subprocess
@@ -160,3 +161,28 @@ def test_a_profile_turns_range_stats_on_while_it_runs():
     assert not profiler.range_stats_enabled()
     with profiler.profile(range_stats=False):
         assert not profiler.range_stats_enabled()
+
+
+def test_a_new_range_stats_window_applies_to_ranges_already_seen(collect):
+    events = collect(livemon.STAT_EVENT)
+
+    def counts():
+        return [e.data["range/py_resized.count"] for e in events.named(livemon.STAT_EVENT)
+                if "range/py_resized.count" in e.data]
+
+    profiler.set_range_stats_enabled(True, datetime.timedelta(hours=1))
+    try:
+        with profiler.record_function("py_resized"):
+            pass
+        assert counts() == []  # an hour's window is open
+        profiler.set_range_stats_enabled(True, datetime.timedelta(milliseconds=20))
+        assert counts() == [1.0]  # logged when the window changed
+        with profiler.record_function("py_resized"):
+            pass
+        deadline = time.monotonic() + 30  # catches a window that never closes, nothing faster
+        while len(counts()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert counts() == [1.0, 1.0]  # closed on time, 20 ms windows
+    finally:
+        profiler.set_range_stats_enabled(True)  # the default window again
+        profiler.set_range_stats_enabled(False)

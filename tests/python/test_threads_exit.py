@@ -1,6 +1,8 @@
 """Threads and interpreter exit, each in a child process with a timeout: a deadlock or a hung exit
 fails the test instead of hanging the suite. torch.monitor 1.13 deadlocks in the first case."""
 
+import subprocess
+import sys
 import textwrap
 
 import pytest
@@ -160,3 +162,66 @@ def test_a_forked_child_with_handlers_exits_normally():
         print(os.waitstatus_to_exitcode(status))
     """, timeout=TIMEOUT)
     assert result.stdout.split() == ["0"]
+
+
+def test_range_stats_last_window_reaches_the_handlers_at_exit():
+    # The job never flushes; an hour's window is open when the script ends. The module's exit hook
+    # logs it while the Python handler is still registered; nothing calls into Python afterwards
+    # (the C++ exit hook finds the window empty, and the handler removed).
+    result = run_python("""
+        import datetime, livemon
+        from livemon import profiler
+        def show(event):
+            for key in sorted(event.data):
+                if key.startswith("range/"):
+                    print(key, event.data[key] if key.endswith(".count") else "")
+        livemon.register_event_handler(show)
+        profiler.set_range_stats_enabled(True, datetime.timedelta(hours=1))
+        for _ in range(3):
+            with profiler.record_function("exit_range"):
+                pass
+        print("returning")
+    """, timeout=TIMEOUT)
+    lines = result.stdout.splitlines()
+    assert lines[0] == "returning", result.stdout
+    assert "range/exit_range.count 3.0" in lines, result.stdout
+    assert result.stderr == "", result.stderr
+
+
+def test_range_stats_last_window_reaches_a_subscriber_through_a_module_level_publisher():
+    # A script's Publisher lives until the interpreter is finalized; the range Stats' last window
+    # is logged at exit before that, so it goes out with the publisher's linger.
+    zmq = pytest.importorskip("zmq")
+    context = zmq.Context()
+    subscriber = context.socket(zmq.SUB)
+    subscriber.setsockopt(zmq.LINGER, 0)
+    subscriber.setsockopt(zmq.SUBSCRIBE, b"")
+    subscriber.setsockopt(zmq.RCVTIMEO, TIMEOUT * 1000)
+    subscriber.bind("tcp://127.0.0.1:*")
+    endpoint = subscriber.getsockopt_string(zmq.LAST_ENDPOINT)
+    child = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import datetime, sys, livemon
+        from livemon import profiler
+        publisher = livemon.Publisher(endpoint=[], connect="{endpoint}",
+                                      heartbeat_interval=datetime.timedelta(milliseconds=20))
+        profiler.set_range_stats_enabled(True, datetime.timedelta(hours=1))
+        with profiler.record_function("child_range"):
+            pass
+        sys.stdin.readline()  # the parent has seen this publisher: nothing sent from now on is lost
+    """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        topic, _ = subscriber.recv_multipart()  # a heartbeat: the connection and subscription are up
+        assert topic.startswith(b"livemon"), topic
+        child.stdin.write("go\n")
+        child.stdin.close()
+        assert child.wait(timeout=TIMEOUT) == 0, child.stderr.read()
+        payloads = []
+        while not any(b"range/child_range.count" in p for p in payloads):
+            topic, payload = subscriber.recv_multipart()  # raises zmq.Again when nothing comes
+            payloads.append(payload)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+        subscriber.close()
+        context.term()

@@ -45,8 +45,15 @@ class ByteRing {
     if (capacity_ - static_cast<std::size_t>(head - tail) < needed) return false;
     copyIn(head, &length, sizeof(length));
     copyIn(head + sizeof(length), record.data(), record.size());
-    head_.store(head + needed, std::memory_order_release);
+    // Sequentially consistent, for WakeSignal: the consumer that checks emptyForSleeper() before
+    // it sleeps either sees this record or is seen asleep. On x86 an xchg instead of a mov.
+    head_.store(head + needed, std::memory_order_seq_cst);
     return true;
+  }
+
+  // For the consumer, after WakeSignal::prepareToSleep(): true when nothing is stored.
+  bool emptyForSleeper() const noexcept {
+    return head_.load(std::memory_order_seq_cst) == tail_.load(std::memory_order_relaxed);
   }
 
   // Hands the stored records, oldest first, to `onRecord(std::string_view)` until about

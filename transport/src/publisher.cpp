@@ -1,13 +1,12 @@
 #include <livemon/transport/publisher.h>
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <unordered_map>
@@ -16,6 +15,7 @@
 
 #include <livemon/detail/dispatch_step.h>
 #include <livemon/event_handler.h>
+#include <livemon/record_function.h>
 #include <livemon/stat.h>
 #include <livemon/transport/error.h>
 #include <livemon/transport/metrics_exporter.h>
@@ -28,6 +28,7 @@
 #include "msgpack_writer.h"
 #include "peer_guard.h"
 #include "publisher_setup.h"
+#include "wake_signal.h"
 #include "wire_codec.h"
 #include "zmq_support.h"
 
@@ -40,61 +41,13 @@ namespace {
 constexpr std::size_t kRecordNameHeader = 3;
 // The I/O thread reads about this much of the queue before it sends and looks at the clock.
 constexpr std::size_t kDrainBudgetFactor = 4;
-// Idle polling of the queue: the wait doubles from the first to the last while nothing comes.
+// After work, the I/O thread checks the queue again after waits that double from the first to
+// the last (1.55 ms in all), so a steady stream of events never makes the logging threads wake it;
+// then it sleeps until an event is queued, a history request comes or a heartbeat is due.
 constexpr std::chrono::microseconds kFirstIdleWait{50};
-constexpr std::chrono::microseconds kLastIdleWait{2000};
+constexpr std::chrono::microseconds kLastIdleWait{800};
 // While every subscriber is full (WaitForSlowest), the I/O thread rechecks this often.
 constexpr int kBlockedPollMs = 10;
-
-void validate(const PublisherOptions& options) {
-  auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
-  if (options.bind.empty() && options.connect.empty()) bad("no endpoint: bind and connect are both empty");
-  for (const auto* list : {&options.bind, &options.connect}) {
-    for (const std::string& endpoint : *list) {
-      if (endpoint.empty()) bad("an endpoint is empty");
-    }
-  }
-  if (options.queueCapacityBytes < 1024) {
-    bad("queueCapacityBytes must be at least 1024, got " + std::to_string(options.queueCapacityBytes));
-  }
-  if (options.sendHighWaterMark < 0) bad("sendHighWaterMark must not be negative, got " + std::to_string(options.sendHighWaterMark));
-  if (options.linger.count() < 0) bad("linger must not be negative, got " + std::to_string(options.linger.count()) + " ms");
-  if (options.heartbeatInterval.count() < 1 || options.heartbeatInterval.count() > 1000) {
-    bad("heartbeatInterval must be 1..1000 ms, got " + std::to_string(options.heartbeatInterval.count()) + " ms");
-  }
-  const WireLimits limits;
-  if (options.maxBatchEvents < 1 || options.maxBatchEvents > limits.maxEventsPerMessage) {
-    bad("maxBatchEvents must be 1.." + std::to_string(limits.maxEventsPerMessage) + ", got " +
-        std::to_string(options.maxBatchEvents));
-  }
-  const std::size_t maxBytes = limits.maxPayloadBytes - detail::kPayloadHeaderReserve;
-  if (options.maxBatchBytes < 1024 || options.maxBatchBytes > maxBytes) {
-    bad("maxBatchBytes must be 1024.." + std::to_string(maxBytes) + ", got " + std::to_string(options.maxBatchBytes));
-  }
-  if (!options.statName.empty() && options.statWindow.count() < 1) {
-    bad("statWindow must be at least 1 ms, got " + std::to_string(options.statWindow.count()) + " ms");
-  }
-  detail::checkSubscriberLimits(
-      {options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections},
-      "PublisherOptions");
-}
-
-// options.historyBytes, else LIVEMON_HISTORY_MB (MiB), else the default.
-std::size_t historyBytesFor(const PublisherOptions& options) {
-  if (options.historyBytes) return *options.historyBytes;
-  const std::string variable(kHistoryEnvironmentVariable);
-  const char* text = std::getenv(variable.c_str());
-  if (text == nullptr || *text == '\0') return kDefaultHistoryBytes;
-  char* end = nullptr;
-  errno = 0;
-  const long long value = std::strtoll(text, &end, 10);
-  constexpr long long kMaxMiB = 1024 * 1024;  // 1 TiB
-  if (errno != 0 || *end != '\0' || value < 0 || value > kMaxMiB) {
-    throw std::invalid_argument(variable + " must be a size in MiB, 0.." + std::to_string(kMaxMiB) + " (0 turns history off), got \"" +
-                                text + "\"");
-  }
-  return static_cast<std::size_t>(value) * 1024 * 1024;
-}
 
 // The timestamp of the first event entry of a batch body ([timestamp, data], ...), in wire time.
 int64_t firstEventTime(std::string_view body) {
@@ -132,7 +85,7 @@ std::vector<std::string> defaultPublisherBind() {
 
 // Thread-safe: the calling threads touch only the immutable members, the ring and the atomic
 // counters; the socket and the members after "I/O thread only" belong to the I/O thread;
-// `wakeMutex` and `wake` let the two meet.
+// `wake` wakes the I/O thread from its sleep (see WakeSignal).
 struct Publisher::State {
   // Not thread-safe: owned by the I/O thread. One topic's pending batch and its next sequence
   // number.
@@ -164,6 +117,8 @@ struct Publisher::State {
   bool serveHistory();
   bool waitWritable();
   void discardSubscriptions();
+  void waitBriefly(std::chrono::microseconds wait);
+  void sleepUntilWork(std::chrono::steady_clock::time_point nextHeartbeat);
   bool stopRequested() const noexcept { return stop.load(std::memory_order_acquire); }
 
   const PublisherOptions options;
@@ -179,14 +134,14 @@ struct Publisher::State {
   std::atomic<uint64_t> droppedAtShutdown{0};
   std::atomic<uint64_t> messages{0};
   std::atomic<uint64_t> heartbeats{0};
+  std::atomic<uint64_t> ioWakeups{0};
 
   std::shared_ptr<void> context;
   void* socket = nullptr;
   std::unique_ptr<detail::PeerGuard> guard;
   std::unique_ptr<std::thread> thread;
   std::atomic<bool> stop{false};
-  std::mutex wakeMutex;
-  std::condition_variable wake;
+  detail::WakeSignal wake;
   std::chrono::steady_clock::time_point stopDeadline;  // set before `stop`, read after it
 
   EventHandlerHandle handle;
@@ -235,7 +190,11 @@ void Publisher::State::onEvent(const Event& event) noexcept {
     detail::appendEventEntry(record, event);
     const bool queued = ring.push(record);
     if (record.capacity() > 64 * 1024) std::string().swap(record);
-    if (!queued) droppedQueueFull.fetch_add(1, std::memory_order_relaxed);
+    if (queued) {
+      wake.notify();
+    } else {
+      droppedQueueFull.fetch_add(1, std::memory_order_relaxed);
+    }
   } catch (...) {  // out of memory while encoding
     droppedQueueFull.fetch_add(1, std::memory_order_relaxed);
   }
@@ -248,22 +207,27 @@ void Publisher::State::run() noexcept {
     while (true) {
       const bool stopping = stopRequested();
       bool busy = drainAndSend();
-      if (historyServer && !stopping) busy = serveHistory() || busy;
       const auto now = std::chrono::steady_clock::now();
       if (now >= nextHeartbeat) {
         sendHeartbeat(MessageKind::Heartbeat);
         nextHeartbeat = now + options.heartbeatInterval;
       }
+      if (historyServer && !stopping) busy = serveHistory() || busy;
       if (stopping && ring.size() == 0) break;
       if (stopping && now >= stopDeadline) break;  // WaitForSlowest with a stalled subscriber
       if (busy) {
         idleWait = kFirstIdleWait;
         continue;
       }
-      std::unique_lock lock(wakeMutex);
-      wake.wait_for(lock, std::min<std::chrono::steady_clock::duration>(idleWait, nextHeartbeat - now),
-                    [this] { return stopRequested(); });
-      idleWait = std::min(idleWait * 2, kLastIdleWait);
+      if (stopping) {
+        waitBriefly(kFirstIdleWait);  // the linger: a slow subscriber's socket
+      } else if (idleWait <= kLastIdleWait) {
+        waitBriefly(std::min(idleWait, std::chrono::duration_cast<std::chrono::microseconds>(nextHeartbeat - now)));
+        idleWait *= 2;
+      } else {
+        sleepUntilWork(nextHeartbeat);
+      }
+      ioWakeups.fetch_add(1, std::memory_order_relaxed);
     }
     // Whatever is still queued could not be sent within the linger time.
     std::size_t left = 0;
@@ -434,6 +398,40 @@ bool Publisher::State::serveHistory() {
   }
 }
 
+// Waits on the wake signal alone (the history socket is served again right after), for the
+// short waits after work.
+void Publisher::State::waitBriefly(std::chrono::microseconds wait) {
+  if (wait.count() < 0) wait = std::chrono::microseconds(0);
+  pollfd item{wake.fd(), POLLIN, 0};
+  const timespec timeout{static_cast<time_t>(wait.count() / 1'000'000), static_cast<long>(wait.count() % 1'000'000) * 1000};
+  if (ppoll(&item, 1, &timeout, nullptr) > 0) wake.woke();
+}
+
+// Sleeps until an event is queued (the logging thread's notify), a history request comes or an
+// answer in progress may go on, a subscription comes (WaitForSlowest reads them), the heartbeat is
+// due, or stop.
+void Publisher::State::sleepUntilWork(std::chrono::steady_clock::time_point nextHeartbeat) {
+  wake.prepareToSleep();
+  if (!ring.emptyForSleeper() || stopRequested()) {
+    wake.cancelSleep();
+    return;
+  }
+  zmq_pollitem_t items[3];
+  int count = 0;
+  items[count++] = zmq_pollitem_t{nullptr, wake.fd(), ZMQ_POLLIN, 0};
+  if (historyServer) items[count++] = zmq_pollitem_t{historyServer->socket(), 0, ZMQ_POLLIN, 0};
+  if (options.slowSubscriber == SlowSubscriberPolicy::WaitForSlowest) {
+    items[count++] = zmq_pollitem_t{socket, 0, ZMQ_POLLIN, 0};
+  }
+  // Rounded up, so the thread does not wake just before the heartbeat and sleep again.
+  const auto untilHeartbeat = nextHeartbeat - std::chrono::steady_clock::now();
+  auto timeoutMs = std::max<int64_t>(0, std::chrono::ceil<std::chrono::milliseconds>(untilHeartbeat).count());
+  // An answer whose reader's queue was full goes on when it takes more; it is not told.
+  if (historyServer && historyServer->answering()) timeoutMs = std::min<int64_t>(timeoutMs, kBlockedPollMs);
+  zmq_poll(items, count, static_cast<long>(timeoutMs));
+  wake.woke();
+}
+
 // WaitForSlowest: waits until the socket takes messages again. False once stopping has run
 // past its deadline.
 bool Publisher::State::waitWritable() {
@@ -454,7 +452,7 @@ void Publisher::State::discardSubscriptions() {
 }
 
 Publisher::Publisher(Options options) {
-  validate(options);
+  detail::validatePublisherOptions(options);
   detail::watchForks();
   state_ = std::make_shared<State>(std::move(options), detail::forkGeneration());
   State& state = *state_;
@@ -479,7 +477,7 @@ Publisher::Publisher(Options options) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
     }
-    if (const std::size_t historyBytes = historyBytesFor(opts); historyBytes > 0 && opts.connect.empty()) {
+    if (const std::size_t historyBytes = detail::historyBytesFor(opts); historyBytes > 0 && opts.connect.empty()) {
       state.history = std::make_unique<detail::HistoryStore>(historyBytes);
       const std::string endpoint =
           opts.historyEndpoint.empty() ? detail::defaultHistoryEndpoint(state.endpoints.front()) : opts.historyEndpoint;
@@ -522,13 +520,17 @@ Publisher::~Publisher() {
     return;
   }
   state.systemStats.reset();  // the last holder's sampler logs its open windows while we listen
-  unregisterEventHandler(state.handle);
-  {
-    std::lock_guard lock(state.wakeMutex);
-    state.stopDeadline = std::chrono::steady_clock::now() + state.options.linger;
-    state.stop.store(true, std::memory_order_release);
+  // Range Stats have no owner whose destruction would log them: a Publisher local to main is gone
+  // before exit flushes them, so their last windows go out with it.
+  try {
+    flushRangeStats();
+  } catch (const std::exception&) {
+    // Out of memory for the list: those windows are lost.
   }
-  state.wake.notify_all();
+  unregisterEventHandler(state.handle);
+  state.stopDeadline = std::chrono::steady_clock::now() + state.options.linger;
+  state.stop.store(true, std::memory_order_release);
+  state.wake.signal();
   state.thread->join();
   state.historyServer.reset();
   state.guard.reset();
@@ -558,6 +560,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.droppedTooLarge = state_->droppedTooLarge.load(std::memory_order_relaxed);
   stats.messages = state_->messages.load(std::memory_order_relaxed);
   stats.heartbeats = state_->heartbeats.load(std::memory_order_relaxed);
+  stats.ioWakeups = state_->ioWakeups.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
   stats.subscribersDisconnected = state_->guard->closedCount();
   state_->historyCounters.copyTo(stats);

@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "peer_guard.h"
+#include "wire_codec.h"
 #include "zmq_support.h"
 
 namespace livemon::transport::detail {
@@ -148,6 +150,56 @@ std::shared_ptr<SystemStatsSampler> systemStatsFor(const PublisherOptions& optio
   if (!options.systemStats && value != "1") return nullptr;
   if (!options.handleLoggedEvents) return nullptr;  // its Stats would never reach this publisher
   return sharedSystemStatsSampler(options.statWindow);
+}
+
+void validatePublisherOptions(const PublisherOptions& options) {
+  auto bad = [](const std::string& message) { throw std::invalid_argument("PublisherOptions: " + message); };
+  if (options.bind.empty() && options.connect.empty()) bad("no endpoint: bind and connect are both empty");
+  for (const auto* list : {&options.bind, &options.connect}) {
+    for (const std::string& endpoint : *list) {
+      if (endpoint.empty()) bad("an endpoint is empty");
+    }
+  }
+  if (options.queueCapacityBytes < 1024) {
+    bad("queueCapacityBytes must be at least 1024, got " + std::to_string(options.queueCapacityBytes));
+  }
+  if (options.sendHighWaterMark < 0) bad("sendHighWaterMark must not be negative, got " + std::to_string(options.sendHighWaterMark));
+  if (options.linger.count() < 0) bad("linger must not be negative, got " + std::to_string(options.linger.count()) + " ms");
+  if (options.heartbeatInterval.count() < 1 || options.heartbeatInterval.count() > 1000) {
+    bad("heartbeatInterval must be 1..1000 ms, got " + std::to_string(options.heartbeatInterval.count()) + " ms");
+  }
+  const WireLimits limits;
+  if (options.maxBatchEvents < 1 || options.maxBatchEvents > limits.maxEventsPerMessage) {
+    bad("maxBatchEvents must be 1.." + std::to_string(limits.maxEventsPerMessage) + ", got " +
+        std::to_string(options.maxBatchEvents));
+  }
+  const std::size_t maxBytes = limits.maxPayloadBytes - kPayloadHeaderReserve;
+  if (options.maxBatchBytes < 1024 || options.maxBatchBytes > maxBytes) {
+    bad("maxBatchBytes must be 1024.." + std::to_string(maxBytes) + ", got " + std::to_string(options.maxBatchBytes));
+  }
+  if (!options.statName.empty() && options.statWindow.count() < 1) {
+    bad("statWindow must be at least 1 ms, got " + std::to_string(options.statWindow.count()) + " ms");
+  }
+  checkSubscriberLimits(
+      {options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections},
+      "PublisherOptions");
+}
+
+// options.historyBytes, else LIVEMON_HISTORY_MB (MiB), else the default.
+std::size_t historyBytesFor(const PublisherOptions& options) {
+  if (options.historyBytes) return *options.historyBytes;
+  const std::string variable(kHistoryEnvironmentVariable);
+  const char* text = std::getenv(variable.c_str());
+  if (text == nullptr || *text == '\0') return kDefaultHistoryBytes;
+  char* end = nullptr;
+  errno = 0;
+  const long long value = std::strtoll(text, &end, 10);
+  constexpr long long kMaxMiB = 1024 * 1024;  // 1 TiB
+  if (errno != 0 || *end != '\0' || value < 0 || value > kMaxMiB) {
+    throw std::invalid_argument(variable + " must be a size in MiB, 0.." + std::to_string(kMaxMiB) + " (0 turns history off), got \"" +
+                                text + "\"");
+  }
+  return static_cast<std::size_t>(value) * 1024 * 1024;
 }
 
 }  // namespace livemon::transport::detail

@@ -16,6 +16,13 @@ namespace livemon::transport::detail {
 // identityBroken() would make readers refuse every message.
 SourceInfo makeIdentity(const PublisherOptions& options);
 
+// Throws std::invalid_argument naming the option for a bad PublisherOptions.
+void validatePublisherOptions(const PublisherOptions& options);
+
+// options.historyBytes, else LIVEMON_HISTORY_MB (MiB), else the default. Throws
+// std::invalid_argument for a bad LIVEMON_HISTORY_MB.
+std::size_t historyBytesFor(const PublisherOptions& options);
+
 // The publisher's exporter: its own for an explicit metricsPort, the process's shared one for
 // LIVEMON_METRICS_PORT (see PublisherOptions::metricsPort), null for off. Thread-safe. Throws
 // std::invalid_argument for a bad LIVEMON_METRICS_PORT, TransportError when the port cannot be

@@ -60,7 +60,8 @@ class Schedule {
 struct TraceRange {
   std::string_view name;
   uint64_t threadId = 0;  // the operating system's thread id (gettid)
-  int64_t startNs = 0;    // steady_clock, nanoseconds since its epoch
+  int64_t startNs = 0;    // steady_clock, nanoseconds since its epoch; before Trace::startNs for a
+                          // range that was open when recording started
   int64_t endNs = 0;
   int32_t depth = 0;      // ranges open on the thread when this one opened
 };
@@ -144,8 +145,9 @@ class Profiler {
   // Ends the current step and enters the next one's action; a RecordAndSave step's end hands its
   // trace to onTraceReady. Does nothing when not running.
   void step();
-  // Ends recording; a recording in progress (Warmup excepted) is handed to onTraceReady. Does
-  // nothing when not running.
+  // Ends recording; a recording in progress (Warmup excepted) is handed to onTraceReady. With
+  // rangeStats, the range Stats log their open windows (flushRangeStats). Does nothing when not
+  // running.
   void stop();
 
   bool running() const noexcept { return running_; }

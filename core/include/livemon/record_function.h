@@ -62,7 +62,10 @@ class RangeName {
 // branch. While a Profiler records, the range is written as one fixed-size record to a buffer of
 // its own thread, without a lock. While range stats are on (setRangeStatsEnabled, or a started
 // Profiler), its duration in milliseconds is added to the Stat "range/<name>". A range opened
-// while all of that was off records nothing, even if recording starts before it closes.
+// while range stats were on (or a Profiler warmed up) and still open when recording starts is
+// recorded when it closes, with its start, so a trace that starts inside it nests completely. A
+// range opened while all of that was off records nothing (its start was never read), even if
+// recording starts before it closes.
 class RecordFunction {
  public:
   // The name's id is cached in `name`: nothing is hashed. See LIVEMON_RECORD_FUNCTION.
@@ -101,14 +104,20 @@ class RecordFunction {
 // Range stats: every range's duration, in milliseconds, goes to a Stat named "range/<name>" with
 // the aggregations count, mean, p50, p99 and max, on the system clock. They are on while this
 // is enabled or while a Profiler started with ProfilerOptions::rangeStats is running.
-// `window` is the window of range Stats created from now on; a name's Stat is created at its
-// first timed range and keeps its window. Throws std::invalid_argument for a window below 1 ms.
+// Enabling with a `window` other than the current one (1000 ms at first) applies it to every range
+// Stat: each logs its open window now, and its windows are `window` long from then on; Stats
+// created later (at a name's first timed range) get it too. Disabling leaves the window as it is.
+// Throws std::invalid_argument for a window below 1 ms.
+// Their open windows are logged at the latest when the process exits (std::atexit; Python: the
+// module's atexit hook, while the interpreter and its handlers are still there), when a Profiler
+// that timed them stops, and when a Publisher is destroyed (so a Publisher local to main still
+// sends them).
 // Thread-safe.
 void setRangeStatsEnabled(bool enabled, std::chrono::milliseconds window = std::chrono::milliseconds(1000));
 bool rangeStatsEnabled() noexcept;
 
 // Closes the open window of every range Stat now (logging those that hold samples), as
-// Stat::flush. For the end of a job, whose range Stats otherwise live until the process exits.
+// Stat::flush. Exit, Profiler::stop() and a Publisher's destruction call it (see above).
 // Thread-safe.
 void flushRangeStats();
 
