@@ -134,6 +134,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
     publisherOptions.connect = {options.connect};
   }
   publisherOptions.runName = options.runName;
+  publisherOptions.curve = options.curve;
   publisherOptions.metricsPort = options.metricsPort;
   publisherOptions.metricsAddress = options.metricsAddress;
   publisherOptions.statWindow = options.window;

@@ -74,6 +74,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
   relayOptions.historyRecording = options.recordDir;
+  relayOptions.curve = options.curve;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
     relayOptions.onMessage = [&recorder, &metrics, &options](std::string_view topic, const transport::WireMessage& message) {
@@ -94,6 +95,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   } else if (!options.upstream.empty() && options.historyMb > 0) {
     out << "  keeping no history: the relay at the top of the chain does\n";
   }
+  if (options.curve.enabled()) out << "  CURVE: only peers in " << options.curve.allow << " are admitted\n";
   if (metrics) out << "  Prometheus metrics: http://" << options.metricsAddress << ':' << metrics->port() << "/metrics\n";
   out << "  publish into it with LIVEMON_CONNECT=" << relay.listenEndpoint() << " or --connect; watch with: livemonctl tail "
       << relay.serveEndpoint() << "; Ctrl-C stops it" << std::endl;
@@ -109,6 +111,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   const transport::RelayStats stats = relay.stats();
   out << "forwarded " << stats.downMessages << " messages (" << humanBytes(stats.downBytes) << ") from publishers and "
       << stats.upMessages << " subscription messages" << std::endl;
+  if (stats.curveRefused > 0) out << "refused " << stats.curveRefused << " CURVE peers not in the allow list" << std::endl;
   if (recorder) {
     recorder->close();
     out << "recorded " << recorder->eventCount() << " events in " << recorder->files().size() << " file"

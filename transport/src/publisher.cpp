@@ -22,6 +22,7 @@
 #include <livemon/value_key.h>
 
 #include "byte_ring.h"
+#include "curve_security.h"
 #include "history_server.h"
 #include "history_store.h"
 #include "msgpack_reader.h"
@@ -183,6 +184,8 @@ struct Publisher::State {
   std::shared_ptr<void> context;
   void* socket = nullptr;
   std::unique_ptr<detail::PeerGuard> guard;
+  // Outlives the sockets it prepared (the main one and the history socket).
+  std::unique_ptr<detail::SocketSecurity> security;
   std::unique_ptr<std::thread> thread;
   std::atomic<bool> stop{false};
   std::mutex wakeMutex;
@@ -471,10 +474,14 @@ Publisher::Publisher(Options options) {
     state.guard = detail::guardSendingSocket(
         state.context.get(), state.socket,
         detail::PeerLimits{opts.maxSubscriberBytes, opts.maxTotalSubscriberBytes, opts.maxSubscriberConnections});
+    state.security = std::make_unique<detail::SocketSecurity>(opts.curve, "PublisherOptions");
     for (const std::string& endpoint : opts.bind) {
+      state.security->prepareBind(state.socket, endpoint);
       if (zmq_bind(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
       state.endpoints.push_back(detail::lastEndpoint(state.socket, endpoint));
     }
+    // After every bind: the socket becomes a CURVE client for what it connects to.
+    if (!opts.connect.empty()) state.security->prepareConnect(state.socket);
     for (const std::string& endpoint : opts.connect) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
@@ -483,7 +490,8 @@ Publisher::Publisher(Options options) {
       state.history = std::make_unique<detail::HistoryStore>(historyBytes);
       const std::string endpoint =
           opts.historyEndpoint.empty() ? detail::defaultHistoryEndpoint(state.endpoints.front()) : opts.historyEndpoint;
-      state.historyServer = std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits);
+      state.historyServer =
+          std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits, *state.security);
       state.historyEndpoint = state.historyServer->endpoint();
     }
     state.metrics = detail::metricsExporterFor(opts);
@@ -560,6 +568,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.heartbeats = state_->heartbeats.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
   stats.subscribersDisconnected = state_->guard->closedCount();
+  stats.curveRefused = state_->security->refusedCount();
   state_->historyCounters.copyTo(stats);
   if (state_->historyServer) {
     const auto served = state_->historyServer->stats();

@@ -107,10 +107,12 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
     if (zmq_connect(opened.monitor, monitorAddress.c_str()) != 0) detail::throwEndpointError("monitor", endpoint, errno);
 
     if (mode == EndpointMode::Bind) {
+      security->prepareBind(opened.socket, endpoint);
       if (zmq_bind(opened.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
       used = detail::lastEndpoint(opened.socket, endpoint);
-    } else if (zmq_connect(opened.socket, endpoint.c_str()) != 0) {
-      detail::throwEndpointError("connect to", endpoint, errno);
+    } else {
+      security->prepareConnect(opened.socket);
+      if (zmq_connect(opened.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
     }
   } catch (...) {
     closeSocket(opened);
@@ -439,6 +441,7 @@ Subscriber::Subscriber(Options options) {
   }
   try {
     state.context = detail::sharedContext();
+    state.security = std::make_unique<detail::SocketSecurity>(state.options.curve, "SubscriberOptions");
     std::lock_guard lock(state.socketMutex);
     for (const std::string& endpoint : state.options.connect) state.openEndpoint(endpoint, EndpointMode::Connect);
     for (const std::string& endpoint : state.options.bind) state.openEndpoint(endpoint, EndpointMode::Bind);

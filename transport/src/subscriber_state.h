@@ -20,6 +20,7 @@
 
 #include <livemon/transport/subscriber.h>
 
+#include "curve_security.h"
 #include "sequence_ranges.h"
 
 // The Subscriber's state, shared by subscriber.cpp and subscriber_history.cpp. Only transport/src
@@ -204,6 +205,8 @@ struct Subscriber::State {
   Clock& clock;
   const uint64_t forkGeneration;
   std::shared_ptr<void> context;
+  // Applies options.curve to every socket opened, the history requests' included.
+  std::unique_ptr<detail::SocketSecurity> security;
   int wakeFd = -1;
 
   std::mutex pollMutex;    // serializes poll()

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/event.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -121,6 +122,12 @@ struct PublisherOptions {
   // that handles logged events, and a Publisher that does not (handleLoggedEvents = false)
   // starts no sampler.
   bool systemStats = false;
+  // CURVE encryption and authentication (CurveOptions): the bound endpoints and the history socket
+  // admit only the subscribers whose certificates are in curve.allow; connecting to a relay, the
+  // publisher proves itself with curve.certificate to the relay whose certificate is
+  // curve.serverCertificate. The defaults come from LIVEMON_CURVE_SECRET, LIVEMON_CURVE_ALLOW,
+  // LIVEMON_CURVE_SERVER and LIVEMON_REQUIRE_CURVE, so ranks need no change to their code.
+  CurveOptions curve = publisherCurveFromEnvironment();
 };
 
 // Thread-safety: a plain value type. Counters of one publisher.
@@ -136,6 +143,7 @@ struct PublisherStats {
   std::size_t historyMessages = 0;   // messages held
   uint64_t historyDropped = 0;       // messages dropped to stay within historyBytes
   uint64_t historyRequests = 0;      // history requests answered or refused
+  uint64_t curveRefused = 0;         // CURVE clients refused: their key is not in curve.allow
 };
 
 // Thread-safe: every member may be called from any thread.

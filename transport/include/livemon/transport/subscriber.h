@@ -13,6 +13,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -55,6 +56,11 @@ struct SubscriberOptions {
   std::chrono::milliseconds historyWait{3000};
   std::chrono::milliseconds historyTimeout{10000};
   std::size_t historyHoldBytes = 64 * 1024 * 1024;
+  // CURVE (CurveOptions): connecting, the subscriber proves itself with curve.certificate (its
+  // NAME.key_secret) to the publisher or relay whose certificate is curve.serverCertificate, on
+  // every endpoint and for history requests. The defaults come from LIVEMON_CURVE_CLIENT,
+  // LIVEMON_CURVE_SERVER and LIVEMON_REQUIRE_CURVE.
+  CurveOptions curve = clientCurveFromEnvironment();
 };
 
 // Thread-safety: a plain value type. An event as received, with where it came from.
