@@ -58,6 +58,7 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
                                    std::vector<AlertRule> alertRules, bool history) {
   IngestWorker::Options ingest;
   ingest.history = history;
+  ingest.curve = options.curve;
   ingest.alertRules = std::move(alertRules);
   ingest.endpoints = std::move(endpoints);
   ingest.staleAfter = options.staleAfter;

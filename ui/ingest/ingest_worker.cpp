@@ -17,6 +17,7 @@ transport::SubscriberOptions subscriberOptions(const IngestWorker::Options& opti
   subscriber.staleAfter = options.staleAfter;
   subscriber.clock = options.clock;
   subscriber.history = options.history;
+  subscriber.curve = options.curve;
   return subscriber;
 }
 

@@ -71,6 +71,9 @@ class IngestWorker : public QObject {
     Clock* clock = nullptr;
     // Fetch each connected endpoint's history before its live events (see above).
     bool history = true;
+    // CURVE toward every endpoint (transport::SubscriberOptions::curve); the default follows
+    // LIVEMON_CURVE_CLIENT and LIVEMON_CURVE_SERVER.
+    transport::CurveOptions curve = transport::clientCurveFromEnvironment();
   };
 
   // Throws transport::TransportError naming the endpoint when one cannot be used. The thread
