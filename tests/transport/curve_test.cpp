@@ -287,6 +287,23 @@ TEST(CurveRelay, AForgedPublisherCannotReachSubscribers) {
   }
 }
 
+TEST(CurveSubscriber, AnEndpointMayHaveCurveSettingsOfItsOwn) {
+  Fixture keys;
+  PublisherOptions secured = test::testPublisherOptions();
+  secured.curve = keys.serverCurve();
+  Publisher securedPublisher(secured);
+  Publisher plainPublisher(test::testPublisherOptions());
+  SubscriberOptions options = test::connectTo({plainPublisher.endpoints().front()});
+  options.curve = {};
+  Subscriber subscriber(options);
+  EXPECT_THROW(subscriber.addEndpoint(securedPublisher.endpoints().front(), EndpointMode::Connect,
+                                      {keys.client.secretFile, "", "", false}),
+               std::invalid_argument);
+  subscriber.addEndpoint(securedPublisher.endpoints().front(), EndpointMode::Connect, keys.clientCurve(keys.client));
+  EXPECT_TRUE(test::waitForSource(subscriber, securedPublisher.identity()));
+  EXPECT_TRUE(test::waitForSource(subscriber, plainPublisher.identity()));
+}
+
 TEST(CurvePayloadPublisher, ServesOnlyAllowedSubscribers) {
   Fixture keys;
   PayloadPublisherOptions options;

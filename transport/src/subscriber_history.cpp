@@ -85,7 +85,7 @@ void Subscriber::State::noticeAdvertisement(Socket& socket) {
     // Defaults then; the answer still comes.
   }
   try {
-    security->prepareConnect(dealer);
+    socket.security->prepareConnect(dealer);
   } catch (const std::exception& error) {
     fetch.status.error = std::string("cannot secure the request to ") + server + ": " + error.what();
     closeHistory(fetch);  // the answer's deadline ends the fetch

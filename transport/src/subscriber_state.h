@@ -118,6 +118,9 @@ struct Subscriber::State {
     // When ZeroMQ dropped a connection it made without (yet) saying it retries.
     std::optional<std::chrono::steady_clock::time_point> droppedAt;
     std::unique_ptr<HistoryFetch> history;  // while the endpoint's history is fetched
+    // The CURVE settings of this endpoint and its history requests: the subscriber's, or the
+    // endpoint's own (addEndpoint with CurveOptions).
+    std::shared_ptr<detail::SocketSecurity> security;
   };
   struct Source;
   // Not thread-safe: guarded by stateMutex, as the sources are. A topic in the order topics were
@@ -176,7 +179,9 @@ struct Subscriber::State {
     changeDone.wait(lock, [this] { return pendingChanges.load(std::memory_order_acquire) == 0; });
   }
 
-  std::string openEndpoint(const std::string& endpoint, EndpointMode mode);
+  // `ownSecurity`: the endpoint's own CURVE settings; null: `security`.
+  std::string openEndpoint(const std::string& endpoint, EndpointMode mode,
+                           std::shared_ptr<detail::SocketSecurity> ownSecurity = nullptr);
   static void closeSocket(const Socket& socket);
   void readConnectionEvents(Socket& socket);
   void reconnectDropped();
@@ -206,7 +211,7 @@ struct Subscriber::State {
   const uint64_t forkGeneration;
   std::shared_ptr<void> context;
   // Applies options.curve to every socket opened, the history requests' included.
-  std::unique_ptr<detail::SocketSecurity> security;
+  std::shared_ptr<detail::SocketSecurity> security;
   int wakeFd = -1;
 
   std::mutex pollMutex;    // serializes poll()

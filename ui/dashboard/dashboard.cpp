@@ -14,6 +14,7 @@
 #include <QTimer>
 
 #include <livemon/transport/wire_format.h>
+#include <livemon/ui/dashboard/endpoint_curves.h>
 #include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/model/rank_groups.h>
 #include <livemon/ui/model/rank_scores_model.h>
@@ -76,8 +77,11 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   std::vector<AlertRule> rules;
   alertRules_ = savedAlertRules(*settings_, rules);
   fetchesHistory_ = options_.history.value_or(settings_->value(kHistoryKey, true).toBool());
-  ingest_ = std::make_unique<IngestWorker>(
-      ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_));
+  IngestWorker::Options ingest =
+      ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_);
+  // The saved endpoints come with the certificates the Connect dialog gave them.
+  if (options_.endpoints.empty() && !options_.exactEndpoints) ingest.endpointCurves = loadEndpointCurves(*settings_);
+  ingest_ = std::make_unique<IngestWorker>(std::move(ingest));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_);
   RankGroupsOptions grouping;

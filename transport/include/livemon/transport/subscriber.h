@@ -219,6 +219,10 @@ class Subscriber {
   // Adds an endpoint; returns it as used (a bound "tcp://host:*" with its port). Throws
   // TransportError naming the endpoint and the reason if it cannot be connected or bound.
   std::string addEndpoint(const std::string& endpoint, EndpointMode mode = EndpointMode::Connect);
+  // The same with CURVE settings of the endpoint's own instead of SubscriberOptions::curve (the
+  // dashboard's Connect dialog: each endpoint with its server's certificate). Also throws
+  // std::invalid_argument naming a certificate that cannot be used.
+  std::string addEndpoint(const std::string& endpoint, EndpointMode mode, const CurveOptions& curve);
   // False if no such endpoint was added.
   bool removeEndpoint(std::string_view endpoint);
   std::vector<EndpointStatus> endpoints() const;
