@@ -135,6 +135,34 @@ TEST(CurveOptionsTest, MistakesAreNamed) {
   EXPECT_NE(errorOf([&] { Publisher publisher(options); }).find("does not belong"), std::string::npos);
 }
 
+// Ranks need no change to their code: a default PublisherOptions (and SubscriberOptions) takes
+// its CURVE settings from the environment.
+TEST(CurveOptionsTest, DefaultsComeFromTheEnvironment) {
+  Fixture keys;
+  setenv("LIVEMON_CURVE_SECRET", keys.server.secretFile.c_str(), 1);
+  setenv("LIVEMON_CURVE_ALLOW", keys.allow.c_str(), 1);
+  setenv("LIVEMON_CURVE_CLIENT", keys.client.secretFile.c_str(), 1);
+  setenv("LIVEMON_CURVE_SERVER", keys.server.publicFile.c_str(), 1);
+  setenv("LIVEMON_REQUIRE_CURVE", "1", 1);
+  PublisherOptions publisherOptions = test::testPublisherOptions();
+  SubscriberOptions subscriberOptions;
+  for (const char* name : {"LIVEMON_CURVE_SECRET", "LIVEMON_CURVE_ALLOW", "LIVEMON_CURVE_CLIENT", "LIVEMON_CURVE_SERVER",
+                           "LIVEMON_REQUIRE_CURVE"}) {
+    unsetenv(name);
+  }
+  EXPECT_EQ(publisherOptions.curve.certificate, keys.server.secretFile);
+  EXPECT_EQ(publisherOptions.curve.allow, keys.allow.string());
+  EXPECT_TRUE(publisherOptions.curve.require);
+  EXPECT_EQ(subscriberOptions.curve.certificate, keys.client.secretFile);
+  EXPECT_EQ(subscriberOptions.curve.serverCertificate, keys.server.publicFile);
+
+  Publisher publisher(publisherOptions);
+  subscriberOptions.connect = publisher.endpoints();
+  Subscriber subscriber(subscriberOptions);
+  // Only a publisher that took the server's key from the environment admits this subscriber.
+  EXPECT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+}
+
 TEST(CurveOptionsTest, RequireRefusesAnExposedPlainEndpointAndAllowsLoopback) {
   PublisherOptions options = test::testPublisherOptions("tcp://0.0.0.0:*");
   options.curve.require = true;
