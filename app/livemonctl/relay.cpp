@@ -22,7 +22,7 @@ constexpr std::string_view kCommand = "relay";
 constexpr std::chrono::milliseconds kCheckInterval{50};
 
 // The relay's own counters beside the Stats it passes on, so a Prometheus sees the relay too.
-void publishRelayCounters(transport::MetricsExporter& metrics, const transport::RelayStats& stats) {
+void publishRelayCounters(transport::MetricsExporter& metrics, const transport::RelayStats& stats, bool curve) {
   metrics.setCounter("livemon_relay_down_messages_total", "Messages forwarded from publishers to subscribers",
                      static_cast<double>(stats.downMessages));
   metrics.setCounter("livemon_relay_down_bytes_total", "Bytes forwarded from publishers to subscribers",
@@ -31,6 +31,10 @@ void publishRelayCounters(transport::MetricsExporter& metrics, const transport::
                      static_cast<double>(stats.upMessages));
   metrics.setCounter("livemon_relay_up_bytes_total", "Subscription bytes forwarded toward publishers",
                      static_cast<double>(stats.upBytes));
+  if (curve) {
+    metrics.setCounter("livemon_relay_curve_refused_total", "CURVE peers refused: their key is not in --curve-allow",
+                       static_cast<double>(stats.curveRefused));
+  }
 }
 
 int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
@@ -104,7 +108,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   int exitCode = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     if (options.duration.count() > 0 && SteadyClock::now() - started >= options.duration) break;
-    if (metrics) publishRelayCounters(*metrics, relay.stats());
+    if (metrics) publishRelayCounters(*metrics, relay.stats(), options.curve.enabled());
     std::this_thread::sleep_for(kCheckInterval);
   }
   relay.stop();

@@ -335,6 +335,10 @@ void Relay::State::report(MessageKind kind) {
     event.data.emplace("livemon.relay.down_bytes.value", static_cast<double>(stats.downBytes));
     event.data.emplace("livemon.relay.up_messages.value", static_cast<double>(stats.upMessages));
     event.data.emplace("livemon.relay.up_bytes.value", static_cast<double>(stats.upBytes));
+    // Peers refused for a key not in the allow list, beside the traffic, where users look.
+    if (options.curve.enabled()) {
+      event.data.emplace("livemon.relay.curve_refused.value", static_cast<double>(stats.curveRefused));
+    }
     reporter->send(kStatEventName, encodeEventsPayload(identity, statSequence++, kStatEventName, {event}));
   }
   PublisherCounters counters;

@@ -49,7 +49,7 @@ struct RelayOptions {
   std::size_t maxSubscriberConnections = 128;
   // The relay reports itself as a source with this run name: heartbeats and the Stats
   // livemon.relay.{down,up}_{messages,bytes} (value: totals so far) every reportInterval. An empty
-  // run name turns the report off.
+  // run name turns the report off. With CURVE, livemon.relay.curve_refused too (RelayStats).
   std::string runName = "relay";
   std::chrono::milliseconds reportInterval{1000};
   // Called on the relay's worker thread with each well-formed message on its way from
