@@ -239,6 +239,8 @@ TEST(CurvePublisher, ReadsTheAllowListAgainWhenItChanges) {
   Fixture keys;
   PublisherOptions options = test::testPublisherOptions();
   options.curve = keys.serverCurve();
+  options.statName = "curve.pub";  // its counters as Stats, the refusals among them
+  options.statWindow = 20ms;
   Publisher publisher(options);
   SubscriberOptions strangerOptions = test::connectTo({publisher.endpoints().front()});
   strangerOptions.curve = keys.clientCurve(keys.stranger);
@@ -251,6 +253,15 @@ TEST(CurvePublisher, ReadsTheAllowListAgainWhenItChanges) {
   std::filesystem::copy_file(keys.stranger.publicFile, keys.allow / "stranger.tmp");
   std::filesystem::rename(keys.allow / "stranger.tmp", keys.allow / "stranger.key");
   EXPECT_TRUE(test::waitForSource(stranger, publisher.identity()));
+  // Admitted now, it reads how often it was refused before.
+  double refused = 0;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& e) {
+    if (const auto found = e.event.data.find("curve.pub.curve_refused.value"); found != e.event.data.end()) {
+      refused = std::get<double>(found->second);
+    }
+  };
+  EXPECT_TRUE(test::pollUntil(stranger, callbacks, [&] { return refused >= 1; }));
 }
 
 TEST(CurvePublisher, HistoryTravelsUnderCurveToo) {

@@ -204,6 +204,7 @@ struct Publisher::State {
   detail::HistoryCounters historyCounters;
   std::unique_ptr<Stat> publishedStat;
   std::unique_ptr<Stat> droppedStat;
+  std::unique_ptr<Stat> curveRefusedStat;  // with CURVE only
   std::shared_ptr<SystemStatsSampler> systemStats;  // the process's, shared; null when off
 
   // I/O thread only.
@@ -377,6 +378,7 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   if (metrics) metrics->sourceAlive(identity);
   if (publishedStat) publishedStat->add(static_cast<double>(counters.published));
   if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
+  if (curveRefusedStat) curveRefusedStat->add(static_cast<double>(security->refusedCount()));
 }
 
 bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body,
@@ -498,6 +500,10 @@ Publisher::Publisher(Options options) {
     if (!opts.statName.empty()) {
       state.publishedStat = std::make_unique<Stat>(opts.statName + ".published", std::vector{Aggregation::Value},
                                                    opts.statWindow);
+      if (state.security->enabled()) {
+        state.curveRefusedStat = std::make_unique<Stat>(opts.statName + ".curve_refused",
+                                                        std::vector{Aggregation::Value}, opts.statWindow);
+      }
       state.droppedStat = std::make_unique<Stat>(opts.statName + ".dropped", std::vector{Aggregation::Value},
                                                  opts.statWindow);
     }
@@ -547,6 +553,7 @@ Publisher::~Publisher() {
   state.context.reset();
   state.publishedStat.reset();
   state.droppedStat.reset();
+  state.curveRefusedStat.reset();
 }
 
 void Publisher::publish(const Event& event) noexcept { state_->onEvent(event); }

@@ -76,7 +76,8 @@ struct PublisherOptions {
   std::optional<int64_t> worldSize;
   std::optional<int64_t> localRank;
   // The publisher reports its counters as Stats "<statName>.published" and "<statName>.dropped"
-  // (aggregation value, windows of statWindow). An empty name turns this off.
+  // (aggregation value, windows of statWindow), with CURVE "<statName>.curve_refused" too. An
+  // empty name turns this off.
   std::string statName = "livemon.publisher";
   std::chrono::milliseconds statWindow{5000};
   // What subscribers may make the publisher hold. A subscriber's connection carries only its
