@@ -3,10 +3,12 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
 #include <QIcon>
 #include <QStringList>
 
@@ -63,6 +65,18 @@ Parsed parseArguments(const QStringList& arguments) {
                                 QStringLiteral("VIEW"));
   parser.addOption(settings);
   parser.addOption(view);
+  const QCommandLineOption curveServer(
+      QStringLiteral("curve-server"),
+      QStringLiteral("Encrypt and authenticate with CURVE: the publisher's or relay's NAME.key (default: "
+                     "LIVEMON_CURVE_SERVER)."),
+      QStringLiteral("FILE"));
+  const QCommandLineOption curveClient(
+      QStringLiteral("curve-client"),
+      QStringLiteral("With --curve-server: this side's NAME.key_secret, its NAME.key in the server's allow list "
+                     "(default: LIVEMON_CURVE_CLIENT)."),
+      QStringLiteral("FILE"));
+  parser.addOption(curveServer);
+  parser.addOption(curveClient);
   parser.addPositionalArgument(QStringLiteral("ENDPOINT"),
                                QStringLiteral("A publisher to subscribe to, e.g. tcp://127.0.0.1:5555."),
                                QStringLiteral("[ENDPOINT...]"));
@@ -99,6 +113,15 @@ Parsed parseArguments(const QStringList& arguments) {
     parsed.options.logCapacity = static_cast<std::size_t>(capacity);
   }
   parsed.options.settingsFile = parser.value(settings);
+  for (const auto& [option, target] : {std::pair{&curveServer, &parsed.options.curve.serverCertificate},
+                                       std::pair{&curveClient, &parsed.options.curve.certificate}}) {
+    if (!parser.isSet(*option)) continue;
+    const QString file = parser.value(*option);
+    if (!QFileInfo(file).isFile()) {
+      return usageError(QStringLiteral("--%1: no such file: %2").arg(option->names().front(), file));
+    }
+    *target = file.toStdString();
+  }
   if (parser.isSet(noHistory)) parsed.options.history = false;
   if (parser.isSet(view)) {
     const QString name = parser.value(view).toLower();

@@ -134,6 +134,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
     publisherOptions.connect = {options.connect};
   }
   publisherOptions.runName = options.runName;
+  publisherOptions.curve = options.curve;
   publisherOptions.metricsPort = options.metricsPort;
   publisherOptions.metricsAddress = options.metricsAddress;
   publisherOptions.statWindow = options.window;
@@ -182,6 +183,10 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   }
   out << "\n  system Stats of this process every second; " << sharedSystemStatsSampler(window)->gpuStatus();
   out << "\n  watch it with: livemonctl tail " << publisher.endpoints().front();
+  if (options.curve.enabled() && options.connect.empty()) {
+    out << " --curve-server SERVER.key --curve-client YOURS.key_secret (the server's public half of "
+        << options.curve.certificate << "; yours in " << options.curve.allow << ")";
+  }
   if (publisher.metricsPort() != 0) {
     out << "\n  Prometheus metrics: http://" << options.metricsAddress << ':' << publisher.metricsPort() << "/metrics";
   }

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl demo`: a synthetic training job that publishes what a real one would.
@@ -80,6 +81,8 @@ struct DemoOptions {
   // of the demo's ranges into this directory.
   std::string traceDir;
   int64_t traceWait = 10, traceWarmup = 2, traceActive = 5, traceRepeat = 0;
+  // CURVE (transport::CurveOptions): --curve-secret, --curve-allow, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Runs the demo until `stop` becomes true or `duration` passes (with ranks > 1 or a straggler:

@@ -97,6 +97,7 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
       publisherOptions.connect = {options.connect};
     }
     publisherOptions.runName = options.runName;
+    publisherOptions.curve = options.curve;
     // One process stands for one node of `count` ranks.
     publisherOptions.rank = static_cast<int64_t>(r);
     publisherOptions.worldSize = static_cast<int64_t>(count);

@@ -15,6 +15,7 @@
 #include <livemonctl/demo.h>
 #include <livemonctl/export.h>
 #include <livemonctl/info.h>
+#include <livemonctl/keygen.h>
 #include <livemonctl/ranks.h>
 #include <livemonctl/record.h>
 #include <livemonctl/relay.h>
@@ -71,6 +72,43 @@ const CLI::Validator kPositiveFactor(
                  : "must be a number above 0 and at most 1000, got " + text;
     },
     "F", "positive factor");
+
+// CURVE options of a command that binds (demo, relay, replay); `connects`: it may also connect
+// (to a relay), as a CURVE client of --curve-server. Each falls back to its environment variable.
+void addPublisherCurveOptions(CLI::App* command, livemon::transport::CurveOptions& curve, bool connects) {
+  command->add_option("--curve-secret", curve.certificate,
+                      "Encrypt and authenticate with CURVE: this side's NAME.key_secret (livemonctl keygen)")
+      ->option_text("FILE")
+      ->envname(std::string(livemon::transport::kCurveSecretEnvironmentVariable))
+      ->check(CLI::ExistingFile);
+  command->add_option("--curve-allow", curve.allow, "With --curve-secret: admit only the clients whose NAME.key is in DIR")
+      ->option_text("DIR")
+      ->envname(std::string(livemon::transport::kCurveAllowEnvironmentVariable))
+      ->check(CLI::ExistingDirectory);
+  if (connects) {
+    command->add_option("--curve-server", curve.serverCertificate,
+                        "With --curve-secret, connecting: the NAME.key of the relay connected to")
+        ->option_text("FILE")
+        ->envname(std::string(livemon::transport::kCurveServerEnvironmentVariable))
+        ->check(CLI::ExistingFile);
+  }
+  command->add_flag("--require-curve", curve.require, "Refuse to bind an address beyond loopback without CURVE")
+      ->envname(std::string(livemon::transport::kRequireCurveEnvironmentVariable));
+}
+
+// CURVE options of a command that connects to publishers or relays (tail, record, watch, ranks).
+void addClientCurveOptions(CLI::App* command, livemon::transport::CurveOptions& curve) {
+  command->add_option("--curve-server", curve.serverCertificate,
+                      "Encrypt and authenticate with CURVE: the publisher's or relay's NAME.key")
+      ->option_text("FILE")
+      ->envname(std::string(livemon::transport::kCurveServerEnvironmentVariable))
+      ->check(CLI::ExistingFile);
+  command->add_option("--curve-client", curve.certificate,
+                      "With --curve-server: this side's NAME.key_secret (its NAME.key in the server's allow list)")
+      ->option_text("FILE")
+      ->envname(std::string(livemon::transport::kCurveClientEnvironmentVariable))
+      ->check(CLI::ExistingFile);
+}
 
 std::chrono::milliseconds secondsToMs(double seconds) {
   return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000.0 + 0.5));
@@ -136,6 +174,7 @@ int main(int argc, char** argv) {
       ->expected(4)
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
       ->capture_default_str();
+  addPublisherCurveOptions(demoCommand, demo.curve, true);
 
   ctl::RanksOptions ranks;
   double ranksWindow = 1.0;
@@ -174,6 +213,7 @@ int main(int argc, char** argv) {
       ->option_text("N")
       ->capture_default_str();
   ranksCommand->add_flag("--json", ranks.json, "Print one JSON object per run and window");
+  addClientCurveOptions(ranksCommand, ranks.curve);
 
   ctl::TailOptions tail;
   double staleAfter = 3.0;
@@ -189,6 +229,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   tailCommand->add_option("--count", tail.maxEvents, "Exit after printing N events (0: run until Ctrl-C)")
       ->option_text("N");
+  addClientCurveOptions(tailCommand, tail.curve);
 
   ctl::WatchOptions watch;
   CLI::App* watchCommand = app.add_subcommand(
@@ -203,6 +244,7 @@ int main(int argc, char** argv) {
       ->check(kAlertRule);
   watchCommand->add_flag("--exit-on-alert", watch.exitOnAlert, "Exit with status 3 at the first alert");
   watchCommand->add_flag("--json", watch.json, "Print one JSON object per alert and line");
+  addClientCurveOptions(watchCommand, watch.curve);
 
   const bool terminal = isatty(STDERR_FILENO) != 0;
 
@@ -218,6 +260,7 @@ int main(int argc, char** argv) {
   recordCommand->add_option("--duration", recordDuration, "Stop after this many seconds (0: run until Ctrl-C)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
+  addClientCurveOptions(recordCommand, record.curve);
 
   ctl::InfoOptions info;
   CLI::App* infoCommand = app.add_subcommand("info", "Summarise a recording: duration, events per name and source, compression");
@@ -258,6 +301,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 86400.0))
       ->capture_default_str()
       ->option_text("S");
+  addPublisherCurveOptions(replayCommand, replay.curve, false);
 
   ctl::RelayCommandOptions relay;
   double relayDuration = 0.0;
@@ -300,6 +344,17 @@ int main(int argc, char** argv) {
   relayCommand->add_option("--duration", relayDuration, "Stop after this many seconds (0: run until Ctrl-C or SIGTERM)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
+  addPublisherCurveOptions(relayCommand, relay.curve, true);
+
+  ctl::KeygenOptions keygen;
+  CLI::App* keygenCommand = app.add_subcommand(
+      "keygen", "Make a CURVE key pair: NAME.key (public) and NAME.key_secret (owner-only), ZeroMQ text certificates");
+  keygenCommand->add_option("name", keygen.name, "The certificates' name")->required();
+  keygenCommand->add_option("--dir", keygen.dir, "Write into DIR (e.g. ~/.config/livemon/keys)")
+      ->option_text("DIR")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  keygenCommand->add_flag("--force", keygen.force, "Replace existing files");
 
   try {
     app.parse(argc, argv);
@@ -310,7 +365,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     CLI::App* command = &app;
     for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand,
-                          relayCommand, ranksCommand}) {
+                          relayCommand, ranksCommand, keygenCommand}) {
       if (sub->parsed()) command = sub;
     }
     std::string message = e.what();
@@ -329,10 +384,11 @@ int main(int argc, char** argv) {
   handleStopSignals();
   CLI::App* command = tailCommand;
   for (CLI::App* sub : {demoCommand, tailCommand, recordCommand, infoCommand, exportCommand, replayCommand, watchCommand,
-                          relayCommand, ranksCommand}) {
+                          relayCommand, ranksCommand, keygenCommand}) {
     if (sub->parsed()) command = sub;
   }
   try {
+    if (command == keygenCommand) return ctl::runKeygen(keygen, std::cout, std::cerr);
     if (command == recordCommand) {
       record.duration = secondsToMs(recordDuration);
       record.progress = terminal;

@@ -111,6 +111,7 @@ int runRanks(const RanksOptions& options, const std::atomic<bool>& stop, std::os
     SubscriberOptions subscriberOptions;
     subscriberOptions.connect = options.endpoints;
     subscriberOptions.clock = &clock;
+    subscriberOptions.curve = options.curve;
     Subscriber subscriber(subscriberOptions);
     QuietEndpointNotice quietNotice(kCommand, clock, options.quietNotice);
 

@@ -9,6 +9,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/rank_scores.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl ranks`: the ranks of each run side by side, scored against their median every
@@ -32,6 +33,8 @@ struct RanksOptions {
   std::chrono::milliseconds quietNotice{5000};
   // Windows, staleness and the notices; nullptr means livemon::systemClock(). Must outlive runRanks.
   Clock* clock = nullptr;
+  // CURVE (transport::CurveOptions): --curve-client, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Subscribes to every endpoint and, every window, scores each run's ranks by `stat` (RankScorer)

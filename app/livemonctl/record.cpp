@@ -28,6 +28,7 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   SubscriberOptions subscriberOptions;
   subscriberOptions.connect = options.endpoints;
   subscriberOptions.filters = options.filters;
+  subscriberOptions.curve = options.curve;
   Subscriber subscriber(subscriberOptions);
   std::unique_ptr<RecordingWriter> writer;
   try {

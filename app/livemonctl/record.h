@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl record`: records what publishers send into an MCAP file.
@@ -17,6 +18,8 @@ struct RecordOptions {
   std::vector<std::string> filters{};    // event-name prefixes; empty records everything
   std::chrono::milliseconds duration{0};  // 0: until stopped
   bool progress = false;                 // a status line on `err`, rewritten in place (a terminal)
+  // CURVE (transport::CurveOptions): --curve-client, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Subscribes to the endpoints and records every event into `output` until `stop` or `duration`,

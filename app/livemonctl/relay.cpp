@@ -22,7 +22,7 @@ constexpr std::string_view kCommand = "relay";
 constexpr std::chrono::milliseconds kCheckInterval{50};
 
 // The relay's own counters beside the Stats it passes on, so a Prometheus sees the relay too.
-void publishRelayCounters(transport::MetricsExporter& metrics, const transport::RelayStats& stats) {
+void publishRelayCounters(transport::MetricsExporter& metrics, const transport::RelayStats& stats, bool curve) {
   metrics.setCounter("livemon_relay_down_messages_total", "Messages forwarded from publishers to subscribers",
                      static_cast<double>(stats.downMessages));
   metrics.setCounter("livemon_relay_down_bytes_total", "Bytes forwarded from publishers to subscribers",
@@ -31,6 +31,10 @@ void publishRelayCounters(transport::MetricsExporter& metrics, const transport::
                      static_cast<double>(stats.upMessages));
   metrics.setCounter("livemon_relay_up_bytes_total", "Subscription bytes forwarded toward publishers",
                      static_cast<double>(stats.upBytes));
+  if (curve) {
+    metrics.setCounter("livemon_relay_curve_refused_total", "CURVE peers refused: their key is not in --curve-allow",
+                       static_cast<double>(stats.curveRefused));
+  }
 }
 
 int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
@@ -74,6 +78,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
   relayOptions.historyRecording = options.recordDir;
+  relayOptions.curve = options.curve;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
     relayOptions.onMessage = [&recorder, &metrics, &options](std::string_view topic, const transport::WireMessage& message) {
@@ -94,6 +99,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   } else if (!options.upstream.empty() && options.historyMb > 0) {
     out << "  keeping no history: the relay at the top of the chain does\n";
   }
+  if (options.curve.enabled()) out << "  CURVE: only peers in " << options.curve.allow << " are admitted\n";
   if (metrics) out << "  Prometheus metrics: http://" << options.metricsAddress << ':' << metrics->port() << "/metrics\n";
   out << "  publish into it with LIVEMON_CONNECT=" << relay.listenEndpoint() << " or --connect; watch with: livemonctl tail "
       << relay.serveEndpoint() << "; Ctrl-C stops it" << std::endl;
@@ -102,13 +108,14 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   int exitCode = 0;
   while (!stop.load(std::memory_order_relaxed)) {
     if (options.duration.count() > 0 && SteadyClock::now() - started >= options.duration) break;
-    if (metrics) publishRelayCounters(*metrics, relay.stats());
+    if (metrics) publishRelayCounters(*metrics, relay.stats(), options.curve.enabled());
     std::this_thread::sleep_for(kCheckInterval);
   }
   relay.stop();
   const transport::RelayStats stats = relay.stats();
   out << "forwarded " << stats.downMessages << " messages (" << humanBytes(stats.downBytes) << ") from publishers and "
       << stats.upMessages << " subscription messages" << std::endl;
+  if (stats.curveRefused > 0) out << "refused " << stats.curveRefused << " CURVE peers not in the allow list" << std::endl;
   if (recorder) {
     recorder->close();
     out << "recorded " << recorder->eventCount() << " events in " << recorder->files().size() << " file"

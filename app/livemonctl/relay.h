@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <livemon/transport/curve.h>
 #include <livemon/transport/relay.h>
 #include <livemon/transport/wire_format.h>
 
@@ -36,6 +37,8 @@ struct RelayCommandOptions {
   // Called on the relay's worker thread with every message forwarded from publishers to
   // subscribers, beside the recorder: where a metrics exporter (--metrics-port) plugs in.
   std::function<void(std::string_view topic, const transport::WireMessage& message)> onMessage;
+  // CURVE (transport::CurveOptions): --curve-secret, --curve-allow, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Runs a relay until `stop` (Ctrl-C, SIGTERM) or `duration`; prints where it listens and serves

@@ -86,6 +86,7 @@ int replay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ost
   (options.connect ? publisherOptions.connect : publisherOptions.bind) = {options.endpoint};
   // One message per event: room for the bursts a fast replay sends.
   publisherOptions.sendHighWaterMark = 100000;
+  publisherOptions.curve = options.curve;
   PayloadPublisher publisher(publisherOptions);
   out << "replaying " << printableText(options.path) << " (" << summary.messageCount << " events, "
       << fixedDecimals(recordedSeconds, 1) << " s) on " << publisher.endpoints().front() << " at " << options.speed << "x"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include <livemon/clock.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl replay`: republishes a recording as its publishers sent it.
@@ -29,6 +30,8 @@ struct ReplayOptions {
   // std::this_thread::sleep_until), so a test can replay without waiting.
   Clock* clock = nullptr;
   std::function<void(std::chrono::steady_clock::time_point)> sleepUntil{};
+  // CURVE (transport::CurveOptions): --curve-secret, --curve-allow, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Not thread-safe: a plain value type.

@@ -21,6 +21,7 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
     subscriberOptions.staleAfter = options.staleAfter;
     subscriberOptions.clock = options.clock;
     subscriberOptions.history = options.history;
+    subscriberOptions.curve = options.curve;
     Subscriber subscriber(subscriberOptions);
     QuietEndpointNotice quietNotice(kCommand, options.clock != nullptr ? *options.clock : systemClock(),
                                     options.quietNotice);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <livemon/clock.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl tail`: prints what publishers send, readably or as JSON lines.
@@ -26,6 +27,8 @@ struct TailOptions {
   std::chrono::milliseconds quietNotice{5000};
   // Measures staleness and quietNotice; nullptr means livemon::systemClock(). Must outlive runTail.
   Clock* clock = nullptr;
+  // CURVE (transport::CurveOptions): --curve-client, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Subscribes to every endpoint and prints each event, each source joining, going stale, coming

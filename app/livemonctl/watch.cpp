@@ -53,6 +53,7 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
     SubscriberOptions subscriberOptions;
     subscriberOptions.connect = options.endpoints;
     subscriberOptions.clock = &clock;
+    subscriberOptions.curve = options.curve;
     Subscriber subscriber(subscriberOptions);
     QuietEndpointNotice quietNotice(kCommand, clock, options.quietNotice);
     AlertEngineOptions engineOptions;

@@ -8,6 +8,7 @@
 
 #include <livemon/alert_rules.h>
 #include <livemon/clock.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 // `livemonctl watch`: applies alert rules to what publishers send, headless, so a script can stop
@@ -29,6 +30,8 @@ struct WatchOptions {
   std::chrono::milliseconds quietNotice{5000};
   // Measures silence; nullptr means livemon::systemClock(). Must outlive runWatch.
   Clock* clock = nullptr;
+  // CURVE (transport::CurveOptions): --curve-client, --curve-server, --require-curve.
+  transport::CurveOptions curve;
 };
 
 // Subscribes to every endpoint and prints each alert to `out` (one text line, or one JSON object

@@ -87,6 +87,7 @@ py::dict statsDict(const PublisherStats& stats) {
   result["history_messages"] = stats.historyMessages;
   result["history_dropped"] = stats.historyDropped;
   result["history_requests"] = stats.historyRequests;
+  result["curve_refused"] = stats.curveRefused;
   return result;
 }
 
@@ -99,7 +100,9 @@ class PyPublisher {
               std::optional<int64_t> rank, std::optional<int64_t> worldSize, std::optional<int64_t> localRank,
               std::size_t queueCapacityBytes, const py::object& linger,
               const py::object& heartbeatInterval, const std::string& statName, uint16_t metricsPort,
-              const std::string& metricsAddress, std::optional<double> historyMb, bool systemStats) {
+              const std::string& metricsAddress, std::optional<double> historyMb, bool systemStats,
+              const std::optional<std::string>& curveSecret, const std::optional<std::string>& curveAllow,
+              const std::optional<std::string>& curveServer, std::optional<bool> requireCurve) {
     PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
     if (!endpoint.is_none()) options.bind = endpointList(endpoint, "endpoint");
     if (!connect.is_none()) options.connect = endpointList(connect, "connect");
@@ -122,6 +125,11 @@ class PyPublisher {
       options.historyBytes = static_cast<std::size_t>(*historyMb * 1024.0 * 1024.0);
     }
     options.systemStats = systemStats;
+    // None keeps what the environment gave (LIVEMON_CURVE_*), as for the endpoints.
+    if (curveSecret) options.curve.certificate = *curveSecret;
+    if (curveAllow) options.curve.allow = *curveAllow;
+    if (curveServer) options.curve.serverCertificate = *curveServer;
+    if (requireCurve) options.curve.require = *requireCurve;
     publisher_ = std::make_unique<Publisher>(std::move(options));
     endpoints_ = publisher_->endpoints();
     identity_ = publisher_->identity();
@@ -281,11 +289,18 @@ void bindTransport(py::module_& m) {
         Stats: the process's CPU % and RSS, the host's memory used and, with NVML, each GPU's
         utilization, memory, temperature and power (default False; LIVEMON_SYSTEM_STATS=1 turns
         it on too). One sampler thread per process, however many publishers ask for it.
+        ``curve_secret``, ``curve_allow``: encrypt and authenticate with CURVE: this side's
+        ``NAME.key_secret`` (``livemonctl keygen``) and the directory of the ``NAME.key`` files of
+        the subscribers allowed in; ``curve_server``: connecting to a relay, the relay's
+        ``NAME.key``; ``require_curve``: refuse to bind beyond loopback without CURVE. Default:
+        LIVEMON_CURVE_SECRET, LIVEMON_CURVE_ALLOW, LIVEMON_CURVE_SERVER, LIVEMON_REQUIRE_CURVE.
+        ``stats()["curve_refused"]`` counts subscribers refused.
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>,
                     std::optional<int64_t>, std::optional<int64_t>, std::size_t,
                     const py::object&, const py::object&, const std::string&, uint16_t, const std::string&,
-                    std::optional<double>, bool>(),
+                    std::optional<double>, bool, const std::optional<std::string>&,
+                    const std::optional<std::string>&, const std::optional<std::string>&, std::optional<bool>>(),
            py::arg("endpoint") = py::none(), py::kw_only(),
            py::arg("connect") = py::none(), py::arg("run") = "", py::arg("rank") = py::none(),
            py::arg("world_size") = py::none(), py::arg("local_rank") = py::none(),
@@ -294,7 +309,9 @@ void bindTransport(py::module_& m) {
            py::arg("heartbeat_interval") = toTimedelta(defaults.heartbeatInterval),
            py::arg("stat_name") = defaults.statName, py::arg("metrics_port") = defaults.metricsPort,
            py::arg("metrics_address") = defaults.metricsAddress, py::arg("history_mb") = py::none(),
-           py::arg("system_stats") = defaults.systemStats)
+           py::arg("system_stats") = defaults.systemStats, py::arg("curve_secret") = py::none(),
+           py::arg("curve_allow") = py::none(), py::arg("curve_server") = py::none(),
+           py::arg("require_curve") = py::none())
       .def("close", &PyPublisher::close,
            "Sends what is queued and a goodbye (waiting at most `linger`), then stops. A second call does nothing.")
       .def("__enter__", [](PyPublisher& self) -> PyPublisher& { return self; }, py::return_value_policy::reference)

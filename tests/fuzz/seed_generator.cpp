@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <livemon/clock.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/wire_format.h>
@@ -318,6 +319,23 @@ void writeHistorySeeds(const fs::path& dir) {
   for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
 }
 
+// curve_certificate: certificates as livemonctl keygen writes them, czmq's layout with CRLF and
+// single quotes, and near misses.
+void writeCurveCertificateSeeds(const fs::path& dir) {
+  const CurveKeyPair keys = generateCurveKeyPair();
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"public", curveCertificateText(keys, false)},
+      {"secret", curveCertificateText(keys, true)},
+      {"czmq_crlf", "#   ZeroMQ CURVE Public Certificate\r\nmetadata\r\n    name = 'x'\r\ncurve\r\n    public-key = '" +
+                        keys.publicKey + "'\r\n"},
+      {"unquoted", "public-key = " + keys.publicKey + "\n"},
+      {"short_key", "public-key = \"" + keys.publicKey.substr(5) + "\"\n"},
+      {"twice", "public-key = \"" + keys.publicKey + "\"\npublic-key = \"" + keys.publicKey + "\"\n"},
+      {"no_public", "curve\n    secret-key = \"" + keys.secretKey + "\"\n"},
+  };
+  for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -327,7 +345,8 @@ int main(int argc, char** argv) {
   }
   try {
     const fs::path root = argv[1];
-    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule", "history_protocol"}) {
+    for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule", "history_protocol",
+                               "curve_certificate"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -337,6 +356,7 @@ int main(int argc, char** argv) {
     writeTimeBoundSeeds(root / "time_bound");
     writeAlertRuleSeeds(root / "alert_rule");
     writeHistorySeeds(root / "history_protocol");
+    writeCurveCertificateSeeds(root / "curve_certificate");
   } catch (const std::exception& error) {
     std::cerr << "livemon_fuzz_seeds: " << error.what() << '\n';
     return 1;

@@ -9,9 +9,18 @@
 #include <QListWidget>
 #include <QString>
 
+#include <QDir>
+#include <QSettings>
+#include <QTemporaryDir>
+
+#include <fstream>
+
+#include <livemon/transport/curve.h>
+#include <livemon/transport/publisher.h>
 #include <livemon/transport/relay.h>
 
 #include <livemon/ui/dashboard/endpoint_check.h>
+#include <livemon/ui/dashboard/endpoint_curves.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 
@@ -118,6 +127,79 @@ TEST(ConnectDialog, TheHintShowsHowToReachARelay) {
     shown = shown || label->text().contains(QStringLiteral("livemonctl relay --serve"));
   }
   EXPECT_TRUE(shown);
+}
+
+// Keys for a CURVE test: a publisher's pair and a client in its allow list.
+struct CurveKeys {
+  QTemporaryDir dir;
+  std::string path(const char* name) const { return (dir.path() + QLatin1Char('/') + QLatin1String(name)).toStdString(); }
+  CurveKeys() {
+    QDir(dir.path()).mkdir(QStringLiteral("allow"));
+    const transport::CurveKeyPair server = transport::generateCurveKeyPair();
+    const transport::CurveKeyPair client = transport::generateCurveKeyPair();
+    std::ofstream(path("server.key")) << transport::curveCertificateText(server, false);
+    std::ofstream(path("server.key_secret")) << transport::curveCertificateText(server, true);
+    std::ofstream(path("allow/laptop.key")) << transport::curveCertificateText(client, false);
+    std::ofstream(path("laptop.key_secret")) << transport::curveCertificateText(client, true);
+  }
+};
+
+TEST(ConnectDialog, WithCertificatesAnEndpointIsReachedOverCurve) {
+  CurveKeys keys;
+  transport::PublisherOptions publisherOptions;
+  publisherOptions.bind = {"tcp://127.0.0.1:*"};
+  publisherOptions.heartbeatInterval = 20ms;
+  publisherOptions.runName = "secured";
+  publisherOptions.curve = {keys.path("server.key_secret"), keys.path("allow"), "", false};
+  transport::Publisher publisher(publisherOptions);
+  const QString endpoint = QString::fromStdString(publisher.endpoints().front());
+
+  IngestWorker::Options options;
+  options.curve = {};
+  IngestWorker ingest(options);
+  ingest.start();
+  ConnectDialog dialog(ingest);
+  dialog.setCertificates(QString::fromStdString(keys.path("server.key")), QString());
+  EXPECT_EQ(dialog.addEndpoint(endpoint), ConnectDialog::AddResult::Refused);
+  EXPECT_TRUE(dialog.errorText().contains(QStringLiteral("NAME.key_secret"))) << dialog.errorText().toStdString();
+  dialog.setCertificates(QString::fromStdString(keys.path("server.key")), QString::fromStdString(keys.path("missing")));
+  EXPECT_EQ(dialog.addEndpoint(endpoint), ConnectDialog::AddResult::Refused);
+  EXPECT_TRUE(dialog.errorText().contains(QStringLiteral("missing"))) << dialog.errorText().toStdString();
+  EXPECT_TRUE(ingest.endpoints().empty());
+
+  dialog.setCertificates(QString::fromStdString(keys.path("server.key")),
+                         QString::fromStdString(keys.path("laptop.key_secret")));
+  ASSERT_EQ(dialog.addEndpoint(endpoint), ConnectDialog::AddResult::Added) << dialog.errorText().toStdString();
+  ASSERT_TRUE(waitFor([&] {
+    for (const transport::SourceStatus& source : ingest.sources()) {
+      if (source.source->run == "secured") return true;
+    }
+    return false;
+  }));
+  ASSERT_EQ(ingest.endpointCurves().size(), 1u);
+  EXPECT_EQ(ingest.endpointCurves().begin()->second.serverCertificate, keys.path("server.key"));
+  EXPECT_EQ(publisher.stats().curveRefused, 0u);
+  ingest.stop();
+}
+
+TEST(ConnectDialog, EndpointCertificatesAreRememberedAsPathsOnly) {
+  QTemporaryDir dir;
+  const QString file = dir.path() + QStringLiteral("/settings.ini");
+  std::map<std::string, transport::CurveOptions> curves;
+  curves["tcp://head:5555"] = {"/keys/laptop.key_secret", "", "/keys/head.key", false};
+  {
+    QSettings settings(file, QSettings::IniFormat);
+    saveEndpointCurves(settings, curves);
+  }
+  QSettings settings(file, QSettings::IniFormat);
+  const auto loaded = loadEndpointCurves(settings);
+  ASSERT_EQ(loaded.size(), 1u);
+  EXPECT_EQ(loaded.at("tcp://head:5555").certificate, "/keys/laptop.key_secret");
+  EXPECT_EQ(loaded.at("tcp://head:5555").serverCertificate, "/keys/head.key");
+  std::ifstream text(file.toStdString());
+  const std::string saved((std::istreambuf_iterator<char>(text)), std::istreambuf_iterator<char>());
+  EXPECT_NE(saved.find("/keys/head.key"), std::string::npos);
+  EXPECT_EQ(saved.find("secret-key"), std::string::npos);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <zmq.h>
 
+#include "curve_security.h"
 #include "zmq_support.h"
 
 namespace livemon::transport::detail {
@@ -58,7 +59,7 @@ bool receiveFrame(void* socket, std::string& out, bool& more) {
 
 }  // namespace
 
-HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits,
+HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits, SocketSecurity& security,
                              std::unique_ptr<OlderHistory> older)
     : limits_(limits), older_(std::move(older)) {
   socket_ = zmq_socket(context, ZMQ_ROUTER);
@@ -72,6 +73,7 @@ HistoryServer::HistoryServer(void* context, const std::string& endpoint, const W
     setIntOption(socket_, ZMQ_RCVHWM, 4, "ZMQ_RCVHWM");
     setInt64Option(socket_, ZMQ_MAXMSGSIZE, static_cast<int64_t>(kMaxRequestBytes), "ZMQ_MAXMSGSIZE");
     guard_ = std::make_unique<PeerGuard>(context, socket_, kReaderLimits);
+    security.prepareBind(socket_, endpoint);
     if (zmq_bind(socket_, endpoint.c_str()) != 0) throwEndpointError("bind the history socket at", endpoint, errno);
     endpoint_ = lastEndpoint(socket_, endpoint);
   } catch (...) {

@@ -17,6 +17,8 @@
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
 
+class SocketSecurity;
+
 // Thread-safety: a plain value type.
 struct HistoryServerStats {
   uint64_t requests = 0;   // well-formed requests taken
@@ -44,9 +46,10 @@ class HistoryServer {
   static constexpr std::size_t kMaxRequestBytes = 16 * 1024;
   static constexpr std::chrono::seconds kStallTimeout{30};
 
-  // Binds `endpoint` ("tcp://host:*" picks a free port). Throws TransportError naming it. With
-  // `older`, an answer begins with what the store dropped and `older` still has.
-  HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits,
+  // Binds `endpoint` ("tcp://host:*" picks a free port), secured as its owner's sockets are by
+  // `security` (which must outlive it). Throws TransportError naming it. With `older`, an answer
+  // begins with what the store dropped and `older` still has.
+  HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits, SocketSecurity& security,
                 std::unique_ptr<OlderHistory> older = nullptr);
   ~HistoryServer();
 

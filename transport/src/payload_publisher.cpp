@@ -8,6 +8,7 @@
 
 #include <livemon/transport/error.h>
 
+#include "curve_security.h"
 #include "peer_guard.h"
 #include "zmq_support.h"
 
@@ -56,6 +57,7 @@ struct PayloadPublisher::State {
   std::shared_ptr<void> context;
   void* socket = nullptr;
   std::unique_ptr<detail::PeerGuard> guard;
+  std::unique_ptr<detail::SocketSecurity> security;  // outlives the socket
   std::vector<std::string> endpoints;
   std::atomic<uint64_t> sent{0};
   std::atomic<uint64_t> unsent{0};
@@ -76,10 +78,13 @@ PayloadPublisher::PayloadPublisher(Options options) {
     state.guard = detail::guardSendingSocket(
         state.context.get(), state.socket,
         detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections});
+    state.security = std::make_unique<detail::SocketSecurity>(options.curve, "PayloadPublisherOptions");
     for (const std::string& endpoint : options.bind) {
+      state.security->prepareBind(state.socket, endpoint);
       if (zmq_bind(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
       state.endpoints.push_back(detail::lastEndpoint(state.socket, endpoint));
     }
+    if (!options.connect.empty()) state.security->prepareConnect(state.socket);
     for (const std::string& endpoint : options.connect) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
@@ -150,6 +155,7 @@ PayloadPublisherStats PayloadPublisher::stats() const noexcept {
   stats.sent = sentCount();
   stats.unsent = unsentCount();
   stats.subscribersDisconnected = state_->guard ? state_->guard->closedCount() : 0;
+  stats.curveRefused = state_->security ? state_->security->refusedCount() : 0;
   return stats;
 }
 

@@ -22,6 +22,7 @@
 #include <livemon/value_key.h>
 
 #include "byte_ring.h"
+#include "curve_security.h"
 #include "history_server.h"
 #include "history_store.h"
 #include "msgpack_reader.h"
@@ -139,6 +140,8 @@ struct Publisher::State {
   std::shared_ptr<void> context;
   void* socket = nullptr;
   std::unique_ptr<detail::PeerGuard> guard;
+  // Outlives the sockets it prepared (the main one and the history socket).
+  std::unique_ptr<detail::SocketSecurity> security;
   std::unique_ptr<std::thread> thread;
   std::atomic<bool> stop{false};
   detail::WakeSignal wake;
@@ -156,6 +159,7 @@ struct Publisher::State {
   detail::HistoryCounters historyCounters;
   std::unique_ptr<Stat> publishedStat;
   std::unique_ptr<Stat> droppedStat;
+  std::unique_ptr<Stat> curveRefusedStat;  // with CURVE only
   std::shared_ptr<SystemStatsSampler> systemStats;  // the process's, shared; null when off
 
   // I/O thread only.
@@ -338,6 +342,7 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   if (metrics) metrics->sourceAlive(identity);
   if (publishedStat) publishedStat->add(static_cast<double>(counters.published));
   if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
+  if (curveRefusedStat) curveRefusedStat->add(static_cast<double>(security->refusedCount()));
 }
 
 bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body,
@@ -469,10 +474,14 @@ Publisher::Publisher(Options options) {
     state.guard = detail::guardSendingSocket(
         state.context.get(), state.socket,
         detail::PeerLimits{opts.maxSubscriberBytes, opts.maxTotalSubscriberBytes, opts.maxSubscriberConnections});
+    state.security = std::make_unique<detail::SocketSecurity>(opts.curve, "PublisherOptions");
     for (const std::string& endpoint : opts.bind) {
+      state.security->prepareBind(state.socket, endpoint);
       if (zmq_bind(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
       state.endpoints.push_back(detail::lastEndpoint(state.socket, endpoint));
     }
+    // After every bind: the socket becomes a CURVE client for what it connects to.
+    if (!opts.connect.empty()) state.security->prepareConnect(state.socket);
     for (const std::string& endpoint : opts.connect) {
       if (zmq_connect(state.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
       state.endpoints.push_back(endpoint);
@@ -481,13 +490,18 @@ Publisher::Publisher(Options options) {
       state.history = std::make_unique<detail::HistoryStore>(historyBytes);
       const std::string endpoint =
           opts.historyEndpoint.empty() ? detail::defaultHistoryEndpoint(state.endpoints.front()) : opts.historyEndpoint;
-      state.historyServer = std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits);
+      state.historyServer =
+          std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits, *state.security);
       state.historyEndpoint = state.historyServer->endpoint();
     }
     state.metrics = detail::metricsExporterFor(opts);
     if (!opts.statName.empty()) {
       state.publishedStat = std::make_unique<Stat>(opts.statName + ".published", std::vector{Aggregation::Value},
                                                    opts.statWindow);
+      if (state.security->enabled()) {
+        state.curveRefusedStat = std::make_unique<Stat>(opts.statName + ".curve_refused",
+                                                        std::vector{Aggregation::Value}, opts.statWindow);
+      }
       state.droppedStat = std::make_unique<Stat>(opts.statName + ".dropped", std::vector{Aggregation::Value},
                                                  opts.statWindow);
     }
@@ -541,6 +555,7 @@ Publisher::~Publisher() {
   state.context.reset();
   state.publishedStat.reset();
   state.droppedStat.reset();
+  state.curveRefusedStat.reset();
 }
 
 void Publisher::publish(const Event& event) noexcept { state_->onEvent(event); }
@@ -563,6 +578,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.ioWakeups = state_->ioWakeups.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
   stats.subscribersDisconnected = state_->guard->closedCount();
+  stats.curveRefused = state_->security->refusedCount();
   state_->historyCounters.copyTo(stats);
   if (state_->historyServer) {
     const auto served = state_->historyServer->stats();

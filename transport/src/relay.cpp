@@ -19,6 +19,7 @@
 #include <livemon/transport/error.h>
 #include <livemon/transport/payload_publisher.h>
 
+#include "curve_security.h"
 #include "history_server.h"
 #include "history_store.h"
 #include "peer_guard.h"
@@ -109,6 +110,8 @@ struct Relay::State {
   void* controlProxy = nullptr;   // PAIR, the proxy's end
   void* control = nullptr;        // PAIR, ours
   std::unique_ptr<detail::PeerGuard> guard;
+  // Kept until the relay is destroyed, after its sockets close: stats() reads its count.
+  std::unique_ptr<detail::SocketSecurity> security;
   std::unique_ptr<PayloadPublisher> reporter;
   // Worker thread only, with the counters below for stats(); null without history.
   std::unique_ptr<detail::HistoryStore> history;
@@ -157,8 +160,14 @@ void Relay::State::open() {
   detail::setIntOption(listen, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
   const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
   detail::setInt64Option(listen, ZMQ_MAXMSGSIZE, static_cast<int64_t>(largest) + kFrameHeadroomBytes, "ZMQ_MAXMSGSIZE");
+  security = std::make_unique<detail::SocketSecurity>(options.curve, "RelayOptions");
+  security->prepareBind(listen, options.listen);
   if (zmq_bind(listen, options.listen.c_str()) != 0) detail::throwEndpointError("bind", options.listen, errno);
   listenEndpoint = detail::lastEndpoint(listen, options.listen);
+  // Unique per relay: several may live in one process (tests, a chain in one program).
+  const std::string base = "inproc://livemon-relay-" + std::to_string(identity.instanceId);
+  // The relay's own report enters here: inproc:// needs no key of its own in the allow list.
+  if (zmq_bind(listen, (base + "-listen").c_str()) != 0) detail::throwEndpointError("bind", base + "-listen", errno);
 
   serve = socket(ZMQ_XPUB, options.serve.c_str());
   detail::setIntOption(serve, ZMQ_LINGER, 0, "ZMQ_LINGER");
@@ -167,14 +176,14 @@ void Relay::State::open() {
   guard = detail::guardSendingSocket(
       context.get(), serve,
       detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections});
+  security->prepareBind(serve, options.serve);
   if (zmq_bind(serve, options.serve.c_str()) != 0) detail::throwEndpointError("bind", options.serve, errno);
   serveEndpoint = detail::lastEndpoint(serve, options.serve);
+  if (!options.upstream.empty()) security->prepareConnect(serve);
   for (const std::string& endpoint : options.upstream) {
     if (zmq_connect(serve, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
   }
 
-  // Unique per relay: several may live in one process (tests, a chain in one program).
-  const std::string base = "inproc://livemon-relay-" + std::to_string(identity.instanceId);
   controlProxy = socket(ZMQ_PAIR, "control");
   if (zmq_bind(controlProxy, (base + "-control").c_str()) != 0) detail::throwEndpointError("bind", base + "-control", errno);
   control = socket(ZMQ_PAIR, "control");
@@ -190,7 +199,7 @@ void Relay::State::open() {
     }
     history = std::make_unique<detail::HistoryStore>(options.historyBytes);
     historyServer = std::make_unique<detail::HistoryServer>(
-        context.get(), endpoint, options.limits,
+        context.get(), endpoint, options.limits, *security,
         options.historyRecording.empty() ? nullptr : std::make_unique<detail::OlderHistory>(options.historyRecording));
     historyEndpoint = historyServer->endpoint();
   }
@@ -215,7 +224,7 @@ void Relay::State::open() {
   if (!options.runName.empty()) {
     // The report enters like any publisher's, so subscribers and upstream relays see it.
     PayloadPublisherOptions reporterOptions;
-    reporterOptions.connect = {listenEndpoint};
+    reporterOptions.connect = {base + "-listen"};
     reporterOptions.linger = kReportLinger;
     reporter = std::make_unique<PayloadPublisher>(reporterOptions);
   }
@@ -252,6 +261,7 @@ RelayStats Relay::State::query() const {
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
   historyCounters.copyTo(stats);
+  stats.curveRefused = security ? security->refusedCount() : 0;
   if (historyServer) stats.historyRequests = historyServer->stats().requests;
   return stats;
 }
@@ -325,6 +335,10 @@ void Relay::State::report(MessageKind kind) {
     event.data.emplace("livemon.relay.down_bytes.value", static_cast<double>(stats.downBytes));
     event.data.emplace("livemon.relay.up_messages.value", static_cast<double>(stats.upMessages));
     event.data.emplace("livemon.relay.up_bytes.value", static_cast<double>(stats.upBytes));
+    // Peers refused for a key not in the allow list, beside the traffic, where users look.
+    if (options.curve.enabled()) {
+      event.data.emplace("livemon.relay.curve_refused.value", static_cast<double>(stats.curveRefused));
+    }
     reporter->send(kStatEventName, encodeEventsPayload(identity, statSequence++, kStatEventName, {event}));
   }
   PublisherCounters counters;

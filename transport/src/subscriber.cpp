@@ -68,9 +68,11 @@ std::string_view sourceStateName(SourceState state) noexcept {
 }
 
 
-std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode) {
+std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode,
+                                           std::shared_ptr<detail::SocketSecurity> ownSecurity) {
   static std::atomic<uint64_t> monitors{0};
   Socket opened;
+  opened.security = ownSecurity ? std::move(ownSecurity) : security;
   opened.socket = zmq_socket(context.get(), ZMQ_SUB);
   if (opened.socket == nullptr) detail::throwEndpointError("open a socket for", endpoint, errno);
   std::string used = endpoint;
@@ -107,10 +109,12 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
     if (zmq_connect(opened.monitor, monitorAddress.c_str()) != 0) detail::throwEndpointError("monitor", endpoint, errno);
 
     if (mode == EndpointMode::Bind) {
+      opened.security->prepareBind(opened.socket, endpoint);
       if (zmq_bind(opened.socket, endpoint.c_str()) != 0) detail::throwEndpointError("bind", endpoint, errno);
       used = detail::lastEndpoint(opened.socket, endpoint);
-    } else if (zmq_connect(opened.socket, endpoint.c_str()) != 0) {
-      detail::throwEndpointError("connect to", endpoint, errno);
+    } else {
+      opened.security->prepareConnect(opened.socket);
+      if (zmq_connect(opened.socket, endpoint.c_str()) != 0) detail::throwEndpointError("connect to", endpoint, errno);
     }
   } catch (...) {
     closeSocket(opened);
@@ -439,6 +443,7 @@ Subscriber::Subscriber(Options options) {
   }
   try {
     state.context = detail::sharedContext();
+    state.security = std::make_shared<detail::SocketSecurity>(state.options.curve, "SubscriberOptions");
     std::lock_guard lock(state.socketMutex);
     for (const std::string& endpoint : state.options.connect) state.openEndpoint(endpoint, EndpointMode::Connect);
     for (const std::string& endpoint : state.options.bind) state.openEndpoint(endpoint, EndpointMode::Bind);
@@ -465,6 +470,13 @@ std::string Subscriber::addEndpoint(const std::string& endpoint, EndpointMode mo
   State::ChangeGuard change(*state_);
   std::lock_guard lock(state_->socketMutex);
   return state_->openEndpoint(endpoint, mode);
+}
+
+std::string Subscriber::addEndpoint(const std::string& endpoint, EndpointMode mode, const CurveOptions& curve) {
+  auto security = std::make_shared<detail::SocketSecurity>(curve, "Subscriber::addEndpoint");
+  State::ChangeGuard change(*state_);
+  std::lock_guard lock(state_->socketMutex);
+  return state_->openEndpoint(endpoint, mode, std::move(security));
 }
 
 bool Subscriber::removeEndpoint(std::string_view endpoint) {

@@ -84,6 +84,13 @@ void Subscriber::State::noticeAdvertisement(Socket& socket) {
   } catch (const TransportError&) {
     // Defaults then; the answer still comes.
   }
+  try {
+    socket.security->prepareConnect(dealer);
+  } catch (const std::exception& error) {
+    fetch.status.error = std::string("cannot secure the request to ") + server + ": " + error.what();
+    closeHistory(fetch);  // the answer's deadline ends the fetch
+    return;
+  }
   HistoryRequest request;
   request.filters = options.filters;
   const std::string payload = encodeHistoryRequest(request);

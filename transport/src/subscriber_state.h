@@ -20,6 +20,7 @@
 
 #include <livemon/transport/subscriber.h>
 
+#include "curve_security.h"
 #include "sequence_ranges.h"
 
 // The Subscriber's state, shared by subscriber.cpp and subscriber_history.cpp. Only transport/src
@@ -117,6 +118,9 @@ struct Subscriber::State {
     // When ZeroMQ dropped a connection it made without (yet) saying it retries.
     std::optional<std::chrono::steady_clock::time_point> droppedAt;
     std::unique_ptr<HistoryFetch> history;  // while the endpoint's history is fetched
+    // The CURVE settings of this endpoint and its history requests: the subscriber's, or the
+    // endpoint's own (addEndpoint with CurveOptions).
+    std::shared_ptr<detail::SocketSecurity> security;
   };
   struct Source;
   // Not thread-safe: guarded by stateMutex, as the sources are. A topic in the order topics were
@@ -175,7 +179,9 @@ struct Subscriber::State {
     changeDone.wait(lock, [this] { return pendingChanges.load(std::memory_order_acquire) == 0; });
   }
 
-  std::string openEndpoint(const std::string& endpoint, EndpointMode mode);
+  // `ownSecurity`: the endpoint's own CURVE settings; null: `security`.
+  std::string openEndpoint(const std::string& endpoint, EndpointMode mode,
+                           std::shared_ptr<detail::SocketSecurity> ownSecurity = nullptr);
   static void closeSocket(const Socket& socket);
   void readConnectionEvents(Socket& socket);
   void reconnectDropped();
@@ -204,6 +210,8 @@ struct Subscriber::State {
   Clock& clock;
   const uint64_t forkGeneration;
   std::shared_ptr<void> context;
+  // Applies options.curve to every socket opened, the history requests' included.
+  std::shared_ptr<detail::SocketSecurity> security;
   int wakeFd = -1;
 
   std::mutex pollMutex;    // serializes poll()

@@ -14,6 +14,7 @@
 #include <QTimer>
 
 #include <livemon/transport/wire_format.h>
+#include <livemon/ui/dashboard/endpoint_curves.h>
 #include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/model/rank_groups.h>
 #include <livemon/ui/model/rank_scores_model.h>
@@ -58,6 +59,7 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, std::vector
                                    std::vector<AlertRule> alertRules, bool history) {
   IngestWorker::Options ingest;
   ingest.history = history;
+  ingest.curve = options.curve;
   ingest.alertRules = std::move(alertRules);
   ingest.endpoints = std::move(endpoints);
   ingest.staleAfter = options.staleAfter;
@@ -77,8 +79,11 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   alertRules_ = savedAlertRules(*settings_, rules);
   fetchesHistory_ = options_.history.value_or(settings_->value(kHistoryKey, true).toBool());
   baselinesFollowLive_ = options_.baselinesFollowLive.value_or(settings_->value(kBaselineFollowKey, false).toBool());
-  ingest_ = std::make_unique<IngestWorker>(
-      ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_));
+  IngestWorker::Options ingest =
+      ingestOptions(options_, chooseEndpoints(options_, *settings_), std::move(rules), fetchesHistory_);
+  // The saved endpoints come with the certificates the Connect dialog gave them.
+  if (options_.endpoints.empty() && !options_.exactEndpoints) ingest.endpointCurves = loadEndpointCurves(*settings_);
+  ingest_ = std::make_unique<IngestWorker>(std::move(ingest));
   logModel_ = std::make_unique<EventLogModel>(options_.logCapacity);
   rangesModel_ = std::make_unique<RangesModel>(*registry_, options_.clock);
   // A recording's ranges are as old as they were at its playhead.

@@ -10,6 +10,8 @@
 
 #include <QObject>
 #include <QString>
+
+#include <livemon/transport/curve.h>
 #include <QStringList>
 
 #include <livemon/clock.h>
@@ -89,6 +91,9 @@ struct DashboardOptions {
   // Whether each endpoint's history (the run so far) is fetched before its live events
   // (IngestWorker::Options::history). Unset: the setting "ingest/history", true unless set false.
   std::optional<bool> history;
+  // CURVE toward every endpoint (`livemon --curve-server FILE --curve-client FILE`); the default
+  // follows LIVEMON_CURVE_SERVER and LIVEMON_CURVE_CLIENT.
+  transport::CurveOptions curve = transport::clientCurveFromEnvironment();
 };
 
 // Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its

@@ -13,10 +13,13 @@ namespace {
 
 transport::SubscriberOptions subscriberOptions(const IngestWorker::Options& options) {
   transport::SubscriberOptions subscriber;
-  subscriber.connect = options.endpoints;
+  for (const std::string& endpoint : options.endpoints) {
+    if (!options.endpointCurves.contains(endpoint)) subscriber.connect.push_back(endpoint);
+  }
   subscriber.staleAfter = options.staleAfter;
   subscriber.clock = options.clock;
   subscriber.history = options.history;
+  subscriber.curve = options.curve;
   return subscriber;
 }
 
@@ -42,7 +45,13 @@ IngestWorker::IngestWorker(Options options, QObject* parent)
       subscriber_(std::make_unique<transport::Subscriber>(subscriberOptions(options_))),
       staging_(options_.staging),
       converter_(options_.limits),
-      alertFeed_(withBuiltInRules(options_.alertRules), options_.clock) {}
+      alertFeed_(withBuiltInRules(options_.alertRules), options_.clock) {
+  for (const std::string& endpoint : options_.endpoints) {
+    if (const auto own = options_.endpointCurves.find(endpoint); own != options_.endpointCurves.end()) {
+      addEndpoint(endpoint, own->second);
+    }
+  }
+}
 
 IngestWorker::~IngestWorker() { stop(); }
 
@@ -61,9 +70,17 @@ void IngestWorker::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-std::string IngestWorker::addEndpoint(const std::string& endpoint) { return subscriber_->addEndpoint(endpoint); }
+std::string IngestWorker::addEndpoint(const std::string& endpoint, const std::optional<transport::CurveOptions>& curve) {
+  if (!curve) return subscriber_->addEndpoint(endpoint);
+  std::string used = subscriber_->addEndpoint(endpoint, transport::EndpointMode::Connect, *curve);
+  endpointCurves_[used] = *curve;
+  return used;
+}
 
-bool IngestWorker::removeEndpoint(const std::string& endpoint) { return subscriber_->removeEndpoint(endpoint); }
+bool IngestWorker::removeEndpoint(const std::string& endpoint) {
+  endpointCurves_.erase(endpoint);
+  return subscriber_->removeEndpoint(endpoint);
+}
 
 std::vector<transport::EndpointStatus> IngestWorker::endpoints() const { return subscriber_->endpoints(); }
 

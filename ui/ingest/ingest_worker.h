@@ -71,6 +71,12 @@ class IngestWorker : public QObject {
     Clock* clock = nullptr;
     // Fetch each connected endpoint's history before its live events (see above).
     bool history = true;
+    // CURVE toward every endpoint (transport::SubscriberOptions::curve); the default follows
+    // LIVEMON_CURVE_CLIENT and LIVEMON_CURVE_SERVER.
+    transport::CurveOptions curve = transport::clientCurveFromEnvironment();
+    // Endpoints connected at construction with CURVE settings of their own instead of `curve`
+    // (those the Connect dialog remembered).
+    std::map<std::string, transport::CurveOptions> endpointCurves;
   };
 
   // Throws transport::TransportError naming the endpoint when one cannot be used. The thread
@@ -87,9 +93,13 @@ class IngestWorker : public QObject {
   // What the limits refused so far, live and replayed.
   LimitDrops limitDrops() const;
 
-  // Returns the endpoint as used. Throws transport::TransportError naming it and the reason.
-  std::string addEndpoint(const std::string& endpoint);
+  // Returns the endpoint as used. Throws transport::TransportError naming it and the reason, and
+  // std::invalid_argument naming a certificate that cannot be used. With `curve`, the endpoint
+  // uses those CURVE settings instead of Options::curve, and endpointCurves() remembers them.
+  std::string addEndpoint(const std::string& endpoint, const std::optional<transport::CurveOptions>& curve = {});
   bool removeEndpoint(const std::string& endpoint);
+  // The endpoints added with CURVE settings of their own (GUI thread, as addEndpoint).
+  const std::map<std::string, transport::CurveOptions>& endpointCurves() const noexcept { return endpointCurves_; }
   std::vector<transport::EndpointStatus> endpoints() const;
   std::vector<transport::SourceStatus> sources() const;
   transport::SubscriberStats stats() const;
@@ -140,6 +150,7 @@ class IngestWorker : public QObject {
 
   Options options_;
   std::unique_ptr<transport::Subscriber> subscriber_;
+  std::map<std::string, transport::CurveOptions> endpointCurves_;  // changed by addEndpoint/removeEndpoint
   StagingBuffer staging_;
   // The converter and the batch it fills are shared by the polling thread and deliver(); pushing
   // under the same lock keeps every descriptor ahead of the samples that use it.

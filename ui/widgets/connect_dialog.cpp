@@ -1,6 +1,7 @@
 #include <livemon/ui/widgets/connect_dialog.h>
 
 #include <exception>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,6 +51,15 @@ ConnectDialog::ConnectDialog(IngestWorker& ingest, QWidget* parent, std::chrono:
   addRow->addWidget(add_);
   addRow->addWidget(remove_);
   layout->addLayout(addRow);
+  // CURVE: paths only; the dashboard remembers them with the endpoint, never the keys.
+  auto* curveRow = new QHBoxLayout();
+  serverCertificate_ = new QLineEdit(this);
+  serverCertificate_->setPlaceholderText(tr("CURVE: server's NAME.key (optional)"));
+  clientCertificate_ = new QLineEdit(this);
+  clientCertificate_->setPlaceholderText(tr("your NAME.key_secret"));
+  curveRow->addWidget(serverCertificate_, 1);
+  curveRow->addWidget(clientCertificate_, 1);
+  layout->addLayout(curveRow);
 
   error_ = new QLabel(this);
   error_->setWordWrap(true);
@@ -151,9 +161,24 @@ ConnectDialog::AddResult ConnectDialog::addEndpoint(const QString& endpoint) {
   return connectNow(endpoint) ? AddResult::Added : AddResult::Refused;
 }
 
+void ConnectDialog::setCertificates(const QString& serverCertificate, const QString& clientCertificate) {
+  serverCertificate_->setText(serverCertificate);
+  clientCertificate_->setText(clientCertificate);
+}
+
 bool ConnectDialog::connectNow(const QString& endpoint) {
+  const QString server = serverCertificate_->text().trimmed();
+  const QString client = clientCertificate_->text().trimmed();
+  std::optional<transport::CurveOptions> curve;
+  if (!server.isEmpty() || !client.isEmpty()) {
+    if (server.isEmpty() || client.isEmpty()) {
+      showError(tr("CURVE needs both the server's certificate (NAME.key) and yours (NAME.key_secret)"));
+      return false;
+    }
+    curve = transport::CurveOptions{client.toStdString(), "", server.toStdString(), false};
+  }
   try {
-    ingest_.addEndpoint(endpoint.toStdString());
+    ingest_.addEndpoint(endpoint.toStdString(), curve);
   } catch (const std::exception& error) {
     showError(QString::fromStdString(error.what()));
     return false;

@@ -21,7 +21,10 @@ class IngestWorker;
 // a refused endpoint (bad syntax, unknown transport, a host that does not resolve) shows the
 // reason and changes nothing. A host name is looked up off the GUI thread first (EndpointChecker),
 // "Looking up…" shown meanwhile; the dialog stays responsive and may be closed. An endpoint on
-// which a relay reports itself is marked "relay" in the list, checked once a second.
+// which a relay reports itself is marked "relay" in the list, checked once a second. With the
+// server's certificate (NAME.key) and the client's (NAME.key_secret) filled in, the endpoint is
+// added with CURVE (transport::CurveOptions); a certificate that cannot be used is refused with
+// its file named.
 class ConnectDialog : public QDialog {
   Q_OBJECT
 
@@ -39,6 +42,8 @@ class ConnectDialog : public QDialog {
   // What the Add button does with the text in the field.
   AddResult addEndpoint(const QString& endpoint);
   bool removeEndpoint(const QString& endpoint);
+  // The certificates the next added endpoint uses (both empty: the dashboard's default).
+  void setCertificates(const QString& serverCertificate, const QString& clientCertificate);
   QStringList endpoints() const;
   // Those the list marks as relays.
   QStringList relayEndpoints() const;
@@ -61,6 +66,8 @@ class ConnectDialog : public QDialog {
   IngestWorker& ingest_;
   QListWidget* list_ = nullptr;
   QLineEdit* input_ = nullptr;
+  QLineEdit* serverCertificate_ = nullptr;
+  QLineEdit* clientCertificate_ = nullptr;
   QLabel* error_ = nullptr;
   QLabel* checking_ = nullptr;
   QPushButton* add_ = nullptr;

@@ -25,6 +25,7 @@
 #include <QToolButton>
 #include <QWidget>
 
+#include <livemon/ui/dashboard/endpoint_curves.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/baseline_menu.h>
@@ -285,6 +286,7 @@ void MainWindow::restoreSettings() {
 void MainWindow::saveSettings() {
   QSettings& settings = dashboard_->settings();
   settings.setValue(keys::kEndpoints, dashboard_->endpoints());
+  saveEndpointCurves(settings, dashboard_->ingest().endpointCurves());
   settings.setValue(keys::kGeometry, saveGeometry());
   settings.setValue(keys::kState, saveState());
   settings.setValue(keys::kSplitter, splitter_->saveState());

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include <livemon/transport/curve.h>
+
 namespace livemon::transport {
 
 struct PayloadPublisherOptions {
@@ -25,6 +27,9 @@ struct PayloadPublisherOptions {
   std::size_t maxSubscriberBytes = 64 * 1024;
   std::size_t maxTotalSubscriberBytes = 256 * 1024;
   std::size_t maxSubscriberConnections = 128;
+  // CURVE (CurveOptions), as for a Publisher: bound, a server admitting curve.allow; connecting,
+  // a client of curve.serverCertificate.
+  CurveOptions curve;
 };
 
 // Counters of one PayloadPublisher.
@@ -32,6 +37,7 @@ struct PayloadPublisherStats {
   uint64_t sent = 0;    // messages handed to the socket
   uint64_t unsent = 0;  // messages the socket did not take (it is never waited for)
   uint64_t subscribersDisconnected = 0;  // connections reset: sent too much, or too many connections
+  uint64_t curveRefused = 0;             // CURVE subscribers refused: not in curve.allow
 };
 
 // Not thread-safe: one thread at a time calls its members; stats() and the counts may be read from

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/event.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -75,7 +76,8 @@ struct PublisherOptions {
   std::optional<int64_t> worldSize;
   std::optional<int64_t> localRank;
   // The publisher reports its counters as Stats "<statName>.published" and "<statName>.dropped"
-  // (aggregation value, windows of statWindow). An empty name turns this off.
+  // (aggregation value, windows of statWindow), with CURVE "<statName>.curve_refused" too. An
+  // empty name turns this off.
   std::string statName = "livemon.publisher";
   std::chrono::milliseconds statWindow{5000};
   // What subscribers may make the publisher hold. A subscriber's connection carries only its
@@ -121,6 +123,12 @@ struct PublisherOptions {
   // that handles logged events, and a Publisher that does not (handleLoggedEvents = false)
   // starts no sampler.
   bool systemStats = false;
+  // CURVE encryption and authentication (CurveOptions): the bound endpoints and the history socket
+  // admit only the subscribers whose certificates are in curve.allow; connecting to a relay, the
+  // publisher proves itself with curve.certificate to the relay whose certificate is
+  // curve.serverCertificate. The defaults come from LIVEMON_CURVE_SECRET, LIVEMON_CURVE_ALLOW,
+  // LIVEMON_CURVE_SERVER and LIVEMON_REQUIRE_CURVE, so ranks need no change to their code.
+  CurveOptions curve = publisherCurveFromEnvironment();
 };
 
 // Thread-safety: a plain value type. Counters of one publisher.
@@ -137,6 +145,7 @@ struct PublisherStats {
   std::size_t historyMessages = 0;   // messages held
   uint64_t historyDropped = 0;       // messages dropped to stay within historyBytes
   uint64_t historyRequests = 0;      // history requests answered or refused
+  uint64_t curveRefused = 0;         // CURVE clients refused: their key is not in curve.allow
 };
 
 // Thread-safe: every member may be called from any thread.

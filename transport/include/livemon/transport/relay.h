@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -48,7 +49,7 @@ struct RelayOptions {
   std::size_t maxSubscriberConnections = 128;
   // The relay reports itself as a source with this run name: heartbeats and the Stats
   // livemon.relay.{down,up}_{messages,bytes} (value: totals so far) every reportInterval. An empty
-  // run name turns the report off.
+  // run name turns the report off. With CURVE, livemon.relay.curve_refused too (RelayStats).
   std::string runName = "relay";
   std::chrono::milliseconds reportInterval{1000};
   // Called on the relay's worker thread with each well-formed message on its way from
@@ -75,6 +76,11 @@ struct RelayOptions {
   // answered from those files first, a chunk at a time, so a late subscriber still gets the run
   // from its start.
   std::string historyRecording;
+  // CURVE (CurveOptions): the relay is the CURVE server on listen, serve and history, so
+  // publishers and subscribers alike must be in curve.allow; toward `upstream` it is a client of
+  // the relay whose certificate is curve.serverCertificate. `livemonctl relay` fills it from
+  // --curve-secret, --curve-allow, --curve-server and their environment variables.
+  CurveOptions curve;
 };
 
 // Thread-safety: a plain value type. Totals since the relay started, from libzmq's proxy
@@ -92,6 +98,7 @@ struct RelayStats {
   std::size_t historyMessages = 0;
   uint64_t historyDropped = 0;      // messages dropped to stay within RelayOptions::historyBytes
   uint64_t historyRequests = 0;
+  uint64_t curveRefused = 0;  // CURVE peers (publishers or subscribers) refused: not in curve.allow
 };
 
 // Thread-safe: every member may be called from any thread.

@@ -13,6 +13,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -55,6 +56,11 @@ struct SubscriberOptions {
   std::chrono::milliseconds historyWait{3000};
   std::chrono::milliseconds historyTimeout{10000};
   std::size_t historyHoldBytes = 64 * 1024 * 1024;
+  // CURVE (CurveOptions): connecting, the subscriber proves itself with curve.certificate (its
+  // NAME.key_secret) to the publisher or relay whose certificate is curve.serverCertificate, on
+  // every endpoint and for history requests. The defaults come from LIVEMON_CURVE_CLIENT,
+  // LIVEMON_CURVE_SERVER and LIVEMON_REQUIRE_CURVE.
+  CurveOptions curve = clientCurveFromEnvironment();
 };
 
 // Thread-safety: a plain value type. An event as received, with where it came from.
@@ -213,6 +219,10 @@ class Subscriber {
   // Adds an endpoint; returns it as used (a bound "tcp://host:*" with its port). Throws
   // TransportError naming the endpoint and the reason if it cannot be connected or bound.
   std::string addEndpoint(const std::string& endpoint, EndpointMode mode = EndpointMode::Connect);
+  // The same with CURVE settings of the endpoint's own instead of SubscriberOptions::curve (the
+  // dashboard's Connect dialog: each endpoint with its server's certificate). Also throws
+  // std::invalid_argument naming a certificate that cannot be used.
+  std::string addEndpoint(const std::string& endpoint, EndpointMode mode, const CurveOptions& curve);
   // False if no such endpoint was added.
   bool removeEndpoint(std::string_view endpoint);
   std::vector<EndpointStatus> endpoints() const;

@@ -1,0 +1,115 @@
+// CURVE from the command line: `livemonctl keygen`, the --curve-* options and their environment
+// variables, and --require-curve, with livemonctl processes talking to each other.
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+#include <cstdlib>
+#include <regex>
+#include <sstream>
+
+#include <livemon/transport/curve.h>
+#include <livemonctl/command.h>
+#include <livemonctl/keygen.h>
+
+#include "test_support.h"
+
+namespace livemon::livemonctl {
+namespace {
+
+using transport::test::ChildProcess;
+using transport::test::TempDir;
+
+int keygen(const std::string& name, const std::string& dir, bool force, std::string* err = nullptr) {
+  std::ostringstream out;
+  std::ostringstream errors;
+  const int code = runKeygen({name, dir, force}, out, errors);
+  if (err != nullptr) *err = errors.str();
+  return code;
+}
+
+TEST(Keygen, WritesAPairTheSecretOwnerOnlyAndRefusesToOverwrite) {
+  TempDir dir;
+  const std::string base = (dir.path() / "node").string();
+  ASSERT_EQ(keygen("node", dir.path().string(), false), 0);
+  struct stat info {};
+  ASSERT_EQ(stat((base + ".key_secret").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  const transport::CurveKeyPair secret = transport::loadCurveCertificate(base + ".key_secret");
+  EXPECT_EQ(transport::loadCurveCertificate(base + ".key").publicKey, secret.publicKey);
+  EXPECT_EQ(secret.secretKey.size(), 40u);
+
+  std::string err;
+  EXPECT_EQ(keygen("node", dir.path().string(), false, &err), kFailedExitCode);
+  EXPECT_NE(err.find("--force"), std::string::npos) << err;
+  EXPECT_EQ(transport::loadCurveCertificate(base + ".key_secret").secretKey, secret.secretKey);
+
+  // A secret file another user could read is replaced, not reused with its permissions.
+  chmod((base + ".key_secret").c_str(), 0644);
+  ASSERT_EQ(keygen("node", dir.path().string(), true), 0);
+  ASSERT_EQ(stat((base + ".key_secret").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  EXPECT_NE(transport::loadCurveCertificate(base + ".key_secret").secretKey, secret.secretKey);
+}
+
+TEST(Keygen, ABadNameIsAUsageError) {
+  TempDir dir;
+  for (const char* name : {"", "a/b", ".hidden", ".."}) {
+    std::string err;
+    EXPECT_EQ(keygen(name, dir.path().string(), false, &err), kUsageExitCode) << name;
+    EXPECT_NE(err.find("NAME"), std::string::npos) << err;
+  }
+}
+
+TEST(LivemonctlCurve, MissingCertificatesAreUsageErrors) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"tail", "tcp://127.0.0.1:5555", "--curve-server", "/nonexistent/server.key"},
+           {"relay", "--curve-allow", "/nonexistent"},
+           {"demo", "--curve-secret", "/nonexistent/x.key_secret"},
+           {"keygen"},
+           {"keygen", "x", "--dir", "/nonexistent"}}) {
+    std::vector<std::string> argv{LIVEMONCTL_PATH};
+    argv.insert(argv.end(), args.begin(), args.end());
+    ChildProcess child(argv);
+    EXPECT_EQ(child.exitCode(), kUsageExitCode) << testing::PrintToString(args);
+    EXPECT_NE(child.err().find("Usage:"), std::string::npos) << child.err();
+  }
+}
+
+TEST(LivemonctlCurve, RequireCurveRefusesAnExposedPlainRelay) {
+  ChildProcess child({LIVEMONCTL_PATH, "relay", "--listen", "tcp://0.0.0.0:*", "--serve", "tcp://127.0.0.1:*",
+                      "--require-curve", "--duration", "5"});
+  EXPECT_EQ(child.exitCode(), kFailedExitCode);
+  EXPECT_NE(child.err().find("refusing to bind tcp://0.0.0.0:* without CURVE"), std::string::npos) << child.err();
+}
+
+TEST(LivemonctlCurve, TailReadsASecuredDemoWithOptionsOrEnvironment) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  ASSERT_EQ(mkdir((dir.path() / "allow").c_str(), 0700), 0);
+  ASSERT_EQ(keygen("server", d, false), 0);
+  ASSERT_EQ(keygen("laptop", d + "/allow", false), 0);
+  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
+                     "--window", "0.05", "--duration", "60", "--curve-secret", d + "/server.key_secret",
+                     "--curve-allow", d + "/allow"});
+  std::smatch found;
+  ASSERT_TRUE(demo.readStdoutUntil([&](const std::string& out) {
+    return std::regex_search(out, found, std::regex("publishing on (tcp://\\S+)"));
+  })) << demo.out() << demo.err();
+  const std::string endpoint = found[1];
+
+  ChildProcess withOptions({LIVEMONCTL_PATH, "tail", endpoint, "--count", "5", "--curve-server", d + "/server.key",
+                            "--curve-client", d + "/allow/laptop.key_secret"});
+  EXPECT_EQ(withOptions.exitCode(), 0) << withOptions.err();
+  EXPECT_GE(std::count(withOptions.out().begin(), withOptions.out().end(), '\n'), 5) << withOptions.out();
+
+  setenv(std::string(transport::kCurveServerEnvironmentVariable).c_str(), (d + "/server.key").c_str(), 1);
+  setenv(std::string(transport::kCurveClientEnvironmentVariable).c_str(), (d + "/allow/laptop.key_secret").c_str(), 1);
+  ChildProcess withEnvironment({LIVEMONCTL_PATH, "tail", endpoint, "--count", "5"});
+  unsetenv(std::string(transport::kCurveServerEnvironmentVariable).c_str());
+  unsetenv(std::string(transport::kCurveClientEnvironmentVariable).c_str());
+  EXPECT_EQ(withEnvironment.exitCode(), 0) << withEnvironment.err();
+}
+
+}  // namespace
+}  // namespace livemon::livemonctl

@@ -1,0 +1,220 @@
+#include "curve_certificate.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+#include <zmq.h>
+
+#include <livemon/transport/curve.h>
+#include <livemon/transport/error.h>
+
+namespace livemon::transport::detail {
+
+namespace {
+
+constexpr std::string_view kZ85Alphabet =
+    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+constexpr std::size_t kZ85KeyChars = 40;
+
+constexpr std::array<int8_t, 128> makeZ85Digits() {
+  std::array<int8_t, 128> digits{};
+  for (int8_t& digit : digits) digit = -1;
+  for (std::size_t i = 0; i < kZ85Alphabet.size(); ++i) digits[static_cast<unsigned char>(kZ85Alphabet[i])] = static_cast<int8_t>(i);
+  return digits;
+}
+constexpr std::array<int8_t, 128> kZ85Digits = makeZ85Digits();
+
+std::string_view trim(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+[[noreturn]] void bad(std::string_view name, std::size_t line, const std::string& what) {
+  throw std::invalid_argument(std::string(name) + ": line " + std::to_string(line) + ": " + what);
+}
+
+}  // namespace
+
+std::optional<CurveKey> decodeZ85Key(std::string_view text) noexcept {
+  if (text.size() != kZ85KeyChars) return std::nullopt;
+  CurveKey key{};
+  for (std::size_t group = 0; group < kZ85KeyChars / 5; ++group) {
+    uint64_t value = 0;
+    for (std::size_t i = 0; i < 5; ++i) {
+      const auto c = static_cast<unsigned char>(text[group * 5 + i]);
+      if (c >= kZ85Digits.size() || kZ85Digits[c] < 0) return std::nullopt;
+      value = value * 85 + static_cast<uint64_t>(kZ85Digits[c]);
+    }
+    if (value > 0xffffffffu) return std::nullopt;  // five digits reach beyond four bytes
+    for (std::size_t i = 0; i < 4; ++i) key[group * 4 + i] = static_cast<uint8_t>(value >> (24 - 8 * i));
+  }
+  return key;
+}
+
+std::string encodeZ85Key(const CurveKey& key) {
+  std::string text(kZ85KeyChars, ' ');
+  for (std::size_t group = 0; group < key.size() / 4; ++group) {
+    uint32_t value = 0;
+    for (std::size_t i = 0; i < 4; ++i) value = (value << 8) | key[group * 4 + i];
+    for (std::size_t i = 5; i-- > 0;) {
+      text[group * 5 + i] = kZ85Alphabet[value % 85];
+      value /= 85;
+    }
+  }
+  return text;
+}
+
+ParsedCertificate parseCertificate(std::string_view text, std::string_view name) {
+  if (text.size() > kMaxCertificateBytes) {
+    throw std::invalid_argument(std::string(name) + ": larger than " + std::to_string(kMaxCertificateBytes) +
+                                " bytes: not a certificate");
+  }
+  std::optional<CurveKey> publicKey;
+  std::optional<CurveKey> secretKey;
+  std::size_t lineNumber = 0;
+  while (!text.empty()) {
+    const std::size_t end = text.find('\n');
+    const std::string_view line = trim(text.substr(0, end));
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    ++lineNumber;
+    if (line.empty() || line.front() == '#') continue;
+    if (line.find('\0') != std::string_view::npos) bad(name, lineNumber, "a NUL byte: not a text certificate");
+    std::optional<CurveKey>* target = nullptr;
+    std::string_view rest;
+    for (auto [keyName, slot] : {std::pair{std::string_view("public-key"), &publicKey},
+                                 std::pair{std::string_view("secret-key"), &secretKey}}) {
+      if (line.starts_with(keyName)) {
+        rest = trim(line.substr(keyName.size()));
+        if (!rest.empty() && rest.front() == '=') {
+          target = slot;
+          rest = trim(rest.substr(1));
+        }
+      }
+    }
+    if (target == nullptr) continue;  // another entry (metadata, a section name): not ours to judge
+    if (rest.size() >= 2 && (rest.front() == '"' || rest.front() == '\'')) {
+      if (rest.back() != rest.front()) bad(name, lineNumber, "the key's closing quote is missing");
+      rest = rest.substr(1, rest.size() - 2);
+    }
+    if (target->has_value()) bad(name, lineNumber, "the key appears twice");
+    *target = decodeZ85Key(rest);
+    if (!target->has_value()) bad(name, lineNumber, "the key is not 40 Z85 characters");
+  }
+  if (!publicKey) throw std::invalid_argument(std::string(name) + ": no public-key: not a ZeroMQ certificate");
+  return ParsedCertificate{*publicKey, secretKey};
+}
+
+ParsedCertificate readCertificateFile(const std::string& path, bool needSecret) {
+  const auto fail = [&](const std::string& why) {
+    throw std::invalid_argument("CURVE certificate " + path + ": " + why);
+  };
+  // Non-blocking: a FIFO put in the certificate's place must not hang the caller.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) fail(std::strerror(errno));
+  std::string text;
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    fail("not a regular file");
+  }
+  text.resize(kMaxCertificateBytes + 1);
+  std::size_t size = 0;
+  while (size < text.size()) {
+    const ssize_t got = ::read(fd, text.data() + size, text.size() - size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    size += static_cast<std::size_t>(got);
+  }
+  ::close(fd);
+  text.resize(size);
+  ParsedCertificate parsed = parseCertificate(text, path);
+  if (needSecret) {
+    if (!parsed.secretKey) fail("no secret-key: give the NAME.key_secret file, not NAME.key");
+    char derived[41] = {};
+    const std::string secret = encodeZ85Key(*parsed.secretKey);
+    if (zmq_curve_public(derived, secret.c_str()) != 0) fail(std::string("libzmq: ") + zmq_strerror(errno));
+    if (encodeZ85Key(parsed.publicKey) != derived) fail("the public-key does not belong to the secret-key");
+  }
+  return parsed;
+}
+
+}  // namespace livemon::transport::detail
+
+namespace livemon::transport {
+
+namespace {
+
+std::string environment(std::string_view name) {
+  const char* value = std::getenv(std::string(name).c_str());
+  return value == nullptr ? std::string() : std::string(value);
+}
+
+bool requireFromEnvironment() {
+  const std::string value = environment(kRequireCurveEnvironmentVariable);
+  return !value.empty() && value != "0";
+}
+
+}  // namespace
+
+CurveOptions publisherCurveFromEnvironment() {
+  CurveOptions options;
+  options.certificate = environment(kCurveSecretEnvironmentVariable);
+  options.allow = environment(kCurveAllowEnvironmentVariable);
+  options.serverCertificate = environment(kCurveServerEnvironmentVariable);
+  options.require = requireFromEnvironment();
+  return options;
+}
+
+CurveOptions clientCurveFromEnvironment() {
+  CurveOptions options;
+  options.certificate = environment(kCurveClientEnvironmentVariable);
+  options.serverCertificate = environment(kCurveServerEnvironmentVariable);
+  options.require = requireFromEnvironment();
+  return options;
+}
+
+CurveKeyPair generateCurveKeyPair() {
+  char publicKey[41] = {};
+  char secretKey[41] = {};
+  if (zmq_curve_keypair(publicKey, secretKey) != 0) {
+    const int error = errno;
+    throw TransportError("", zmq_strerror(error),
+                         std::string("livemon transport: cannot make a CURVE key pair: ") + zmq_strerror(error));
+  }
+  return CurveKeyPair{publicKey, secretKey};
+}
+
+std::string curveCertificateText(const CurveKeyPair& keys, bool withSecret) {
+  // The layout czmq's zcert writes; pyzmq's zmq.auth.load_certificate reads it.
+  std::string text = "#   ****  Generated by livemonctl keygen  ****\n";
+  text += withSecret ? "#   ZeroMQ CURVE **Secret** Certificate\n"
+                       "#   DO NOT PROVIDE THIS FILE TO OTHER USERS nor change its permissions.\n"
+                     : "#   ZeroMQ CURVE Public Certificate\n"
+                       "#   Exchange securely, or use a secure mechanism to verify the contents\n"
+                       "#   of this file after exchange.\n";
+  text += "\nmetadata\ncurve\n    public-key = \"" + keys.publicKey + "\"\n";
+  if (withSecret) text += "    secret-key = \"" + keys.secretKey + "\"\n";
+  return text;
+}
+
+CurveKeyPair loadCurveCertificate(const std::string& path) {
+  try {
+    const detail::ParsedCertificate parsed = detail::readCertificateFile(path, false);
+    CurveKeyPair keys;
+    keys.publicKey = detail::encodeZ85Key(parsed.publicKey);
+    if (parsed.secretKey) keys.secretKey = detail::encodeZ85Key(*parsed.secretKey);
+    return keys;
+  } catch (const std::invalid_argument& error) {
+    throw TransportError(path, error.what(), error.what());
+  }
+}
+
+}  // namespace livemon::transport

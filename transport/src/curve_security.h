@@ -1,0 +1,100 @@
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include <livemon/transport/curve.h>
+
+#include "curve_certificate.h"
+
+// Only transport/src includes this header.
+namespace livemon::transport::detail {
+
+// At most this many *.key files are read from an allow-list directory, and at most this many
+// directory entries looked at; what lies beyond is ignored (and reported in lastError()).
+inline constexpr std::size_t kMaxAllowedCertificates = 1024;
+inline constexpr std::size_t kMaxAllowDirectoryEntries = 4096;
+
+// Thread-safe: every member may be called from any thread (one mutex).
+//
+// The public keys in a directory of certificates (*.key), read again when the directory's
+// modification time changes: adding, removing or renaming a file into place changes it (editing
+// a file in place does not). Files are hostile input: at most kMaxAllowedCertificates of at most
+// kMaxCertificateBytes each; a file that is not a certificate is skipped and named in lastError().
+class AllowList {
+ public:
+  // Reads the directory; throws std::invalid_argument naming it when it cannot be read.
+  explicit AllowList(std::string directory);
+
+  // Whether `key` is allowed now (reading the directory again if it changed). Counts a refusal.
+  bool admit(const CurveKey& key);
+  uint64_t refusedCount() const noexcept { return refused_.load(std::memory_order_relaxed); }
+  std::size_t size() const;
+  std::string lastError() const;
+
+ private:
+  // Returns false when the directory cannot be read. Caller holds mutex_.
+  bool reload(std::string& error);
+
+  const std::string directory_;
+  mutable std::mutex mutex_;
+  std::set<CurveKey> keys_;
+  int64_t seenModified_ = -1;  // the directory's mtime in ns when last read
+  std::string lastError_;
+  std::atomic<uint64_t> refused_{0};
+};
+
+class ZapHandler;
+
+// Thread-safe: refusedCount() may be called from any thread; the rest from the thread that owns
+// the sockets given to it.
+//
+// Applies one object's CurveOptions to the sockets it opens: prepareBind() before a socket binds
+// (a CURVE server whose clients a process-wide ZAP handler checks against the allow list, or the
+// warning/refusal for an exposed plain endpoint), prepareConnect() before it connects (a CURVE
+// client). Keep it until the sockets it prepared are closed.
+class SocketSecurity {
+ public:
+  // Loads the certificates `options` names. Throws std::invalid_argument "<optionsName>: ..."
+  // naming the file or the missing option.
+  SocketSecurity(const CurveOptions& options, std::string_view optionsName);
+  ~SocketSecurity();
+
+  SocketSecurity(const SocketSecurity&) = delete;
+  SocketSecurity& operator=(const SocketSecurity&) = delete;
+
+  // Throws TransportError for a plain endpoint beyond loopback with `require`, std::invalid_argument
+  // when CURVE lacks an allow list, and TransportError when libzmq refuses an option.
+  void prepareBind(void* socket, const std::string& endpoint);
+  // Throws std::invalid_argument when CURVE lacks the server's certificate.
+  void prepareConnect(void* socket);
+
+  bool enabled() const noexcept { return secret_.has_value(); }
+  // Clients refused for a key not in the allow list.
+  uint64_t refusedCount() const noexcept;
+  // Z85 of this side's public key; empty without CURVE.
+  std::string publicKey() const;
+
+ private:
+  std::string optionsName_;
+  bool require_;
+  std::optional<ParsedCertificate> secret_;
+  std::optional<CurveKey> server_;
+  std::string allowDirectory_;
+  std::shared_ptr<AllowList> allow_;
+  std::shared_ptr<ZapHandler> zap_;
+  std::string domain_;
+};
+
+// Whether `endpoint` is reachable only from this machine: tcp:// on a loopback address (127.x,
+// ::1, localhost), ipc:// and inproc://.
+bool isLocalEndpoint(std::string_view endpoint) noexcept;
+
+}  // namespace livemon::transport::detail
