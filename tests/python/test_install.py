@@ -19,7 +19,7 @@ def test_the_installed_package_imports_and_works(tmp_path):
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = prefix / "lib" / version / "dist-packages"
     assert sorted(p.name for p in (site / "livemon").iterdir() if not p.name.startswith("__pycache__")) == sorted(
-        ["__init__.py", "profiler.py", "torch_bridge.py", os.path.basename(_built_extension())])
+        ["__init__.py", "_key_averages.py", "profiler.py", "torch_bridge.py", os.path.basename(_built_extension())])
     # For the prefixes /usr/local and /usr this directory is on Debian's sys.path already:
     assert sysconfig.get_path("platlib", vars={"platbase": "/usr/local", "base": "/usr/local"}).endswith(
         f"{version}/dist-packages")
