@@ -26,7 +26,11 @@
 #include <thread>
 #include <vector>
 
+#include "bench_support.h"
+
 namespace {
+
+using livemon::bench::median;
 
 using namespace std::chrono_literals;
 constexpr auto kPeriod = 10ms;
@@ -122,11 +126,6 @@ Measure measureNoOp(std::chrono::seconds duration) {
   const double used = cpuNanoseconds(thread.tid()) - start;
   const uint64_t wakes = thread.wakes() - firstWakes;
   return {used / static_cast<double>(std::max<uint64_t>(wakes, 1)), wakes};
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 }  // namespace

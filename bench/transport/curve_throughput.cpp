@@ -27,7 +27,11 @@
 
 #include "bench_events.h"
 
+#include "../bench_support.h"
+
 namespace {
+
+using livemon::bench::median;
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -119,12 +123,6 @@ Result run(const lt::CurveOptions& serverCurve, const lt::CurveOptions& clientCu
   return Result{static_cast<double>(received) / std::chrono::duration<double>(last - start).count(),
                 static_cast<double>(loggingNs.load()) / static_cast<double>(events),
                 static_cast<double>(loggingCpuNs.load()) / static_cast<double>(events), events - received};
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace

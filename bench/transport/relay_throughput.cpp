@@ -35,7 +35,11 @@
 
 #include "bench_events.h"
 
+#include "../bench_support.h"
+
 namespace {
+
+using livemon::bench::median;
 
 using SteadyClock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -233,11 +237,6 @@ Result run(Setup& setup, uint64_t perPublisher, double eventsPerSecond, const Re
   }
   if (relay) result.relayCpu = (relay->cpuSeconds() - cpuBefore) / seconds;
   return result;
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
 }
 
 }  // namespace

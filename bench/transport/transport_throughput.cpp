@@ -26,7 +26,11 @@
 
 #include "bench_events.h"
 
+#include "../bench_support.h"
+
 namespace {
+
+using livemon::bench::median;
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -144,12 +148,6 @@ Result runLivemon(const std::string& bindEndpoint, uint64_t events) {
   const auto messages = static_cast<double>(std::max<uint64_t>(1, publisher.stats().messages));
   return Result{static_cast<double>(received) / std::chrono::duration<double>(last - start).count(), events - received,
                 static_cast<double>(publisher.publishedCount()) / messages};
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 }  // namespace

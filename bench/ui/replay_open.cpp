@@ -36,17 +36,15 @@
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
+#include "../bench_support.h"
+
 namespace {
+
+using livemon::bench::median;
 
 using SteadyClock = std::chrono::steady_clock;
 
 double seconds(SteadyClock::duration d) { return std::chrono::duration<double>(d).count(); }
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 void writeRecording(const std::string& path, uint64_t events, uint64_t rate) {
   using namespace livemon;
