@@ -18,6 +18,11 @@ _SPACING = 2
 _NUMBER_WIDTH = 12
 
 
+
+class UnknownSortKey(ValueError, AttributeError):
+    """An unknown ``sort_by``: a ValueError, and an AttributeError as torch.profiler raises there, so
+    code written for torch that catches its error still does."""
+
 class KeyAverage:
     """One name's ranges: ``key`` (the name), ``count``, ``cpu_time_total``, ``self_cpu_time_total``
     and ``cpu_time`` (the mean), in microseconds, as torch.profiler's FunctionEventAvg."""
@@ -106,7 +111,7 @@ class KeyAverages(list):
         livemon records no source locations or input shapes."""
         del max_src_column_width, max_shapes_column_width  # no such columns
         if sort_by is not None and sort_by not in SORT_KEYS:
-            raise ValueError(f"unknown sort_by {sort_by!r}; expected one of: {', '.join(SORT_KEYS)}")
+            raise UnknownSortKey(f"unknown sort_by {sort_by!r}; expected one of: {', '.join(SORT_KEYS)}")
         rows = sorted(self, key=lambda a: getattr(a, sort_by), reverse=True) if sort_by else list(self)
         if top_level_events_only:
             rows = [a for a in rows if a.top_level]
