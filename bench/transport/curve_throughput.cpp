@@ -27,7 +27,7 @@
 
 #include "bench_events.h"
 
-#include "../bench_support.h"
+#include "bench_support.h"
 
 namespace {
 

@@ -35,7 +35,7 @@
 
 #include "bench_events.h"
 
-#include "../bench_support.h"
+#include "bench_support.h"
 
 namespace {
 

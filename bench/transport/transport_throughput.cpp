@@ -26,7 +26,7 @@
 
 #include "bench_events.h"
 
-#include "../bench_support.h"
+#include "bench_support.h"
 
 namespace {
 

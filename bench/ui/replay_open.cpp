@@ -36,7 +36,7 @@
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
-#include "../bench_support.h"
+#include "bench_support.h"
 
 namespace {
 
