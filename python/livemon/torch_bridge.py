@@ -28,13 +28,18 @@ PyTorch's own operators, with no change to the training code::
 times each of them as a livemon range: live ``range/<name>`` Stats (range Stats are switched on
 if they were off) and part of livemon.profiler's traces. Steps follow the optimizer: every
 ``optimizer.step()`` makes livemon's step the next one (1 after the first, when none was set), so
-the job needs no ``livemon.set_step``. Both come from a libtorch RecordFunction observer in the
-extension ``livemon._torch_ops``, built when libtorch-dev is present; without it ``install(ops=True)``
-raises ImportError and plain ``install()`` forwards torch.monitor events only. The observer runs on
-whichever thread runs an operator and never takes the GIL.
+the job needs no ``livemon.set_step``, and a running ``livemon.profiler.profile`` whose step() is
+never called ends its steps there too. Operators are timed by a libtorch RecordFunction observer in
+the extension ``livemon._torch_ops``, built when libtorch-dev is present (without it
+``install(ops=True)`` raises ImportError); it runs on whichever thread runs an operator and never
+takes the GIL. With the extension, steps advance when the range torch wraps every optimizer step
+in (``Optimizer.step#<Class>.step``) ends; torch 1.13 has no optimizer step hooks, so the bridge
+also wraps every Optimizer class's step() (classes defined later too), which steps the profile and,
+without the extension, livemon's step.
 """
 
 import atexit
+import functools
 import threading
 import warnings
 
@@ -47,6 +52,63 @@ _forwarded = 0
 _errors = 0
 _ops = None  # livemon._torch_ops while its observers are installed
 _enabled_range_stats = False
+_follow_optimizer = False  # whether the optimizer step wrappers act (they stay in place)
+_optimizers_wrapped = False
+_step_depth = threading.local()
+
+
+def _after_optimizer_step():
+    if _ops is None or not _ops.steps_installed():
+        # Without the extension's observer, livemon's step advances here.
+        _livemon.set_step((_livemon.current_step() or 0) + 1)
+    from . import profiler
+    profiler._optimizer_stepped()
+
+
+def _wrap_optimizer_step(cls):
+    step = cls.__dict__.get("step")
+    if step is None or getattr(step, "_livemon_wrapped", False):
+        return
+
+    @functools.wraps(step)  # keeps torch's "hooked" mark, so torch does not wrap it twice
+    def step_then_follow(*args, **kwargs):
+        # A subclass's step() calling its base's: only the outermost call ends a training step.
+        depth = getattr(_step_depth, "value", 0)
+        _step_depth.value = depth + 1
+        try:
+            result = step(*args, **kwargs)
+        finally:
+            _step_depth.value = depth
+        if depth == 0 and _follow_optimizer:
+            _after_optimizer_step()
+        return result
+
+    step_then_follow._livemon_wrapped = True
+    cls.step = step_then_follow
+
+
+def _wrap_optimizers(torch):
+    """torch 1.13 has no optimizer step hooks: every Optimizer class's step() is wrapped instead,
+    those defined later too (Optimizer.__init__ calls _hook_for_profile, as torch's own wrapping
+    does)."""
+    global _optimizers_wrapped
+    if _optimizers_wrapped:
+        return
+    optimizer = torch.optim.Optimizer
+    pending = [optimizer]
+    while pending:
+        cls = pending.pop()
+        _wrap_optimizer_step(cls)
+        pending.extend(cls.__subclasses__())
+    torch_hook = optimizer._hook_for_profile
+
+    @functools.wraps(torch_hook)
+    def hook_for_profile(self):
+        torch_hook(self)
+        _wrap_optimizer_step(type(self))
+
+    optimizer._hook_for_profile = hook_for_profile
+    _optimizers_wrapped = True
 
 
 def _forward(event, _Event=_livemon.Event, _log_event=_livemon.log_event):
@@ -83,8 +145,9 @@ def install(ops=False, ops_sample=1, steps=True):
     installed and adds what is asked for (a new ``ops_sample`` replaces the old one). Returns the
     torch.monitor handle.
     """
-    global _handle, _exit_hook_registered, _ops, _enabled_range_stats
-    import torch.monitor  # imported here: `import livemon` must not need torch
+    global _handle, _exit_hook_registered, _ops, _enabled_range_stats, _follow_optimizer
+    import torch  # imported here: `import livemon` must not need torch
+    import torch.monitor
 
     if isinstance(ops_sample, bool) or not isinstance(ops_sample, int) or ops_sample < 1:
         raise ValueError(f"ops_sample must be an int of at least 1, got {ops_sample!r}")
@@ -99,6 +162,9 @@ def install(ops=False, ops_sample=1, steps=True):
             if steps:
                 native.install_steps()
             _ops = native
+        if steps:
+            _wrap_optimizers(torch)
+            _follow_optimizer = True
         if _handle is None:
             _handle = torch.monitor.register_event_handler(_forward)
         if not _exit_hook_registered:
@@ -112,11 +178,12 @@ def install(ops=False, ops_sample=1, steps=True):
 
 def uninstall():
     """Removes what install() registered. Returns False if nothing was installed."""
-    global _handle, _ops, _enabled_range_stats
+    global _handle, _ops, _enabled_range_stats, _follow_optimizer
     import torch.monitor
 
     with _lock:
-        removed = False
+        removed = _follow_optimizer
+        _follow_optimizer = False
         if _ops is not None:
             removed = _ops.uninstall_ops() | _ops.uninstall_steps()
             _ops = None
@@ -142,8 +209,9 @@ def ops_installed():
 
 
 def follows_optimizer():
-    """Whether livemon's step advances with optimizer.step() (needs livemon._torch_ops)."""
-    return _ops is not None and _ops.steps_installed()
+    """Whether livemon's step (and a running profile without explicit step() calls) advances with
+    optimizer.step()."""
+    return _follow_optimizer
 
 
 def timed_op_count():

@@ -89,14 +89,26 @@ void onOpEnd(const at::RecordFunction&, at::ObserverContext* context) {
   g_api->endRange(range->nameId, range->mode, range->start);
 }
 
-std::unique_ptr<at::ObserverContext> onUserScopeStart(const at::RecordFunction&) { return nullptr; }
+constexpr char kOptimizerStep[] = "Optimizer.step#";
+
+bool isOptimizerStep(const at::RecordFunction& fn) noexcept {
+  return std::strncmp(fn.name(), kOptimizerStep, sizeof kOptimizerStep - 1) == 0;
+}
+
+// An optimizer's step() that calls its base class's step() (both wrapped by torch) nests two
+// Optimizer.step# ranges: only the outermost one ends a training step.
+thread_local int t_optimizerStepDepth = 0;
+
+std::unique_ptr<at::ObserverContext> onUserScopeStart(const at::RecordFunction& fn) {
+  if (isOptimizerStep(fn)) ++t_optimizerStepDepth;
+  return nullptr;
+}
 
 void onUserScopeEnd(const at::RecordFunction& fn, at::ObserverContext*) {
-  static constexpr char kOptimizerStep[] = "Optimizer.step#";
-  if (std::strncmp(fn.name(), kOptimizerStep, sizeof kOptimizerStep - 1) == 0) {
-    g_api->advanceStep();
-    g_optimizerSteps.fetch_add(1, std::memory_order_relaxed);
-  }
+  // A step that began before the observer was installed has no depth: it counts as outermost.
+  if (!isOptimizerStep(fn) || (t_optimizerStepDepth > 0 && --t_optimizerStepDepth > 0)) return;
+  g_api->advanceStep();
+  g_optimizerSteps.fetch_add(1, std::memory_order_relaxed);
 }
 
 // Registration happens under the GIL (these are Python calls), which serialises it.
