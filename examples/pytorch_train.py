@@ -15,6 +15,11 @@ livemon.torch_bridge forwards those events to the publisher, unchanged: what exi
 torch.monitor code looks like on the dashboard. (torch.monitor has no quantiles, so that mode
 shows the step time's mean and max.)
 
+With --ops, PyTorch's own operators are timed too, with the training code unchanged: one call
+of livemon.torch_bridge.install(ops=True) before training, and every aten:: operator, autograd
+node and Optimizer.step# label shows up live in the dashboard's Ranges view as range/<name>
+(--ops-sample N times one call in N, to bound the cost on op-heavy models).
+
 Needs Debian's python3-torch, and the livemon module on PYTHONPATH (build/python in a build
 tree, or `cmake --install`).
 """
@@ -54,6 +59,10 @@ def parse_args(argv=None):
     parser.add_argument("--trace-dir", metavar="DIR",
                         help="profile steps on a schedule (wait 10, warmup 2, active 5, 3 cycles) and write "
                              "Chrome traces of the data/forward/backward/optimizer ranges into DIR")
+    parser.add_argument("--ops", action="store_true",
+                        help="also time PyTorch's own operators live (livemon.torch_bridge.install(ops=True))")
+    parser.add_argument("--ops-sample", type=int, default=1, metavar="N",
+                        help="with --ops, time one operator call in N (default %(default)s: every call)")
     parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's choice)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
@@ -64,6 +73,8 @@ def parse_args(argv=None):
         parser.error("--batch-size and --steps-per-epoch must be positive")
     if args.window <= 0:
         parser.error("--window must be positive")
+    if args.ops_sample < 1:
+        parser.error("--ops-sample must be at least 1")
     return args
 
 
@@ -349,11 +360,17 @@ def main(argv=None):
         where = ", ".join(monitor.publisher.endpoints)
         log(f"{args.run}: training on {torch.get_num_threads()} CPU thread(s), publishing on {where} "
             f"({'torch.monitor through livemon.torch_bridge' if args.api == 'torch-monitor' else 'livemon'})")
+    if args.ops:
+        # The zero-code path: nothing in the training loop changes.
+        import livemon.torch_bridge
+        livemon.torch_bridge.install(ops=True, ops_sample=args.ops_sample)
     try:
         train(args, monitor, log)
     except KeyboardInterrupt:
         pass
     finally:
+        if args.ops:
+            livemon.torch_bridge.uninstall()
         monitor.close()
     return 0
 

@@ -17,6 +17,9 @@ LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-zmq python3-msgpack
   python3-pytest python3-torch python3-protobuf
+  # livemon._torch_ops (PyTorch's operators as ranges) is built only when libtorch's headers are
+  # there; libtorch-dev is the same libtorch1.13 that python3-torch loads, so their ABIs match.
+  libtorch-dev
   prometheus
 )
 

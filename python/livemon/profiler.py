@@ -119,6 +119,17 @@ class record_function(contextlib.ContextDecorator):
         return record_function(self.name)
 
 
+# The profile started last and not stopped: torch_bridge's optimizer hook ends its steps.
+_running = None
+
+
+def _optimizer_stepped():
+    """Called by livemon.torch_bridge after every (outermost) optimizer.step()."""
+    running = _running
+    if running is not None:
+        running._optimizer_stepped()
+
+
 class profile:
     """torch.profiler.profile for livemon's ranges: ``schedule`` (from ``schedule()``, or any
     callable step -> ProfilerAction; without one, everything from start to stop is recorded),
@@ -128,6 +139,12 @@ class profile:
     "ProfilerStep#<n>" range per step). Use it as a context manager, or call start() and stop();
     call step() after each training step. One profile runs at a time: starting a second raises
     ValueError.
+
+    Once ``livemon.torch_bridge.install()`` has run, a profile whose step() is never called
+    follows the optimizer: each ``optimizer.step()`` (on the thread that started the profile) ends
+    a profiler step. The first explicit step() turns that off for the profile, and when it comes
+    right after an optimizer-ended step it ends nothing more, so torch.profiler code that calls
+    step() after optimizer.step() counts each step once.
 
     torch.profiler 1.13's other arguments are accepted so its code runs unchanged, and ignored,
     since livemon records only labelled CPU ranges: ``activities`` (ProfilerActivity.CUDA records
@@ -147,6 +164,8 @@ class profile:
         self.experimental_config = experimental_config
         self.on_trace_ready = on_trace_ready
         self._trace = None
+        self._explicit_steps = False  # step() was called: the optimizer no longer ends steps
+        self._optimizer_ended_step = False
         self._profiler = _Profiler(schedule, self._trace_ready, range_stats, record_steps)
 
     def _trace_ready(self, trace):
@@ -163,14 +182,28 @@ class profile:
         return False
 
     def start(self):
+        global _running
         self._profiler.start()
+        _running = self
 
     def stop(self):
+        global _running
+        if _running is self:
+            _running = None
         self._profiler.stop()
 
     def step(self):
         """Ends the current step; may call on_trace_ready."""
+        if not self._explicit_steps:
+            self._explicit_steps = True
+            if self._optimizer_ended_step:
+                return  # optimizer.step() has just ended this step
         self._profiler.step()
+
+    def _optimizer_stepped(self):
+        if not self._explicit_steps:
+            self._optimizer_ended_step = True
+            self._profiler.step()
 
     @property
     def step_num(self):

@@ -18,9 +18,28 @@ a lock of its own, so torch.monitor's deadlock with several logging threads rema
 own Stats and log_event do not have it. The bridge removes itself when the interpreter exits
 (torch.monitor would hang at exit otherwise), so torch.monitor Stats still open then are not
 forwarded.
+
+PyTorch's own operators, with no change to the training code::
+
+    livemon.torch_bridge.install(ops=True)            # every aten:: op call, autograd node and
+                                                      # torch.profiler.record_function label
+    livemon.torch_bridge.install(ops=True, ops_sample=10)   # one call in 10, on average
+
+times each of them as a livemon range: live ``range/<name>`` Stats (range Stats are switched on
+if they were off) and part of livemon.profiler's traces. Steps follow the optimizer: every
+``optimizer.step()`` makes livemon's step the next one (1 after the first, when none was set), so
+the job needs no ``livemon.set_step``, and a running ``livemon.profiler.profile`` whose step() is
+never called ends its steps there too. Operators are timed by a libtorch RecordFunction observer in
+the extension ``livemon._torch_ops``, built when libtorch-dev is present (without it
+``install(ops=True)`` raises ImportError); it runs on whichever thread runs an operator and never
+takes the GIL. With the extension, steps advance when the range torch wraps every optimizer step
+in (``Optimizer.step#<Class>.step``) ends; torch 1.13 has no optimizer step hooks, so the bridge
+also wraps every Optimizer class's step() (classes defined later too), which steps the profile and,
+without the extension, livemon's step.
 """
 
 import atexit
+import functools
 import threading
 import warnings
 
@@ -31,6 +50,65 @@ _handle = None
 _exit_hook_registered = False
 _forwarded = 0
 _errors = 0
+_ops = None  # livemon._torch_ops while its observers are installed
+_enabled_range_stats = False
+_follow_optimizer = False  # whether the optimizer step wrappers act (they stay in place)
+_optimizers_wrapped = False
+_step_depth = threading.local()
+
+
+def _after_optimizer_step():
+    if _ops is None or not _ops.steps_installed():
+        # Without the extension's observer, livemon's step advances here.
+        _livemon.set_step((_livemon.current_step() or 0) + 1)
+    from . import profiler
+    profiler._optimizer_stepped()
+
+
+def _wrap_optimizer_step(cls):
+    step = cls.__dict__.get("step")
+    if step is None or getattr(step, "_livemon_wrapped", False):
+        return
+
+    @functools.wraps(step)  # keeps torch's "hooked" mark, so torch does not wrap it twice
+    def step_then_follow(*args, **kwargs):
+        # A subclass's step() calling its base's: only the outermost call ends a training step.
+        depth = getattr(_step_depth, "value", 0)
+        _step_depth.value = depth + 1
+        try:
+            result = step(*args, **kwargs)
+        finally:
+            _step_depth.value = depth
+        if depth == 0 and _follow_optimizer:
+            _after_optimizer_step()
+        return result
+
+    step_then_follow._livemon_wrapped = True
+    cls.step = step_then_follow
+
+
+def _wrap_optimizers(torch):
+    """torch 1.13 has no optimizer step hooks: every Optimizer class's step() is wrapped instead,
+    those defined later too (Optimizer.__init__ calls _hook_for_profile, as torch's own wrapping
+    does)."""
+    global _optimizers_wrapped
+    if _optimizers_wrapped:
+        return
+    optimizer = torch.optim.Optimizer
+    pending = [optimizer]
+    while pending:
+        cls = pending.pop()
+        _wrap_optimizer_step(cls)
+        pending.extend(cls.__subclasses__())
+    torch_hook = optimizer._hook_for_profile
+
+    @functools.wraps(torch_hook)
+    def hook_for_profile(self):
+        torch_hook(self)
+        _wrap_optimizer_step(type(self))
+
+    optimizer._hook_for_profile = hook_for_profile
+    _optimizers_wrapped = True
 
 
 def _forward(event, _Event=_livemon.Event, _log_event=_livemon.log_event):
@@ -47,33 +125,73 @@ def _forward(event, _Event=_livemon.Event, _log_event=_livemon.log_event):
                           RuntimeWarning, stacklevel=2)
 
 
-def install():
+def _load_ops(required):
+    try:
+        from . import _torch_ops
+    except ImportError as error:
+        if required:
+            raise ImportError("livemon.torch_bridge.install(ops=True) needs the extension livemon._torch_ops, "
+                              "built when libtorch-dev is installed: " + str(error)) from error
+        return None
+    return _torch_ops
+
+
+def install(ops=False, ops_sample=1, steps=True):
     """Registers a torch.monitor event handler that forwards every event into livemon.log_event.
 
-    Calling it again while installed does nothing. Returns the torch.monitor handle.
+    With ``ops=True``, PyTorch's operators are timed as livemon ranges, one call in ``ops_sample``
+    (an int >= 1); with ``steps`` (the default), livemon's step advances with every
+    ``optimizer.step()`` when livemon._torch_ops is there. Calling it again keeps what is
+    installed and adds what is asked for (a new ``ops_sample`` replaces the old one). Returns the
+    torch.monitor handle.
     """
-    global _handle, _exit_hook_registered
-    import torch.monitor  # imported here: `import livemon` must not need torch
+    global _handle, _exit_hook_registered, _ops, _enabled_range_stats, _follow_optimizer
+    import torch  # imported here: `import livemon` must not need torch
+    import torch.monitor
 
+    if isinstance(ops_sample, bool) or not isinstance(ops_sample, int) or ops_sample < 1:
+        raise ValueError(f"ops_sample must be an int of at least 1, got {ops_sample!r}")
     with _lock:
+        native = _load_ops(required=ops) if (ops or steps) else None
+        if native is not None:
+            if ops:
+                if not _livemon.range_stats_enabled():
+                    _livemon.set_range_stats_enabled(True)
+                    _enabled_range_stats = True
+                native.install_ops(ops_sample)
+            if steps:
+                native.install_steps()
+            _ops = native
+        if steps:
+            _wrap_optimizers(torch)
+            _follow_optimizer = True
         if _handle is None:
             _handle = torch.monitor.register_event_handler(_forward)
         if not _exit_hook_registered:
             # torch.monitor 1.13 destroys its handler list after the interpreter is gone, and
-            # hangs there releasing a Python handler: remove ours while Python still runs.
+            # hangs there releasing a Python handler: remove ours while Python still runs. The
+            # operator observer goes too, before livemon's range Stats are flushed at exit.
             atexit.register(uninstall)
             _exit_hook_registered = True
         return _handle
 
 
 def uninstall():
-    """Removes the handler that install() registered. Returns False if it was not installed."""
-    global _handle
+    """Removes what install() registered. Returns False if nothing was installed."""
+    global _handle, _ops, _enabled_range_stats, _follow_optimizer
     import torch.monitor
 
     with _lock:
+        removed = _follow_optimizer
+        _follow_optimizer = False
+        if _ops is not None:
+            removed = _ops.uninstall_ops() | _ops.uninstall_steps()
+            _ops = None
+            if _enabled_range_stats:
+                _livemon.set_range_stats_enabled(False)
+                _enabled_range_stats = False
         if _handle is None:
-            return False
+            return removed
         # torch.monitor crashes when a handle is unregistered twice; this one is forgotten first.
         handle, _handle = _handle, None
         torch.monitor.unregister_event_handler(handle)
@@ -83,6 +201,23 @@ def uninstall():
 def installed():
     """Whether the bridge is installed."""
     return _handle is not None
+
+
+def ops_installed():
+    """Whether PyTorch's operators are being timed (install(ops=True))."""
+    return _ops is not None and _ops.ops_installed()
+
+
+def follows_optimizer():
+    """Whether livemon's step (and a running profile without explicit step() calls) advances with
+    optimizer.step()."""
+    return _follow_optimizer
+
+
+def timed_op_count():
+    """Operator calls timed so far (only sampled calls, and only while range Stats or a trace are on)."""
+    native = _load_ops(required=False)
+    return native.timed_call_count() if native is not None else 0
 
 
 def forwarded_count():

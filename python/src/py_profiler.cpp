@@ -11,8 +11,10 @@
 
 #include <livemon/profiler.h>
 #include <livemon/record_function.h>
+#include <livemon/step.h>
 
 #include "py_convert.h"
+#include "range_api.h"
 
 namespace livemon::python {
 namespace {
@@ -34,6 +36,23 @@ class PyRange {
   std::string name_;
   std::optional<RecordFunction> range_;
 };
+
+}  // namespace
+
+namespace {
+
+uint32_t internRangeNameC(const char* data, std::size_t size) noexcept {
+  return detail::internRangeName(std::string_view(data, size));
+}
+
+int64_t advanceStep() noexcept {
+  const int64_t next = currentStep().value_or(0) + 1;
+  setStep(next);
+  return next;
+}
+
+constinit const RangeApi kRangeApi{kRangeApiVersion, &detail::g_rangeMode, &internRangeNameC,
+                                   &detail::beginRange, &detail::endRange, &advanceStep};
 
 }  // namespace
 
@@ -184,6 +203,8 @@ void bindProfiler(py::module_& m) {
   // last registered first.
   py::module_::import("atexit").attr("register")(m.attr("_flush_range_stats_at_exit"));
   m.def("set_thread_name", &setThreadName, py::arg("name"), "Names the calling thread in traces.");
+  // For livemon._torch_ops (see range_api.h); const_cast only because PyCapsule stores void*.
+  m.attr("_range_api") = py::capsule(const_cast<RangeApi*>(&kRangeApi), kRangeApiCapsuleName);
 }
 
 }  // namespace livemon::python

@@ -1,6 +1,7 @@
 """examples/pytorch_train.py trains for real for a few seconds and publishes what the README says,
 in both modes; a subscriber (pyzmq + msgpack) and the TensorBoard reader check what comes out."""
 
+import importlib.util
 import os
 import subprocess
 import sys
@@ -93,3 +94,14 @@ def test_torch_monitor_mode_reaches_the_subscriber_through_the_bridge(tmp_path):
         assert key in keys, f"{key} not among {sorted(keys)}"
     assert "system.rss_bytes.value" in keys_of(received, "livemon.Stat"), "livemon's own sampler, beside the bridge"
     assert received["epoch"][-1]["epoch"] >= 1
+
+
+@pytest.mark.skipif(importlib.util.find_spec("livemon._torch_ops") is None,
+                    reason="livemon._torch_ops not built (no libtorch-dev)")
+def test_ops_mode_times_pytorchs_operators_with_the_training_code_unchanged(tmp_path):
+    received, _, _ = run_example(tmp_path, "--ops", "--api", "torch-monitor")
+    keys = keys_of(received, "livemon.Stat")
+    # The torch.monitor mode has no livemon range of its own: these come from the observer.
+    for key in ["range/aten::conv2d.count", "range/aten::convolution.p99", "range/ConvolutionBackward0.mean",
+                "range/aten::cross_entropy_loss.count", "range/Optimizer.step#SGD.step.count"]:
+        assert key in keys, f"{key} not among {sorted(keys)}"

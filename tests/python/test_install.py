@@ -18,8 +18,10 @@ def test_the_installed_package_imports_and_works(tmp_path):
                    check=True, capture_output=True, text=True)
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = prefix / "lib" / version / "dist-packages"
+    torch_ops = _built_torch_ops()  # built only where libtorch-dev is installed
     assert sorted(p.name for p in (site / "livemon").iterdir() if not p.name.startswith("__pycache__")) == sorted(
-        ["__init__.py", "_key_averages.py", "profiler.py", "torch_bridge.py", os.path.basename(_built_extension())])
+        ["__init__.py", "_key_averages.py", "profiler.py", "torch_bridge.py", os.path.basename(_built_extension())]
+        + ([os.path.basename(torch_ops)] if torch_ops else []))
     # For the prefixes /usr/local and /usr this directory is on Debian's sys.path already:
     assert sysconfig.get_path("platlib", vars={"platbase": "/usr/local", "base": "/usr/local"}).endswith(
         f"{version}/dist-packages")
@@ -35,6 +37,17 @@ def test_the_installed_package_imports_and_works(tmp_path):
     lines = result.stdout.splitlines()
     assert lines[0].startswith(str(site))
     assert lines[1] == "{'i.sum': 2.0}"
+    if torch_ops:
+        result = subprocess.run(
+            [sys.executable, "-c", "import livemon._torch_ops as t; print(t.__file__, t.ops_installed())"],
+            check=True, capture_output=True, text=True, env=env, timeout=60)
+        assert result.stdout.split() == [str(site / "livemon" / os.path.basename(torch_ops)), "False"]
+
+
+def _built_torch_ops():
+    import importlib.util
+    spec = importlib.util.find_spec("livemon._torch_ops")
+    return spec.origin if spec else None
 
 
 def _built_extension():

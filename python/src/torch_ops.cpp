@@ -1,0 +1,179 @@
+// livemon._torch_ops: PyTorch's own operators as livemon ranges. A global RecordFunction observer
+// in libtorch opens a livemon range when an operator (or a torch.profiler.record_function label)
+// starts and closes it when it ends, so they reach the range/<name> Stats and livemon's traces.
+// A second observer, on user scopes only, advances livemon's step when "Optimizer.step#..." ends
+// (torch 1.13's optimizers wrap step() in that label; they have no step hooks yet).
+//
+// Built only when libtorch is found, and loaded only by livemon.torch_bridge.install(): `import
+// livemon` never needs it. livemon's core is reached through _livemon's capsule (range_api.h).
+//
+// The observers run on whichever thread runs an operator, with or without the GIL: they never
+// touch Python, never throw, and allocate only a small context per timed call.
+#include <pybind11/pybind11.h>
+
+#include <ATen/record_function.h>
+
+#include <atomic>
+#include <cstring>
+#include <new>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "range_api.h"
+
+namespace py = pybind11;
+
+namespace livemon::python {
+namespace {
+
+const RangeApi* g_api = nullptr;  // set once at import, before any observer is registered
+std::atomic<uint64_t> g_timedCalls{0};
+std::atomic<uint64_t> g_droppedCalls{0};  // no memory for the context
+std::atomic<uint64_t> g_optimizerSteps{0};
+
+// Interning takes a lock in livemon's core; operator names repeat, so each thread remembers the
+// ids it got. Keyed by the name's address (an operator's name lives as long as the operator),
+// checked against a copy because a record_function label's string may be freed and its address
+// reused for another name. Bounded: a thread that saw too many names starts over.
+class NameIdCache {
+ public:
+  uint32_t idOf(const char* name) noexcept {
+    const auto found = ids_.find(name);
+    if (found != ids_.end() && found->second.name == name) return found->second.id;
+    const std::size_t size = std::strlen(name);
+    const uint32_t id = g_api->internRangeName(name, size);
+    try {
+      if (ids_.size() >= kMaxEntries) ids_.clear();
+      ids_.insert_or_assign(name, Entry{std::string(name, size), id});
+    } catch (...) {  // out of memory: the id is still right, only not remembered
+    }
+    return id;
+  }
+
+ private:
+  static constexpr std::size_t kMaxEntries = 4096;
+  struct Entry {
+    std::string name;
+    uint32_t id;
+  };
+  std::unordered_map<const char*, Entry> ids_;
+};
+
+thread_local NameIdCache t_nameIds;
+
+struct OpRange final : at::ObserverContext {
+  uint32_t mode = 0;
+  uint32_t nameId = 0;
+  int64_t start = 0;
+};
+
+std::unique_ptr<at::ObserverContext> onOpStart(const at::RecordFunction& fn) {
+  const uint32_t mode = g_api->rangeMode->load(std::memory_order_relaxed);
+  if (mode == 0) return nullptr;  // no range Stats and no trace: nothing to time
+  std::unique_ptr<OpRange> range(new (std::nothrow) OpRange);
+  if (!range) {
+    g_droppedCalls.fetch_add(1, std::memory_order_relaxed);
+    return nullptr;
+  }
+  range->mode = mode;
+  range->nameId = t_nameIds.idOf(fn.name());
+  g_timedCalls.fetch_add(1, std::memory_order_relaxed);
+  range->start = g_api->beginRange();
+  return range;
+}
+
+void onOpEnd(const at::RecordFunction&, at::ObserverContext* context) {
+  if (context == nullptr) return;
+  const auto* range = static_cast<const OpRange*>(context);
+  g_api->endRange(range->nameId, range->mode, range->start);
+}
+
+constexpr char kOptimizerStep[] = "Optimizer.step#";
+
+bool isOptimizerStep(const at::RecordFunction& fn) noexcept {
+  return std::strncmp(fn.name(), kOptimizerStep, sizeof kOptimizerStep - 1) == 0;
+}
+
+// An optimizer's step() that calls its base class's step() (both wrapped by torch) nests two
+// Optimizer.step# ranges: only the outermost one ends a training step.
+thread_local int t_optimizerStepDepth = 0;
+
+std::unique_ptr<at::ObserverContext> onUserScopeStart(const at::RecordFunction& fn) {
+  if (isOptimizerStep(fn)) ++t_optimizerStepDepth;
+  return nullptr;
+}
+
+void onUserScopeEnd(const at::RecordFunction& fn, at::ObserverContext*) {
+  // A step that began before the observer was installed has no depth: it counts as outermost.
+  if (!isOptimizerStep(fn) || (t_optimizerStepDepth > 0 && --t_optimizerStepDepth > 0)) return;
+  g_api->advanceStep();
+  g_optimizerSteps.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Registration happens under the GIL (these are Python calls), which serialises it.
+std::optional<at::CallbackHandle> g_opsHandle;
+std::optional<at::CallbackHandle> g_stepsHandle;
+
+void installOps(int64_t sample) {
+  if (sample < 1) throw py::value_error("ops_sample must be at least 1, got " + std::to_string(sample));
+  if (g_opsHandle) at::removeCallback(*g_opsHandle);
+  g_opsHandle.reset();
+  // libtorch samples start and end together; 1/N on average, drawn without a shared counter.
+  g_opsHandle = at::addGlobalCallback(
+      at::RecordFunctionCallback(&onOpStart, &onOpEnd).samplingProb(1.0 / static_cast<double>(sample)));
+}
+
+bool uninstallOps() {
+  if (!g_opsHandle) return false;
+  at::removeCallback(*g_opsHandle);
+  g_opsHandle.reset();
+  return true;
+}
+
+void installSteps() {
+  if (g_stepsHandle) return;
+  g_stepsHandle = at::addGlobalCallback(
+      at::RecordFunctionCallback(&onUserScopeStart, &onUserScopeEnd).scopes({at::RecordScope::USER_SCOPE}));
+}
+
+bool uninstallSteps() {
+  if (!g_stepsHandle) return false;
+  at::removeCallback(*g_stepsHandle);
+  g_stepsHandle.reset();
+  return true;
+}
+
+const RangeApi* loadRangeApi() {
+  py::module_ livemon = py::module_::import("livemon._livemon");
+  void* pointer = PyCapsule_GetPointer(livemon.attr("_range_api").ptr(), kRangeApiCapsuleName);
+  if (pointer == nullptr) throw py::error_already_set();
+  const auto* api = static_cast<const RangeApi*>(pointer);
+  if (api->version != kRangeApiVersion) {
+    throw py::import_error("livemon._torch_ops was built for another livemon._livemon (range API " +
+                           std::to_string(kRangeApiVersion) + ", found " + std::to_string(api->version) + ")");
+  }
+  return api;
+}
+
+}  // namespace
+}  // namespace livemon::python
+
+PYBIND11_MODULE(_torch_ops, m) {
+  using namespace livemon::python;
+  m.doc() = "PyTorch's RecordFunction observers for livemon (use livemon.torch_bridge.install).";
+  g_api = loadRangeApi();
+  m.def("install_ops", &installOps, py::arg("sample") = 1,
+        "Times every operator call (one in `sample` on average) as a livemon range; replaces an earlier one.");
+  m.def("uninstall_ops", &uninstallOps, "Removes the operator observer. False if there was none.");
+  m.def("install_steps", &installSteps, "Advances livemon's step when an optimizer's step() returns.");
+  m.def("uninstall_steps", &uninstallSteps, "Removes the optimizer step observer. False if there was none.");
+  m.def("ops_installed", [] { return g_opsHandle.has_value(); });
+  m.def("steps_installed", [] { return g_stepsHandle.has_value(); });
+  m.def("timed_call_count", [] { return g_timedCalls.load(std::memory_order_relaxed); },
+        "Operator calls timed so far (sampled calls while range Stats or a trace were on).");
+  m.def("dropped_call_count", [] { return g_droppedCalls.load(std::memory_order_relaxed); },
+        "Operator calls not timed for lack of memory.");
+  m.def("optimizer_step_count", [] { return g_optimizerSteps.load(std::memory_order_relaxed); },
+        "optimizer.step() calls seen by the step observer.");
+}

@@ -1,0 +1,279 @@
+"""livemon.torch_bridge.install(ops=True): PyTorch's own operators as livemon ranges, steps from the
+optimizer (issue 18, items 2 and 3). The training loops here contain no livemon call: everything
+livemon sees comes from the RecordFunction observers in livemon._torch_ops. A wire test reads the
+Publisher with an independent subscriber (pyzmq + msgpack)."""
+
+import datetime
+import importlib.util
+
+import pytest
+
+import livemon
+from conftest import run_python
+
+torch = pytest.importorskip("torch")
+zmq = pytest.importorskip("zmq")
+msgpack = pytest.importorskip("msgpack")
+from livemon import torch_bridge  # noqa: E402
+
+needs_extension = pytest.mark.skipif(importlib.util.find_spec("livemon._torch_ops") is None,
+                                     reason="livemon._torch_ops not built (no libtorch-dev)")
+
+
+def train(steps, optimizer_class=torch.optim.SGD, model=None):
+    """A small training loop, with no livemon call in it."""
+    torch.manual_seed(0)
+    model = model or torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 1))
+    optimizer = optimizer_class(model.parameters(), lr=0.01)
+    for _ in range(steps):
+        optimizer.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(torch.randn(8, 16)), torch.zeros(8, 1))
+        loss.backward()
+        optimizer.step()
+    return model
+
+
+@pytest.fixture
+def clean():
+    torch_bridge.uninstall()
+    livemon.clear_step()
+    yield
+    torch_bridge.uninstall()
+    livemon.clear_step()
+
+
+def receive_until(socket, predicate, timeout=30.0):
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if socket.poll(100):
+            topic, payload = socket.recv_multipart()
+            message = msgpack.unpackb(payload)
+            if predicate(topic.decode(), message):
+                return message
+    pytest.fail("the expected message did not arrive")
+
+
+@needs_extension
+def test_operator_stats_reach_a_subscriber_with_no_livemon_call_in_the_loop(clean):
+    with livemon.Publisher("tcp://127.0.0.1:*", run="torch-ops",
+                           heartbeat_interval=datetime.timedelta(milliseconds=50)) as publisher:
+        context = zmq.Context()
+        socket = context.socket(zmq.SUB)
+        try:
+            socket.connect(publisher.endpoints[0])
+            socket.subscribe(b"")
+            receive_until(socket, lambda topic, message: topic == "livemon.heartbeat")
+
+            torch_bridge.install(ops=True)
+            train(5)
+            livemon.profiler.flush_range_stats()  # instead of waiting for the 1 s windows to end
+
+            # Each range Stat logs its own events, and a 1 s window may close during the loop:
+            # counts are summed over every window received.
+            counts = {}
+            means = {}
+            wanted = {"range/aten::addmm": 10.0, "range/AddmmBackward0": 10.0, "range/Optimizer.step#SGD.step": 5.0}
+
+            def all_counted(topic, message):
+                if topic == livemon.STAT_EVENT:
+                    for _, data in message["events"]:
+                        for key, value in data.items():
+                            if key.endswith(".count"):
+                                counts[key[:-6]] = counts.get(key[:-6], 0.0) + value
+                            elif key.endswith(".mean"):
+                                means[key[:-5]] = value
+                return all(counts.get(name, 0.0) >= count for name, count in wanted.items())
+
+            receive_until(socket, all_counted)
+        finally:
+            socket.close(linger=0)
+            context.term()
+    # Forward and backward: 2 Linear layers x 5 steps through aten::addmm, and autograd's nodes.
+    for name, count in wanted.items():
+        assert counts[name] == count, name
+    assert means["range/aten::addmm"] > 0.0
+
+
+@needs_extension
+def test_steps_advance_with_every_optimizer_step(clean):
+    adam_before_install = train(0, torch.optim.Adam)
+    torch_bridge.install()
+    assert torch_bridge.follows_optimizer()
+    assert livemon.current_step() is None
+    train(3)
+    assert livemon.current_step() == 3
+    livemon.set_step(40)  # a step set by the job is where the optimizer goes on from
+    train(2, torch.optim.Adam, adam_before_install)
+    assert livemon.current_step() == 42
+    torch_bridge.uninstall()
+    assert not torch_bridge.follows_optimizer()
+    train(2)
+    assert livemon.current_step() == 42
+
+
+class NestedSGD(torch.optim.SGD):
+    """An optimizer whose step() calls its base class's, both wrapped by torch's profiling hook."""
+
+    def step(self, closure=None):
+        return super().step(closure)
+
+
+@needs_extension
+def test_a_step_calling_its_base_classs_step_counts_once_and_later_classes_are_followed(clean):
+    train(1, torch.optim.SGD)  # torch wraps SGD.step once an SGD exists
+    torch_bridge.install()
+
+    class DefinedAfterInstall(torch.optim.Adam):
+        pass
+
+    train(3, NestedSGD)
+    assert livemon.current_step() == 3
+    train(2, DefinedAfterInstall)
+    assert livemon.current_step() == 5
+
+
+def test_a_profile_without_step_calls_follows_the_optimizer(clean):
+    torch_bridge.install()
+    traces = []
+    schedule = livemon.profiler.schedule(wait=1, warmup=1, active=2, repeat=1)
+    with livemon.profiler.profile(schedule=schedule, on_trace_ready=lambda p: traces.append(p.trace())) as prof:
+        train(6)
+        assert prof.step_num == 6
+    assert len(traces) == 1
+    steps = sorted(name for name, *_ in traces[0].ranges if name.startswith("ProfilerStep#"))
+    assert steps == ["ProfilerStep#2", "ProfilerStep#3"]
+
+
+def test_explicit_profile_steps_after_optimizer_steps_count_each_step_once(clean):
+    torch_bridge.install()
+    model = torch.nn.Linear(4, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with livemon.profiler.profile() as prof:
+        for _ in range(5):  # torch.profiler code, unchanged
+            model(torch.randn(2, 4)).sum().backward()
+            optimizer.step()
+            prof.step()
+        assert prof.step_num == 5
+
+
+def test_without_the_bridge_a_profile_ignores_the_optimizer(clean):
+    with livemon.profiler.profile() as prof:
+        train(3)
+        assert prof.step_num == 0
+
+
+@needs_extension
+def test_install_without_steps_leaves_the_step_alone(clean):
+    torch_bridge.install(ops=True, steps=False)
+    train(2)
+    assert livemon.current_step() is None
+
+
+@needs_extension
+def test_sampling_times_about_one_call_in_n(clean):
+    torch_bridge.install(ops=True)
+    before = torch_bridge.timed_op_count()
+    train(40)
+    every = torch_bridge.timed_op_count() - before
+
+    torch_bridge.install(ops=True, ops_sample=10)
+    before = torch_bridge.timed_op_count()
+    train(40)
+    sampled = torch_bridge.timed_op_count() - before
+    # About every/10 (libtorch draws the sample): the bounds are far outside what chance gives.
+    assert every > 1000
+    assert 0 < sampled < every / 4
+
+
+@needs_extension
+def test_uninstall_stops_timing_and_restores_range_stats(clean):
+    assert not livemon.profiler.range_stats_enabled()
+    torch_bridge.install(ops=True)
+    assert torch_bridge.ops_installed()
+    assert livemon.profiler.range_stats_enabled()
+    assert torch_bridge.uninstall()
+    assert not torch_bridge.ops_installed()
+    assert not livemon.profiler.range_stats_enabled()
+    before = torch_bridge.timed_op_count()
+    train(3)
+    assert torch_bridge.timed_op_count() == before
+
+
+@needs_extension
+def test_operators_are_part_of_livemons_traces(clean):
+    torch_bridge.install(ops=True)
+    with livemon.profiler.profile() as prof:
+        train(2)
+    names = {row.key for row in prof.key_averages()}
+    assert "aten::addmm" in names
+    assert "Optimizer.step#SGD.step" in names
+
+
+def test_bad_ops_sample_is_refused(clean):
+    for bad in (0, -1, 2.5, True):
+        with pytest.raises(ValueError, match="ops_sample"):
+            torch_bridge.install(ops=True, ops_sample=bad)
+
+
+@needs_extension
+def test_exit_with_the_observer_installed_after_ops_on_several_threads():
+    # Operators ran on a thread of the job's and on libtorch's intra-op threads; the atexit hook
+    # removes the observers before livemon flushes its range Stats. (A daemon thread still running
+    # operators at exit aborts plain torch 1.13 too, without livemon: not tested here.)
+    result = run_python("""
+        import threading, torch, livemon, livemon.torch_bridge
+        livemon.torch_bridge.install(ops=True)
+        def work():
+            x = torch.randn(64, 64)
+            for _ in range(50):
+                x = torch.tanh(x @ x)
+        worker = threading.Thread(target=work)
+        worker.start()
+        x = torch.randn(512, 512)
+        for _ in range(20):
+            x = torch.tanh(x @ x)
+        worker.join()
+        print("done", livemon.torch_bridge.timed_op_count() >= 140)
+    """)
+    assert result.stdout.strip() == "done True"
+
+
+def test_import_livemon_works_without_the_extension():
+    result = run_python("""
+        import sys
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name == "livemon._torch_ops":
+                    raise ImportError("blocked for the test")
+                return None
+        sys.meta_path.insert(0, Block())
+        import livemon, livemon.torch_bridge as bridge, torch
+        bridge.install()  # torch.monitor forwarding still works, and steps follow the optimizer
+        model = torch.nn.Linear(4, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(2):
+            model(torch.randn(2, 4)).sum().backward()
+            optimizer.step()
+        print("follows", bridge.follows_optimizer(), livemon.current_step())
+        try:
+            bridge.install(ops=True)
+        except ImportError as error:
+            print("ops", "libtorch-dev" in str(error))
+    """)
+    assert result.stdout.split() == ["follows", "True", "2", "ops", "True"]
+
+
+def test_import_livemon_works_without_torch():
+    result = run_python("""
+        import sys
+        class Block:
+            def find_spec(self, name, path=None, target=None):
+                if name == "torch" or name.startswith("torch.") or name == "livemon._torch_ops":
+                    raise ImportError("blocked for the test")
+                return None
+        sys.meta_path.insert(0, Block())
+        import livemon, livemon.profiler, livemon.torch_bridge
+        print("ok")
+    """)
+    assert result.stdout.strip() == "ok"
