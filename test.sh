@@ -61,7 +61,7 @@ if [ "${LIVEMON_SKIP_SANITIZERS:-0}" != "1" ]; then
     -DLIVEMON_BUILD_UI=OFF -DLIVEMON_BUILD_BENCH=OFF
 
   step "ThreadSanitizer (without the GUI)"
-  TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$PWD/tests/tsan.supp" \
     configure_build_test build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLIVEMON_SANITIZER=thread \
     -DLIVEMON_BUILD_UI=OFF -DLIVEMON_BUILD_BENCH=OFF
 fi
