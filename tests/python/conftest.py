@@ -47,6 +47,20 @@ class Collector:
             return [e for e in self.events if e.name == name]
 
 
+def receive_until(socket, predicate, timeout=DEADLINE):
+    """Receives wire messages on a pyzmq SUB socket until predicate(topic, payload) holds; returns
+    that payload (decoded with msgpack)."""
+    import msgpack
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if socket.poll(100):
+            topic, payload = socket.recv_multipart()
+            message = msgpack.unpackb(payload)
+            if predicate(topic.decode(), message):
+                return message
+    pytest.fail("the expected message did not arrive")
+
+
 @pytest.fixture
 def collect():
     """collect(prefix="") registers a Collector for the test's duration."""

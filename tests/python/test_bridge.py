@@ -10,6 +10,7 @@ import pytest
 
 import livemon
 import livemon.torch_bridge as bridge
+from conftest import receive_until
 
 monitor = pytest.importorskip("torch.monitor")
 zmq = pytest.importorskip("zmq")
@@ -76,17 +77,6 @@ def test_a_failed_forward_is_counted_not_raised(installed, recwarn):
     assert bridge.error_count() == errors + 2
     assert len([w for w in recwarn if issubclass(w.category, RuntimeWarning)]) <= 1
 
-
-def receive_until(socket, predicate, timeout=30.0):
-    """Receives wire messages until predicate(topic, payload) holds; returns that payload."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if socket.poll(100):
-            topic, payload = socket.recv_multipart()
-            message = msgpack.unpackb(payload)
-            if predicate(topic.decode(), message):
-                return message
-    pytest.fail("the expected message did not arrive")
 
 
 def test_end_to_end_torch_stat_to_subscriber(installed):

@@ -9,7 +9,7 @@ import importlib.util
 import pytest
 
 import livemon
-from conftest import run_python
+from conftest import receive_until, run_python
 
 torch = pytest.importorskip("torch")
 zmq = pytest.importorskip("zmq")
@@ -41,17 +41,6 @@ def clean():
     torch_bridge.uninstall()
     livemon.clear_step()
 
-
-def receive_until(socket, predicate, timeout=30.0):
-    import time
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if socket.poll(100):
-            topic, payload = socket.recv_multipart()
-            message = msgpack.unpackb(payload)
-            if predicate(topic.decode(), message):
-                return message
-    pytest.fail("the expected message did not arrive")
 
 
 @needs_extension
