@@ -62,7 +62,8 @@ def test_operator_stats_reach_a_subscriber_with_no_livemon_call_in_the_loop(clea
             # counts are summed over every window received.
             counts = {}
             means = {}
-            wanted = {"range/aten::addmm": 10.0, "range/AddmmBackward0": 10.0, "range/Optimizer.step#SGD.step": 5.0}
+            wanted = {"range/aten::addmm": 10.0, "range/autograd::engine::evaluate_function: AddmmBackward0": 10.0,
+                      "range/Optimizer.step#SGD.step": 5.0}
 
             def all_counted(topic, message):
                 if topic == livemon.STAT_EVENT:
@@ -197,6 +198,54 @@ def test_operators_are_part_of_livemons_traces(clean):
     names = {row.key for row in prof.key_averages()}
     assert "aten::addmm" in names
     assert "Optimizer.step#SGD.step" in names
+
+
+@needs_extension
+def test_backward_work_is_timed_under_the_autograd_engines_labels(clean):
+    # The observer watches operators and labels, not libtorch's BACKWARD_FUNCTION scope: each
+    # autograd node still shows, once, as the engine's "evaluate_function: <node>" label.
+    torch_bridge.install(ops=True)
+    with livemon.profiler.profile() as prof:
+        train(2)
+    counts = {row.key: row.count for row in prof.key_averages()}
+    assert counts.get("autograd::engine::evaluate_function: AddmmBackward0") == 4
+    assert "AddmmBackward0" not in counts
+
+
+@needs_extension
+def test_labels_reusing_one_buffer_and_more_names_than_the_cache_holds_keep_their_own_names(clean):
+    # record_function labels live in a string that is freed when the label ends, so consecutive
+    # labels often share an address; and 3000 names overflow the per-thread name cache.
+    torch_bridge.install(ops=True)
+    names = [f"label-{i}" for i in range(3000)] + [f"a-much-longer-label-{i}-" + "x" * 60 for i in range(20)]
+    with livemon.profiler.profile() as prof:
+        for _ in range(2):
+            for name in names:
+                with torch.profiler.record_function(name):
+                    pass
+    counts = {row.key: row.count for row in prof.key_averages()}
+    assert {name: counts.get(name) for name in names} == {name: 2 for name in names}
+
+
+@needs_extension
+def test_dataloader_worker_processes_run_with_the_observer_installed():
+    # DataLoader workers are fork()ed from a job whose observer is installed: they run
+    # operators (collation) through it in the child and must neither hang nor crash.
+    result = run_python("""
+        import torch, livemon, livemon.torch_bridge
+        livemon.torch_bridge.install(ops=True)
+        data = torch.utils.data.TensorDataset(torch.randn(512, 8), torch.randn(512, 1))
+        loader = torch.utils.data.DataLoader(data, batch_size=16, num_workers=2)
+        model = torch.nn.Linear(8, 1)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+        for epoch in range(2):
+            for x, y in loader:
+                optimizer.zero_grad()
+                torch.nn.functional.mse_loss(model(x), y).backward()
+                optimizer.step()
+        print("done", livemon.current_step())
+    """)
+    assert result.stdout.strip() == "done 64"
 
 
 def test_bad_ops_sample_is_refused(clean):
