@@ -78,6 +78,7 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   grid_ = new ChartGrid(dashboard_->registry(), views_);
   grid_->setMaxLinesPerChart(dashboard_->options().maxLinesPerChart);
   ranges_ = new RangesView(dashboard_->registry(), dashboard_->rangesModel(), views_);
+  ranges_->setViewOptions(&grid_->viewOptions());
   ranks_ = new RanksView(*dashboard_, *grid_, views_);
   views_->addTab(grid_, tr("Charts"));  // in DashboardView's order
   views_->addTab(ranges_, tr("Ranges"));

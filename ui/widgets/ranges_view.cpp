@@ -182,12 +182,18 @@ void RangesView::showChart(int modelRow) {
   chartPlaceholder_->hide();
   // The mode is the grid's: render() switches the axis if the context says otherwise.
   chart_ = new StatChartView(model_->statName(modelRow), registry_, TimeAxisMode::WallClock, chartHolder_);
+  chart_->setViewOptions(viewOptions_);
   updateChartTitle();
   for (SeriesId id : model_->durationSeries(modelRow)) chart_->addSeries(id);
   connect(chart_, &StatChartView::rangeRequested, this, &RangesView::rangeRequested);
   connect(chart_, &StatChartView::resetRequested, this, &RangesView::resetRequested);
   chartLayout_->addWidget(chart_);
   chart_->show();  // now, not when the layout gets to it: the next refresh draws it
+}
+
+void RangesView::setViewOptions(ChartViewOptions* options) {
+  viewOptions_ = options;
+  if (chart_ != nullptr) chart_->setViewOptions(options);
 }
 
 void RangesView::updateChartTitle() {

@@ -46,6 +46,9 @@ class RangesView : public QWidget {
   QLineEdit* filterEdit() const noexcept { return filter_; }
   // The selected range's chart; nullptr while no range is selected.
   StatChartView* chart() const noexcept { return chart_; }
+  // The smoothing and log scale the chart follows: the Charts grid's, so that the toolbar's
+  // controls (and a chart's own log-scale choice) apply here too. Must outlive the view.
+  void setViewOptions(ChartViewOptions* options);
 
   // A source's label changed (the model was told): the chart and its title follow.
   void sourceLabelsChanged();
@@ -88,6 +91,7 @@ class RangesView : public QWidget {
   QVBoxLayout* chartLayout_ = nullptr;
   QLabel* chartPlaceholder_ = nullptr;
   StatChartView* chart_ = nullptr;
+  ChartViewOptions* viewOptions_ = nullptr;
   int selected_ = -1;
   bool paused_ = false;
   bool removingRows_ = false;  // the selection moves with the rows; endRemove() settles it after
