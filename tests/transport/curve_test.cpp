@@ -264,6 +264,41 @@ TEST(CurvePublisher, ReadsTheAllowListAgainWhenItChanges) {
   EXPECT_TRUE(test::pollUntil(stranger, callbacks, [&] { return refused >= 1; }));
 }
 
+TEST(CurvePublisher, AKeyCopiedOverInPlaceReplacesTheOldOne) {
+  // `cp stranger.key allow/client.key` rewrites the file, not the directory: the directory's
+  // modification time stays, and the list must still change.
+  Fixture keys;
+  PublisherOptions options = test::testPublisherOptions();
+  options.handleLoggedEvents = false;
+  options.curve = keys.serverCurve();
+  Publisher publisher(options);
+  const std::string endpoint = publisher.endpoints().front();
+  {
+    SubscriberOptions clientOptions = test::connectTo({endpoint});
+    clientOptions.curve = keys.clientCurve(keys.client);
+    Subscriber client(clientOptions);
+    ASSERT_TRUE(test::waitForSource(client, publisher.identity()));
+  }
+  SubscriberOptions strangerOptions = test::connectTo({endpoint});
+  strangerOptions.curve = keys.clientCurve(keys.stranger);
+  strangerOptions.reconnectIntervalMax = 100ms;
+  Subscriber stranger(strangerOptions);
+  ASSERT_TRUE(test::waitUntil([&] { return publisher.stats().curveRefused >= 1; }));
+
+  const auto directoryTime = std::filesystem::last_write_time(keys.allow);
+  writeFile((keys.allow / "client.key").string(), curveCertificateText(keys.stranger.pair, false));
+  ASSERT_EQ(std::filesystem::last_write_time(keys.allow), directoryTime);
+  EXPECT_TRUE(test::waitForSource(stranger, publisher.identity()));
+
+  // And the key it replaced is out.
+  const uint64_t refusedBefore = publisher.stats().curveRefused;
+  SubscriberOptions clientOptions = test::connectTo({endpoint});
+  clientOptions.curve = keys.clientCurve(keys.client);
+  Subscriber client(clientOptions);
+  EXPECT_TRUE(test::waitUntil([&] { return publisher.stats().curveRefused > refusedBefore; }));
+  EXPECT_TRUE(client.sources().empty());
+}
+
 TEST(CurvePublisher, HistoryTravelsUnderCurveToo) {
   Fixture keys;
   PublisherOptions options = test::testPublisherOptions();

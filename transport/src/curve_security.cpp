@@ -28,9 +28,11 @@ constexpr int kZapPollMs = 50;
 constexpr int kMaxZapFrames = 8;
 constexpr std::size_t kMaxZapFrameBytes = 512;
 
-int64_t modifiedNs(const struct stat& info) {
-  return static_cast<int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+int64_t nanoseconds(const struct timespec& time) {
+  return static_cast<int64_t>(time.tv_sec) * 1'000'000'000 + time.tv_nsec;
 }
+
+int64_t modifiedNs(const struct stat& info) { return nanoseconds(info.st_mtim); }
 
 }  // namespace
 
@@ -167,7 +169,7 @@ bool AllowList::reload(std::string& error) {
     seenModified_ = -1;
     return false;
   }
-  if (modifiedNs(info) == seenModified_) return true;
+  if (modifiedNs(info) == seenModified_ && filesUnchanged()) return true;
   DIR* dir = ::opendir(directory_.c_str());
   if (dir == nullptr) {
     error = std::strerror(errno);
@@ -176,6 +178,7 @@ bool AllowList::reload(std::string& error) {
     return false;
   }
   std::set<CurveKey> keys;
+  std::vector<SeenFile> seen;
   std::string skipped;
   std::size_t entries = 0;
   std::size_t files = 0;
@@ -188,16 +191,36 @@ bool AllowList::reload(std::string& error) {
     const std::string_view name = entry->d_name;
     if (name.size() <= 4 || !name.ends_with(".key") || name.front() == '.') continue;
     ++files;
+    const std::string path = directory_ + "/" + std::string(name);
+    // Looked at before it is read: a change after this is seen at the next admit().
+    struct stat file {};
+    if (::stat(path.c_str(), &file) == 0) {
+      seen.push_back({path, static_cast<uint64_t>(file.st_ino), static_cast<int64_t>(file.st_size),
+                      nanoseconds(file.st_mtim), nanoseconds(file.st_ctim)});
+    }
     try {
-      keys.insert(readCertificateFile(directory_ + "/" + std::string(name), false).publicKey);
+      keys.insert(readCertificateFile(path, false).publicKey);
     } catch (const std::invalid_argument& bad) {
       skipped = bad.what();
     }
   }
   ::closedir(dir);
   keys_ = std::move(keys);
+  seenFiles_ = std::move(seen);
   seenModified_ = modifiedNs(info);
   lastError_ = skipped;
+  return true;
+}
+
+bool AllowList::filesUnchanged() const {
+  for (const SeenFile& seen : seenFiles_) {
+    struct stat file {};
+    if (::stat(seen.path.c_str(), &file) != 0 || static_cast<uint64_t>(file.st_ino) != seen.inode ||
+        static_cast<int64_t>(file.st_size) != seen.size || nanoseconds(file.st_mtim) != seen.modifiedNs ||
+        nanoseconds(file.st_ctim) != seen.changedNs) {
+      return false;
+    }
+  }
   return true;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <livemon/transport/curve.h>
 
@@ -25,8 +26,9 @@ inline constexpr std::size_t kMaxAllowDirectoryEntries = 4096;
 // Thread-safe: every member may be called from any thread (one mutex).
 //
 // The public keys in a directory of certificates (*.key), read again when the directory's
-// modification time changes: adding, removing or renaming a file into place changes it (editing
-// a file in place does not). Files are hostile input: at most kMaxAllowedCertificates of at most
+// modification time changes (adding, removing or renaming a file into place) or when a file it
+// read changes (edited or copied over in place: `cp new.key allowed/laptop.key` replaces a key
+// without touching the directory). Files are hostile input: at most kMaxAllowedCertificates of at most
 // kMaxCertificateBytes each; a file that is not a certificate is skipped and named in lastError().
 class AllowList {
  public:
@@ -46,7 +48,19 @@ class AllowList {
   const std::string directory_;
   mutable std::mutex mutex_;
   std::set<CurveKey> keys_;
+  // Whether every *.key file of the last read is still the file it was (inode, size, times).
+  bool filesUnchanged() const;
+
+  struct SeenFile {
+    std::string path;
+    uint64_t inode = 0;
+    int64_t size = 0;
+    int64_t modifiedNs = 0;
+    int64_t changedNs = 0;
+  };
+
   int64_t seenModified_ = -1;  // the directory's mtime in ns when last read
+  std::vector<SeenFile> seenFiles_;  // the *.key files of that read, as they were before reading
   std::string lastError_;
   std::atomic<uint64_t> refused_{0};
 };
