@@ -235,6 +235,13 @@ QuietEndpointNotice::QuietEndpointNotice(std::string_view command, const Clock& 
     : command_(command), clock_(clock), due_(clock.now() + after), enabled_(after.count() > 0) {}
 
 void QuietEndpointNotice::check(const transport::Subscriber& subscriber, std::ostream& err) {
+  // Why a connection was refused is told at once, each reason once per endpoint.
+  for (const transport::EndpointStatus& endpoint : subscriber.endpoints()) {
+    if (!endpoint.endpoint || endpoint.handshakeError.empty()) continue;
+    if (!toldHandshakes_.insert(*endpoint.endpoint + '\n' + endpoint.handshakeError).second) continue;
+    told_.insert(*endpoint.endpoint);  // no "nothing received" guess after this
+    commandMessage(err, command_) << printableText(*endpoint.endpoint) << ": " << endpoint.handshakeError << std::endl;
+  }
   if (!enabled_ || clock_.now() < due_) return;
   for (const transport::EndpointStatus& endpoint : subscriber.endpoints()) {
     if (endpoint.messages != 0 || !endpoint.endpoint || told_.contains(*endpoint.endpoint)) continue;

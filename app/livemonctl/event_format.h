@@ -63,7 +63,8 @@ std::string quotedPrintableText(std::string_view text);
 // Tells once per endpoint, on `err`, that nothing at all (not even a heartbeat) has come from it
 // `after` the command started: "livemonctl tail: nothing received from EP yet; is a publisher
 // running there?". A user who connects to the wrong port otherwise waits in silence. An `after`
-// of 0 turns it off.
+// of 0 turns it off. A refused connection is told at once, with its reason, instead:
+// "livemonctl tail: tcp://head:5555: the publisher requires CURVE: ...".
 class QuietEndpointNotice {
  public:
   QuietEndpointNotice(std::string_view command, const Clock& clock, std::chrono::milliseconds after);
@@ -75,6 +76,7 @@ class QuietEndpointNotice {
   std::chrono::steady_clock::time_point due_;
   bool enabled_;
   std::set<std::string> told_;
+  std::set<std::string> toldHandshakes_;  // endpoint '\n' reason, bounded by the reasons there are
 };
 
 // Not thread-safe: one command's loop.

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <sstream>
 
@@ -115,6 +116,22 @@ TEST(LivemonctlCurve, TailReadsASecuredDemoWithOptionsOrEnvironment) {
   unsetenv(std::string(transport::kCurveServerEnvironmentVariable).c_str());
   unsetenv(std::string(transport::kCurveClientEnvironmentVariable).c_str());
   EXPECT_EQ(withEnvironment.exitCode(), 0) << withEnvironment.err();
+
+  // Refused connections say why, at once, instead of leaving the user waiting in silence.
+  const auto says = [](ChildProcess& tail, const std::string& why) {
+    const bool said = tail.readStderrUntil([&](const std::string& err) { return err.find(why) != std::string::npos; });
+    tail.signal(SIGINT);
+    return said;
+  };
+  ChildProcess withoutKeys({LIVEMONCTL_PATH, "tail", endpoint});
+  EXPECT_TRUE(says(withoutKeys, "CURVE")) << withoutKeys.err();
+  EXPECT_NE(withoutKeys.err().find("livemonctl tail: " + endpoint + ": "), std::string::npos) << withoutKeys.err();
+  ChildProcess notAllowed({LIVEMONCTL_PATH, "tail", endpoint, "--curve-server", d + "/server.key", "--curve-client",
+                           d + "/server.key_secret"});
+  EXPECT_TRUE(says(notAllowed, "refused: this side's key is not in the publisher's allow list")) << notAllowed.err();
+  ChildProcess wrongServer({LIVEMONCTL_PATH, "tail", endpoint, "--curve-server", d + "/allow/laptop.key",
+                            "--curve-client", d + "/allow/laptop.key_secret"});
+  EXPECT_TRUE(says(wrongServer, "is the server certificate (--curve-server) the publisher's?")) << wrongServer.err();
 }
 
 }  // namespace

@@ -299,6 +299,36 @@ TEST(CurvePublisher, AKeyCopiedOverInPlaceReplacesTheOldOne) {
   EXPECT_TRUE(client.sources().empty());
 }
 
+TEST(CurveSubscriber, ARefusedEndpointSaysWhyRetriesAndForgetsItOnceAdmitted) {
+  Fixture keys;
+  PublisherOptions options = test::testPublisherOptions();
+  options.handleLoggedEvents = false;
+  options.curve = keys.serverCurve();
+  Publisher publisher(options);
+  SubscriberOptions strangerOptions = test::connectTo({publisher.endpoints().front()});
+  strangerOptions.curve = keys.clientCurve(keys.stranger);
+  strangerOptions.reconnectInterval = 50ms;
+  Subscriber stranger(strangerOptions);
+  const auto status = [&] { return stranger.endpoints().front(); };
+  // libzmq gives up on a refused key; the subscriber tries again, and that is no protocol error.
+  ASSERT_TRUE(test::pollUntil(stranger, {}, [&] { return status().handshakeFailures >= 2; }));
+  EXPECT_EQ(status().handshakeError, "refused: this side's key is not in the publisher's allow list");
+  EXPECT_EQ(status().protocolErrors, 0u);
+  EXPECT_EQ(stranger.stats().protocolErrors, 0u);
+
+  // Let in: the next try is admitted and the reason goes.
+  std::filesystem::copy_file(keys.stranger.publicFile, keys.allow / "stranger.tmp");
+  std::filesystem::rename(keys.allow / "stranger.tmp", keys.allow / "stranger.key");
+  ASSERT_TRUE(test::waitForSource(stranger, publisher.identity()));
+  EXPECT_EQ(status().handshakeError, "");
+
+  // Without CURVE, the reason names it.
+  Subscriber plain(test::connectTo({publisher.endpoints().front()}));
+  ASSERT_TRUE(test::pollUntil(plain, {}, [&] { return plain.endpoints().front().handshakeFailures >= 1; }));
+  EXPECT_NE(plain.endpoints().front().handshakeError.find("CURVE"), std::string::npos)
+      << plain.endpoints().front().handshakeError;
+}
+
 TEST(CurvePublisher, HistoryTravelsUnderCurveToo) {
   Fixture keys;
   PublisherOptions options = test::testPublisherOptions();

@@ -57,6 +57,19 @@ TEST(StatusText, AFinishedRunIsNeutralWhileUnreachableAndSilentAreRed) {
   EXPECT_FALSE(describeHealth(healthWith(transport::SourceState::Alive)).contains(kBad));
 }
 
+TEST(StatusText, ARefusedConnectionSaysWhyBesideTheEndpoint) {
+  transport::EndpointStatus endpoint;
+  endpoint.endpoint = std::make_shared<const std::string>("tcp://head:5555");
+  endpoint.handshakeFailures = 3;
+  endpoint.handshakeError = "refused: this side's key is not in the publisher's allow list";
+  const QString refused = describeHealth(summarizeEndpoint(endpoint, {}));
+  EXPECT_TRUE(refused.contains(QStringLiteral("refused: this side's key is not in the publisher's allow list")))
+      << refused.toStdString();
+
+  endpoint.handshakeError.clear();  // admitted since
+  EXPECT_FALSE(describeHealth(summarizeEndpoint(endpoint, {})).contains(QStringLiteral("refused")));
+}
+
 TEST(StatusText, EachStateExplainsItselfInTheTooltip) {
   EXPECT_TRUE(describeHealthToolTip(healthWith(transport::SourceState::Gone)).contains(QStringLiteral("goodbye")));
   EXPECT_TRUE(describeHealthToolTip(nothingHeard()).contains(QStringLiteral("publisher")));

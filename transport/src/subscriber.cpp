@@ -12,6 +12,7 @@
 #include <list>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <unordered_map>
 #include <variant>
 
@@ -54,6 +55,48 @@ void validate(const SubscriberOptions& options) {
   for (const std::string& filter : options.filters) {
     if (filter.size() > options.limits.maxTopicBytes) bad("filter longer than the longest topic: " + filter);
   }
+}
+
+bool isHandshakeFailure(uint16_t event) noexcept {
+  return event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL ||
+         event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH;
+}
+
+std::string hex(uint32_t value) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string text = "0x00000000";
+  for (int i = 9; i >= 2; --i, value >>= 4) text[static_cast<std::size_t>(i)] = kDigits[value & 0xF];
+  return text;
+}
+
+// Why a handshake failed, for a person, from the monitor's event and value. `curve`: this side
+// uses CURVE. `connecting`: this side connected (the peer is a publisher or relay that binds);
+// otherwise a peer connected to this side's bound endpoint.
+std::string describeHandshakeFailure(uint16_t event, uint32_t value, bool curve, bool connecting) {
+  if (event == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) {  // the value is the ZAP status code (RFC 27)
+    if (value == 400) {
+      return connecting ? "refused: this side's key is not in the publisher's allow list"
+                        : "refused a peer whose key is not in the allow list";
+    }
+    return (connecting ? "refused by the publisher's authentication (ZAP status "
+                       : "refused a peer (ZAP status ") + std::to_string(value) + ")";
+  }
+  if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL && value == ZMQ_PROTOCOL_ERROR_ZMTP_MECHANISM_MISMATCH) {
+    if (connecting) {
+      return curve ? "the publisher does not use CURVE"
+                   : "the publisher requires CURVE: give this side its certificates (--curve-server and "
+                     "--curve-client, or LIVEMON_CURVE_SERVER and LIVEMON_CURVE_CLIENT)";
+    }
+    return curve ? "refused a peer without CURVE" : "a peer uses CURVE and this side does not";
+  }
+  if (event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
+    return std::string(curve ? "the CURVE handshake failed" : "the handshake failed") + " (ZeroMQ protocol error " +
+           hex(value) + ")";
+  }
+  // No detail: the peer closed the connection during the handshake.
+  if (!connecting) return "a peer's handshake failed";
+  return curve ? "the CURVE handshake failed: is the server certificate (--curve-server) the publisher's?"
+               : "the handshake failed: does the publisher require CURVE?";
 }
 
 }  // namespace
@@ -99,8 +142,9 @@ std::string Subscriber::State::openEndpoint(const std::string& endpoint, Endpoin
     // is connected before the endpoint so no event is missed.
     const std::string monitorAddress = "inproc://livemon-subscriber-monitor-" + std::to_string(monitors++);
     if (zmq_socket_monitor(opened.socket, monitorAddress.c_str(),
-                           ZMQ_EVENT_CONNECTED | ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED) !=
-        0) {
+                           ZMQ_EVENT_CONNECTED | ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_DISCONNECTED | ZMQ_EVENT_CONNECT_RETRIED |
+                               ZMQ_EVENT_HANDSHAKE_SUCCEEDED | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                               ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_AUTH) != 0) {
       detail::throwEndpointError("monitor", endpoint, errno);
     }
     opened.monitor = zmq_socket(context.get(), ZMQ_PAIR);
@@ -154,10 +198,17 @@ void Subscriber::State::readConnectionEvents(Socket& socket) {
     }
     detail::annotateAfterReceive();
     uint16_t event = 0;
-    if (zmq_msg_size(&frame) >= sizeof(event)) std::memcpy(&event, zmq_msg_data(&frame), sizeof(event));
+    uint32_t value = 0;
+    if (zmq_msg_size(&frame) >= sizeof(event) + sizeof(value)) {
+      std::memcpy(&event, zmq_msg_data(&frame), sizeof(event));
+      std::memcpy(&value, static_cast<const char*>(zmq_msg_data(&frame)) + sizeof(event), sizeof(value));
+    }
     while (zmq_msg_more(&frame) && zmq_msg_recv(&frame, socket.monitor, 0) >= 0) {
     }
     zmq_msg_close(&frame);
+    const bool handshakeFailed = isHandshakeFailure(event);
+    if (event == ZMQ_EVENT_CONNECTED) socket.handshakeFailed = false;
+    if (handshakeFailed) socket.handshakeFailed = true;
     if (socket.mode == EndpointMode::Connect) {
       if (event == ZMQ_EVENT_DISCONNECTED) {
         socket.droppedAt = clock.now();
@@ -172,6 +223,12 @@ void Subscriber::State::readConnectionEvents(Socket& socket) {
         ++status.connections;
       } else if (event == ZMQ_EVENT_DISCONNECTED && status.connections > 0) {
         --status.connections;
+      } else if (handshakeFailed) {
+        ++status.handshakeFailures;
+        status.handshakeError = describeHandshakeFailure(event, value, socket.security && socket.security->enabled(),
+                                                         socket.mode == EndpointMode::Connect);
+      } else if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
+        status.handshakeError.clear();
       }
     }
   }
@@ -191,6 +248,9 @@ void Subscriber::State::reconnectDropped() {
       socket.droppedAt = now;  // try again later
       continue;
     }
+    // After a failed handshake (libzmq gives up on a refused key) this is a retry, which
+    // admits the subscriber once the publisher's allow list has its key; not a protocol error.
+    if (socket.handshakeFailed) continue;
     std::lock_guard lock(stateMutex);
     ++stats.protocolErrors;
     for (EndpointStatus& status : endpointStatus) {

@@ -117,6 +117,8 @@ struct Subscriber::State {
     void* monitor = nullptr;  // PAIR socket receiving the SUB socket's connection events
     // When ZeroMQ dropped a connection it made without (yet) saying it retries.
     std::optional<std::chrono::steady_clock::time_point> droppedAt;
+    // The last connection ended in its handshake, not for breaking the protocol later.
+    bool handshakeFailed = false;
     std::unique_ptr<HistoryFetch> history;  // while the endpoint's history is fetched
     // The CURVE settings of this endpoint and its history requests: the subscriber's, or the
     // endpoint's own (addEndpoint with CurveOptions).

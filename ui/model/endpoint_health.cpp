@@ -59,6 +59,7 @@ EndpointHealth summarizeEndpoint(const transport::EndpointStatus& endpoint,
   health.endpoint = endpoint.endpoint ? *endpoint.endpoint : std::string();
   health.events = endpoint.events;
   health.protocolErrors = endpoint.protocolErrors;
+  health.handshakeError = endpoint.handshakeError;
   bool anyAlive = false;
   bool anyStale = false;
   bool anyGone = false;

@@ -54,6 +54,7 @@ struct EndpointHealth {
   uint64_t missedEvents = 0;      // events that went missing in transit
   uint64_t publisherDrops = 0;    // events its publishers reported dropping (queue full, too large)
   uint64_t protocolErrors = 0;    // connections remade after a peer broke the protocol
+  std::string handshakeError;     // why the latest security handshake failed (EndpointStatus)
   std::size_t relays = 0;         // of `sources`, relays reporting themselves (isRelaySource)
   std::size_t staleSources = 0;   // of the others, not heard from within their stale window
   std::vector<std::string> staleNames;  // the first kMaxNamedStaleSources of them, described

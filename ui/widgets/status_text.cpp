@@ -98,6 +98,10 @@ QString describeHealth(const EndpointHealth& health) {
     text += QStringLiteral(" · <span style='color:%1'>%2 reconnects after protocol errors</span>")
                 .arg(warn, locale.toString(static_cast<qulonglong>(health.protocolErrors)));
   }
+  if (!health.handshakeError.empty()) {
+    text += QStringLiteral(" · <span style='color:%1'>%2</span>")
+                .arg(warn, QString::fromStdString(health.handshakeError).toHtmlEscaped());
+  }
   return text;
 }
 

@@ -148,6 +148,12 @@ struct EndpointStatus {
   uint64_t events = 0;
   std::optional<std::chrono::steady_clock::time_point> lastMessage;
   uint64_t protocolErrors = 0;  // connections re-established after ZeroMQ dropped them (see SubscriberStats)
+  // Connections whose security handshake failed (a CURVE publisher and a plain subscriber, a key
+  // not in the publisher's allow list, the wrong server certificate), and why the latest one did,
+  // for a person: "refused: this side's key is not in the publisher's allow list". Empty again
+  // once a handshake succeeds.
+  uint64_t handshakeFailures = 0;
+  std::string handshakeError;
 };
 
 // Thread-safety: a plain value type.
