@@ -52,6 +52,18 @@ struct Fixture {
 
   CurveOptions serverCurve() const { return {server.secretFile, allow.string(), "", false}; }
   CurveOptions clientCurve(const Keys& keys) const { return {keys.secretFile, "", server.publicFile, false}; }
+  // A publisher that admits the subscribers in `allow`, and a subscriber to it holding `keys`.
+  PublisherOptions publisherOptions() const {
+    PublisherOptions options = test::testPublisherOptions();
+    options.handleLoggedEvents = false;
+    options.curve = serverCurve();
+    return options;
+  }
+  SubscriberOptions subscriberOptions(const std::string& endpoint, const Keys& keys) const {
+    SubscriberOptions options = test::connectTo({endpoint});
+    options.curve = clientCurve(keys);
+    return options;
+  }
 };
 
 std::string errorOf(const std::function<void()>& action) {
@@ -197,18 +209,11 @@ struct Counted {
 
 TEST(CurvePublisher, AdmitsOnlyAllowedSubscribersAndCountsRefusals) {
   Fixture keys;
-  PublisherOptions options = test::testPublisherOptions();
-  options.handleLoggedEvents = false;
-  options.curve = keys.serverCurve();
-  Publisher publisher(options);
+  Publisher publisher(keys.publisherOptions());
   const std::string endpoint = publisher.endpoints().front();
 
-  SubscriberOptions allowedOptions = test::connectTo({endpoint});
-  allowedOptions.curve = keys.clientCurve(keys.client);
-  Subscriber allowed(allowedOptions);
-  SubscriberOptions strangerOptions = test::connectTo({endpoint});
-  strangerOptions.curve = keys.clientCurve(keys.stranger);
-  Subscriber stranger(strangerOptions);
+  Subscriber allowed(keys.subscriberOptions(endpoint, keys.client));
+  Subscriber stranger(keys.subscriberOptions(endpoint, keys.stranger));
   SubscriberOptions plainOptions = test::connectTo({endpoint});
   plainOptions.curve = {};
   Subscriber plain(plainOptions);
@@ -268,19 +273,13 @@ TEST(CurvePublisher, AKeyCopiedOverInPlaceReplacesTheOldOne) {
   // `cp stranger.key allow/client.key` rewrites the file, not the directory: the directory's
   // modification time stays, and the list must still change.
   Fixture keys;
-  PublisherOptions options = test::testPublisherOptions();
-  options.handleLoggedEvents = false;
-  options.curve = keys.serverCurve();
-  Publisher publisher(options);
+  Publisher publisher(keys.publisherOptions());
   const std::string endpoint = publisher.endpoints().front();
   {
-    SubscriberOptions clientOptions = test::connectTo({endpoint});
-    clientOptions.curve = keys.clientCurve(keys.client);
-    Subscriber client(clientOptions);
+    Subscriber client(keys.subscriberOptions(endpoint, keys.client));
     ASSERT_TRUE(test::waitForSource(client, publisher.identity()));
   }
-  SubscriberOptions strangerOptions = test::connectTo({endpoint});
-  strangerOptions.curve = keys.clientCurve(keys.stranger);
+  SubscriberOptions strangerOptions = keys.subscriberOptions(endpoint, keys.stranger);
   strangerOptions.reconnectIntervalMax = 100ms;
   Subscriber stranger(strangerOptions);
   ASSERT_TRUE(test::waitUntil([&] { return publisher.stats().curveRefused >= 1; }));
@@ -292,21 +291,15 @@ TEST(CurvePublisher, AKeyCopiedOverInPlaceReplacesTheOldOne) {
 
   // And the key it replaced is out.
   const uint64_t refusedBefore = publisher.stats().curveRefused;
-  SubscriberOptions clientOptions = test::connectTo({endpoint});
-  clientOptions.curve = keys.clientCurve(keys.client);
-  Subscriber client(clientOptions);
+  Subscriber client(keys.subscriberOptions(endpoint, keys.client));
   EXPECT_TRUE(test::waitUntil([&] { return publisher.stats().curveRefused > refusedBefore; }));
   EXPECT_TRUE(client.sources().empty());
 }
 
 TEST(CurveSubscriber, ARefusedEndpointSaysWhyRetriesAndForgetsItOnceAdmitted) {
   Fixture keys;
-  PublisherOptions options = test::testPublisherOptions();
-  options.handleLoggedEvents = false;
-  options.curve = keys.serverCurve();
-  Publisher publisher(options);
-  SubscriberOptions strangerOptions = test::connectTo({publisher.endpoints().front()});
-  strangerOptions.curve = keys.clientCurve(keys.stranger);
+  Publisher publisher(keys.publisherOptions());
+  SubscriberOptions strangerOptions = keys.subscriberOptions(publisher.endpoints().front(), keys.stranger);
   strangerOptions.reconnectInterval = 50ms;
   Subscriber stranger(strangerOptions);
   const auto status = [&] { return stranger.endpoints().front(); };
