@@ -62,11 +62,16 @@ TEST(StatusText, ARefusedConnectionSaysWhyBesideTheEndpoint) {
   endpoint.endpoint = std::make_shared<const std::string>("tcp://head:5555");
   endpoint.handshakeFailures = 3;
   endpoint.handshakeError = "refused: this side's key is not in the publisher's allow list";
-  const QString refused = describeHealth(summarizeEndpoint(endpoint, {}));
+  const EndpointHealth health = summarizeEndpoint(endpoint, {});
+  EXPECT_EQ(health.state, EndpointState::Refused);
+  EXPECT_TRUE(endpointStateIsTrouble(health.state));
+  const QString refused = describeHealth(health);
   EXPECT_TRUE(refused.contains(QStringLiteral("refused: this side's key is not in the publisher's allow list")))
       << refused.toStdString();
+  EXPECT_TRUE(refused.contains(kBad)) << refused.toStdString();
 
   endpoint.handshakeError.clear();  // admitted since
+  EXPECT_EQ(summarizeEndpoint(endpoint, {}).state, EndpointState::Unreachable);
   EXPECT_FALSE(describeHealth(summarizeEndpoint(endpoint, {})).contains(QStringLiteral("refused")));
 }
 

@@ -12,6 +12,8 @@ std::string_view endpointStateName(EndpointState state) noexcept {
       return "finished";
     case EndpointState::Waiting:
       return "waiting";
+    case EndpointState::Refused:
+      return "refused";
     case EndpointState::Unreachable:
       break;
   }
@@ -19,7 +21,7 @@ std::string_view endpointStateName(EndpointState state) noexcept {
 }
 
 bool endpointStateIsTrouble(EndpointState state) noexcept {
-  return state == EndpointState::Silent || state == EndpointState::Unreachable;
+  return state == EndpointState::Silent || state == EndpointState::Unreachable || state == EndpointState::Refused;
 }
 
 namespace {
@@ -27,6 +29,7 @@ namespace {
 // Nothing heard yet: is anything there? ZeroMQ reports live tcp:// and ipc:// connections of a
 // connecting endpoint only; a bound or inproc:// one can only wait.
 EndpointState nothingHeardState(const transport::EndpointStatus& endpoint, const std::string& name) {
+  if (!endpoint.handshakeError.empty()) return EndpointState::Refused;
   if (endpoint.connections > 0 || endpoint.mode == transport::EndpointMode::Bind || name.starts_with("inproc://")) {
     return EndpointState::Waiting;
   }

@@ -20,12 +20,13 @@ enum class EndpointState {
   Finished,     // every publisher heard on it said goodbye: the run ended
   Waiting,      // nothing heard yet, but a peer is connected, or it is bound or inproc:// (listening)
   Unreachable,  // nothing heard and nothing connected: no publisher there, or the host is down
+  Refused,      // nothing heard, and the security handshake failed (EndpointStatus::handshakeError)
 };
 
-// "connected" "silent" "finished" "waiting" "unreachable"
+// "connected" "silent" "finished" "waiting" "unreachable" "refused"
 std::string_view endpointStateName(EndpointState state) noexcept;
 
-// Whether the state asks the user to look: Silent and Unreachable.
+// Whether the state asks the user to look: Silent, Unreachable and Refused.
 bool endpointStateIsTrouble(EndpointState state) noexcept;
 
 // An endpoint with more sources than this, or with a relay on it, reads as one summary

@@ -29,6 +29,7 @@ QString stateColour(EndpointState state) {
       return QColor(colours::kDimText).name();
     case EndpointState::Silent:
     case EndpointState::Unreachable:
+    case EndpointState::Refused:
       break;
   }
   return QColor(colours::kBad).name();
@@ -125,6 +126,10 @@ QString describeHealthDetails(const EndpointHealth& health) {
       break;
     case EndpointState::Unreachable:
       meaning = tr("Nothing heard and no connection: no publisher runs there yet, or the host cannot be reached.");
+      break;
+    case EndpointState::Refused:
+      meaning = tr("A publisher answers here but its security handshake failed; the reason follows the "
+                   "endpoint. The dashboard keeps trying, and gets in once the publisher allows its key.");
       break;
   }
   if (!health.summarized()) {
