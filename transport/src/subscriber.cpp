@@ -225,10 +225,15 @@ void Subscriber::State::readConnectionEvents(Socket& socket) {
         --status.connections;
       } else if (handshakeFailed) {
         ++status.handshakeFailures;
-        status.handshakeError = describeHandshakeFailure(event, value, socket.security && socket.security->enabled(),
-                                                         socket.mode == EndpointMode::Connect);
+        const bool detailed = event != ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL;
+        if (detailed || !socket.handshakeReasonKnown) {
+          status.handshakeError = describeHandshakeFailure(event, value, socket.security && socket.security->enabled(),
+                                                           socket.mode == EndpointMode::Connect);
+        }
+        socket.handshakeReasonKnown = socket.handshakeReasonKnown || detailed;
       } else if (event == ZMQ_EVENT_HANDSHAKE_SUCCEEDED) {
         status.handshakeError.clear();
+        socket.handshakeReasonKnown = false;
       }
     }
   }

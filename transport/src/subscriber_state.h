@@ -119,6 +119,9 @@ struct Subscriber::State {
     std::optional<std::chrono::steady_clock::time_point> droppedAt;
     // The last connection ended in its handshake, not for breaking the protocol later.
     bool handshakeFailed = false;
+    // A failure since the last success said why (a refused key, a mechanism mismatch): a later one
+    // without detail (libzmq often reports the same cause so) does not replace that reason.
+    bool handshakeReasonKnown = false;
     std::unique_ptr<HistoryFetch> history;  // while the endpoint's history is fetched
     // The CURVE settings of this endpoint and its history requests: the subscriber's, or the
     // endpoint's own (addEndpoint with CurveOptions).
