@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include <QtCharts/QLineSeries>
 
 #include <livemon/event_handler.h>
+#include <livemon/transport/curve.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
@@ -199,6 +201,30 @@ TEST_F(MainWindowTest, EndpointsAreAddedAndRemovedWhileRunning) {
   window.dashboard().updateStatus();
   ASSERT_EQ(window.dashboard().endpointHealth().size(), 1U);
   EXPECT_EQ(window.dashboard().endpointHealth().front().state, EndpointState::Connected);
+}
+
+TEST_F(MainWindowTest, AnEndpointThatRefusesThisSideSaysWhyInTheStatusBarAndWhereTheChartsWouldBe) {
+  // A CURVE publisher; the dashboard has no keys.
+  QTemporaryDir keys;
+  const std::string secret = QDir(keys.path()).filePath(QStringLiteral("server.key_secret")).toStdString();
+  std::ofstream(secret) << transport::curveCertificateText(transport::generateCurveKeyPair(), true);
+  ASSERT_TRUE(QDir(keys.path()).mkdir(QStringLiteral("allow")));
+  transport::PublisherOptions secured = publisherOptions();
+  secured.curve.certificate = secret;
+  secured.curve.allow = QDir(keys.path()).filePath(QStringLiteral("allow")).toStdString();
+  transport::Publisher publisher(secured);
+  MainWindow window(options({publisher.endpoints().front()}));
+
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().updateStatus();
+    const std::vector<EndpointHealth>& health = window.dashboard().endpointHealth();
+    return health.size() == 1 && health.front().state == EndpointState::Refused;
+  }));
+  const std::string why = window.dashboard().endpointHealth().front().handshakeError;
+  EXPECT_NE(why.find("CURVE"), std::string::npos) << why;
+  const QString placeholder = window.chartGrid().placeholderText();
+  EXPECT_TRUE(placeholder.contains(QString::fromStdString(publisher.endpoints().front() + ": " + why)))
+      << placeholder.toStdString();
 }
 
 TEST_F(MainWindowTest, SettingsRestoreEndpointsViewAndLayout) {

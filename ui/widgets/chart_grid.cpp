@@ -240,6 +240,12 @@ int ChartGrid::columnCount() const {
   return std::clamp((content_->width() - 2 * kMargin + kSpacing) / (kChartMinimumWidth + kSpacing), 1, kMaxColumns);
 }
 
+void ChartGrid::setWaitingNote(const QString& note) {
+  if (note == waitingNote_) return;
+  waitingNote_ = note;
+  if (arrangement_.mode == ChartArrangement::Mode::Empty) relayout();
+}
+
 void ChartGrid::showPlaceholder(const QString& text) {
   placeholder_->setText(text);
   placeholder_->setGeometry(kMargin, kMargin, std::max(0, content_->width() - 2 * kMargin), 240);
@@ -306,7 +312,8 @@ void ChartGrid::relayout() {
   switch (arrangement_.mode) {
     case ChartArrangement::Mode::Empty:
       showPlaceholder(tr("Waiting for charts…\n\nCharts appear here as soon as a publisher sends its first Stat "
-                         "window (events named livemon.Stat or torch.monitor.Stat) or an event with a number in it."));
+                         "window (events named livemon.Stat or torch.monitor.Stat) or an event with a number in it.") +
+                      (waitingNote_.isEmpty() ? QString() : QStringLiteral("\n\n") + waitingNote_));
       break;
     case ChartArrangement::Mode::NoMatch:
       showPlaceholder(tr("No chart matches “%1”.\n\nSeparate alternatives with |, e.g. loss|acc; * and ? are "

@@ -92,6 +92,8 @@ class ChartGrid : public QScrollArea {
   const ChartArrangement& arrangement() const noexcept { return arrangement_; }
   // The text shown instead of charts ("No chart matches …"); empty while charts are shown.
   QString placeholderText() const;
+  // Said under "Waiting for charts…" while there are none: why nothing arrives (refusedNote).
+  void setWaitingNote(const QString& note);
   void setTimeAxisMode(TimeAxisMode mode);
   void setTimeRange(TimeRange range);
   void setPaused(bool paused);
@@ -150,6 +152,7 @@ class ChartGrid : public QScrollArea {
   TimeView view_;
   QWidget* content_ = nullptr;
   QLabel* placeholder_ = nullptr;
+  QString waitingNote_;  // setWaitingNote
   // Display order: chartLess (sections, then what a user looks at first).
   struct DisplayOrder {
     bool operator()(const QString& a, const QString& b) const;

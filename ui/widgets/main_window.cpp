@@ -409,6 +409,7 @@ void MainWindow::updateStatus() {
   updateLimitLabel();
   const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
   showEndpointHealth(*endpointLabels_, health);
+  grid_->setWaitingNote(refusedNote(health));
   const QString note =
       standingNote(health.size(), dashboard_->replay() != nullptr ? dashboard_->replay()->info().path : QString());
   // An error or a passing note keeps the status bar for its time; this line comes back after.

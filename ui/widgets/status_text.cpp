@@ -49,6 +49,15 @@ QString standingNote(std::size_t endpoints, const QString& replayPath) {
   return tr("Not connected: add an endpoint with Connect…");
 }
 
+QString refusedNote(const std::vector<EndpointHealth>& endpoints) {
+  QStringList lines;
+  for (const EndpointHealth& health : endpoints) {
+    if (health.state != EndpointState::Refused) continue;
+    lines << QStringLiteral("%1: %2").arg(QString::fromStdString(health.endpoint), QString::fromStdString(health.handshakeError));
+  }
+  return lines.join(QLatin1Char('\n'));
+}
+
 namespace {
 
 // Spelled out: there is no translator to pick "source" or "sources" from "%n source(s)".

@@ -28,6 +28,9 @@ struct StatusText {
 // The status bar's standing line when no endpoint reports: the recording replayed (a non-empty
 // path) or how to connect. Empty while endpoints report: their labels say it.
 QString standingNote(std::size_t endpoints, const QString& replayPath);
+// Why nothing can arrive from the endpoints that refuse this side (EndpointState::Refused), one
+// plain-text line each ("tcp://head:5555: refused: …"), for the empty chart grid; empty if none.
+QString refusedNote(const std::vector<EndpointHealth>& endpoints);
 
 // An endpoint with a relay or many sources (EndpointHealth::summarized) reads as one summary
 // instead: "relay tcp://head:5555 · 256 sources · 3 stale", then the rate, gaps and drops.
