@@ -322,6 +322,22 @@ TEST(CurveSubscriber, ARefusedEndpointSaysWhyRetriesAndForgetsItOnceAdmitted) {
       << plain.endpoints().front().handshakeError;
 }
 
+TEST(CurvePublisher, ClientsWithoutCurveOrWithTheWrongServerKeyAreCountedAsRefused) {
+  // They fail before the allow list is asked, so only the socket's monitor sees them. One
+  // publisher each, so that one client's retries cannot stand in for the other's.
+  Fixture keys;
+  Publisher forPlain(keys.publisherOptions());
+  Subscriber plain(test::connectTo({forPlain.endpoints().front()}));
+  EXPECT_TRUE(test::pollUntil(plain, {}, [&] { return forPlain.stats().curveRefused >= 1; }));
+
+  Publisher forWrongKey(keys.publisherOptions());
+  SubscriberOptions wrongServer = test::connectTo({forWrongKey.endpoints().front()});
+  wrongServer.curve = {keys.client.secretFile, "", keys.stranger.publicFile, false};
+  Subscriber wrong(wrongServer);
+  EXPECT_TRUE(test::pollUntil(wrong, {}, [&] { return forWrongKey.stats().curveRefused >= 1; }));
+  EXPECT_TRUE(wrong.sources().empty());
+}
+
 TEST(CurvePublisher, HistoryTravelsUnderCurveToo) {
   Fixture keys;
   PublisherOptions options = test::testPublisherOptions();

@@ -15,6 +15,7 @@
 
 #include <livemon/transport/error.h>
 
+#include "peer_guard.h"
 #include "zmq_support.h"
 
 namespace livemon::transport::detail {
@@ -340,6 +341,10 @@ void SocketSecurity::prepareConnect(void* socket) {
 }
 
 uint64_t SocketSecurity::refusedCount() const noexcept { return allow_ ? allow_->refusedCount() : 0; }
+
+uint64_t SocketSecurity::refusedCount(const PeerGuard* guard) const noexcept {
+  return refusedCount() + (enabled() && guard != nullptr ? guard->handshakeFailureCount() : 0);
+}
 
 std::string SocketSecurity::publicKey() const { return secret_ ? encodeZ85Key(secret_->publicKey) : std::string(); }
 

@@ -66,6 +66,7 @@ class AllowList {
 };
 
 class ZapHandler;
+class PeerGuard;
 
 // Thread-safe: refusedCount() may be called from any thread; the rest from the thread that owns
 // the sockets given to it.
@@ -93,6 +94,10 @@ class SocketSecurity {
   bool enabled() const noexcept { return secret_.has_value(); }
   // Clients refused for a key not in the allow list.
   uint64_t refusedCount() const noexcept;
+  // Those, and with CURVE on, the connections `guard` (the bound socket's, or null) saw fail
+  // their handshake before the allow list was asked: a client without CURVE, or with the wrong
+  // server key. What PublisherStats::curveRefused and its kin report.
+  uint64_t refusedCount(const PeerGuard* guard) const noexcept;
   // Z85 of this side's public key; empty without CURVE.
   std::string publicKey() const;
 

@@ -155,7 +155,7 @@ PayloadPublisherStats PayloadPublisher::stats() const noexcept {
   stats.sent = sentCount();
   stats.unsent = unsentCount();
   stats.subscribersDisconnected = state_->guard ? state_->guard->closedCount() : 0;
-  stats.curveRefused = state_->security ? state_->security->refusedCount() : 0;
+  stats.curveRefused = state_->security ? state_->security->refusedCount(state_->guard.get()) : 0;
   return stats;
 }
 

@@ -106,6 +106,7 @@ struct PeerGuard::Watch {
   PeerLimits limits;
   std::vector<Peer> peers;
   uint64_t nextOrder = 0;
+  std::atomic<uint64_t>* handshakeFailures = nullptr;  // the guard's counter
 
   void run(int stopFd, std::atomic<uint64_t>& closed) noexcept;
   bool readEvents();
@@ -174,6 +175,11 @@ bool PeerGuard::Watch::readEvents() {
 
 // True if it is a TCP connection to watch.
 bool PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view address) {
+  // Its value is an error code, not a descriptor.
+  if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
+    handshakeFailures->fetch_add(1, std::memory_order_relaxed);
+    return false;
+  }
   const int fd = static_cast<int>(value);
   // Whatever was known under this descriptor belonged to an earlier connection.
   std::erase_if(peers, [&](const Peer& peer) { return peer.fd == fd; });
@@ -262,8 +268,11 @@ bool PeerGuard::Watch::reset(Peer& peer) {
 PeerGuard::PeerGuard(void* context, void* socket, PeerLimits limits) : socket_(socket), watch_(std::make_unique<Watch>()) {
   static std::atomic<uint64_t> monitors{0};
   watch_->limits = limits;
+  watch_->handshakeFailures = &handshakeFailures_;
   const std::string address = "inproc://livemon-peer-guard-" + std::to_string(monitors++);
-  if (zmq_socket_monitor(socket, address.c_str(), ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED) != 0) {
+  if (zmq_socket_monitor(socket, address.c_str(),
+                         ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
+                             ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) != 0) {
     throwMonitorError(errno);
   }
   try {

@@ -46,12 +46,17 @@ class PeerGuard {
 
   // Connections reset so far.
   uint64_t closedCount() const noexcept { return closed_.load(std::memory_order_relaxed); }
+  // Connections whose security handshake failed before any authentication was asked: a client
+  // without CURVE at a CURVE socket, or one holding the wrong server key. (ZAP counts the keys it
+  // refuses itself.)
+  uint64_t handshakeFailureCount() const noexcept { return handshakeFailures_.load(std::memory_order_relaxed); }
 
  private:
   struct Watch;
   void* socket_;
   std::unique_ptr<Watch> watch_;  // owned by the thread while it runs
   std::atomic<uint64_t> closed_{0};
+  std::atomic<uint64_t> handshakeFailures_{0};
   int stopFd_ = -1;
   std::thread thread_;
 };

@@ -342,7 +342,7 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   if (metrics) metrics->sourceAlive(identity);
   if (publishedStat) publishedStat->add(static_cast<double>(counters.published));
   if (droppedStat) droppedStat->add(static_cast<double>(counters.dropped));
-  if (curveRefusedStat) curveRefusedStat->add(static_cast<double>(security->refusedCount()));
+  if (curveRefusedStat) curveRefusedStat->add(static_cast<double>(security->refusedCount(guard.get())));
 }
 
 bool Publisher::State::sendFrames(std::string_view topic, std::string_view head, std::string_view body,
@@ -578,7 +578,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.ioWakeups = state_->ioWakeups.load(std::memory_order_relaxed);
   stats.queuedBytes = state_->ring.size();
   stats.subscribersDisconnected = state_->guard->closedCount();
-  stats.curveRefused = state_->security->refusedCount();
+  stats.curveRefused = state_->security->refusedCount(state_->guard.get());
   state_->historyCounters.copyTo(stats);
   if (state_->historyServer) {
     const auto served = state_->historyServer->stats();

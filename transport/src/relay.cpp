@@ -261,7 +261,7 @@ RelayStats Relay::State::query() const {
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
   historyCounters.copyTo(stats);
-  stats.curveRefused = security ? security->refusedCount() : 0;
+  stats.curveRefused = security ? security->refusedCount(guard.get()) : 0;
   if (historyServer) stats.historyRequests = historyServer->stats().requests;
   return stats;
 }

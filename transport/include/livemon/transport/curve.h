@@ -20,7 +20,8 @@ inline constexpr std::string_view kRequireCurveEnvironmentVariable = "LIVEMON_RE
 // CURVE encryption and authentication (ZeroMQ's CurveZMQ) for the sockets one object opens. The
 // side that binds is the CURVE server: it proves itself with `certificate` and admits only the
 // clients whose public certificates are in `allow`; a client that is not there is refused (and
-// counted: PublisherStats::curveRefused, RelayStats::curveRefused). The side that connects is the
+// counted: PublisherStats::curveRefused, RelayStats::curveRefused, with the clients that come
+// without CURVE or with the wrong server certificate). The side that connects is the
 // CURVE client: it proves itself with `certificate` and accepts only the server whose public
 // certificate is `serverCertificate`. Files are ZeroMQ text certificates as `livemonctl keygen`
 // writes them (and czmq's zcert or pyzmq's zmq.auth.create_certificates).

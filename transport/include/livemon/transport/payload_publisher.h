@@ -37,7 +37,7 @@ struct PayloadPublisherStats {
   uint64_t sent = 0;    // messages handed to the socket
   uint64_t unsent = 0;  // messages the socket did not take (it is never waited for)
   uint64_t subscribersDisconnected = 0;  // connections reset: sent too much, or too many connections
-  uint64_t curveRefused = 0;             // CURVE subscribers refused: not in curve.allow
+  uint64_t curveRefused = 0;             // CURVE subscribers refused: not in curve.allow, no CURVE, wrong server key
 };
 
 // Not thread-safe: one thread at a time calls its members; stats() and the counts may be read from

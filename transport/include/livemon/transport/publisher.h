@@ -145,7 +145,7 @@ struct PublisherStats {
   std::size_t historyMessages = 0;   // messages held
   uint64_t historyDropped = 0;       // messages dropped to stay within historyBytes
   uint64_t historyRequests = 0;      // history requests answered or refused
-  uint64_t curveRefused = 0;         // CURVE clients refused: their key is not in curve.allow
+  uint64_t curveRefused = 0;         // CURVE clients refused: a key not in curve.allow, no CURVE, the wrong server key
 };
 
 // Thread-safe: every member may be called from any thread.

@@ -98,7 +98,9 @@ struct RelayStats {
   std::size_t historyMessages = 0;
   uint64_t historyDropped = 0;      // messages dropped to stay within RelayOptions::historyBytes
   uint64_t historyRequests = 0;
-  uint64_t curveRefused = 0;  // CURVE peers (publishers or subscribers) refused: not in curve.allow
+  // CURVE peers refused: publishers or subscribers whose key is not in curve.allow, and subscribers
+  // without CURVE or with the wrong server key.
+  uint64_t curveRefused = 0;
 };
 
 // Thread-safe: every member may be called from any thread.
