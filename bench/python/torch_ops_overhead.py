@@ -20,7 +20,6 @@ Results: docs/benchmarks.md, section "PyTorch's operators".
 
 import argparse
 import contextlib
-import importlib.util
 import os
 import platform
 import statistics
@@ -28,15 +27,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLE = os.path.join(HERE, "..", "..", "examples", "pytorch_train.py")
-
-
-def load_example():
-    spec = importlib.util.spec_from_file_location("pytorch_train", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from example_loader import load_example
 
 
 @contextlib.contextmanager

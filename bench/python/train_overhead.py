@@ -18,22 +18,12 @@ Results: docs/benchmarks.md, section "Python".
 
 import argparse
 import datetime
-import importlib.util
-import os
 import statistics
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-EXAMPLE = os.path.join(HERE, "..", "..", "examples", "pytorch_train.py")
-
-
-def load_example():
-    spec = importlib.util.spec_from_file_location("pytorch_train", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from example_loader import load_example
 
 
 def main():

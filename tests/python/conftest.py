@@ -1,6 +1,8 @@
 """Shared helpers of the Python tests. ctest runs them with /usr/bin/python3 and PYTHONPATH set to
 the built package (<build>/python); LIVEMON_SOURCE_DIR and LIVEMON_BUILD_DIR name the trees."""
 
+import contextlib
+import datetime
 import os
 import subprocess
 import sys
@@ -59,6 +61,27 @@ def receive_until(socket, predicate, timeout=DEADLINE):
             if predicate(topic.decode(), message):
                 return message
     pytest.fail("the expected message did not arrive")
+
+
+@contextlib.contextmanager
+def subscribed_publisher(run, topics=(b"",)):
+    """A livemon Publisher on a free loopback port and a raw pyzmq SUB socket subscribed to `topics`
+    (which must let heartbeats through), yielded as (publisher, socket) once the first heartbeat
+    has proved the subscription is in place (ZeroMQ's slow joiner)."""
+    import zmq
+    with livemon.Publisher("tcp://127.0.0.1:*", run=run,
+                           heartbeat_interval=datetime.timedelta(milliseconds=50)) as publisher:
+        context = zmq.Context()
+        socket = context.socket(zmq.SUB)
+        try:
+            socket.connect(publisher.endpoints[0])
+            for topic in topics:
+                socket.subscribe(topic)
+            receive_until(socket, lambda topic, message: topic == "livemon.heartbeat")
+            yield publisher, socket
+        finally:
+            socket.close(linger=0)
+            context.term()
 
 
 @pytest.fixture

@@ -10,10 +10,10 @@ import pytest
 
 import livemon
 import livemon.torch_bridge as bridge
-from conftest import receive_until
+from conftest import receive_until, subscribed_publisher
 
 monitor = pytest.importorskip("torch.monitor")
-zmq = pytest.importorskip("zmq")
+pytest.importorskip("zmq")  # the subscriber reads the wire with pyzmq
 msgpack = pytest.importorskip("msgpack")
 
 YEAR = datetime.timedelta(days=365)
@@ -80,31 +80,19 @@ def test_a_failed_forward_is_counted_not_raised(installed, recwarn):
 
 
 def test_end_to_end_torch_stat_to_subscriber(installed):
-    with livemon.Publisher("tcp://127.0.0.1:*", run="bridge-e2e",
-                           heartbeat_interval=datetime.timedelta(milliseconds=50)) as publisher:
-        context = zmq.Context()
-        socket = context.socket(zmq.SUB)
-        try:
-            socket.connect(publisher.endpoints[0])
-            socket.subscribe(b"")
-            # The first heartbeat proves the subscription is in place (ZeroMQ's slow joiner).
-            receive_until(socket, lambda topic, message: topic == "livemon.heartbeat")
-
-            stat = monitor.Stat("bridge.e2e", [monitor.Aggregation.SUM, monitor.Aggregation.COUNT], YEAR,
-                                max_samples=3)
-            for v in [0.5, 1.5, 2.0]:
-                stat.add(v)  # the third add logs the window in torch.monitor
-            message = receive_until(socket, lambda topic, message: topic == "torch.monitor.Stat")
-            assert message["name"] == "torch.monitor.Stat"
-            assert message["src"]["run"] == "bridge-e2e"
-            ((timestamp_ns, data),) = message["events"]
-            assert data == {"bridge.e2e.sum": 4.0, "bridge.e2e.count": 3.0}
-            assert abs(timestamp_ns / 1e9 - time.time()) < 60
-            del stat
-            gc.collect()
-        finally:
-            socket.close(linger=0)
-            context.term()
+    with subscribed_publisher("bridge-e2e") as (_, socket):
+        stat = monitor.Stat("bridge.e2e", [monitor.Aggregation.SUM, monitor.Aggregation.COUNT], YEAR,
+                            max_samples=3)
+        for v in [0.5, 1.5, 2.0]:
+            stat.add(v)  # the third add logs the window in torch.monitor
+        message = receive_until(socket, lambda topic, message: topic == "torch.monitor.Stat")
+        assert message["name"] == "torch.monitor.Stat"
+        assert message["src"]["run"] == "bridge-e2e"
+        ((timestamp_ns, data),) = message["events"]
+        assert data == {"bridge.e2e.sum": 4.0, "bridge.e2e.count": 3.0}
+        assert abs(timestamp_ns / 1e9 - time.time()) < 60
+        del stat
+        gc.collect()
 
 
 # torch.monitor.Event (1.13) has only name, timestamp and data: no step. A forwarded event's step is
@@ -157,24 +145,12 @@ def test_a_forwarded_torch_stat_window_carries_the_step_current_when_it_closed(i
 
 
 def test_end_to_end_forwarded_steps_reach_a_subscriber(installed, no_step):
-    with livemon.Publisher("tcp://127.0.0.1:*", run="bridge-steps",
-                           heartbeat_interval=datetime.timedelta(milliseconds=50)) as publisher:
-        context = zmq.Context()
-        socket = context.socket(zmq.SUB)
-        try:
-            socket.connect(publisher.endpoints[0])
-            socket.subscribe(b"bridge.wire")
-            socket.subscribe(b"livemon.heartbeat")
-            receive_until(socket, lambda topic, message: topic == "livemon.heartbeat")
-
-            livemon.set_step(1200)
-            monitor.log_event(monitor.Event("bridge.wire.current", datetime.datetime.now(), {"loss": 0.25}))
-            monitor.log_event(monitor.Event("bridge.wire.field", datetime.datetime.now(), {"step": 33}))
-            current = receive_until(socket, lambda topic, message: topic == "bridge.wire.current")
-            field = receive_until(socket, lambda topic, message: topic == "bridge.wire.field")
-        finally:
-            socket.close(linger=0)
-            context.term()
+    with subscribed_publisher("bridge-steps", topics=(b"bridge.wire", b"livemon.heartbeat")) as (_, socket):
+        livemon.set_step(1200)
+        monitor.log_event(monitor.Event("bridge.wire.current", datetime.datetime.now(), {"loss": 0.25}))
+        monitor.log_event(monitor.Event("bridge.wire.field", datetime.datetime.now(), {"step": 33}))
+        current = receive_until(socket, lambda topic, message: topic == "bridge.wire.current")
+        field = receive_until(socket, lambda topic, message: topic == "bridge.wire.field")
     # docs/wire-format.md: an event's step is its "steps" element, else its int data field "step".
     assert current["steps"] == [1200]
     ((_, current_data),) = current["events"]

@@ -3,16 +3,15 @@ optimizer (issue 18, items 2 and 3). The training loops here contain no livemon 
 livemon sees comes from the RecordFunction observers in livemon._torch_ops. A wire test reads the
 Publisher with an independent subscriber (pyzmq + msgpack)."""
 
-import datetime
 import importlib.util
 
 import pytest
 
 import livemon
-from conftest import receive_until, run_python
+from conftest import receive_until, run_python, subscribed_publisher
 
 torch = pytest.importorskip("torch")
-zmq = pytest.importorskip("zmq")
+pytest.importorskip("zmq")  # the subscriber reads the wire with pyzmq
 msgpack = pytest.importorskip("msgpack")
 from livemon import torch_bridge  # noqa: E402
 
@@ -45,40 +44,29 @@ def clean():
 
 @needs_extension
 def test_operator_stats_reach_a_subscriber_with_no_livemon_call_in_the_loop(clean):
-    with livemon.Publisher("tcp://127.0.0.1:*", run="torch-ops",
-                           heartbeat_interval=datetime.timedelta(milliseconds=50)) as publisher:
-        context = zmq.Context()
-        socket = context.socket(zmq.SUB)
-        try:
-            socket.connect(publisher.endpoints[0])
-            socket.subscribe(b"")
-            receive_until(socket, lambda topic, message: topic == "livemon.heartbeat")
+    with subscribed_publisher("torch-ops") as (_, socket):
+        torch_bridge.install(ops=True)
+        train(5)
+        livemon.profiler.flush_range_stats()  # instead of waiting for the 1 s windows to end
 
-            torch_bridge.install(ops=True)
-            train(5)
-            livemon.profiler.flush_range_stats()  # instead of waiting for the 1 s windows to end
+        # Each range Stat logs its own events, and a 1 s window may close during the loop:
+        # counts are summed over every window received.
+        counts = {}
+        means = {}
+        wanted = {"range/aten::addmm": 10.0, "range/autograd::engine::evaluate_function: AddmmBackward0": 10.0,
+                  "range/Optimizer.step#SGD.step": 5.0}
 
-            # Each range Stat logs its own events, and a 1 s window may close during the loop:
-            # counts are summed over every window received.
-            counts = {}
-            means = {}
-            wanted = {"range/aten::addmm": 10.0, "range/autograd::engine::evaluate_function: AddmmBackward0": 10.0,
-                      "range/Optimizer.step#SGD.step": 5.0}
+        def all_counted(topic, message):
+            if topic == livemon.STAT_EVENT:
+                for _, data in message["events"]:
+                    for key, value in data.items():
+                        if key.endswith(".count"):
+                            counts[key[:-6]] = counts.get(key[:-6], 0.0) + value
+                        elif key.endswith(".mean"):
+                            means[key[:-5]] = value
+            return all(counts.get(name, 0.0) >= count for name, count in wanted.items())
 
-            def all_counted(topic, message):
-                if topic == livemon.STAT_EVENT:
-                    for _, data in message["events"]:
-                        for key, value in data.items():
-                            if key.endswith(".count"):
-                                counts[key[:-6]] = counts.get(key[:-6], 0.0) + value
-                            elif key.endswith(".mean"):
-                                means[key[:-5]] = value
-                return all(counts.get(name, 0.0) >= count for name, count in wanted.items())
-
-            receive_until(socket, all_counted)
-        finally:
-            socket.close(linger=0)
-            context.term()
+        receive_until(socket, all_counted)
     # Forward and backward: 2 Linear layers x 5 steps through aten::addmm, and autograd's nodes.
     for name, count in wanted.items():
         assert counts[name] == count, name

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
@@ -120,6 +121,12 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// An inproc:// endpoint no other in this process has used: "inproc://livemon-test-7".
+inline std::string uniqueInproc() {
+  static std::atomic<int> counter{0};
+  return "inproc://livemon-test-" + std::to_string(counter++);
+}
 
 // Publisher options for tests: a wildcard port on loopback, fast heartbeats, no self-report Stats.
 inline PublisherOptions testPublisherOptions(std::string endpoint = "tcp://127.0.0.1:*") {

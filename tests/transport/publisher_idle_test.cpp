@@ -22,14 +22,10 @@ namespace {
 
 using namespace std::chrono_literals;
 using test::makeEvent;
+using test::uniqueInproc;
 using test::pollUntil;
 using test::waitForSource;
 using test::waitUntil;
-
-std::string uniqueInproc() {
-  static std::atomic<int> counter{0};
-  return "inproc://publisher-idle-test-" + std::to_string(counter++);
-}
 
 TEST(PublisherIdle, WakesAboutOnceAHeartbeatWhenNothingIsLogged) {
   for (const SlowSubscriberPolicy policy : {SlowSubscriberPolicy::DropForThatSubscriber, SlowSubscriberPolicy::WaitForSlowest}) {

@@ -24,16 +24,12 @@ namespace {
 
 using namespace std::chrono_literals;
 using test::makeEvent;
+using test::uniqueInproc;
 using test::pollUntil;
 using test::RawSubscriber;
 using test::testPublisherOptions;
 using test::waitForSource;
 using test::waitUntil;
-
-std::string uniqueInproc() {
-  static std::atomic<int> counter{0};
-  return "inproc://publisher-test-" + std::to_string(counter++);
-}
 
 // Collects what a subscriber delivers.
 struct Received {
