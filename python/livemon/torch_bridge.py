@@ -26,24 +26,35 @@ PyTorch's own operators, with no change to the training code::
     livemon.torch_bridge.install(ops=True, ops_sample=10)   # one call in 10, on average
 
 times each of them as a livemon range: live ``range/<name>`` Stats (range Stats are switched on
-if they were off) and part of livemon.profiler's traces. Steps follow the optimizer: every
-``optimizer.step()`` makes livemon's step the next one (1 after the first, when none was set), so
-the job needs no ``livemon.set_step``, and a running ``livemon.profiler.profile`` whose step() is
-never called ends its steps there too. Operators are timed by a libtorch RecordFunction observer in
-the extension ``livemon._torch_ops``, built when libtorch-dev is present (without it
-``install(ops=True)`` raises ImportError); it runs on whichever thread runs an operator and never
-takes the GIL. With the extension, steps advance when the range torch wraps every optimizer step
-in (``Optimizer.step#<Class>.step``) ends; torch 1.13 has no optimizer step hooks, so the bridge
-also wraps every Optimizer class's step() (classes defined later too), which steps the profile and,
-without the extension, livemon's step.
+if they were off) and part of livemon.profiler's traces. Operators are timed by a libtorch
+RecordFunction observer in the extension ``livemon._torch_ops``; it runs on whichever thread runs
+an operator and never takes the GIL. PyTorch has no stable C++ ABI, so the observer is compiled
+against the running torch the first time ``install(ops=True)`` needs it and cached (see
+``livemon.torch_ops``: it needs a C++ compiler once, or ``python -m livemon.torch_ops build``
+ahead of time; without one ``install(ops=True)`` raises ImportError saying what is missing).
+On torch 2.x the observer also receives torch's own wait counters (``c10::monitor``, such as
+``pytorch.wait_counter.TCPStore__get``) as livemon WaitCounters of the same keys
+(``wait_counters``, on with ``ops``): their totals and a Stat named after each key.
+
+Steps follow the optimizer: every ``optimizer.step()`` makes livemon's step the next one (1 after
+the first, when none was set), so the job needs no ``livemon.set_step``, and a running
+``livemon.profiler.profile`` whose step() is never called ends its steps there too. An optimizer
+whose step() calls its base class's counts once. On torch 2.x a global optimizer step post hook
+(``torch.optim.optimizer.register_optimizer_step_post_hook``) sees every step; torch 1.13 has no
+optimizer step hooks, so there the bridge wraps every Optimizer class's step() (classes defined
+later too). With the extension loaded, livemon's step advances when the range torch wraps every
+optimizer step in (``Optimizer.step#<Class>.step``) ends.
 """
 
 import atexit
 import functools
+import importlib
+import sys
 import threading
 import warnings
 
 from . import _livemon
+from . import torch_ops as _builder
 
 _lock = threading.Lock()
 _handle = None
@@ -55,6 +66,8 @@ _enabled_range_stats = False
 _follow_optimizer = False  # whether the optimizer step wrappers act (they stay in place)
 _optimizers_wrapped = False
 _step_depth = threading.local()
+_post_hook = None  # torch 2.x: the handle of the global optimizer step post hook
+_step_wrapper_code = None  # torch 2.x: the code of the wrapper torch puts around every step()
 
 
 def _after_optimizer_step():
@@ -111,6 +124,42 @@ def _wrap_optimizers(torch):
     _optimizers_wrapped = True
 
 
+def _torch_step_wrapper_code(torch):
+    """The code object of the wrapper torch 2.x puts around every Optimizer class's step() (the one
+    that calls the post hooks), or None if torch has no such wrapper."""
+    try:
+        return torch.optim.Optimizer.profile_hook_step(lambda *args, **kwargs: None).__code__
+    except Exception:  # noqa: BLE001 - another torch: every post hook call then counts as a step
+        return None
+
+
+def _optimizer_step_post_hook(optimizer, args, kwargs):
+    # A subclass's step() calling its base's runs torch's wrapper, and so the post hooks, twice:
+    # only the outermost call ends a training step. Counting the wrapper's frames on the stack
+    # holds no state, so a step() that raised cannot leave a count behind.
+    if not _follow_optimizer:
+        return
+    wrappers = 0
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code is _step_wrapper_code:
+            wrappers += 1
+        frame = frame.f_back
+    if wrappers <= 1:
+        _after_optimizer_step()
+
+
+def _follow_optimizer_steps(torch):
+    global _post_hook, _step_wrapper_code
+    # torch 2.x's torch.optim deletes its submodules' names: the module is asked for by its own.
+    register = getattr(importlib.import_module("torch.optim.optimizer"), "register_optimizer_step_post_hook", None)
+    if register is None:
+        _wrap_optimizers(torch)  # torch 1.13
+    elif _post_hook is None:
+        _step_wrapper_code = _torch_step_wrapper_code(torch)
+        _post_hook = register(_optimizer_step_post_hook)
+
+
 def _forward(event, _Event=_livemon.Event, _log_event=_livemon.log_event):
     # Never raise: torch.monitor would hand the exception to the code that logged the event.
     global _forwarded, _errors
@@ -126,24 +175,27 @@ def _forward(event, _Event=_livemon.Event, _log_event=_livemon.log_event):
 
 
 def _load_ops(required):
+    """livemon._torch_ops for the running torch; built first if `required` and not built yet.
+    Without `required`, None when it is not there already."""
     try:
-        from . import _torch_ops
+        return _builder.load(build_if_needed=required)
     except ImportError as error:
         if required:
-            raise ImportError("livemon.torch_bridge.install(ops=True) needs the extension livemon._torch_ops, "
-                              "built when libtorch-dev is installed: " + str(error)) from error
+            raise ImportError(f"livemon.torch_bridge.install(ops=True) needs livemon's operator observer "
+                              f"(livemon._torch_ops) built for this torch: {error}") from error
         return None
-    return _torch_ops
 
 
-def install(ops=False, ops_sample=1, steps=True):
+def install(ops=False, ops_sample=1, steps=True, wait_counters=None):
     """Registers a torch.monitor event handler that forwards every event into livemon.log_event.
 
     With ``ops=True``, PyTorch's operators are timed as livemon ranges, one call in ``ops_sample``
-    (an int >= 1); with ``steps`` (the default), livemon's step advances with every
-    ``optimizer.step()`` when livemon._torch_ops is there. Calling it again keeps what is
-    installed and adds what is asked for (a new ``ops_sample`` replaces the old one). Returns the
-    torch.monitor handle.
+    (an int >= 1), by livemon._torch_ops, which is compiled for the running torch the first time
+    (see livemon.torch_ops). With ``steps`` (the default), livemon's step advances with every
+    ``optimizer.step()``. ``wait_counters`` (default: as ``ops``) records torch's own
+    c10::monitor wait counters first used from then on into livemon WaitCounters; torch 1.13 has
+    none, so there it does nothing. Calling it again keeps what is installed and adds what is
+    asked for (a new ``ops_sample`` replaces the old one). Returns the torch.monitor handle.
     """
     global _handle, _exit_hook_registered, _ops, _enabled_range_stats, _follow_optimizer
     import torch  # imported here: `import livemon` must not need torch
@@ -151,8 +203,11 @@ def install(ops=False, ops_sample=1, steps=True):
 
     if isinstance(ops_sample, bool) or not isinstance(ops_sample, int) or ops_sample < 1:
         raise ValueError(f"ops_sample must be an int of at least 1, got {ops_sample!r}")
+    if wait_counters is None:
+        wait_counters = ops
     with _lock:
-        native = _load_ops(required=ops) if (ops or steps) else None
+        needs_native = bool(ops or wait_counters)
+        native = _load_ops(required=needs_native) if (needs_native or steps) else None
         if native is not None:
             if ops:
                 if not _livemon.range_stats_enabled():
@@ -161,9 +216,11 @@ def install(ops=False, ops_sample=1, steps=True):
                 native.install_ops(ops_sample)
             if steps:
                 native.install_steps()
+            if wait_counters:
+                native.install_wait_counters()
             _ops = native
         if steps:
-            _wrap_optimizers(torch)
+            _follow_optimizer_steps(torch)
             _follow_optimizer = True
         if _handle is None:
             _handle = torch.monitor.register_event_handler(_forward)
@@ -178,14 +235,17 @@ def install(ops=False, ops_sample=1, steps=True):
 
 def uninstall():
     """Removes what install() registered. Returns False if nothing was installed."""
-    global _handle, _ops, _enabled_range_stats, _follow_optimizer
+    global _handle, _ops, _enabled_range_stats, _follow_optimizer, _post_hook
     import torch.monitor
 
     with _lock:
         removed = _follow_optimizer
         _follow_optimizer = False
+        if _post_hook is not None:
+            _post_hook.remove()
+            _post_hook = None
         if _ops is not None:
-            removed = _ops.uninstall_ops() | _ops.uninstall_steps()
+            removed = _ops.uninstall_ops() | _ops.uninstall_steps() | _ops.uninstall_wait_counters() | removed
             _ops = None
             if _enabled_range_stats:
                 _livemon.set_range_stats_enabled(False)
@@ -208,6 +268,11 @@ def ops_installed():
     return _ops is not None and _ops.ops_installed()
 
 
+def wait_counters_installed():
+    """Whether torch's own wait counters are being recorded into livemon WaitCounters."""
+    return _ops is not None and _ops.wait_counters_installed()
+
+
 def follows_optimizer():
     """Whether livemon's step (and a running profile without explicit step() calls) advances with
     optimizer.step()."""
@@ -216,7 +281,7 @@ def follows_optimizer():
 
 def timed_op_count():
     """Operator calls timed so far (only sampled calls, and only while range Stats or a trace are on)."""
-    native = _load_ops(required=False)
+    native = _builder.loaded()
     return native.timed_call_count() if native is not None else 0
 
 

@@ -6,12 +6,15 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <memory>
+#include <new>
 #include <optional>
 #include <string>
 
 #include <livemon/profiler.h>
 #include <livemon/record_function.h>
 #include <livemon/step.h>
+#include <livemon/wait_counter.h>
 
 #include "py_convert.h"
 #include "range_api.h"
@@ -51,8 +54,33 @@ int64_t advanceStep() noexcept {
   return next;
 }
 
+void* openWaitCounter(const char* key, std::size_t size) noexcept {
+  try {
+    auto counter = std::make_unique<WaitCounter>(std::string(key, size));
+    return counter->enabled() ? counter.release() : nullptr;
+  } catch (...) {  // out of memory, or an empty key: torch then ignores this backend
+    return nullptr;
+  }
+}
+
+void closeWaitCounter(void* counter) noexcept { delete static_cast<WaitCounter*>(counter); }
+
+void* startWait(void* counter) noexcept {
+  try {
+    return new WaitGuard(static_cast<WaitCounter*>(counter)->start());
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void stopWait(void* wait) noexcept {
+  std::unique_ptr<WaitGuard> guard(static_cast<WaitGuard*>(wait));
+  guard->stop();
+}
+
 constinit const RangeApi kRangeApi{kRangeApiVersion, &detail::g_rangeMode, &internRangeNameC,
-                                   &detail::beginRange, &detail::endRange, &advanceStep};
+                                   &detail::beginRange, &detail::endRange, &advanceStep,
+                                   &openWaitCounter, &closeWaitCounter, &startWait, &stopWait};
 
 }  // namespace
 

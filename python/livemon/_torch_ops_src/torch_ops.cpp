@@ -2,10 +2,14 @@
 // in libtorch opens a livemon range when an operator (or a torch.profiler.record_function label)
 // starts and closes it when it ends, so they reach the range/<name> Stats and livemon's traces.
 // A second observer, on user scopes only, advances livemon's step when "Optimizer.step#..." ends
-// (torch 1.13's optimizers wrap step() in that label; they have no step hooks yet).
+// (torch wraps every optimizer's step() in that label). Where libtorch has c10::monitor wait
+// counters (torch 2.x), a wait counter backend turns torch's own waits into livemon WaitCounters.
 //
-// Built only when libtorch is found, and loaded only by livemon.torch_bridge.install(): `import
-// livemon` never needs it. livemon's core is reached through _livemon's capsule (range_api.h).
+// PyTorch has no stable C++ ABI, so this file is compiled against the torch that runs it: by
+// livemon/torch_ops.py at first use (cached per torch build), or by CMake against libtorch-dev.
+// One source for torch 1.13 and 2.x. It reaches livemon's core only through _livemon's capsule
+// (range_api.h) and links only libc10 and libtorch_cpu, so it needs no livemon library to build.
+// Loaded only by livemon.torch_bridge.install(): `import livemon` never needs it.
 //
 // The observers run on whichever thread runs an operator, with or without the GIL: they never
 // touch Python, never throw, and allocate only a small context per timed call.
@@ -13,12 +17,21 @@
 
 #include <ATen/record_function.h>
 
+#if __has_include(<c10/util/WaitCounter.h>)
+#include <c10/util/WaitCounter.h>
+#define LIVEMON_HAS_C10_WAIT_COUNTERS 1
+#else
+#define LIVEMON_HAS_C10_WAIT_COUNTERS 0
+#endif
+
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "range_api.h"
 
@@ -189,6 +202,74 @@ bool uninstallSteps() {
   return true;
 }
 
+#if LIVEMON_HAS_C10_WAIT_COUNTERS
+// torch's wait counters (c10::monitor) hand every wait of a key to each registered backend; a
+// key's backends are made when torch first uses that key and live as long as the process, and a
+// backend factory cannot be unregistered. So the factory is registered once, and installing or
+// uninstalling only flips this flag: keys first used while it is off never reach livemon, and
+// backends made earlier stop recording.
+std::atomic<bool> g_waitCountersOn{false};
+std::atomic<uint64_t> g_torchWaits{0};
+bool g_waitCounterFactoryRegistered = false;  // under the GIL
+
+// Thread-safe: torch calls start() and stop() from any thread, concurrently.
+//
+// One torch wait counter key, recorded into the livemon WaitCounter of the same key (its totals
+// and its Stat). Waits are timed by livemon's clock, a few nanoseconds from torch's.
+class LivemonWaitBackend final : public c10::monitor::detail::WaitCounterBackendIf {
+ public:
+  explicit LivemonWaitBackend(void* counter) noexcept : counter_(counter) {}
+  ~LivemonWaitBackend() override { g_api->closeWaitCounter(counter_); }
+  LivemonWaitBackend(const LivemonWaitBackend&) = delete;
+  LivemonWaitBackend& operator=(const LivemonWaitBackend&) = delete;
+
+  intptr_t start(std::chrono::steady_clock::time_point) noexcept override {
+    if (!g_waitCountersOn.load(std::memory_order_relaxed)) return 0;
+    return reinterpret_cast<intptr_t>(g_api->startWait(counter_));
+  }
+
+  void stop(std::chrono::steady_clock::time_point, intptr_t wait) noexcept override {
+    if (wait == 0) return;  // started while off, or out of memory
+    g_api->stopWait(reinterpret_cast<void*>(wait));
+    g_torchWaits.fetch_add(1, std::memory_order_relaxed);
+  }
+
+ private:
+  void* counter_;
+};
+
+class LivemonWaitBackendFactory final : public c10::monitor::detail::WaitCounterBackendFactoryIf {
+ public:
+  std::unique_ptr<c10::monitor::detail::WaitCounterBackendIf> create(std::string_view key) noexcept override {
+    if (!g_waitCountersOn.load(std::memory_order_relaxed)) return nullptr;
+    void* counter = g_api->openWaitCounter(key.data(), key.size());
+    if (counter == nullptr) return nullptr;  // LIVEMON_DISABLE_WAIT_COUNTERS=1: torch skips this backend
+    std::unique_ptr<LivemonWaitBackend> backend(new (std::nothrow) LivemonWaitBackend(counter));
+    if (!backend) g_api->closeWaitCounter(counter);
+    return backend;
+  }
+};
+
+bool installWaitCounters() {
+  if (!g_waitCounterFactoryRegistered) {
+    c10::monitor::detail::registerWaitCounterBackend(std::make_unique<LivemonWaitBackendFactory>());
+    g_waitCounterFactoryRegistered = true;
+  }
+  g_waitCountersOn.store(true, std::memory_order_relaxed);
+  return true;
+}
+
+bool uninstallWaitCounters() { return g_waitCountersOn.exchange(false, std::memory_order_relaxed); }
+bool waitCountersInstalled() { return g_waitCountersOn.load(std::memory_order_relaxed); }
+uint64_t torchWaitCount() { return g_torchWaits.load(std::memory_order_relaxed); }
+#else
+// libtorch 1.13 has no c10::monitor wait counters.
+bool installWaitCounters() { return false; }
+bool uninstallWaitCounters() { return false; }
+bool waitCountersInstalled() { return false; }
+uint64_t torchWaitCount() { return 0; }
+#endif
+
 const RangeApi* loadRangeApi() {
   py::module_ livemon = py::module_::import("livemon._livemon");
   void* pointer = PyCapsule_GetPointer(livemon.attr("_range_api").ptr(), kRangeApiCapsuleName);
@@ -221,4 +302,12 @@ PYBIND11_MODULE(_torch_ops, m) {
         "Operator calls not timed for lack of memory.");
   m.def("optimizer_step_count", [] { return g_optimizerSteps.load(std::memory_order_relaxed); },
         "optimizer.step() calls seen by the step observer.");
+  m.attr("wait_counters_supported") = py::bool_(LIVEMON_HAS_C10_WAIT_COUNTERS != 0);
+  m.def("install_wait_counters", &installWaitCounters,
+        "Records the waits of torch's c10::monitor wait counters first used from now on into livemon "
+        "WaitCounters of the same keys. False when this libtorch has none (torch 1.13).");
+  m.def("uninstall_wait_counters", &uninstallWaitCounters,
+        "Stops recording torch's waits. False if they were not being recorded.");
+  m.def("wait_counters_installed", &waitCountersInstalled);
+  m.def("torch_wait_count", &torchWaitCount, "Waits of torch's wait counters recorded so far.");
 }
