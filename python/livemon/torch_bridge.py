@@ -40,10 +40,10 @@ Steps follow the optimizer: every ``optimizer.step()`` makes livemon's step the 
 the first, when none was set), so the job needs no ``livemon.set_step``, and a running
 ``livemon.profiler.profile`` whose step() is never called ends its steps there too. An optimizer
 whose step() calls its base class's counts once. On torch 2.x a global optimizer step post hook
-(``torch.optim.optimizer.register_optimizer_step_post_hook``) sees every step; torch 1.13 has no
-optimizer step hooks, so there the bridge wraps every Optimizer class's step() (classes defined
-later too). With the extension loaded, livemon's step advances when the range torch wraps every
-optimizer step in (``Optimizer.step#<Class>.step``) ends.
+(``torch.optim.optimizer.register_optimizer_step_post_hook``) sees every step, with no native
+code. torch 1.13 has no optimizer step hooks: there the bridge wraps every Optimizer class's
+step() (classes defined later too), and when livemon._torch_ops is there livemon's step advances
+when the range torch wraps every optimizer step in (``Optimizer.step#<Class>.step``) ends.
 """
 
 import atexit
@@ -149,10 +149,19 @@ def _optimizer_step_post_hook(optimizer, args, kwargs):
         _after_optimizer_step()
 
 
+def _register_post_hook():
+    """torch 2.x's register_optimizer_step_post_hook, or None (torch 1.13)."""
+    # torch 2.x's torch.optim deletes its submodules' names: the module is asked for by its own.
+    return getattr(importlib.import_module("torch.optim.optimizer"), "register_optimizer_step_post_hook", None)
+
+
+def _has_step_hooks():
+    return _register_post_hook() is not None
+
+
 def _follow_optimizer_steps(torch):
     global _post_hook, _step_wrapper_code
-    # torch 2.x's torch.optim deletes its submodules' names: the module is asked for by its own.
-    register = getattr(importlib.import_module("torch.optim.optimizer"), "register_optimizer_step_post_hook", None)
+    register = _register_post_hook()
     if register is None:
         _wrap_optimizers(torch)  # torch 1.13
     elif _post_hook is None:
@@ -192,7 +201,8 @@ def install(ops=False, ops_sample=1, steps=True, wait_counters=None):
     With ``ops=True``, PyTorch's operators are timed as livemon ranges, one call in ``ops_sample``
     (an int >= 1), by livemon._torch_ops, which is compiled for the running torch the first time
     (see livemon.torch_ops). With ``steps`` (the default), livemon's step advances with every
-    ``optimizer.step()``. ``wait_counters`` (default: as ``ops``) records torch's own
+    ``optimizer.step()`` (on torch 2.x through its optimizer step post hook: ``install()`` alone
+    needs no native code). ``wait_counters`` (default: as ``ops``) records torch's own
     c10::monitor wait counters first used from then on into livemon WaitCounters; torch 1.13 has
     none, so there it does nothing. Calling it again keeps what is installed and adds what is
     asked for (a new ``ops_sample`` replaces the old one). Returns the torch.monitor handle.
@@ -207,14 +217,16 @@ def install(ops=False, ops_sample=1, steps=True, wait_counters=None):
         wait_counters = ops
     with _lock:
         needs_native = bool(ops or wait_counters)
-        native = _load_ops(required=needs_native) if (needs_native or steps) else None
+        # torch 1.13 has no step hooks: its steps are best seen by the native observer, if it is there.
+        native_steps = steps and not _has_step_hooks()
+        native = _load_ops(required=needs_native) if (needs_native or native_steps) else None
         if native is not None:
             if ops:
                 if not _livemon.range_stats_enabled():
                     _livemon.set_range_stats_enabled(True)
                     _enabled_range_stats = True
                 native.install_ops(ops_sample)
-            if steps:
+            if native_steps:
                 native.install_steps()
             if wait_counters:
                 native.install_wait_counters()

@@ -163,7 +163,11 @@ def _cmake_build_matches(identity):
         return False
     if info_spec is None:
         return False
-    info = importlib.import_module("livemon._torch_ops_build_info")
+    return _build_info_matches(importlib.import_module("livemon._torch_ops_build_info"), identity)
+
+
+def _build_info_matches(info, identity):
+    """Whether a CMake build's record names the library files the running torch loads."""
     return (getattr(info, "TORCH_CPU_LIBRARY", None) == identity["torch_cpu_library"]
             and getattr(info, "C10_LIBRARY", None) == identity["c10_library"])
 
@@ -215,7 +219,8 @@ def compile_command(output, identity=None):
                               "the operator observer")
     includes = ["-isystem", torch_include]
     pybind11_include = _pybind11_include(torch_include, python_include)
-    if pybind11_include != torch_include:
+    # The compiler's own directories stay out: naming /usr/include again breaks #include_next.
+    if pybind11_include not in (torch_include, "/usr/include", "/usr/local/include"):
         includes += ["-isystem", pybind11_include]
     includes += ["-isystem", python_include]
     return [*compiler, "-std=c++20", "-O2", "-DNDEBUG", "-fPIC", "-shared", "-fvisibility=hidden",
@@ -257,7 +262,13 @@ def build(force=False, identity=None):
         staging = tempfile.mkdtemp(prefix=f".{key}.", dir=parent)
         try:
             # Checks the compiler, Python's headers and torch's headers and libraries first.
-            command = compile_command(os.path.join(staging, name), identity)
+            try:
+                command = compile_command(os.path.join(staging, name), identity)
+            except ImportError as error:
+                if reason == "not built yet":
+                    raise
+                raise ImportError(f"livemon: the cached operator observer in {final} cannot be used ({reason}) "
+                                  f"and cannot be rebuilt: {error}") from error
             verb = "building" if force or reason == "not built yet" else f"rebuilding ({reason})"
             print(f"livemon: {verb} the operator observer for torch {identity['torch_version']} "
                   f"(once; cached in {final})", file=sys.stderr, flush=True)
@@ -352,9 +363,6 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.command == "info":
         return _info()
-    if not args.force and _cmake_build_matches(torch_identity()):
-        print(f"the CMake-built {MODULE} in the package matches this torch: nothing to build")
-        return 0
     try:
         path = build(force=args.force)
     except ImportError as error:

@@ -115,3 +115,20 @@ def run_python(code, timeout=60, env=None, check=True):
     if check and result.returncode != 0:
         pytest.fail(f"the child exited with {result.returncode}\nstdout: {result.stdout}\nstderr: {result.stderr}")
     return result
+
+
+@pytest.fixture(scope="session")
+def operator_observer():
+    """livemon._torch_ops for the torch under test, compiled first if this torch has none yet
+    (livemon.torch_ops). Skips the test, saying what is missing, where there is no compiler or no
+    headers to build it with; a build that fails with everything there fails the test."""
+    pytest.importorskip("torch")
+    from livemon import torch_ops
+    try:
+        return torch_ops.load()
+    except ImportError:
+        try:
+            torch_ops.compile_command(os.devnull)
+        except ImportError as missing:
+            pytest.skip(f"the operator observer cannot be built here: {missing}")
+        raise
