@@ -237,7 +237,10 @@ def _locked(path):
         raise ImportError(f"livemon: cannot write to the operator observer's cache ({error}); set "
                           "LIVEMON_CACHE_DIR to a writable directory") from error
     with lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        except OSError:
+            pass  # a file system without locks (some NFS mounts): builds may overlap, renames keep each whole
         yield
 
 
@@ -258,6 +261,9 @@ def build(force=False, identity=None):
         library, reason = _cached_build(final, identity)
         if library is not None and not force:
             return library  # there already, or another process has just built it
+        for leftover in os.listdir(parent):  # scratch of a build that was killed: only the lock holder makes it
+            if leftover.startswith(f".{key}."):
+                shutil.rmtree(os.path.join(parent, leftover), ignore_errors=True)
         name = "_torch_ops" + identity["ext_suffix"]
         staging = tempfile.mkdtemp(prefix=f".{key}.", dir=parent)
         try:
@@ -274,8 +280,8 @@ def build(force=False, identity=None):
                   f"(once; cached in {final})", file=sys.stderr, flush=True)
             started = time.monotonic()
             result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True, text=True)
+            log = os.path.join(parent, key + ".failed.log")
             if result.returncode != 0:
-                log = os.path.join(parent, key + ".failed.log")
                 with open(log, "w") as file:
                     file.write(shlex.join(command) + "\n\n" + result.stdout + result.stderr)
                 tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-15:])
@@ -293,6 +299,8 @@ def build(force=False, identity=None):
                 os.rename(final, os.path.join(trash, "build"))
                 shutil.rmtree(trash, ignore_errors=True)
             os.rename(staging, final)  # readers see the whole build or none
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(log)  # an earlier failure's
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return os.path.join(final, name)

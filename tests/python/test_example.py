@@ -1,7 +1,6 @@
 """examples/pytorch_train.py trains for real for a few seconds and publishes what the README says,
 in both modes; a subscriber (pyzmq + msgpack) and the TensorBoard reader check what comes out."""
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -96,9 +95,8 @@ def test_torch_monitor_mode_reaches_the_subscriber_through_the_bridge(tmp_path):
     assert received["epoch"][-1]["epoch"] >= 1
 
 
-@pytest.mark.skipif(importlib.util.find_spec("livemon._torch_ops") is None,
-                    reason="livemon._torch_ops not built (no libtorch-dev)")
-def test_ops_mode_times_pytorchs_operators_with_the_training_code_unchanged(tmp_path):
+def test_ops_mode_times_pytorchs_operators_with_the_training_code_unchanged(tmp_path, operator_observer):
+    # operator_observer: the observer for this torch is built (once) before the example starts.
     received, _, _ = run_example(tmp_path, "--ops", "--api", "torch-monitor")
     keys = keys_of(received, "livemon.Stat")
     # The torch.monitor mode has no livemon range of its own: these come from the observer.

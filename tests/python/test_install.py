@@ -20,8 +20,11 @@ def test_the_installed_package_imports_and_works(tmp_path):
     site = prefix / "lib" / version / "dist-packages"
     torch_ops = _built_torch_ops()  # built only where libtorch-dev is installed
     assert sorted(p.name for p in (site / "livemon").iterdir() if not p.name.startswith("__pycache__")) == sorted(
-        ["__init__.py", "_key_averages.py", "profiler.py", "torch_bridge.py", os.path.basename(_built_extension())]
-        + ([os.path.basename(torch_ops)] if torch_ops else []))
+        ["__init__.py", "_key_averages.py", "profiler.py", "torch_bridge.py", "torch_ops.py", "_torch_ops_src",
+         os.path.basename(_built_extension())]
+        + ([os.path.basename(torch_ops), "_torch_ops_build_info.py"] if torch_ops else []))
+    # The operator observer's source, for the build at first use against the torch a user has.
+    assert sorted(p.name for p in (site / "livemon" / "_torch_ops_src").iterdir()) == ["range_api.h", "torch_ops.cpp"]
     # For the prefixes /usr/local and /usr this directory is on Debian's sys.path already:
     assert sysconfig.get_path("platlib", vars={"platbase": "/usr/local", "base": "/usr/local"}).endswith(
         f"{version}/dist-packages")

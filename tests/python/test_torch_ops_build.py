@@ -174,6 +174,19 @@ def test_a_missing_compiler_is_named(monkeypatch):
     assert not os.path.exists(torch_ops.build_dir())
 
 
+def test_the_scratch_of_a_build_that_was_killed_is_cleared(monkeypatch):
+    key_dir = torch_ops.build_dir()
+    scratch = os.path.join(os.path.dirname(key_dir), "." + os.path.basename(key_dir) + ".x1y2z3")
+    os.makedirs(os.path.join(scratch, "half"))
+    unrelated = os.path.join(os.path.dirname(key_dir), ".another-key.x1y2z3")
+    os.makedirs(unrelated)
+    monkeypatch.setenv("CXX", "/nonexistent")
+    with pytest.raises(ImportError, match="no C"):
+        torch_ops.build()
+    assert not os.path.exists(scratch)
+    assert os.path.isdir(unrelated)  # another key's build may be running
+
+
 def test_missing_python_headers_are_named(monkeypatch, tmp_path):
     monkeypatch.setattr(torch_ops.sysconfig, "get_paths", lambda: {"include": str(tmp_path)})
     with pytest.raises(ImportError, match=r"Python's C headers are missing \(no Python.h in .*-dev"):
