@@ -13,9 +13,10 @@ This takes 10-30 s and needs a C++ compiler (``$CXX``, else ``c++``), Python's C
 torch's own headers and libraries (pip's torch wheels ship them). Compiling at first use, rather
 than shipping compiled observers in livemon's wheel, works for every torch a user may have
 (release, nightly, CPU or CUDA, either C++ ABI) without a livemon wheel per torch version, and
-``import livemon`` never needs torch. The compile command is the one torch's own
-``torch.utils.cpp_extension`` builds (its include and library directories, the C++ ABI flag torch
-reports, C++20 as torch 2.13 asks, an rpath to torch/lib), run directly so that ninja is not needed.
+``import livemon`` never needs torch. The compile command follows ``torch.utils.cpp_extension``
+(torch's include and library directories, the C++ ABI flag torch reports, C++20 as torch 2.13's
+headers ask, an rpath to torch/lib) but is one compiler call, run directly: ninja, which
+``cpp_extension.load`` needs, is not.
 
 Cache: ``$LIVEMON_CACHE_DIR/torch_ops/<key>/`` (default ``~/.cache/livemon``, or
 ``$XDG_CACHE_HOME/livemon``). The key names the torch (version, git commit, C++ ABI, the library
