@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <thread>
 
 #include <livemon/clock.h>
@@ -139,7 +140,12 @@ void WindowScheduler::afterForkInParent() noexcept {
 }
 
 void WindowScheduler::afterForkInChild() noexcept {
-  // The child has no window thread (only the forking thread survives fork).
+  // The child has no window thread (only the forking thread survives fork). The parent's was
+  // waiting on wake_, and the child's copy still counts that waiter: a notify could then wait
+  // forever for it to leave. Fresh condition variables (the old ones are not destroyed: that
+  // could wait for the phantom waiter too).
+  new (&wake_) std::condition_variable();
+  new (&idle_) std::condition_variable();
   forkPending_ = false;
   threadRunning_ = false;
   closing_ = false;
