@@ -121,25 +121,29 @@ class FunctionEvent(_Times):
     for names with ``::`` (PyTorch's operators as livemon.torch_bridge records them)."""
 
     count = 1
+    input_shapes = stack = ()  # not recorded
 
     def __init__(self, id, trace_name, thread, start_ns, end_ns, depth):
         self.id = id
         self.trace_name = trace_name
-        self.name = "ProfilerStep*" if trace_name.startswith(_STEP_PREFIX) else trace_name
+        self.name = _key(trace_name)
         self.thread = thread
         self.depth = depth
-        self.time_range = Interval(start_ns / 1000.0, end_ns / 1000.0)
+        self._start_us = start_ns / 1000.0
+        self._end_us = end_ns / 1000.0
         self.cpu_time_total = (end_ns - start_ns) / 1000.0
         self.self_cpu_time_total = self.cpu_time_total
         self.cpu_parent = None
         self.cpu_children = []
-        self.is_user_annotation = "::" not in trace_name
-        self.input_shapes = []
-        self.stack = []
+        self.is_user_annotation = _is_user_annotation(trace_name)
 
     @property
     def key(self):
         return self.name
+
+    @property
+    def time_range(self):
+        return Interval(self._start_us, self._end_us)
 
     @property
     def top_level(self):
@@ -148,13 +152,16 @@ class FunctionEvent(_Times):
 
     def __repr__(self):
         return (f"<FunctionEvent id={self.id} name={self.name} thread={self.thread} "
-                f"cpu_time={self.cpu_time_str} start_us={self.time_range.start:.3f} "
-                f"end_us={self.time_range.end:.3f}>")
+                f"cpu_time={self.cpu_time_str} start_us={self._start_us:.3f} end_us={self._end_us:.3f}>")
 
 
 class KeyAverage(_Times):
     """One name's ranges, as torch.profiler's FunctionEventAvg: ``key``, ``count``,
     ``cpu_time_total``, ``self_cpu_time_total`` and ``cpu_time`` (the mean), in microseconds."""
+
+    cpu_parent = cpu_children = None
+    input_shapes = ""  # as torch's when not grouped by shape
+    stack = ()
 
     def __init__(self, key=None):
         self.key = key
@@ -162,19 +169,13 @@ class KeyAverage(_Times):
         self.cpu_time_total = 0.0
         self.self_cpu_time_total = 0.0
         self.top_level = False  # recorded at least once with no enclosing range
-        self.is_user_annotation = False
-        self.cpu_parent = None
-        self.cpu_children = None
-        self.input_shapes = ""
-        self.stack = []
+        self.is_user_annotation = key is not None and _is_user_annotation(key)
 
     def add(self, other):
         """Adds a FunctionEvent or KeyAverage of the same key (any key while this one has none)."""
         if self.key is None:
             self.key = other.key
             self.is_user_annotation = other.is_user_annotation
-            self.cpu_parent = other.cpu_parent
-            self.cpu_children = other.cpu_children
         elif other.key != self.key:
             raise ValueError(f"cannot add {other.key!r} to the average of {self.key!r}")
         self.count += other.count
@@ -194,29 +195,48 @@ class KeyAverage(_Times):
 FunctionEventAvg = KeyAverage
 
 
-def _link(events):
-    """Sets cpu_parent, cpu_children and self times: per thread, a range's parent is the latest
-    range opened one level up that encloses it."""
+def _key(trace_name):
+    return "ProfilerStep*" if trace_name.startswith(_STEP_PREFIX) else trace_name
+
+
+def _is_user_annotation(name):
+    return "::" not in name
+
+
+def _parents(ranges):
+    """Per range (a Trace range tuple), the index of the range directly around it on its thread,
+    or -1: the latest range opened one level up that encloses it. A parent opened before recording
+    started is not in the trace: no parent then."""
+    parents = [-1] * len(ranges)
     by_thread = {}
-    for event in events:
-        by_thread.setdefault(event.thread, []).append(event)
+    for index, (_, thread, start, _, depth) in enumerate(ranges):
+        by_thread.setdefault(thread, []).append((start, depth, index))
     for entries in by_thread.values():
-        entries.sort(key=lambda e: (e.time_range.start, e.depth))
-        open_at_depth = []  # open_at_depth[d]: the latest range opened at depth d
-        for event in entries:
-            depth = event.depth
+        entries.sort()
+        open_at_depth = []  # open_at_depth[d]: the latest range opened at depth d, or -1
+        for _, depth, index in entries:
             if 0 < depth <= len(open_at_depth):
                 parent = open_at_depth[depth - 1]
-                # A parent opened before recording started is not in the trace: no parent then.
-                if parent is not None and parent.time_range.end >= event.time_range.end:
-                    event.cpu_parent = parent
-                    parent.cpu_children.append(event)
-                    parent.self_cpu_time_total -= event.cpu_time_total
+                if parent >= 0 and ranges[parent][3] >= ranges[index][3]:
+                    parents[index] = parent
             del open_at_depth[depth:]
-            open_at_depth.extend([None] * (depth - len(open_at_depth)))
-            open_at_depth.append(event)
-    for event in events:
-        event.self_cpu_time_total = max(0.0, event.self_cpu_time_total)
+            open_at_depth.extend([-1] * (depth - len(open_at_depth)))
+            open_at_depth.append(index)
+    return parents
+
+
+def _self_times_us(ranges, parents):
+    """Each range's duration minus its direct children's."""
+    self_ns = [end - start for (_, _, start, end, _) in ranges]
+    for index, parent in enumerate(parents):
+        if parent >= 0:
+            self_ns[parent] -= ranges[index][3] - ranges[index][2]
+    return [max(0, ns) / 1000.0 for ns in self_ns]
+
+
+def _start_order(ranges):
+    """Indexes into ``ranges`` by start, an enclosing range before those inside it."""
+    return sorted(range(len(ranges)), key=lambda i: (ranges[i][2], ranges[i][4]))
 
 
 class EventList(list):
@@ -227,12 +247,20 @@ class EventList(list):
     def from_ranges(cls, ranges):
         """FunctionEvents from Trace ranges ((name, thread_id, start_ns, end_ns, depth) tuples), in
         start order (an enclosing range before those inside it)."""
+        ranges = list(ranges)
+        parents = _parents(ranges)
+        self_us = _self_times_us(ranges, parents)
         events = [FunctionEvent(0, *r) for r in ranges]
-        _link(events)
-        events.sort(key=lambda e: (e.time_range.start, e.depth))
-        for index, event in enumerate(events):
-            event.id = index + 1
-        return EventList(events)
+        for event, parent, self_time in zip(events, parents, self_us):
+            event.self_cpu_time_total = self_time
+            if parent >= 0:
+                event.cpu_parent = events[parent]
+        ordered = EventList(events[i] for i in _start_order(ranges))
+        for id, event in enumerate(ordered, 1):
+            event.id = id
+            if event.cpu_parent is not None:
+                event.cpu_parent.cpu_children.append(event)
+        return ordered
 
     @property
     def self_cpu_time_total(self):
@@ -351,5 +379,21 @@ class KeyAverages(EventList):
 
     @classmethod
     def from_ranges(cls, ranges):
-        """From a Trace's ranges: (name, thread_id, start_ns, end_ns, depth) tuples."""
-        return EventList.from_ranges(ranges).key_averages()
+        """From a Trace's ranges: (name, thread_id, start_ns, end_ns, depth) tuples. The same as
+        EventList.from_ranges(ranges).key_averages(), without an object per range."""
+        ranges = list(ranges)
+        self_us = _self_times_us(ranges, _parents(ranges))
+        by_name = {}  # a range's name -> its row (the step ranges share one)
+        rows = {}  # key -> row, in the order the keys first occur
+        for index in _start_order(ranges):
+            name, _, start, end, depth = ranges[index]
+            row = by_name.get(name)
+            if row is None:
+                key = _key(name)
+                row = by_name[name] = rows.get(key) or rows.setdefault(key, KeyAverage(key))
+            row.count += 1
+            row.cpu_time_total += (end - start) / 1000.0
+            row.self_cpu_time_total += self_us[index]
+            if depth == 0:
+                row.top_level = True
+        return cls(rows.values())

@@ -511,17 +511,22 @@ class profile:
             raise RuntimeError("no trace has been recorded yet")
         return self._recordings[-1]
 
+    def _ranges(self):
+        """The ranges events() and key_averages() describe: the last recording's, or with
+        ``acc_events`` every recording's."""
+        self._last_recording()
+        return [r for trace, _ in self._recordings for r in trace.ranges]
+
     def events(self):
         """The recorded ranges (an EventList of FunctionEvent): the last recording's, or with
         ``acc_events`` every recording's."""
-        self._last_recording()
-        return EventList.from_ranges([r for trace, _ in self._recordings for r in trace.ranges])
+        return EventList.from_ranges(self._ranges())
 
     def key_averages(self, group_by_input_shape=False, group_by_stack_n=0, group_by_overload_name=False):
         """events() summed per name (a KeyAverages; ``.table()`` prints torch's table). livemon
         records no input shapes, stacks or overloads, so every grouping is by name alone."""
         del group_by_input_shape, group_by_stack_n, group_by_overload_name
-        return self.events().key_averages()
+        return KeyAverages.from_ranges(self._ranges())
 
     def export_stacks(self, path, metric="self_cpu_time_total"):
         """Collapsed stacks for flame graph tools: see EventList.export_stacks (livemon's stacks are
