@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -47,7 +48,11 @@ struct TorchSchedule {
   bool skipFirstWait = false;
 
   ProfilerAction operator()(int64_t step) const noexcept {
-    if (skipFirstWait && step >= schedule.skipFirst()) step += schedule.wait();
+    if (skipFirstWait && step >= schedule.skipFirst()) {
+      // Saturating: a step this far out is past any finite repeat, and signed overflow is undefined.
+      const int64_t wait = schedule.wait();
+      step = step > std::numeric_limits<int64_t>::max() - wait ? std::numeric_limits<int64_t>::max() : step + wait;
+    }
     return schedule(step);
   }
 };
