@@ -159,7 +159,15 @@ py::object fromDataValue(const DataValue& value) {
 }
 
 std::unordered_map<std::string, DataValue> toData(py::handle dict) {
-  if (!PyDict_Check(dict.ptr())) throwTypeError("data must be a dict, got " + typeName(dict));
+  if (!PyDict_Check(dict.ptr())) {
+    // Any other mapping (as torch.monitor takes) is read as the dict it holds.
+    const py::object mappingType = py::module_::import("collections.abc").attr("Mapping");
+    if (PyObject_IsInstance(dict.ptr(), mappingType.ptr()) == 1) {
+      return toData(py::dict(py::reinterpret_borrow<py::object>(dict)));
+    }
+    if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+    throwTypeError("data must be a dict (or another mapping), got " + typeName(dict));
+  }
   std::unordered_map<std::string, DataValue> data;
   data.reserve(static_cast<std::size_t>(PyDict_Size(dict.ptr())));
   for (const auto& [key, value] : py::reinterpret_borrow<py::dict>(dict)) {
