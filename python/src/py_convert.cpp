@@ -193,6 +193,9 @@ py::dict fromData(const std::unordered_map<std::string, DataValue>& data) {
 
 Event eventFromObject(py::handle object) {
   if (py::isinstance<Event>(object)) return object.cast<const Event&>();
+  if (!py::hasattr(object, "name") || !py::hasattr(object, "timestamp") || !py::hasattr(object, "data")) {
+    throwTypeError("an event must be an Event (livemon's or torch.monitor's), got " + typeName(object));
+  }
   Event event;
   const py::object name = object.attr("name");
   if (!PyUnicode_Check(name.ptr())) throwTypeError("event name must be str, got " + typeName(name));

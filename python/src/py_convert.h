@@ -39,7 +39,7 @@ std::unordered_map<std::string, DataValue> toData(py::handle dict);
 py::dict fromData(const std::unordered_map<std::string, DataValue>& data);
 
 // Reads any object with name, timestamp and data attributes (a livemon.Event or a
-// torch.monitor.Event) into an Event.
+// torch.monitor.Event) into an Event; TypeError for an object without them.
 Event eventFromObject(py::handle object);
 
 }  // namespace livemon::python
