@@ -291,8 +291,14 @@ def test_aggregations_have_the_same_names_and_enum_interface():
         assert getattr(monitor, name) == t and getattr(livemon, name) == ours
 
 
+def waits_logged(events, key, calls):
+    """Waits until livemon's window thread has logged `calls` waits of `key` (1 s windows), so they
+    close in this test rather than in a later test's handlers."""
+    return events.wait_for(lambda evs: sum(e.data.get(f"{key}.count", 0) for e in evs) == calls)
+
+
 @torch2_only
-def test_wait_counters_behave_alike():
+def test_wait_counters_behave_alike(collect):
     """torch 2.x's _WaitCounter(key).guard(): a tracker may be used for several blocks, never
     swallows an exception, and is what guard() returns, in both."""
     def run(m):
@@ -310,8 +316,11 @@ def test_wait_counters_behave_alike():
             observed.append("raised through")
         return observed
 
+    windows = collect(livemon.STAT_EVENT)
+    calls_before = livemon.WaitCounter("wait.in_parity").totals()["calls"]
     assert run(monitor) == run(livemon) == [True, False, False, "raised through"]
-    assert livemon.WaitCounter("wait.in_parity").totals()["calls"] == 5  # and livemon counted every block
+    assert livemon.WaitCounter("wait.in_parity").totals()["calls"] == calls_before + 5  # livemon counted each
+    assert waits_logged(windows, "wait.in_parity", 5)
 
 
 # --- deliberate differences ------------------------------------------------------------------
@@ -448,13 +457,15 @@ def test_difference_an_int_beyond_64_bits_is_an_overflow_error():
 
 
 @torch2_only
-def test_difference_a_tracker_entered_with_as_gives_itself():
+def test_difference_a_tracker_entered_with_as_gives_itself(collect):
+    windows = collect(livemon.STAT_EVENT)
     with monitor._WaitCounter("wait.in_parity").guard() as theirs:
         pass
     with livemon._WaitCounter("wait.in_parity").guard() as ours:
         pass
     assert theirs is None
     assert isinstance(ours, livemon._WaitCounterTracker)
+    assert waits_logged(windows, "wait.in_parity", 1)
 
 
 @torch2_only
