@@ -59,9 +59,12 @@ bool addArgumentsValid(Py_ssize_t count, PyObject* keywords) {
   return true;
 }
 
-// Stat.add's error for a value that is not a number: a TypeError naming the argument and its type.
+// Stat.add's error for a value that is not a number: a TypeError naming the argument and its type
+// (an error raised by the value's own __float__ or __index__ is left as it is).
 PyObject* addFailed(PyObject* value) {
-  if (PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
+  const PyNumberMethods* number = Py_TYPE(value)->tp_as_number;
+  const bool numeric = number != nullptr && (number->nb_float != nullptr || number->nb_index != nullptr);
+  if (!numeric && PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
     PyErr_Clear();
     PyErr_Format(PyExc_TypeError, "Stat.add(): v must be a number (anything with __float__), got %s",
                  Py_TYPE(value)->tp_name);
@@ -70,8 +73,9 @@ PyObject* addFailed(PyObject* value) {
 }
 
 // Stat.add as a plain METH_FASTCALL C function: the hot path skips pybind11's argument dispatch,
-// which costs more than the add itself. add(x) costs one comparison more than a METH_O function;
-// the keyword form add(v=x) (torch.monitor's name for the argument) is checked apart.
+// which costs more than the add itself. METH_KEYWORDS lets it take add(v=x), torch.monitor's name
+// for the argument, checked off the fast path; CPython's call of such a method costs 1-3 ns more
+// than of a METH_O one (docs/benchmarks.md, "What taking v= cost").
 PyObject* statAdd(PyObject* self, PyObject* const* args, Py_ssize_t count, PyObject* keywords) {
   if ((count != 1 || keywords != nullptr) && !addArgumentsValid(count, keywords)) return nullptr;
   PyObject* value = args[0];  // the positional argument, or the value of v=
@@ -168,7 +172,8 @@ void bindCore(py::module_& m) {
   py::class_<Event>(m, "Event", R"doc(
         A structured, timestamped record: ``Event(name, timestamp, data, step=None)`` with ``data`` a
         dict (any mapping) of str to str, float, int or bool. A bool stays a bool. ``name``,
-        ``timestamp``, ``data`` and ``step`` may be assigned, with the same checks. ``step`` is the training step
+        ``timestamp``, ``data`` and ``step`` may be assigned, with the same checks (TypeError
+        naming the field; the event stays as it was). ``step`` is the training step
         the event belongs to: when it is None and the data has no int ``"step"`` field (which
         states the step itself), ``log_event`` gives handlers the event with the step current
         then (``set_step``). Two

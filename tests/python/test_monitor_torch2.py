@@ -54,14 +54,17 @@ def test_bad_add_calls_raise_type_error_and_add_nothing(call, message):
     assert stat.count == 0
 
 
-def test_add_raises_what_the_value_raises():
+@pytest.mark.parametrize("error", [ZeroDivisionError, TypeError])
+def test_add_raises_what_the_values_float_raises(error):
     class Broken:
         def __float__(self):
-            raise ZeroDivisionError("no float here")
+            raise error("no float here")
 
     stat = monitor.Stat("t2.add.raise", [A.COUNT], HOUR)
-    with pytest.raises(ZeroDivisionError, match="no float here"):
+    with pytest.raises(error, match="no float here"):
         stat.add(v=Broken())
+    with pytest.raises(error, match="no float here"):
+        stat.add(Broken())
     assert stat.count == 0
 
 
