@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds livemon, and runs the whole test suite:
-#   1. a Release build of everything, warnings as errors, and its tests;
+#   1. a Release build of everything, warnings as errors, and its tests (the Python tests there
+#      under /usr/bin/python3, with Debian's torch 1.13);
+#   1b. the Python wheel (pip wheel ., auditwheel) installed into a fresh virtualenv of the python3
+#      first on PATH with torch 2.13, and tests/python run against it (scripts/test-python.sh);
 #   2. the non-GUI tests again under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   3. the non-GUI tests again under ThreadSanitizer;
 #   4. the fuzz targets (clang, libFuzzer): each over its seeds and regression inputs, then a few
@@ -53,6 +56,11 @@ configure_build_test() {
 
 step "Release build and tests"
 configure_build_test build -DCMAKE_BUILD_TYPE=Release
+
+step "Python wheel in a fresh virtualenv, with torch 2.13"
+scripts/test-python.sh | tee build/test-python.log
+python_passed=$(sed -n 's/^tests\/python under the wheel: \([0-9]*\) tests passed.*/\1/p' build/test-python.log)
+passed=$((passed + ${python_passed:-0}))
 
 if [ "${LIVEMON_SKIP_SANITIZERS:-0}" != "1" ]; then
   step "AddressSanitizer + UndefinedBehaviorSanitizer (without the GUI)"

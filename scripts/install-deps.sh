@@ -16,6 +16,9 @@ LIVEMON_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-zmq python3-msgpack
+  # scripts/test-python.sh: virtualenvs of the python3 first on PATH (Debian's needs python3-venv),
+  # ldd for the wheel's libraries
+  python3-venv libc-bin
   python3-pytest python3-torch python3-protobuf
   # livemon._torch_ops (PyTorch's operators as ranges) is built only when libtorch's headers are
   # there; libtorch-dev is the same libtorch1.13 that python3-torch loads, so their ABIs match.

@@ -119,6 +119,7 @@ std::chrono::milliseconds secondsToMs(double seconds) {
 int main(int argc, char** argv) {
   CLI::App app{"livemonctl: headless tools for livemon, live monitoring of training runs"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("livemonctl ") + LIVEMON_VERSION, "Print the version and exit");
 
   ctl::DemoOptions demo;
   double demoWindow = 1.0;
@@ -361,6 +362,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     CLI::App* command = &app;

@@ -8,8 +8,13 @@ Switching from torch.monitor is a change of import::
                         datetime.timedelta(seconds=1))
     loss.add(0.5)
 
-Where livemon differs from torch.monitor 1.13 it is on purpose (see the README section "Monitor a
-PyTorch job"): windows are logged when they end, VALUE works, a bool stays a bool, a handler's
+torch.monitor 2.x's names work too: ``_WaitCounter(key).guard()`` (livemon's WaitCounter),
+``register_event_handler(callback=...)``, ``unregister_event_handler(handler=...)``,
+``Stat.add(v=...)``, assignable ``Event.name``/``timestamp``/``data``, and
+``TensorboardEventHandler(summary_writer)`` writing through the writer.
+
+Where livemon differs from torch.monitor (1.13 and 2.x) it is on purpose (see the README section
+"Monitor a PyTorch job"): windows are logged when they end, VALUE works, a bool stays a bool, a handler's
 exception is caught and counted, unregistering twice is harmless, a zero window raises ValueError,
 and Stat events are named ``livemon.Stat`` (STAT_EVENT) instead of ``torch.monitor.Stat``.
 
@@ -44,6 +49,8 @@ from ._livemon import (  # noqa: F401  (the public API)
     TransportError,
     WaitCounter,
     WaitCounterGuard,
+    _WaitCounter,
+    _WaitCounterTracker,
     __version__,
     clear_step,
     current_step,

@@ -159,7 +159,15 @@ py::object fromDataValue(const DataValue& value) {
 }
 
 std::unordered_map<std::string, DataValue> toData(py::handle dict) {
-  if (!PyDict_Check(dict.ptr())) throwTypeError("data must be a dict, got " + typeName(dict));
+  if (!PyDict_Check(dict.ptr())) {
+    // Any other mapping (as torch.monitor takes) is read as the dict it holds.
+    const py::object mappingType = py::module_::import("collections.abc").attr("Mapping");
+    if (PyObject_IsInstance(dict.ptr(), mappingType.ptr()) == 1) {
+      return toData(py::dict(py::reinterpret_borrow<py::object>(dict)));
+    }
+    if (PyErr_Occurred() != nullptr) throw py::error_already_set();
+    throwTypeError("data must be a dict (or another mapping), got " + typeName(dict));
+  }
   std::unordered_map<std::string, DataValue> data;
   data.reserve(static_cast<std::size_t>(PyDict_Size(dict.ptr())));
   for (const auto& [key, value] : py::reinterpret_borrow<py::dict>(dict)) {
@@ -185,6 +193,9 @@ py::dict fromData(const std::unordered_map<std::string, DataValue>& data) {
 
 Event eventFromObject(py::handle object) {
   if (py::isinstance<Event>(object)) return object.cast<const Event&>();
+  if (!py::hasattr(object, "name") || !py::hasattr(object, "timestamp") || !py::hasattr(object, "data")) {
+    throwTypeError("an event must be an Event (livemon's or torch.monitor's), got " + typeName(object));
+  }
   Event event;
   const py::object name = object.attr("name");
   if (!PyUnicode_Check(name.ptr())) throwTypeError("event name must be str, got " + typeName(name));

@@ -33,13 +33,13 @@ py::object toTimedelta(std::chrono::nanoseconds duration);
 DataValue toDataValue(py::handle value, const std::string& key);
 py::object fromDataValue(const DataValue& value);
 
-// A dict with str keys. Throws TypeError naming the bad key or value.
+// A dict (or any collections.abc.Mapping) with str keys. Throws TypeError naming the bad key or value.
 std::unordered_map<std::string, DataValue> toData(py::handle dict);
 // A dict with its keys in sorted order, so reprs and printouts are stable.
 py::dict fromData(const std::unordered_map<std::string, DataValue>& data);
 
 // Reads any object with name, timestamp and data attributes (a livemon.Event or a
-// torch.monitor.Event) into an Event.
+// torch.monitor.Event) into an Event; TypeError for an object without them.
 Event eventFromObject(py::handle object);
 
 }  // namespace livemon::python

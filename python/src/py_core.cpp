@@ -44,15 +44,47 @@ Stat* statOf(PyObject* self) {
   return nullptr;
 }
 
-// Stat.add as a plain METH_O C function: the hot path skips pybind11's argument dispatch, which
-// costs more than the add itself.
-PyObject* statAdd(PyObject* self, PyObject* value) {
+// Whether a Stat.add call other than add(x) names its one argument right: add(v=x) does.
+bool addArgumentsValid(Py_ssize_t count, PyObject* keywords) {
+  const Py_ssize_t keywordCount = keywords == nullptr ? 0 : PyTuple_GET_SIZE(keywords);
+  if (count + keywordCount != 1) {
+    PyErr_Format(PyExc_TypeError, "Stat.add() takes exactly one argument (v), %zd given", count + keywordCount);
+    return false;
+  }
+  if (keywordCount == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(keywords, 0), "v") != 0) {
+    PyErr_Format(PyExc_TypeError, "Stat.add() got an unexpected keyword argument '%U' (its argument is v)",
+                 PyTuple_GET_ITEM(keywords, 0));
+    return false;
+  }
+  return true;
+}
+
+// Stat.add's error for a value that is not a number: a TypeError naming the argument and its type
+// (an error raised by the value's own __float__ or __index__ is left as it is).
+PyObject* addFailed(PyObject* value) {
+  const PyNumberMethods* number = Py_TYPE(value)->tp_as_number;
+  const bool numeric = number != nullptr && (number->nb_float != nullptr || number->nb_index != nullptr);
+  if (!numeric && PyErr_ExceptionMatches(PyExc_TypeError) != 0) {
+    PyErr_Clear();
+    PyErr_Format(PyExc_TypeError, "Stat.add(): v must be a number (anything with __float__), got %s",
+                 Py_TYPE(value)->tp_name);
+  }
+  return nullptr;
+}
+
+// Stat.add as a plain METH_FASTCALL C function: the hot path skips pybind11's argument dispatch,
+// which costs more than the add itself. METH_KEYWORDS lets it take add(v=x), torch.monitor's name
+// for the argument, checked off the fast path; CPython's call of such a method costs 1-3 ns more
+// than of a METH_O one (docs/benchmarks.md, "What taking v= cost").
+PyObject* statAdd(PyObject* self, PyObject* const* args, Py_ssize_t count, PyObject* keywords) {
+  if ((count != 1 || keywords != nullptr) && !addArgumentsValid(count, keywords)) return nullptr;
+  PyObject* value = args[0];  // the positional argument, or the value of v=
   double number = 0;
   if (PyFloat_CheckExact(value)) {
     number = PyFloat_AS_DOUBLE(value);
   } else {
     number = PyFloat_AsDouble(value);  // int, numpy scalars, 0-d tensors (anything with __float__)
-    if (number == -1.0 && PyErr_Occurred() != nullptr) return nullptr;
+    if (number == -1.0 && PyErr_Occurred() != nullptr) return addFailed(value);
   }
   Stat* stat = statOf(self);
   if (stat == nullptr) return nullptr;
@@ -61,10 +93,10 @@ PyObject* statAdd(PyObject* self, PyObject* value) {
 }
 
 PyMethodDef g_statAddMethod = {
-    "add", statAdd, METH_O,
-    "add($self, v, /)\n--\n\n"
-    "Adds a sample to the open window. Never blocks and never raises for a number; a value that "
-    "is not a number raises TypeError."};
+    "add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(statAdd)), METH_FASTCALL | METH_KEYWORDS,
+    "add($self, /, v)\n--\n\n"
+    "Adds a sample ``v`` to the open window (positional or as ``v=``). Never blocks and never "
+    "raises for a number; a value that is not a number raises TypeError."};
 
 std::string reprOf(const py::handle& object) { return py::repr(object).cast<std::string>(); }
 
@@ -139,7 +171,9 @@ void bindCore(py::module_& m) {
 
   py::class_<Event>(m, "Event", R"doc(
         A structured, timestamped record: ``Event(name, timestamp, data, step=None)`` with ``data`` a
-        dict of str to str, float, int or bool. A bool stays a bool. ``step`` is the training step
+        dict (any mapping) of str to str, float, int or bool. A bool stays a bool. ``name``,
+        ``timestamp``, ``data`` and ``step`` may be assigned, with the same checks (TypeError
+        naming the field; the event stays as it was). ``step`` is the training step
         the event belongs to: when it is None and the data has no int ``"step"`` field (which
         states the step itself), ``log_event`` gives handlers the event with the step current
         then (``set_step``). Two
@@ -151,11 +185,42 @@ void bindCore(py::module_& m) {
              return Event{name, fromDatetime(timestamp, "timestamp"), toData(data), step};
            }),
            py::arg("name"), py::arg("timestamp"), py::arg("data"), py::arg("step") = py::none())
-      .def_property_readonly("name", [](const Event& event) { return event.name; })
-      .def_property_readonly("timestamp", [](const Event& event) { return toDatetime(event.timestamp); })
-      .def_property_readonly("data", [](const Event& event) { return fromData(event.data); })
-      .def_property_readonly(
-          "step", [](const Event& event) { return event.step; }, "The training step, or None.")
+      // Assignable, as in torch.monitor; a value of the wrong type raises TypeError naming the
+      // attribute and leaves the event as it was.
+      .def_property(
+          "name", [](const Event& event) { return event.name; },
+          [](Event& event, const py::handle& name) {
+            if (!PyUnicode_Check(name.ptr())) {
+              throw py::type_error("Event.name must be a str, got " +
+                                   py::str(py::type::handle_of(name).attr("__name__")).cast<std::string>());
+            }
+            event.name = name.cast<std::string>();
+          },
+          "The event's name.")
+      .def_property(
+          "timestamp", [](const Event& event) { return toDatetime(event.timestamp); },
+          [](Event& event, const py::handle& timestamp) {
+            event.timestamp = fromDatetime(timestamp, "Event.timestamp");
+          },
+          "When the event happened: a naive datetime in local time (an aware one is converted).")
+      .def_property(
+          "data", [](const Event& event) { return fromData(event.data); },
+          [](Event& event, const py::handle& data) { event.data = toData(data); },
+          "The event's data: a new dict of str to str, float, int or bool at every read (changing "
+          "it does not change the event; assign a whole new dict instead).")
+      .def_property(
+          "step", [](const Event& event) { return event.step; },
+          [](Event& event, const py::handle& step) {
+            if (step.is_none()) {
+              event.step = std::nullopt;
+            } else if (PyLong_Check(step.ptr()) && !PyBool_Check(step.ptr())) {
+              event.step = step.cast<int64_t>();
+            } else {
+              throw py::type_error("Event.step must be an int or None, got " +
+                                   py::str(py::type::handle_of(step).attr("__name__")).cast<std::string>());
+            }
+          },
+          "The training step, or None.")
       .def_property_readonly(
           "stated_step", [](const Event& event) { return statedStep(event); },
           "The step the event states: ``step``, else its int data field ``\"step\"``, else None.")
@@ -244,13 +309,22 @@ void bindCore(py::module_& m) {
         Totals are process-wide per key, and every wait is added, in milliseconds, to a Stat named
         after the key (count, mean, max, p50, p99 over 1 s windows), so waits reach the dashboard.
         LIVEMON_DISABLE_WAIT_COUNTERS=1 turns counters into no-ops.
+
+        Also named ``_WaitCounter`` (and its guard ``_WaitCounterTracker``), torch.monitor 2.x's
+        names: ``_WaitCounter(key).guard()`` works unchanged and feeds the same totals and Stat.
       )doc")
       .def(py::init<std::string>(), py::arg("key"))
-      .def("guard", [](const WaitCounter& counter) { return WaitCounterGuard{counter, WaitGuard{}}; })
+      .def(
+          "guard", [](const WaitCounter& counter) { return WaitCounterGuard{counter, WaitGuard{}}; },
+          "A context manager (WaitCounterGuard) that counts the wait of each ``with`` block.")
       .def("totals", [](const WaitCounter& counter) { return totalsDict(counter.totals()); },
            "{'active', 'calls', 'total_time', 'max_time'} for this key.")
       .def_property_readonly("key", &WaitCounter::key)
       .def_property_readonly("enabled", &WaitCounter::enabled);
+
+  // torch.monitor 2.x's names for the same two types (PyTorch's own tests import both).
+  m.attr("_WaitCounter") = m.attr("WaitCounter");
+  m.attr("_WaitCounterTracker") = m.attr("WaitCounterGuard");
 }
 
 }  // namespace livemon::python

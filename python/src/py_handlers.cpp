@@ -196,6 +196,30 @@ void forgetRegistration(const EventHandlerHandle& handle) {
   g_pythonHandles.erase(std::remove(g_pythonHandles.begin(), g_pythonHandles.end(), handle), g_pythonHandles.end());
 }
 
+HandleBox registerHandler(py::object handler) {
+  drainDeferred(nullptr);
+  if (std::optional<EventHandler> native = nativeHandlerFor(handler)) {
+    return HandleBox(registerEventHandler(std::move(*native)));
+  }
+  if (PyCallable_Check(handler.ptr()) == 0) {
+    throw py::type_error("register_event_handler: handler must be callable, got " +
+                         py::str(py::type::handle_of(handler).attr("__name__")).cast<std::string>());
+  }
+  auto python = std::make_shared<PythonHandler>(std::move(handler));
+  const EventHandlerHandle handle =
+      registerEventHandler([python = std::move(python)](const Event& event) { (*python)(event); });
+  std::lock_guard lock(g_registrationsMutex);
+  g_pythonHandles.push_back(handle);
+  return HandleBox(handle);
+}
+
+bool unregisterHandler(const HandleBox& box) {
+  forgetRegistration(box.handle);
+  // Waits until the handler runs nowhere, which may need the GIL on another thread.
+  py::gil_scoped_release release;
+  return unregisterEventHandler(box.handle);
+}
+
 }  // namespace
 
 void bindHandlers(py::module_& m) {
@@ -215,47 +239,29 @@ void bindHandlers(py::module_& m) {
         return "<livemon.EventHandlerHandle #" + std::to_string(box.serial) + ">";
       });
 
-  m.def(
-      "register_event_handler",
-      [](py::object handler) {
-        drainDeferred(nullptr);
-        if (std::optional<EventHandler> native = nativeHandlerFor(handler)) {
-          return HandleBox(registerEventHandler(std::move(*native)));
-        }
-        if (PyCallable_Check(handler.ptr()) == 0) {
-          throw py::type_error("register_event_handler: handler must be callable, got " +
-                               py::str(py::type::handle_of(handler).attr("__name__")).cast<std::string>());
-        }
-        auto python = std::make_shared<PythonHandler>(std::move(handler));
-        const EventHandlerHandle handle =
-            registerEventHandler([python = std::move(python)](const Event& event) { (*python)(event); });
-        std::lock_guard lock(g_registrationsMutex);
-        g_pythonHandles.push_back(handle);
-        return HandleBox(handle);
-      },
-      py::arg("handler"), R"doc(
-        Calls ``handler(event)`` for every event logged from now on, synchronously on the thread
+  const char* registerDoc = R"doc(
+        Calls ``callback(event)`` for every event logged from now on, synchronously on the thread
         that logs it (for Stat windows that close on time, livemon's window thread), in
-        registration order. An exception raised by the handler is caught, counted
+        registration order. An exception raised by the callback is caught, counted
         (``handler_error_count()``) and printed once with its traceback; it never reaches the code
-        that logged the event and never stops the Stat.
+        that logged the event and never stops the Stat. Returns an EventHandlerHandle.
 
-        A ``TensorboardEventHandler`` is registered directly, without calling into Python.
-      )doc");
+        The callable may be passed by position, as ``callback=`` (torch.monitor's keyword) or as
+        ``handler=``. A ``TensorboardEventHandler`` given a log directory is registered directly,
+        without calling into Python.
+      )doc";
+  // One function per accepted keyword: pybind11 picks the one whose name the caller used.
+  m.def("register_event_handler", &registerHandler, py::arg("callback"), registerDoc);
+  m.def("register_event_handler", &registerHandler, py::arg("handler"));
 
-  m.def(
-      "unregister_event_handler",
-      [](const HandleBox& box) {
-        forgetRegistration(box.handle);
-        // Waits until the handler runs nowhere, which may need the GIL on another thread.
-        py::gil_scoped_release release;
-        return unregisterEventHandler(box.handle);
-      },
-      py::arg("handle"), R"doc(
-        Removes a registration. Returns False if it was already removed (torch.monitor crashes
-        then). Called outside a handler, it returns once the handler is running nowhere; it is
-        never called again.
-      )doc");
+  const char* unregisterDoc = R"doc(
+        Removes a registration: pass the EventHandlerHandle by position, as ``handler=``
+        (torch.monitor's keyword) or as ``handle=``. Returns False if it was already removed
+        (torch.monitor crashes then). Called outside a handler, it returns once the handler is
+        running nowhere; it is never called again.
+      )doc";
+  m.def("unregister_event_handler", &unregisterHandler, py::arg("handler"), unregisterDoc);
+  m.def("unregister_event_handler", &unregisterHandler, py::arg("handle"));
 
   m.def("handler_error_count", &handlerErrorCount, "Exceptions raised by event handlers since the process started.");
   m.def("last_handler_error", &lastHandlerError, "The message of the most recent exception raised by a handler.");

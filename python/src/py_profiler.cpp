@@ -6,6 +6,7 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 
+#include <limits>
 #include <memory>
 #include <new>
 #include <optional>
@@ -39,6 +40,47 @@ class PyRange {
   std::string name_;
   std::optional<RecordFunction> range_;
 };
+
+// Thread-safety: a value type; operator() is const.
+//
+// torch.profiler.schedule as torch 2.x has it: livemon's Schedule plus skip_first_wait, which
+// makes the first cycle after skip_first begin at its warmup (torch shifts the step by `wait`).
+// Later cycles wait as usual, and `repeat` counts the shortened first cycle.
+struct TorchSchedule {
+  Schedule schedule;
+  bool skipFirstWait = false;
+
+  ProfilerAction operator()(int64_t step) const noexcept {
+    if (skipFirstWait && step >= schedule.skipFirst()) {
+      // Saturating: a step this far out is past any finite repeat, and signed overflow is undefined.
+      const int64_t wait = schedule.wait();
+      step = step > std::numeric_limits<int64_t>::max() - wait ? std::numeric_limits<int64_t>::max() : step + wait;
+    }
+    return schedule(step);
+  }
+};
+
+// livemon.profiler.ScheduleError: a bad schedule argument. Both a ValueError (livemon's error for
+// bad arguments) and an AssertionError (what torch.profiler.schedule raises), so code written
+// against either still catches it. Created once with the module and kept for the process.
+PyObject* g_scheduleError = nullptr;
+
+[[noreturn]] void throwScheduleError(const std::string& message) {
+  PyErr_SetString(g_scheduleError, message.c_str());
+  throw py::error_already_set();
+}
+
+void createScheduleError(py::module_& m) {
+  PyObject* bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_AssertionError);
+  if (bases == nullptr) throw py::error_already_set();
+  g_scheduleError = PyErr_NewExceptionWithDoc(
+      "livemon._livemon.ScheduleError",
+      "A bad profiler schedule argument or step: a ValueError and, as torch.profiler raises, an AssertionError.",
+      bases, nullptr);
+  Py_DECREF(bases);
+  if (g_scheduleError == nullptr) throw py::error_already_set();
+  m.attr("ScheduleError") = py::handle(g_scheduleError);
+}
 
 }  // namespace
 
@@ -89,28 +131,43 @@ void bindProfiler(py::module_& m) {
       .value("NONE", ProfilerAction::None)
       .value("WARMUP", ProfilerAction::Warmup)
       .value("RECORD", ProfilerAction::Record)
-      .value("RECORD_AND_SAVE", ProfilerAction::RecordAndSave);
+      .value("RECORD_AND_SAVE", ProfilerAction::RecordAndSave)
+      // torch 2.x's: set by torch itself when device collection stops early, never returned by a
+      // schedule. livemon records no device activity, so no profile is ever in it; a schedule
+      // that returns it gets torch's ValueError (profiler.py checks).
+      .value("DEVICE_STOPPED", static_cast<ProfilerAction>(4));
 
-  py::class_<Schedule>(m, "_Schedule")
-      .def(py::init([](int64_t wait, int64_t warmup, int64_t active, int64_t repeat, int64_t skipFirst) {
+  createScheduleError(m);
+  py::class_<TorchSchedule>(m, "_Schedule")
+      .def(py::init([](int64_t wait, int64_t warmup, int64_t active, int64_t repeat, int64_t skipFirst,
+                       int64_t skipFirstWait) {
              try {
-               return Schedule(wait, warmup, active, repeat, skipFirst);
+               return TorchSchedule{Schedule(wait, warmup, active, repeat, skipFirst), skipFirstWait != 0};
              } catch (const std::invalid_argument& error) {
-               throw py::value_error(error.what());
+               throwScheduleError(error.what());
              }
            }),
            py::kw_only(), py::arg("wait"), py::arg("warmup"), py::arg("active"), py::arg("repeat") = 0,
-           py::arg("skip_first") = 0)
-      .def("__call__", [](const Schedule& s, int64_t step) { return s(step); }, py::arg("step"))
-      .def_property_readonly("wait", &Schedule::wait)
-      .def_property_readonly("warmup", &Schedule::warmup)
-      .def_property_readonly("active", &Schedule::active)
-      .def_property_readonly("repeat", &Schedule::repeat)
-      .def_property_readonly("skip_first", &Schedule::skipFirst)
-      .def("__repr__", [](const Schedule& s) {
-        return "schedule(wait=" + std::to_string(s.wait()) + ", warmup=" + std::to_string(s.warmup()) +
-               ", active=" + std::to_string(s.active()) + ", repeat=" + std::to_string(s.repeat()) +
-               ", skip_first=" + std::to_string(s.skipFirst()) + ")";
+           py::arg("skip_first") = 0, py::arg("skip_first_wait") = 0)
+      .def(
+          "__call__",
+          [](const TorchSchedule& s, int64_t step) {
+            if (step < 0) throwScheduleError("schedule: step must be >= 0, got " + std::to_string(step));
+            return s(step);
+          },
+          py::arg("step"))
+      .def_property_readonly("wait", [](const TorchSchedule& s) { return s.schedule.wait(); })
+      .def_property_readonly("warmup", [](const TorchSchedule& s) { return s.schedule.warmup(); })
+      .def_property_readonly("active", [](const TorchSchedule& s) { return s.schedule.active(); })
+      .def_property_readonly("repeat", [](const TorchSchedule& s) { return s.schedule.repeat(); })
+      .def_property_readonly("skip_first", [](const TorchSchedule& s) { return s.schedule.skipFirst(); })
+      .def_property_readonly("skip_first_wait", [](const TorchSchedule& s) { return int64_t{s.skipFirstWait}; })
+      .def("__repr__", [](const TorchSchedule& s) {
+        const Schedule& base = s.schedule;
+        return "schedule(wait=" + std::to_string(base.wait()) + ", warmup=" + std::to_string(base.warmup()) +
+               ", active=" + std::to_string(base.active()) + ", repeat=" + std::to_string(base.repeat()) +
+               ", skip_first=" + std::to_string(base.skipFirst()) +
+               ", skip_first_wait=" + std::to_string(int{s.skipFirstWait}) + ")";
       });
 
   py::class_<Trace>(m, "Trace", R"doc(
@@ -147,8 +204,8 @@ void bindProfiler(py::module_& m) {
       .def(py::init([](py::object schedule, py::object onTraceReady, bool rangeStats, bool recordSteps) {
              ProfilerOptions options;
              if (!schedule.is_none()) {
-               if (py::isinstance<Schedule>(schedule)) {
-                 options.schedule = schedule.cast<Schedule>();  // no Python call per step
+               if (py::isinstance<TorchSchedule>(schedule)) {
+                 options.schedule = schedule.cast<TorchSchedule>();  // no Python call per step
                } else {
                  options.schedule = [schedule](int64_t step) {
                    py::gil_scoped_acquire gil;

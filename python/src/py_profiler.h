@@ -6,7 +6,7 @@ namespace livemon::python {
 
 namespace py = pybind11;
 
-// ProfilerAction, Trace, the schedule, the profiler and ranges, for livemon.profiler.
+// ProfilerAction, ScheduleError, Trace, the schedule, the profiler and ranges, for livemon.profiler.
 void bindProfiler(py::module_& m);
 
 }  // namespace livemon::python

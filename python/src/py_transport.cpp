@@ -3,12 +3,16 @@
 
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <unordered_map>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include <livemon/transport/error.h>
@@ -192,46 +196,143 @@ void rememberRegisteredWriter(const std::shared_ptr<TensorboardWriter>& writer) 
   g_registeredWriters->push_back(writer);
 }
 
-// Thread-safe: the writer is. Python's face of a TensorboardWriter.
+// Thread-safe: with a log directory, the C++ writer is; with a SummaryWriter, every call holds
+// the GIL (a registered handler is called through Python), which guards the step counts.
+//
+// Python's face of a TensorboardWriter, or of a SummaryWriter it writes through.
 class PyTensorboardHandler {
  public:
   PyTensorboardHandler(const py::object& logDir, bool allEvents, const py::object& flushInterval) {
+    const auto interval =
+        std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(flushInterval, "flush_interval"));
+    if (interval <= std::chrono::milliseconds(0)) {
+      throw py::value_error("TensorboardEventHandler: flush_interval must be at least 1 ms, got " +
+                            py::repr(flushInterval).cast<std::string>());
+    }
+    allEvents_ = allEvents;
+    // torch.monitor's handler takes a SummaryWriter and writes through it: so does this one, for
+    // anything with add_scalar, so that the writer's flush() and close() cover these scalars too.
+    if (py::hasattr(logDir, "add_scalar")) {
+      summaryWriter_ = logDir;
+      return;
+    }
     transport::TensorboardWriterOptions options;
-    // torch.monitor's handler takes a SummaryWriter: use the directory it writes to.
+    // An object with only get_logdir() (a writer without add_scalar): use its directory.
     const py::object directory =
         py::hasattr(logDir, "get_logdir") ? logDir.attr("get_logdir")() : py::object(logDir);
     options.logDir = py::module_::import("os").attr("fspath")(directory).cast<std::string>();
     options.allEvents = allEvents;
-    options.flushInterval =
-        std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(flushInterval, "flush_interval"));
-    if (options.flushInterval <= std::chrono::milliseconds(0)) {
-      throw py::value_error("TensorboardEventHandler: flush_interval must be at least 1 ms, got " +
-                            py::repr(flushInterval).cast<std::string>());
-    }
+    options.flushInterval = interval;
     writer_ = std::make_shared<TensorboardWriter>(std::move(options));
   }
 
   void call(const py::handle& event) {
     if (py::isinstance<Event>(event)) {
-      writer_->write(event.cast<const Event&>());
+      write(event.cast<const Event&>());
     } else {
-      writer_->write(eventFromObject(event));  // a torch.monitor.Event
+      write(eventFromObject(event));  // a torch.monitor.Event
     }
   }
 
   void flush() {
+    if (!writer_) {
+      if (py::hasattr(summaryWriter_, "flush")) summaryWriter_.attr("flush")();
+      return;
+    }
     py::gil_scoped_release release;
     writer_->flush();
   }
   void close() {
+    if (!writer_) {
+      if (!closed_) flush();  // the SummaryWriter is the caller's: flushed, never closed here
+      closed_ = true;
+      return;
+    }
     py::gil_scoped_release release;
     writer_->close();
   }
 
   const std::shared_ptr<TensorboardWriter>& writer() const { return writer_; }
+  py::object summaryWriter() const { return summaryWriter_ ? summaryWriter_ : py::none(); }
+
+  py::object path() const {
+    return writer_ ? py::object(py::str(writer_->path().string())) : py::object(py::none());
+  }
+  py::object logDir() const {
+    if (writer_) return py::str(writer_->path().parent_path().string());
+    if (py::hasattr(summaryWriter_, "get_logdir")) return summaryWriter_.attr("get_logdir")();
+    return py::none();
+  }
+
+  py::dict stats() const {
+    py::dict result;
+    if (writer_) {
+      const transport::TensorboardWriterStats stats = writer_->stats();
+      result["records"] = stats.records;
+      result["scalars"] = stats.scalars;
+      result["dropped_events"] = stats.droppedEvents;
+      result["write_errors"] = stats.writeErrors;
+      result["last_error"] = stats.lastError;
+    } else {
+      result["records"] = throughScalars_;  // one add_scalar, one record
+      result["scalars"] = throughScalars_;
+      result["dropped_events"] = throughDropped_;
+      result["write_errors"] = 0;  // add_scalar's exceptions reach the caller (or the handler count)
+      result["last_error"] = "";
+    }
+    return result;
+  }
 
  private:
-  std::shared_ptr<TensorboardWriter> writer_;
+  void write(const Event& event) {
+    if (writer_) {
+      writer_->write(event);
+    } else {
+      writeThrough(event);
+    }
+  }
+
+  // One add_scalar per number of the event, tagged and timed as the C++ writer does; step is the
+  // event's own step when it states one, else the count of that tag's earlier points.
+  void writeThrough(const Event& event) {
+    if (closed_) {
+      ++throughDropped_;
+      return;
+    }
+    const bool isStat = event.name == kStatEventName || event.name == kTorchStatEventName;
+    if (!isStat && !allEvents_) return;
+    std::vector<std::pair<std::string, double>> values;
+    for (const auto& [key, value] : event.data) {
+      if (const auto* number = std::get_if<double>(&value)) {
+        values.emplace_back(key, *number);
+      } else if (const auto* integer = std::get_if<int64_t>(&value)) {
+        values.emplace_back(key, static_cast<double>(*integer));
+      } else if (const auto* flag = std::get_if<bool>(&value)) {
+        values.emplace_back(key, *flag ? 1.0 : 0.0);
+      }
+    }
+    std::sort(values.begin(), values.end());
+    const double wallTime =
+        std::chrono::duration<double>(event.timestamp.time_since_epoch()).count();
+    const std::optional<int64_t> stated = statedStep(event);
+    const py::object addScalar = summaryWriter_.attr("add_scalar");
+    for (const auto& [key, value] : values) {
+      std::string tag = isStat ? key : event.name + "/" + key;
+      int64_t& next = throughSteps_[tag];
+      const int64_t step = stated.value_or(next);
+      ++next;
+      addScalar(tag, value, py::arg("global_step") = step, py::arg("walltime") = wallTime);
+      ++throughScalars_;
+    }
+  }
+
+  bool allEvents_ = false;
+  std::shared_ptr<TensorboardWriter> writer_;  // with a log directory
+  py::object summaryWriter_;                   // or the SummaryWriter written through
+  std::unordered_map<std::string, int64_t> throughSteps_;  // next step per tag (SummaryWriter)
+  uint64_t throughScalars_ = 0;
+  uint64_t throughDropped_ = 0;
+  bool closed_ = false;
 };
 
 }  // namespace
@@ -239,6 +340,7 @@ class PyTensorboardHandler {
 std::optional<EventHandler> nativeHandlerFor(py::handle object) {
   if (!py::isinstance<PyTensorboardHandler>(object)) return std::nullopt;
   std::shared_ptr<TensorboardWriter> writer = object.cast<const PyTensorboardHandler&>().writer();
+  if (!writer) return std::nullopt;  // it writes through a SummaryWriter: a Python handler, called with the GIL
   rememberRegisteredWriter(writer);
   // The registration keeps the writer: `register_event_handler(TensorboardEventHandler(dir))`
   // keeps writing although the Python object is gone, as with torch.monitor.
@@ -341,41 +443,50 @@ void bindTransport(py::module_& m) {
       });
 
   py::class_<PyTensorboardHandler>(m, "TensorboardEventHandler", R"doc(
-        Writes Stat events as TensorBoard scalars into ``log_dir`` (an
-        ``events.out.tfevents.<time>.<host>`` file): each Stat key is a tag, wall_time is the
-        window's time and step counts the tag's windows from 0. Other events are ignored unless
+        Writes Stat events (``livemon.Stat`` and ``torch.monitor.Stat``) as TensorBoard scalars:
+        each Stat key is a tag, wall_time is the window's time. Other events are ignored unless
         ``all_events=True`` (their numbers and bools become tags ``"<name>/<key>"``).
 
-        Register it like torch.monitor's: ``register_event_handler(TensorboardEventHandler("runs/x"))``
-        (it then writes from C++, without the GIL). It also accepts torch.monitor events when
-        called, so torch.monitor can use it too. ``log_dir`` may be a SummaryWriter (its log_dir is
-        used). Records reach the file every ``flush_interval``, on ``flush()`` and ``close()``.
+        ``TensorboardEventHandler(log_dir)``: livemon's own writer (no TensorBoard needed) writes
+        an ``events.out.tfevents.<time>.<host>`` file into ``log_dir``; step counts each tag's
+        windows from 0. Records reach the file every ``flush_interval``, on ``flush()`` and
+        ``close()``. Registered with ``register_event_handler`` it writes from C++, without the
+        GIL, and keeps writing although the Python object is gone, as torch.monitor's does.
+
+        ``TensorboardEventHandler(writer)``, with a ``torch.utils.tensorboard.SummaryWriter`` (or
+        anything with its ``add_scalar(tag, value, global_step=, walltime=)``), as in
+        torch.monitor: every scalar goes through ``writer.add_scalar``, so ``writer.flush()`` and
+        ``writer.close()`` cover them. The step is the event's (``Event.stated_step``: set with
+        ``set_step``, or an int ``"step"`` field) when it has one, else the count of that tag's
+        earlier points (torch.monitor's handler writes every point at step 0). Called with the
+        GIL; ``flush_interval`` does not apply (the writer has its own). ``close()`` flushes the
+        writer and stops writing through it, but leaves the writer open: it is the caller's.
+        An object with only ``get_logdir()`` is taken for its directory.
+
+        It also takes torch.monitor's events when called, so torch.monitor can use it too.
       )doc")
       .def(py::init<const py::object&, bool, const py::object&>(), py::arg("log_dir"), py::kw_only(),
            py::arg("all_events") = false, py::arg("flush_interval") = toTimedelta(1s))
       .def("__call__", &PyTensorboardHandler::call, py::arg("event"))
-      .def("flush", &PyTensorboardHandler::flush, "Writes everything recorded so far to the file.")
+      .def("flush", &PyTensorboardHandler::flush,
+           "Writes everything recorded so far to the file (or flushes the SummaryWriter).")
       .def("close", &PyTensorboardHandler::close,
-           "Flushes and closes the file; later events are dropped. A second call does nothing.")
+           "Flushes and closes the file (a SummaryWriter: flushes it and stops writing through it); later events "
+           "are dropped. A second call does nothing.")
       .def("__enter__", [](PyTensorboardHandler& self) -> PyTensorboardHandler& { return self; },
            py::return_value_policy::reference)
       .def("__exit__", [](PyTensorboardHandler& self, const py::args&) {
         self.close();
         return false;
       })
-      .def_property_readonly("path", [](const PyTensorboardHandler& self) { return self.writer()->path().string(); })
-      .def_property_readonly("log_dir",
-                             [](const PyTensorboardHandler& self) { return self.writer()->path().parent_path().string(); })
-      .def("stats", [](const PyTensorboardHandler& self) {
-        const transport::TensorboardWriterStats stats = self.writer()->stats();
-        py::dict result;
-        result["records"] = stats.records;
-        result["scalars"] = stats.scalars;
-        result["dropped_events"] = stats.droppedEvents;
-        result["write_errors"] = stats.writeErrors;
-        result["last_error"] = stats.lastError;
-        return result;
-      });
+      .def_property_readonly("path", &PyTensorboardHandler::path,
+                             "The file written, or None when writing through a SummaryWriter.")
+      .def_property_readonly("log_dir", &PyTensorboardHandler::logDir,
+                             "The directory written to (a SummaryWriter's get_logdir(), or None without one).")
+      .def_property_readonly("writer", &PyTensorboardHandler::summaryWriter,
+                             "The SummaryWriter written through, or None with a log directory.")
+      .def("stats", &PyTensorboardHandler::stats,
+           "{'records', 'scalars', 'dropped_events', 'write_errors', 'last_error'}.");
 }
 
 }  // namespace livemon::python

@@ -1,9 +1,14 @@
-"""Shared helpers of the Python tests. ctest runs them with /usr/bin/python3 and PYTHONPATH set to
-the built package (<build>/python); LIVEMON_SOURCE_DIR and LIVEMON_BUILD_DIR name the trees."""
+"""Shared helpers of the Python tests. They run two ways:
+- ctest runs them with /usr/bin/python3 (Debian's torch 1.13) and PYTHONPATH set to the built
+  package (<build>/python); LIVEMON_SOURCE_DIR and LIVEMON_BUILD_DIR name the trees;
+- scripts/test-python.sh runs them in a fresh virtualenv holding the livemon wheel and torch 2.13,
+  with LIVEMON_WHEEL naming the wheel and no LIVEMON_BUILD_DIR: livemon and livemonctl are the
+  installed ones."""
 
 import contextlib
 import datetime
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -19,6 +24,17 @@ DEADLINE = 30.0
 
 SOURCE_DIR = os.environ.get("LIVEMON_SOURCE_DIR", os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
 BUILD_DIR = os.environ.get("LIVEMON_BUILD_DIR", "")
+WHEEL = os.environ.get("LIVEMON_WHEEL", "")
+
+
+def livemonctl_program():
+    """The livemonctl the tests drive: the build tree's, or the installed wheel's console script."""
+    if BUILD_DIR:
+        return os.path.join(BUILD_DIR, "app", "livemonctl", "livemonctl")
+    installed = shutil.which("livemonctl", path=os.path.dirname(sys.executable))
+    if installed is None:
+        pytest.skip("no livemonctl: neither LIVEMON_BUILD_DIR nor an installed wheel")
+    return installed
 
 
 class Collector:

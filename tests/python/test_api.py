@@ -372,12 +372,15 @@ def test_wait_counter_guard_measures_each_with_block(collect):
     assert events.wait_for(lambda evs: sum(e.data.get("api.wait.count", 0) for e in evs) == 4.0, DEADLINE)
 
 
-def test_wait_counter_guard_records_when_the_block_raises():
+def test_wait_counter_guard_records_when_the_block_raises(collect):
+    events = collect(livemon.STAT_EVENT)
     counter = livemon.WaitCounter("api.wait.raise")
     with pytest.raises(KeyError):
         with counter.guard():
             raise KeyError("x")
     assert counter.totals()["calls"] == 1
+    # The wait reaches its Stat too; waiting for the window also keeps it out of later tests' handlers.
+    assert events.wait_for(lambda evs: sum(e.data.get("api.wait.raise.count", 0) for e in evs) == 1.0, DEADLINE)
 
 
 # --- Publisher -------------------------------------------------------------------------------

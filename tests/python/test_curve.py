@@ -13,17 +13,16 @@ import time
 import pytest
 
 import livemon
-from conftest import BUILD_DIR, DEADLINE
+from conftest import DEADLINE, livemonctl_program
 
 zmq = pytest.importorskip("zmq")
 import zmq.auth  # noqa: E402
 from zmq.utils.monitor import recv_monitor_message  # noqa: E402
 
-LIVEMONCTL = os.path.join(BUILD_DIR, "app", "livemonctl", "livemonctl")
 
 
 def keygen(name, directory):
-    done = subprocess.run([LIVEMONCTL, "keygen", name, "--dir", str(directory)], capture_output=True, text=True,
+    done = subprocess.run([livemonctl_program(), "keygen", name, "--dir", str(directory)], capture_output=True, text=True,
                           timeout=DEADLINE)
     assert done.returncode == 0, done.stderr
     return str(directory / (name + ".key")), str(directory / (name + ".key_secret"))
@@ -93,11 +92,11 @@ def test_keygen_writes_zeromq_certificates_and_keeps_the_secret_to_its_owner(tmp
     assert zmq.auth.load_certificate(public_file) == (public, None)
     assert len(public) == 40 and len(secret) == 40
     assert zmq.curve_public(secret) == public
-    again = subprocess.run([LIVEMONCTL, "keygen", "node", "--dir", str(tmp_path)], capture_output=True, text=True,
+    again = subprocess.run([livemonctl_program(), "keygen", "node", "--dir", str(tmp_path)], capture_output=True, text=True,
                            timeout=DEADLINE)
     assert again.returncode == 1 and "--force" in again.stderr
     assert zmq.auth.load_certificate(secret_file) == (public, secret), "refused, yet the key changed"
-    forced = subprocess.run([LIVEMONCTL, "keygen", "node", "--dir", str(tmp_path), "--force"], capture_output=True,
+    forced = subprocess.run([livemonctl_program(), "keygen", "node", "--dir", str(tmp_path), "--force"], capture_output=True,
                             text=True, timeout=DEADLINE)
     assert forced.returncode == 0 and zmq.auth.load_certificate(secret_file)[0] != public
 
@@ -135,7 +134,7 @@ def test_a_secured_python_publisher_serves_only_allowed_raw_clients(keys):
 
 
 def start_relay(keys):
-    relay = subprocess.Popen([LIVEMONCTL, "relay", "--listen", "tcp://127.0.0.1:*", "--serve", "tcp://127.0.0.1:*",
+    relay = subprocess.Popen([livemonctl_program(), "relay", "--listen", "tcp://127.0.0.1:*", "--serve", "tcp://127.0.0.1:*",
                               "--history-mb", "0", "--curve-secret", keys["server"][1], "--curve-allow", keys["allow"]],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     line = relay.stdout.readline()

@@ -8,7 +8,7 @@ import sysconfig
 
 import pytest
 
-from conftest import BUILD_DIR
+from conftest import BUILD_DIR, SOURCE_DIR
 
 
 @pytest.mark.skipif(not BUILD_DIR or shutil.which("cmake") is None, reason="needs the build tree and cmake")
@@ -19,12 +19,14 @@ def test_the_installed_package_imports_and_works(tmp_path):
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     site = prefix / "lib" / version / "dist-packages"
     torch_ops = _built_torch_ops()  # built only where libtorch-dev is installed
-    assert sorted(p.name for p in (site / "livemon").iterdir() if not p.name.startswith("__pycache__")) == sorted(
-        ["__init__.py", "_key_averages.py", "profiler.py", "torch_bridge.py", "torch_ops.py", "_torch_ops_src",
-         os.path.basename(_built_extension())]
+    # The package directory as it is in the source tree (the operator observer's source for the
+    # build at first use included), plus what was built, and the record of what _torch_ops was
+    # linked against.
+    sources = os.path.join(SOURCE_DIR, "python", "livemon")
+    assert _files_under(site / "livemon") == sorted(
+        _files_under(sources) + [os.path.basename(_built_extension())]
         + ([os.path.basename(torch_ops), "_torch_ops_build_info.py"] if torch_ops else []))
-    # The operator observer's source, for the build at first use against the torch a user has.
-    assert sorted(p.name for p in (site / "livemon" / "_torch_ops_src").iterdir()) == ["range_api.h", "torch_ops.cpp"]
+    assert {"torch_ops.py", "_torch_ops_src/torch_ops.cpp", "_torch_ops_src/range_api.h"} <= set(_files_under(sources))
     # For the prefixes /usr/local and /usr this directory is on Debian's sys.path already:
     assert sysconfig.get_path("platlib", vars={"platbase": "/usr/local", "base": "/usr/local"}).endswith(
         f"{version}/dist-packages")
@@ -56,3 +58,12 @@ def _built_torch_ops():
 def _built_extension():
     import livemon._livemon
     return livemon._livemon.__file__
+
+
+def _files_under(directory):
+    """The files under `directory`, as sorted relative paths, without Python's caches."""
+    found = []
+    for folder, subfolders, files in os.walk(directory):
+        subfolders[:] = [name for name in subfolders if name != "__pycache__"]
+        found += [os.path.relpath(os.path.join(folder, name), directory) for name in files if not name.endswith(".pyc")]
+    return sorted(found)

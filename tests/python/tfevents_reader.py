@@ -1,6 +1,6 @@
 """An independent reader of TensorBoard event files, for the tests: the TFRecord framing is checked
 with a bit-at-a-time CRC-32C written here, and the Event protos are decoded by the protobuf library
-(Debian's python3-protobuf) from message descriptors declared here, field numbers as in
+(Debian's python3-protobuf or PyPI's protobuf) from message descriptors declared here, field numbers as in
 tensorflow/core/util/event.proto and tensorflow/core/framework/summary.proto."""
 
 import struct
@@ -68,7 +68,10 @@ def _event_class():
 
     pool = descriptor_pool.DescriptorPool()
     pool.Add(proto)
-    return message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName("tbtest.Event"))
+    descriptor = pool.FindMessageTypeByName("tbtest.Event")
+    if hasattr(message_factory, "GetMessageClass"):  # protobuf 4.22 and later (PyPI's); GetPrototype is gone
+        return message_factory.GetMessageClass(descriptor)
+    return message_factory.MessageFactory(pool).GetPrototype(descriptor)  # Debian's 4.21
 
 
 Event = _event_class()
