@@ -20,8 +20,9 @@ LIVEMON_TEST_PACKAGES=(
   # ldd for the wheel's libraries
   python3-venv libc-bin
   python3-pytest python3-torch python3-protobuf
-  # livemon._torch_ops (PyTorch's operators as ranges) is built only when libtorch's headers are
-  # there; libtorch-dev is the same libtorch1.13 that python3-torch loads, so their ABIs match.
+  # The CMake build also compiles livemon._torch_ops (PyTorch's operators as ranges) for Debian's
+  # torch when libtorch's headers are there: libtorch-dev is the same libtorch1.13 that
+  # python3-torch loads. Under any other torch the observer is compiled at first use instead.
   libtorch-dev
   prometheus
 )

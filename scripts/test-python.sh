@@ -65,7 +65,8 @@ echo "-- tests/python against the installed wheel (torch $("$venv/bin/python" -c
 # pytest per file, $jobs at a time, as ctest runs them for the build tree.
 work="$out/tests"
 mkdir -p "$work"
-export LIVEMON_SOURCE_DIR="$root" LIVEMON_WHEEL="$wheel" PYTHONDONTWRITEBYTECODE=1
+# The operator observer is compiled at first use (livemon.torch_ops) into a cache of this run's own.
+export LIVEMON_SOURCE_DIR="$root" LIVEMON_WHEEL="$wheel" PYTHONDONTWRITEBYTECODE=1 LIVEMON_CACHE_DIR="$out/cache"
 unset LIVEMON_BUILD_DIR PYTHONPATH
 status=0
 (cd "$work" && ls "$root"/tests/python/test_*.py |
