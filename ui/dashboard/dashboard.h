@@ -15,11 +15,11 @@
 #include <QStringList>
 
 #include <livemon/clock.h>
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/model/alert_list_model.h>
-#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/series_store.h>
 #include <livemon/ui/model/time_view.h>

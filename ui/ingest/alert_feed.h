@@ -9,7 +9,7 @@
 #include <livemon/clock.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/ui/ingest/event_converter.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 

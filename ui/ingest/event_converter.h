@@ -12,8 +12,8 @@
 
 #include <livemon/event.h>
 #include <livemon/transport/subscriber.h>
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/sample_folder.h>
 
 namespace livemon::ui {

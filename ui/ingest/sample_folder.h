@@ -6,7 +6,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 

@@ -13,7 +13,7 @@
 #include <QFont>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 

@@ -18,8 +18,8 @@
 
 #include <livemon/clock.h>
 #include <livemon/record_function.h>
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 
 namespace livemon::ui {
 

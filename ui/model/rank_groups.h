@@ -12,7 +12,7 @@
 
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {

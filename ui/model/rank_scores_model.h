@@ -16,7 +16,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/rank_scores.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 

@@ -11,7 +11,7 @@
 #include <QList>
 #include <QPointF>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/column_decimator.h>
 
 namespace livemon::ui {

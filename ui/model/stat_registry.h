@@ -11,7 +11,7 @@
 #include <QString>
 
 #include <livemon/transport/wire_format.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/series_store.h>
 #include <livemon/ui/model/time_view.h>
 

@@ -17,7 +17,7 @@
 #include <QStringList>
 
 #include <livemon/clock.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 

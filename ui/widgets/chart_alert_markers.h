@@ -9,7 +9,7 @@
 #include <QObject>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QGraphicsPolygonItem;
 class QGraphicsRectItem;

@@ -10,8 +10,8 @@
 #include <QScrollArea>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/chart_sections.h>
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/time_view.h>

@@ -7,8 +7,8 @@
 #include <QObject>
 #include <QString>
 
-#include <livemon/ui/ingest/history_note.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/history_note.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;

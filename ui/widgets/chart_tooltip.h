@@ -11,7 +11,7 @@
 
 #include <QPoint>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QGraphicsLineItem;
 QT_BEGIN_NAMESPACE

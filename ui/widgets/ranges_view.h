@@ -3,7 +3,7 @@
 #include <QString>
 #include <QWidget>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 class QLabel;

@@ -7,7 +7,7 @@
 #include <QString>
 #include <QWidget>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QComboBox;
 class QLabel;

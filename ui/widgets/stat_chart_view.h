@@ -12,8 +12,8 @@
 #include <QString>
 #include <QtCharts/QChartView>
 
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/chart_csv.h>
 #include <livemon/ui/model/line_trace.h>
 #include <livemon/ui/model/step_points.h>

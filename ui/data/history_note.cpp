@@ -1,4 +1,4 @@
-#include <livemon/ui/ingest/history_note.h>
+#include <livemon/ui/data/history_note.h>
 
 #include <chrono>
 

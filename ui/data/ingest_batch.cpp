@@ -1,4 +1,4 @@
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 #include <iterator>
 

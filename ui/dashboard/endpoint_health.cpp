@@ -1,4 +1,4 @@
-#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
 
 namespace livemon::ui {
 

@@ -1,4 +1,4 @@
-#include <livemon/ui/ingest/stat_key.h>
+#include <livemon/ui/data/stat_key.h>
 
 #include <livemon/event.h>
 

@@ -11,7 +11,7 @@
 
 #include <livemon/alert_rules.h>
 #include <livemon/transport/wire_format.h>
-#include <livemon/ui/ingest/history_note.h>
+#include <livemon/ui/data/history_note.h>
 
 namespace livemon::ui {
 

@@ -1,4 +1,4 @@
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 
 #include <vector>
 
