@@ -37,7 +37,8 @@ struct DecimationSummary {
 // `upper`.
 class ColumnDecimator {
  public:
-  // [xMin, xMax] is the visible range in store units; points are written after `transform`.
+  // [xMin, xMax] is the visible range in store units; points are written after `transform`
+  // into `line` (and `lower`, `upper` when given), each cleared first.
   ColumnDecimator(double xMin, double xMax, int columns, PlotTransform transform, QList<QPointF>& line,
                   QList<QPointF>* lower = nullptr, QList<QPointF>* upper = nullptr);
 
