@@ -5,9 +5,17 @@
 #include <QObject>
 #include <QString>
 
-class QSettings;
+#include <livemon/ui/model/smoothing.h>
 
 namespace livemon::ui {
+
+// Thread-safety: a plain value type.
+// What ChartViewOptions keeps between sessions (DashboardSettings).
+struct ChartViewState {
+  double smoothing = kDefaultSmoothing;
+  bool logScaleAll = false;
+  std::map<QString, bool> logScale;  // per chart, where it differs from logScaleAll
+};
 
 // Thread-compatible: a QObject of the GUI thread.
 // How the charts draw their values, as the user chose and as settings keep it: the smoothing
@@ -31,9 +39,10 @@ class ChartViewOptions : public QObject {
   void setLogScale(const QString& statName, bool on);
   unsigned version() const noexcept { return version_; }
 
-  // Settings keys under "charts/": smoothing, logScaleAll, logScale (the per-chart choices).
-  void restore(const QSettings& settings);
-  void save(QSettings& settings) const;
+  ChartViewState state() const;
+  // Takes `state` (the smoothing clamped, per-chart choices equal to logScaleAll dropped) and
+  // signals changed() once.
+  void restore(const ChartViewState& state);
 
  signals:
   void changed();
