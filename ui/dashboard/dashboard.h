@@ -34,7 +34,8 @@ class RankScoresModel;
 class StatRegistry;
 struct RegistryRemoval;
 
-// Plain value: how a Dashboard (and the MainWindow showing it) starts.
+// Thread-safety: a plain value type.
+// How a Dashboard (and the MainWindow showing it) starts.
 struct DashboardOptions {
   // Endpoints to subscribe to. Empty: those saved in the settings, or else
   // transport::kDefaultEndpoint; with exactEndpoints, exactly these (none: a synthetic feed

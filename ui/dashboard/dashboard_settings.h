@@ -72,7 +72,8 @@ class DashboardSettings {
   bool baselinesFollowLive() const;
   void setBaselinesFollowLive(bool follow);
 
-  // Plain value: the main window's layout, as QMainWindow and QSplitter save it (empty: none).
+  // Thread-safety: a plain value type.
+  // The main window's layout, as QMainWindow and QSplitter save it (empty: none).
   struct WindowLayout {
     QByteArray geometry;
     QByteArray state;

@@ -69,7 +69,7 @@ struct EndpointHealth {
   bool summarized() const noexcept { return relays > 0 || sources > kSummarizeAboveSources; }
 };
 
-// Thread-compatible: one thread at a time (the GUI's status timer).
+// Not thread-safe: one owner at a time (the GUI's status timer).
 // Summarizes every endpoint from the subscriber's status, computing events/s over the last
 // `window` of calls: Stat windows arrive in bursts (once a second, at the same moment), so a rate
 // over one second alone would flicker between 0 and twice the truth.

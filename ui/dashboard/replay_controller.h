@@ -21,7 +21,8 @@ class DashboardSettings;
 class IngestWorker;
 class StatRegistry;
 
-// Plain value: how a ReplayController starts.
+// Thread-safety: a plain value type.
+// How a ReplayController starts.
 struct ReplayControllerOptions {
   // Drives playback and measures the live run's elapsed time; nullptr: the system clock. Must
   // outlive the controller.

@@ -14,7 +14,7 @@ namespace livemon::ui {
 // The event name of the log row each history note gets.
 inline constexpr std::string_view kHistoryEventName = "livemon.history";
 
-// Thread-safety: a plain value type, moved from the ingest thread to the GUI thread.
+// Thread-safety: a plain value type. Moved from the ingest thread to the GUI thread.
 // How fetching one endpoint's history went (transport::HistoryStatus), with what the ingest
 // thread saw of the events it brought.
 struct HistoryNote {

@@ -89,7 +89,7 @@ struct StagedAlert {
   std::optional<SourceId> source;  // the source's id; none when the limits refused it
 };
 
-// Thread-safety: a plain value type, moved from the ingest thread to the GUI thread.
+// Thread-safety: a plain value type. Moved from the ingest thread to the GUI thread.
 // Everything decoded since the GUI last looked, in the order it must be applied: new sources,
 // names and series come before the samples and log entries that use them.
 struct IngestBatch {

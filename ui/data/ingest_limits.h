@@ -51,7 +51,7 @@ inline constexpr std::size_t kDefaultMaxLinesPerChart = 256;
 // landing on 16 384 rows costs about 14 ms to publish and repaint, 65 536 rows about 43 ms.
 inline constexpr std::size_t kDefaultMaxRangeRows = 16384;
 
-// Thread-compatible.
+// Not thread-safe: one owner at a time.
 // Counts distinct values by a 64-bit hash of each, remembering at most `capacity` hashes so a
 // flood of new values costs bounded memory. Beyond that the count is a lower bound (saturated()).
 class DistinctCounter {

@@ -5,7 +5,7 @@
 
 namespace livemon::ui {
 
-// Thread-safety: a plain value type; the views point into the key they were split from.
+// Thread-safety: a plain value type. Its views point into the key it was split from.
 // The two halves of a Stat event key: "<stat name>.<aggregation>".
 struct StatKeyParts {
   std::string_view stat;         // may itself contain dots: "train.step_ms"

@@ -19,7 +19,7 @@ inline constexpr std::string_view kAlertEventName = "livemon.alert";
 // The rules a dashboard always runs, beside the user's: "nan", "silent", "loss".
 std::vector<AlertRule> builtInAlertRules();
 
-// Not thread-safe: one thread at a time (IngestWorker serializes it with its converter).
+// Not thread-safe: one owner at a time (IngestWorker serializes it with its converter).
 // Feeds an AlertEngine with what the ingest thread sees (events, gaps, goodbyes, the sources'
 // heartbeats) and stages each alert it raises into the IngestBatch, behind the data that
 // triggered it: a StagedAlert, and a log row named kAlertEventName from the alert's source, made

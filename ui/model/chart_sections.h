@@ -27,7 +27,7 @@ QString sectionTitle(const QString& section);
 bool sectionLess(const QString& a, const QString& b);
 bool chartLess(const QString& a, const QString& b);
 
-// Thread-safety: a plain value type; const members may be called from any thread.
+// Immutable after construction: any thread.
 // The chart filter a user types: alternatives separated by '|' ("loss|acc"), each matching
 // anywhere in a chart's name, ignoring case; '*' and '?' are wildcards. Blank alternatives are
 // ignored; an empty filter matches everything.

@@ -17,7 +17,7 @@ struct ChartViewState {
   std::map<QString, bool> logScale;  // per chart, where it differs from logScaleAll
 };
 
-// Thread-compatible: a QObject of the GUI thread.
+// GUI thread only.
 // How the charts draw their values, as the user chose and as settings keep it: the smoothing
 // weight of every line, a log scale for all charts, and per chart a log scale that differs from
 // it. changed() follows every change that alters a chart, and version() counts them so that a

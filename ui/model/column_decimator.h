@@ -26,7 +26,7 @@ struct DecimationSummary {
   bool empty() const noexcept { return pointsInRange == 0; }
 };
 
-// Thread-compatible: one thread at a time.
+// Not thread-safe: one owner at a time.
 // Reduces points sorted by x to what a chart `columns` pixels wide can show: per pixel column the
 // first, the lowest, the highest and the last point, in x order. Every extreme survives, so a
 // one-sample spike is drawn however many samples share its column, and the line enters and

@@ -20,7 +20,8 @@ enum class ReplayMode {
   Baseline,
 };
 
-// Plain value: one thing a ReplaySession's reader thread is asked to do.
+// Thread-safety: a plain value type.
+// One thing a ReplaySession's reader thread is asked to do.
 struct ReplayRequest {
   enum class Kind { Open, Read } kind = Kind::Read;
   uint64_t generation = 0;

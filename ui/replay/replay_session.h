@@ -34,9 +34,9 @@ struct RecordingInfo {
   QStringList problems;  // damage found on opening, each naming its byte offset
 };
 
-// Thread-compatible: every public member is for the GUI thread. A worker thread owns the
-// RecordingReader (which is not thread-safe); requests reach it through a queue, its results
-// come back as queued signals, and the events it reads go into the IngestWorker's staging buffer.
+// GUI thread only: every public member. A worker thread owns the RecordingReader (which is not
+// thread-safe); requests reach it through a queue (ReplayRequests), its results come back as
+// queued signals, and the events it reads go into the IngestWorker's staging buffer.
 //
 // A recording opened for replay, with a playhead on the recording's receive clock: the one time
 // base of the timeline, the charts and the log. The dashboard shows exactly the events received

@@ -26,7 +26,7 @@ namespace livemon::ui {
 
 class StatRegistry;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The scrollable grid of charts, in collapsible sections by name prefix (see arrangeCharts: the
 // user's sections first, livemon's own diagnostics last, loss first within a section), in as many
 // columns as fit, the cards growing with the window. A chart can be pinned (a section of its own,

@@ -19,7 +19,7 @@ class ChartGrid;
 class Dashboard;
 class StatChartView;
 
-// Thread-compatible: a QObject of the GUI thread.
+// GUI thread only.
 // Where the received history begins, drawn on the charts. When an endpoint's history was cut (its
 // source keeps only the newest part of the run: HistoryNote::marksBeginning), every chart with a
 // line of a source first heard on that endpoint gets a dashed vertical line at the history's
