@@ -76,7 +76,11 @@ def self_test() -> int:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text("".join(f"#include {target}\n" for target in includes))
         _, problems = scan(root)
-    found = {":".join(problem.split(":")[:2]) for problem in problems}
+    return self_test_result({":".join(problem.split(":")[:2]) for problem in problems}, expected)
+
+
+def self_test_result(found, expected) -> int:
+    """Says whether a self-test flagged exactly the offences it planted."""
     if found != expected:
         print(f"self-test: flagged {sorted(found)}, expected {sorted(expected)}", file=sys.stderr)
         return 1
@@ -84,21 +88,23 @@ def self_test() -> int:
     return 0
 
 
-def main() -> int:
+def run(doc, scan_tree, self_test_tree, offences_are) -> int:
+    """The command line of a tree checker (this one, check_threading_comments.py): SOURCE_ROOT or
+    --self-test. `scan_tree(root)` returns (files scanned, offences)."""
     if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
+        print(doc, file=sys.stderr)
         return 2
     if sys.argv[1] == "--self-test":
-        return self_test()
-    scanned, problems = scan(pathlib.Path(sys.argv[1]))
+        return self_test_tree()
+    scanned, problems = scan_tree(pathlib.Path(sys.argv[1]))
     for problem in problems:
         print(problem)
     if scanned == 0:
         print(f"no sources found under {sys.argv[1]}", file=sys.stderr)
         return 1
-    print(f"{scanned} files scanned, {len(problems)} includes against the layering")
+    print(f"{scanned} files scanned, {len(problems)} {offences_are}")
     return 1 if problems else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(__doc__, scan, self_test, "includes against the layering"))

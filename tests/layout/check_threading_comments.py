@@ -20,6 +20,8 @@ import re
 import sys
 import tempfile
 
+from check_layers import run, self_test_result
+
 WORDINGS = [
     "Thread-safe: ",
     "GUI thread only",
@@ -131,29 +133,9 @@ def self_test():
         (root / "ui" / "model").mkdir(parents=True)
         (root / "ui" / "model" / "a.h").write_text(header)
         _, problems = scan(root)
-    found = {(int(problem.split(":")[1]), problem.split(":")[2].strip()) for problem in problems}
-    if found != expected:
-        print(f"self-test: flagged {sorted(found)}, expected {sorted(expected)}", file=sys.stderr)
-        return 1
-    print(f"self-test: the {len(expected)} planted offences were found, nothing else")
-    return 0
-
-
-def main():
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
-    if sys.argv[1] == "--self-test":
-        return self_test()
-    scanned, problems = scan(pathlib.Path(sys.argv[1]))
-    for problem in problems:
-        print(problem)
-    if scanned == 0:
-        print(f"no headers found under {sys.argv[1]}", file=sys.stderr)
-        return 1
-    print(f"{scanned} headers scanned, {len(problems)} types without a threading contract in the set")
-    return 1 if problems else 0
+    return self_test_result({(int(problem.split(":")[1]), problem.split(":")[2].strip()) for problem in problems},
+                            expected)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run(__doc__, scan, self_test, "types without a threading contract in the set"))
