@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ostream>
 
+#include <livemon/detail/json_writer.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/event_format.h>
@@ -44,25 +45,19 @@ std::string flagText(const RankScore& score, uint32_t windows) {
 }  // namespace
 
 std::string formatRankWindowJson(const RankWindow& window, const RankScorerOptions& scoring) {
-  std::string json = "{\"time\":\"" + isoUtc(window.time) + "\",\"ts\":" + std::to_string(transport::toWireTime(window.time)) +
-                     ",\"run\":" + jsonString(window.run) + ",\"stat\":" + jsonString(scoring.key) +
-                     ",\"median\":" + jsonDouble(window.median) + ",\"threshold\":" + jsonDouble(scoring.threshold) +
-                     ",\"windows\":" + std::to_string(scoring.windows) + ",\"ranks\":[";
-  for (std::size_t i = 0; i < window.ranks.size(); ++i) {
-    const RankScore& score = window.ranks[i];
-    if (i > 0) json += ',';
-    json += "{\"rank\":" + std::to_string(score.rank) + ",\"value\":" + jsonDouble(score.value) +
-            ",\"score\":" + jsonDouble(score.score) + ",\"flagged\":" + (score.flagged ? "true" : "false") +
-            ",\"below\":" + std::to_string(score.below) + ",\"stale\":" + (score.stale ? "true" : "false") +
-            ",\"host\":" + jsonString(score.host) + ",\"pid\":" + std::to_string(score.pid) + ",\"id\":\"" +
-            hex16(score.instanceId) + "\"}";
+  detail::JsonWriter json;
+  json.beginObject().key("time").string(isoUtc(window.time)).key("ts").integer(transport::toWireTime(window.time));
+  json.key("run").string(window.run).key("stat").string(scoring.key).key("median").number(window.median);
+  json.key("threshold").number(scoring.threshold).key("windows").integer(scoring.windows).key("ranks").beginArray();
+  for (const RankScore& score : window.ranks) {
+    json.beginObject().key("rank").integer(score.rank).key("value").number(score.value).key("score").number(score.score);
+    json.key("flagged").boolean(score.flagged).key("below").integer(score.below).key("stale").boolean(score.stale);
+    json.key("host").string(score.host).key("pid").integer(score.pid).key("id").string(hex16(score.instanceId)).endObject();
   }
-  json += "],\"flagged\":[";
-  for (std::size_t i = 0; i < window.flagged.size(); ++i) {
-    if (i > 0) json += ',';
-    json += std::to_string(window.flagged[i]);
-  }
-  return json + "]}";
+  json.endArray().key("flagged").beginArray();
+  for (const int64_t rank : window.flagged) json.integer(rank);
+  json.endArray().endObject();
+  return json.take();
 }
 
 std::string formatRankWindowText(const RankWindow& window, const RankScorerOptions& scoring, std::size_t rows) {

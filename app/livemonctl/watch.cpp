@@ -4,6 +4,7 @@
 #include <optional>
 #include <ostream>
 
+#include <livemon/detail/json_writer.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/event_format.h>
@@ -23,16 +24,16 @@ std::string formatAlertText(const Alert& alert) {
 }
 
 std::string formatAlertJson(const Alert& alert) {
-  std::string json = "{\"time\":\"" + isoUtc(alert.time) + "\",\"ts\":" + std::to_string(transport::toWireTime(alert.time)) +
-                     ",\"alert\":\"" + std::string(alertRuleKindName(alert.kind)) + "\",\"rule\":" + jsonString(alert.rule);
-  if (!alert.key.empty()) json += ",\"key\":" + jsonString(alert.key);
-  json += ",\"value\":" + jsonDouble(alert.value) + ",\"message\":" + jsonString(alert.message);
+  detail::JsonWriter json;
+  json.beginObject().key("time").string(isoUtc(alert.time)).key("ts").integer(transport::toWireTime(alert.time));
+  json.key("alert").string(alertRuleKindName(alert.kind)).key("rule").string(alert.rule);
+  if (!alert.key.empty()) json.key("key").string(alert.key);
+  json.key("value").number(alert.value).key("message").string(alert.message);
   const AlertSource& source = alert.source;
-  json += ",\"source\":{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
-          ",\"pid\":" + std::to_string(source.pid);
-  if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
-  json += ",\"id\":\"" + hex16(source.instanceId) + "\"}}";
-  return json;
+  json.key("source").beginObject().key("run").string(source.run).key("host").string(source.host).key("pid").integer(source.pid);
+  if (source.rank) json.key("rank").integer(*source.rank);
+  json.key("id").string(hex16(source.instanceId)).endObject().endObject();
+  return json.take();
 }
 
 int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
