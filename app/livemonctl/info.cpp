@@ -6,6 +6,8 @@
 #include <optional>
 #include <ostream>
 
+#include <CLI/CLI.hpp>
+
 #include <livemon/detail/json_writer.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
@@ -223,6 +225,20 @@ int runInfo(const InfoOptions& options, const std::atomic<bool>& stop, std::ostr
 int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
   const std::atomic<bool> never{false};
   return runInfo(options, never, out, err);
+}
+
+Command addInfoCommand(CLI::App& app) {
+  const auto options = std::make_shared<InfoOptions>();
+  CLI::App* command =
+      app.add_subcommand("info", "Summarise a recording: duration, events per name and source, compression");
+  command->add_option("file", options->path, "The recording")->required()->check(CLI::ExistingFile);
+  command->add_flag("--json", options->json, "Print one JSON object");
+
+  return {command, [options](const CommandContext& context) {
+            InfoOptions info = *options;
+            info.progress = context.errIsTerminal;
+            return runInfo(info, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

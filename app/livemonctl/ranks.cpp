@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
+
+#include <CLI/CLI.hpp>
 
 #include <livemon/detail/json_writer.h>
 #include <livemon/transport/subscriber.h>
@@ -167,6 +170,62 @@ int runRanks(const RanksOptions& options, const std::atomic<bool>& stop, std::os
     err << "; " << formatReceiveSummary(subscriber.stats()) << std::endl;
     return 0;
   });
+}
+
+Command addRanksCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    RanksOptions ranks;
+    double window = 1.0;
+    double duration = 0.0;
+    bool higherIsFaster = false;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  RanksOptions& ranks = parsed->ranks;
+  CLI::App* command = app.add_subcommand(
+      "ranks", "Score the ranks of each run against their median every window and flag stragglers, like top");
+  command->add_option("endpoints", ranks.endpoints, "Endpoints to connect to (a relay's --serve, or every rank's)")
+      ->capture_default_str();
+  command->add_option("--stat", ranks.stat,
+                      "The value key to score, <stat>.<aggregation> (default train.compute_time_ms.mean: "
+                      "in synchronous training every rank's step time is the same, its compute time is not)")
+      ->option_text("KEY")
+      ->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : std::string(); },
+                             "KEY", "value key"))
+      ->capture_default_str();
+  command->add_flag("--higher-is-faster", parsed->higherIsFaster,
+                    "KEY is a rate (samples/s): score = value / median instead of median / value");
+  command->add_option("--threshold", ranks.threshold, "Flag a rank whose score stays below X (0.8) ...")
+      ->option_text("X")
+      ->check(positiveFactor())
+      ->capture_default_str();
+  command->add_option("--windows", ranks.windows, "... for K windows in a row (3)")
+      ->option_text("K")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1'000'000}))
+      ->capture_default_str();
+  command->add_option("--window", parsed->window, "Seconds between scorings (1)")
+      ->option_text("S")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  command->add_option("--duration", parsed->duration, "Stop after this many seconds (0: run until Ctrl-C)")
+      ->option_text("S")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  command->add_option("--rows", ranks.rows, "Show at most N ranks per run, worst first (0: all)")
+      ->option_text("N")
+      ->capture_default_str();
+  command->add_flag("--json", ranks.json, "Print one JSON object per run and window");
+  addClientCurveOptions(*command, ranks.curve);
+
+  return {command, [parsed](const CommandContext& context) {
+            RanksOptions options = parsed->ranks;
+            options.window = secondsToMs(parsed->window);
+            options.duration = secondsToMs(parsed->duration);
+            options.direction =
+                parsed->higherIsFaster ? RankScoreDirection::HigherIsFaster : RankScoreDirection::LowerIsFaster;
+            options.redraw = context.outIsTerminal;
+            return runRanks(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

@@ -4,6 +4,8 @@
 #include <optional>
 #include <ostream>
 
+#include <CLI/CLI.hpp>
+
 #include <livemon/detail/json_writer.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
@@ -118,6 +120,34 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
                                   << "; " << formatReceiveSummary(subscriber.stats()) << std::endl;
     return code;
   });
+}
+
+Command addWatchCommand(CLI::App& app) {
+  // Checks a --rule before anything runs, so a bad one is a usage error naming the rule.
+  static const CLI::Validator alertRule(
+      [](std::string& text) {
+        AlertRuleError error;
+        return parseAlertRule(text, &error) ? std::string() : describeAlertRuleError(text, error);
+      },
+      "RULE", "alert rule");
+  const auto options = std::make_shared<WatchOptions>();
+  CLI::App* command = app.add_subcommand(
+      "watch", "Apply alert rules to what publishers send; print each alert (exit status 3 with --exit-on-alert)");
+  command->add_option("endpoints", options->endpoints, "Endpoints to connect to")->capture_default_str();
+  command
+      ->add_option("--rule", options->rules,
+                   "An alert rule (repeatable): nan | silent [DURATION] | loss | KEY > X [for N] (also >=, <, <=). "
+                   "Default: nan, silent, loss")
+      ->option_text("RULE")
+      ->allow_extra_args(false)
+      ->check(alertRule);
+  command->add_flag("--exit-on-alert", options->exitOnAlert, "Exit with status 3 at the first alert");
+  command->add_flag("--json", options->json, "Print one JSON object per alert and line");
+  addClientCurveOptions(*command, options->curve);
+
+  return {command, [options](const CommandContext& context) {
+            return runWatch(*options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl
