@@ -188,8 +188,12 @@ TEST_F(RecordingCommandsTest, ExportWritesTimesAtBothEndsOfTheRange) {
   std::ostringstream out;
   std::ostringstream err;
   ASSERT_EQ(runExport({.path = path_}, stop_, out, err), 0) << err.str();
-  EXPECT_THAT(out.str(), HasSubstr("\"time\":\"1677-09-21T00:12:43.145224192Z\",\"ts\":-9223372036854775808,"));
-  EXPECT_THAT(out.str(), HasSubstr("\"time\":\"2262-04-11T23:47:16.854775807Z\",\"ts\":9223372036854775807,"));
+  const std::vector<Json> events = test::parseJsonLines(out.str());
+  ASSERT_EQ(events.size(), 2u) << out.str();
+  std::map<int64_t, std::string> times;
+  for (const Json& event : events) times[event["ts"].get<int64_t>()] = event["time"];
+  EXPECT_EQ(times, (std::map<int64_t, std::string>{{std::numeric_limits<int64_t>::min(), "1677-09-21T00:12:43.145224192Z"},
+                                                   {std::numeric_limits<int64_t>::max(), "2262-04-11T23:47:16.854775807Z"}}));
 }
 
 TEST_F(RecordingCommandsTest, InfoAndExportStopWhenAskedWithStatus130) {
