@@ -16,6 +16,8 @@ LIVEMON_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
   python3 python3-zmq python3-msgpack
+  # The tests parse JSON output with a real parser.
+  nlohmann-json3-dev
   # scripts/test-python.sh: virtualenvs of the python3 first on PATH (Debian's needs python3-venv),
   # ldd for the wheel's libraries
   python3-venv libc-bin

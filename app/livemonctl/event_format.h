@@ -9,8 +9,6 @@
 
 #include <livemon/alert_rules.h>
 #include <livemon/clock.h>
-
-#include <livemon/json_text.h>
 #include <livemon/transport/subscriber.h>
 
 // How the livemonctl commands print what publishers send and what a recording holds: events,
@@ -46,9 +44,6 @@ std::string formatHistoryText(const HistoryStatus& history);
 // What a subscriber received and had to skip or forget, for the summary line of tail and record;
 // peer-chosen text in it is escaped.
 std::string formatReceiveSummary(const SubscriberStats& stats);
-
-// `text` as a JSON string literal, quotes included; invalid UTF-8 becomes U+FFFD.
-using livemon::jsonString;
 
 // `text` made safe to print on a terminal, for names, keys, runs and hosts a publisher or a file
 // chose: control characters (C0, DEL, C1), Unicode line separators and bidirectional controls
