@@ -253,19 +253,4 @@ void QuietEndpointNotice::check(const transport::Subscriber& subscriber, std::os
   }
 }
 
-const AlertSource& SourceConverter::operator()(const std::shared_ptr<const transport::SourceInfo>& info) {
-  if (info != last_ || !info) {
-    last_ = info;
-    converted_ = AlertSource{};
-    converted_.run = info ? info->run : "unknown";
-    if (info) {
-      converted_.host = info->host;
-      converted_.pid = info->pid;
-      converted_.rank = info->rank;
-      converted_.instanceId = info->instanceId;
-    }
-  }
-  return converted_;
-}
-
 }  // namespace livemon::livemonctl

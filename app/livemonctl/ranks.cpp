@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 
 #include <livemon/detail/json_writer.h>
+#include <livemon/analysis_feed.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/event_format.h>
@@ -118,12 +119,8 @@ int runRanks(const RanksOptions& options, const std::atomic<bool>& stop, std::os
     err << " by " << quotedPrintableText(options.stat) << " every " << shortestDouble(static_cast<double>(options.window.count()) / 1000.0)
         << " s" << std::endl;
 
-    SourceConverter convert;
-    SubscriberCallbacks callbacks;
-    callbacks.onEvent = [&](ReceivedEvent& event) { scorer.observeEvent(convert(event.source), event.event); };
-    callbacks.onSourceChange = [&](const SourceChange& change) {
-      if (change.state == SourceState::Gone) scorer.observeGoodbye(convert(change.source));
-    };
+    AnalysisFeed feed(nullptr, &scorer);
+    const SubscriberCallbacks callbacks = feed.callbacks();
 
     const auto start = clock.now();
     auto nextWindow = start + options.window;

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <livemon/transport/metrics_exporter.h>
+#include <livemon/transport/recording_history.h>
 
 #include <livemonctl/command.h>
 #include <livemonctl/relay_recorder.h>
@@ -79,7 +80,10 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.highWaterMark = options.highWaterMark;
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
-  relayOptions.historyRecording = options.recordDir;
+  // What the history drops is answered from the recordings.
+  if (!options.recordDir.empty()) {
+    relayOptions.historyArchive = std::make_shared<transport::RecordingHistoryArchive>(options.recordDir);
+  }
   relayOptions.curve = options.curve;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().

@@ -1,12 +1,11 @@
 #include <livemonctl/watch.h>
 
-#include <memory>
-#include <optional>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
 
 #include <livemon/detail/json_writer.h>
+#include <livemon/analysis_feed.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/event_format.h>
@@ -69,14 +68,8 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
     for (const AlertRule& rule : engine.rules()) err << ' ' << quotedPrintableText(rule.text);
     err << std::endl;
 
-    std::vector<Alert> alerts;
-    SourceConverter convert;
-    SubscriberCallbacks callbacks;
-    callbacks.onEvent = [&](ReceivedEvent& event) { engine.observeEvent(convert(event.source), event.event, alerts); };
-    callbacks.onSourceChange = [&](const SourceChange& change) {
-      if (change.state == SourceState::Gone) engine.observeGoodbye(convert(change.source));
-    };
-    callbacks.onGap = [&](const GapInfo& gap) { engine.observeGap(convert(gap.source), gap.topic, gap.missed(), alerts); };
+    AnalysisFeed feed(&engine);
+    const SubscriberCallbacks callbacks = feed.callbacks();
 
     uint64_t printed = 0;
     AlertEngineStats told;
@@ -85,24 +78,15 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
       subscriber.poll(std::chrono::milliseconds(200), callbacks);
       // Heartbeats reach only the subscriber's source table: silence and the publishers' own
       // drop counts are read from there.
-      for (const SourceStatus& status : subscriber.sources()) {
-        if (status.state == SourceState::Gone || !status.source) continue;
-        const AlertSource& source = convert(status.source);
-        std::optional<std::chrono::milliseconds> interval;
-        if (status.lastCounters) interval = status.lastCounters->interval;
-        engine.observeHeard(source, status.lastSeen, interval);
-        if (status.lastCounters) engine.observePublisherDropped(source, status.lastCounters->dropped, alerts);
-      }
-      engine.checkSilence(alerts);
-      for (const Alert& alert : alerts) {
-        out << (options.json ? formatAlertJson(alert) : formatAlertText(alert)) << '\n';
+      feed.sources(subscriber.sources());
+      for (const FedAlert& fed : feed.takeAlerts()) {
+        out << (options.json ? formatAlertJson(fed.alert) : formatAlertText(fed.alert)) << '\n';
         ++printed;
         if (options.exitOnAlert) {
           code = kAlertExitCode;
           break;
         }
       }
-      alerts.clear();
       out.flush();
 
       const AlertEngineStats now = engine.stats();

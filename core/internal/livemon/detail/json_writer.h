@@ -1,7 +1,7 @@
 #pragma once
 
 // Internal to livemon: shared by core (Chrome traces) and the livemonctl commands (every --json
-// output) through the build-only target livemon_internal. Never installed; not part of the API.
+// output) through livemon::core's build-tree include path. Never installed; not part of the API.
 
 #include <concepts>
 #include <cstdint>

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-// CRC-32C (Castagnoli), the checksum of TFRecord files. Only transport/src includes this header.
+// CRC-32C (Castagnoli), the checksum of TFRecord files. Only exporters/src includes this header.
 namespace livemon::transport::detail {
 
 // CRC-32C of `data` continued from `crc` (0 to start): reflected polynomial 0x82F63B78, initial

@@ -4,8 +4,8 @@
 
 #include <new>
 
-#include "msgpack_reader.h"
-#include "msgpack_writer.h"
+#include <livemon/detail/msgpack_reader.h>
+#include <livemon/detail/msgpack_writer.h>
 
 namespace livemon::transport {
 
@@ -78,22 +78,15 @@ DecodeStatus decodeHistoryRequest(std::string_view payload, const WireLimits& li
     out.filters.clear();
     MsgpackReader reader(payload);
     const uint32_t entries = readStart(reader, "history-request");
-    bool filters = false;
-    for (uint32_t i = 2; i < entries; ++i) {
-      const std::string_view key = reader.str("key", kMaxKeyBytes);
-      if (key == "filters") {
-        if (filters) reader.fail("duplicate key \"filters\"");
-        filters = true;
-        const uint32_t count = reader.arrayHeader("\"filters\"");
-        if (count > kMaxHistoryFilters) {
-          throw DecodeFailure{DecodeStatus::TooLarge, std::to_string(count) + " filters exceed the limit of " +
-                                                          std::to_string(kMaxHistoryFilters)};
-        }
-        for (uint32_t f = 0; f < count; ++f) out.filters.emplace_back(reader.str("filter", limits.maxTopicBytes));
-      } else {
-        reader.skip(kMaxSkipDepth);
+    // After "v" and "kind".
+    detail::readMapEntries(reader, entries - 2, {"filters"}, "key", kMaxKeyBytes, kMaxSkipDepth, [&](uint32_t) {
+      const uint32_t count = reader.arrayHeader("\"filters\"");
+      if (count > kMaxHistoryFilters) {
+        throw DecodeFailure{DecodeStatus::TooLarge, std::to_string(count) + " filters exceed the limit of " +
+                                                        std::to_string(kMaxHistoryFilters)};
       }
-    }
+      for (uint32_t f = 0; f < count; ++f) out.filters.emplace_back(reader.str("filter", limits.maxTopicBytes));
+    });
     if (!reader.atEnd()) reader.fail("bytes follow the payload map");
   });
 }
@@ -124,35 +117,27 @@ DecodeStatus decodeHistoryEnd(std::string_view payload, HistoryEnd& out, std::st
     out = HistoryEnd{};
     MsgpackReader reader(payload);
     const uint32_t entries = readStart(reader, "history-end");
-    unsigned seen = 0;
-    for (uint32_t i = 2; i < entries; ++i) {
-      const std::string_view key = reader.str("key", kMaxKeyBytes);
-      auto once = [&](unsigned bit) {
-        if (seen & bit) reader.fail("duplicate key \"" + std::string(key) + "\"");
-        seen |= bit;
-      };
-      if (key == "messages") {
-        once(1);
-        out.messages = reader.uint64("\"messages\"");
-      } else if (key == "truncated") {
-        once(2);
-        out.truncated = reader.boolean("\"truncated\"");
-      } else if (key == "oldest") {
-        once(4);
-        if (reader.peekType() == MsgpackReader::Type::Nil) {
-          reader.skip(1);
-        } else {
-          out.oldest = fromWireTime(reader.int64("\"oldest\""));
-        }
-      } else if (key == "error") {
-        once(8);
-        out.error = reader.str("\"error\"", kMaxErrorBytes);
-      } else {
-        reader.skip(kMaxSkipDepth);
-      }
-    }
+    enum Key : uint32_t { Messages = 1, Truncated = 2, Oldest = 4, Error = 8 };
+    const uint32_t seen = detail::readMapEntries(
+        reader, entries - 2, {"messages", "truncated", "oldest", "error"}, "key", kMaxKeyBytes, kMaxSkipDepth,
+        [&](uint32_t key) {
+          switch (uint32_t{1} << key) {
+            case Messages: out.messages = reader.uint64("\"messages\""); break;
+            case Truncated: out.truncated = reader.boolean("\"truncated\""); break;
+            case Oldest:
+              if (reader.peekType() == MsgpackReader::Type::Nil) {
+                reader.skip(1);
+              } else {
+                out.oldest = fromWireTime(reader.int64("\"oldest\""));
+              }
+              break;
+            case Error: out.error = reader.str("\"error\"", kMaxErrorBytes); break;
+          }
+        });
     if (!reader.atEnd()) reader.fail("bytes follow the payload map");
-    if ((seen & 7) != 7) MsgpackReader::failAt(0, "a history end lacks one of messages, truncated, oldest");
+    if ((seen & (Messages | Truncated | Oldest)) != (Messages | Truncated | Oldest)) {
+      MsgpackReader::failAt(0, "a history end lacks one of messages, truncated, oldest");
+    }
   });
 }
 

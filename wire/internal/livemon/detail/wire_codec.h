@@ -7,7 +7,7 @@
 #include <livemon/event.h>
 #include <livemon/transport/wire_format.h>
 
-#include "msgpack_writer.h"
+#include <livemon/detail/msgpack_writer.h>
 
 // Pieces of the version-1 encoder shared by encodeEventsPayload and the Publisher, which writes
 // event entries on the logging thread and the header later on its I/O thread.

@@ -21,6 +21,7 @@
 #include <prometheus/metric_family.h>
 #include <prometheus/text_serializer.h>
 
+#include <livemon/detail/utf8.h>
 #include <livemon/transport/error.h>
 #include <livemon/value_key.h>
 
@@ -35,28 +36,6 @@ constexpr std::size_t kMaxExtraCounters = 1000;
 constexpr std::string_view kOwnPrefix = "livemon_exporter_";
 constexpr std::string_view kStatMetric = "livemon_stat";
 
-// Length of the UTF-8 sequence starting at `text[i]`, or 0 when it is not a valid one.
-std::size_t utf8Length(std::string_view text, std::size_t i) noexcept {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char lead = byte(i);
-  std::size_t length = 0;
-  if (lead < 0x80) return 1;
-  if (lead >= 0xc2 && lead <= 0xdf) length = 2;
-  else if (lead >= 0xe0 && lead <= 0xef) length = 3;
-  else if (lead >= 0xf0 && lead <= 0xf4) length = 4;
-  else return 0;
-  if (i + length > text.size()) return 0;
-  for (std::size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xc0) != 0x80) return 0;
-  }
-  // Overlong 3- and 4-byte forms, UTF-16 surrogates and code points beyond U+10FFFF.
-  if (lead == 0xe0 && byte(i + 1) < 0xa0) return 0;
-  if (lead == 0xed && byte(i + 1) >= 0xa0) return 0;
-  if (lead == 0xf0 && byte(i + 1) < 0x90) return 0;
-  if (lead == 0xf4 && byte(i + 1) >= 0x90) return 0;
-  return length;
-}
-
 // A label value Prometheus accepts: valid UTF-8 without control characters (each bad byte
 // becomes '?'), at most `maxBytes` bytes, cut at a character boundary.
 std::string labelValue(std::string_view text, std::size_t maxBytes) {
@@ -64,7 +43,7 @@ std::string labelValue(std::string_view text, std::size_t maxBytes) {
   out.reserve(std::min(text.size(), maxBytes));
   std::size_t i = 0;
   while (i < text.size()) {
-    std::size_t length = utf8Length(text, i);
+    std::size_t length = livemon::detail::utf8SequenceLength(text, i);
     const auto lead = static_cast<unsigned char>(text[i]);
     const bool bad = length == 0 || (length == 1 && (lead < 0x20 || lead == 0x7f));
     if (bad) length = 1;

@@ -1,4 +1,4 @@
-#include "wire_codec.h"
+#include <livemon/detail/wire_codec.h>
 
 #include <stdexcept>
 #include <string>
@@ -6,7 +6,7 @@
 
 #include <livemon/transport/wire_format.h>
 
-#include "msgpack_writer.h"
+#include <livemon/detail/msgpack_writer.h>
 
 namespace livemon::transport::detail {
 

@@ -17,8 +17,10 @@
 #include <utility>
 #include <vector>
 
+#include <livemon/detail/fork_hooks.h>
+#include <livemon/transport/error.h>
+
 #include "crc32c.h"
-#include "zmq_support.h"
 
 namespace livemon::transport {
 namespace {
@@ -200,7 +202,7 @@ struct TensorboardWriter::State {
 };
 
 void TensorboardWriter::State::write(const Event& event) noexcept {
-  if (detail::forkGeneration() != forkGeneration) return;  // the parent's file
+  if (livemon::detail::forkGeneration() != forkGeneration) return;  // the parent's file
   const bool isStat = event.name == kStatEventName || event.name == kTorchStatEventName;
   if (!isStat && !options.allEvents) return;
   try {
@@ -279,8 +281,10 @@ TensorboardWriter::TensorboardWriter(Options options) {
     throw std::invalid_argument("TensorboardWriter: flushInterval must be positive, got " +
                                 std::to_string(options.flushInterval.count()) + " ms");
   }
-  detail::watchForks();
-  state_ = std::make_shared<State>(std::move(options), detail::forkGeneration());
+  if (!livemon::detail::countForks()) {
+    throw TransportError("", "pthread_atfork failed", "livemon transport: cannot watch for fork()");
+  }
+  state_ = std::make_shared<State>(std::move(options), livemon::detail::forkGeneration());
   State& state = *state_;
   std::error_code error;
   std::filesystem::create_directories(state.options.logDir, error);
@@ -310,7 +314,7 @@ TensorboardWriter::TensorboardWriter(Options options) {
 }
 
 TensorboardWriter::~TensorboardWriter() {
-  if (detail::forkGeneration() != state_->forkGeneration) {
+  if (livemon::detail::forkGeneration() != state_->forkGeneration) {
     // Inherited through fork(): the writer thread does not exist here and the file belongs to
     // the parent. Touch none of it: the state stays, reachable, until the process exits.
     static auto* inherited = new std::vector<std::shared_ptr<State>>;
@@ -331,13 +335,13 @@ EventHandler TensorboardWriter::handler() const {
 }
 
 void TensorboardWriter::flush() {
-  if (detail::forkGeneration() != state_->forkGeneration) return;
+  if (livemon::detail::forkGeneration() != state_->forkGeneration) return;
   state_->drain();
 }
 
 void TensorboardWriter::close() {
   State& state = *state_;
-  if (detail::forkGeneration() != state.forkGeneration) return;
+  if (livemon::detail::forkGeneration() != state.forkGeneration) return;
   {
     std::lock_guard lock(state.mutex);
     if (state.closed) return;

@@ -2,13 +2,15 @@
 
 #include <bit>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
 #include <livemon/transport/wire_format.h>
 
 // A strict MessagePack reader for untrusted input: every read checks the bytes that remain, and
-// failures throw DecodeFailure with the byte offset where the input broke.
+// failures throw DecodeFailure with the byte offset where the input broke. Internal to livemon:
+// the wire decoders and the Publisher (livemon::transport) include it.
 namespace livemon::transport::detail {
 
 // Thread-safety: a plain value type. What MsgpackReader throws: why and where the input broke.
@@ -259,5 +261,34 @@ class MsgpackReader {
   std::string_view data_;
   std::size_t pos_ = 0;
 };
+
+// Reads the `entries` key/value pairs of a map whose header was read (every strict map of the
+// wire format and the history protocol): each key a string of at most `maxKeyBytes` (`keyWhat`
+// names it in errors, "key" or "\"src\" key"). For a key in `known`, onKnown(i) reads its value,
+// i being the key's place in `known`; a known key that comes a second time is malformed:
+// `duplicate <keyWhat> "<key>"`. The value of any other key (a later writer's) is skipped,
+// nesting at most `skipDepth`. Returns the known keys seen, bit i for known[i].
+template <typename OnKnown>
+uint32_t readMapEntries(MsgpackReader& reader, uint32_t entries, std::initializer_list<std::string_view> known,
+                        const char* keyWhat, std::size_t maxKeyBytes, int skipDepth, OnKnown&& onKnown) {
+  uint32_t seen = 0;
+  for (uint32_t i = 0; i < entries; ++i) {
+    const std::string_view key = reader.str(keyWhat, maxKeyBytes);
+    uint32_t index = 0;
+    for (const std::string_view name : known) {
+      if (name == key) break;
+      ++index;
+    }
+    if (index == known.size()) {
+      reader.skip(skipDepth);
+      continue;
+    }
+    const uint32_t bit = uint32_t{1} << index;
+    if (seen & bit) reader.fail("duplicate " + std::string(keyWhat) + " \"" + std::string(key) + "\"");
+    seen |= bit;
+    onKnown(index);
+  }
+  return seen;
+}
 
 }  // namespace livemon::transport::detail

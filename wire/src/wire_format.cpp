@@ -7,9 +7,9 @@
 #include <string>
 #include <variant>
 
-#include "msgpack_reader.h"
-#include "msgpack_writer.h"
-#include "wire_codec.h"
+#include <livemon/detail/msgpack_reader.h>
+#include <livemon/detail/msgpack_writer.h>
+#include <livemon/detail/wire_codec.h>
 
 namespace livemon::transport {
 
@@ -33,42 +33,23 @@ constexpr std::size_t kMaxStructureKeyBytes = 1024;
 SourceInfo readSource(MsgpackReader& reader, const WireLimits& limits) {
   SourceInfo source;
   const uint32_t entries = reader.mapHeader("\"src\"");
-  bool run = false, host = false, pid = false, id = false, start = false;
-  for (uint32_t i = 0; i < entries; ++i) {
-    const std::string_view key = reader.str("\"src\" key", kMaxStructureKeyBytes);
-    auto once = [&](bool& seen) {
-      if (seen) reader.fail("duplicate \"src\" key \"" + std::string(key) + "\"");
-      seen = true;
-    };
-    if (key == "run") {
-      once(run);
-      source.run = reader.str("\"run\"", limits.maxIdentityStringBytes);
-    } else if (key == "host") {
-      once(host);
-      source.host = reader.str("\"host\"", limits.maxIdentityStringBytes);
-    } else if (key == "pid") {
-      once(pid);
-      source.pid = reader.int64("\"pid\"");
-    } else if (key == "rank") {
-      if (source.rank) reader.fail("duplicate \"src\" key \"rank\"");
-      source.rank = reader.int64("\"rank\"");
-    } else if (key == "world") {
-      if (source.worldSize) reader.fail("duplicate \"src\" key \"world\"");
-      source.worldSize = reader.int64("\"world\"");
-    } else if (key == "local_rank") {
-      if (source.localRank) reader.fail("duplicate \"src\" key \"local_rank\"");
-      source.localRank = reader.int64("\"local_rank\"");
-    } else if (key == "id") {
-      once(id);
-      source.instanceId = reader.uint64("\"id\"");
-    } else if (key == "start") {
-      once(start);
-      source.startTime = fromWireTime(reader.int64("\"start\""));
-    } else {
-      reader.skip(kMaxSkipDepth);
-    }
-  }
-  if (!run || !host || !pid || !id || !start) reader.fail("\"src\" lacks one of run, host, pid, id, start");
+  enum Key : uint32_t { Run = 1, Host = 2, Pid = 4, Rank = 8, World = 16, LocalRank = 32, Id = 64, Start = 128 };
+  const uint32_t seen = detail::readMapEntries(
+      reader, entries, {"run", "host", "pid", "rank", "world", "local_rank", "id", "start"}, "\"src\" key",
+      kMaxStructureKeyBytes, kMaxSkipDepth, [&](uint32_t key) {
+        switch (uint32_t{1} << key) {
+          case Run: source.run = reader.str("\"run\"", limits.maxIdentityStringBytes); break;
+          case Host: source.host = reader.str("\"host\"", limits.maxIdentityStringBytes); break;
+          case Pid: source.pid = reader.int64("\"pid\""); break;
+          case Rank: source.rank = reader.int64("\"rank\""); break;
+          case World: source.worldSize = reader.int64("\"world\""); break;
+          case LocalRank: source.localRank = reader.int64("\"local_rank\""); break;
+          case Id: source.instanceId = reader.uint64("\"id\""); break;
+          case Start: source.startTime = fromWireTime(reader.int64("\"start\"")); break;
+        }
+      });
+  const uint32_t needed = Run | Host | Pid | Id | Start;
+  if ((seen & needed) != needed) reader.fail("\"src\" lacks one of run, host, pid, id, start");
   if (const char* broken = identityBroken(source)) reader.fail(std::string("\"src\": ") + broken);
   return source;
 }
@@ -119,77 +100,61 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
   // "steps" may come before "events" (readers accept any key order), so it is held apart until
   // both are read.
   std::vector<std::optional<int64_t>> steps;
-  enum Key : unsigned { Kind = 1, Src = 2, Seq = 4, Name = 8, Events = 16, Ts = 32, Interval = 64, Published = 128,
+  enum Key : uint32_t { Kind = 1, Src = 2, Seq = 4, Name = 8, Events = 16, Ts = 32, Interval = 64, Published = 128,
                         Dropped = 256, Steps = 512, History = 1024 };
-  unsigned seen = 0;
-  for (uint32_t i = 1; i < entries; ++i) {
-    const std::string_view key = reader.str("key", kMaxStructureKeyBytes);
-    auto once = [&](Key k) {
-      if (seen & k) reader.fail("duplicate key \"" + std::string(key) + "\"");
-      seen |= k;
-    };
-    if (key == "kind") {
-      once(Kind);
-      const std::string_view kind = reader.str("\"kind\"", kMaxStructureKeyBytes);
-      if (kind == "events") {
-        out.kind = MessageKind::Events;
-      } else if (kind == "heartbeat") {
-        out.kind = MessageKind::Heartbeat;
-      } else if (kind == "goodbye") {
-        out.kind = MessageKind::Goodbye;
-      } else {
-        throw DecodeFailure{DecodeStatus::UnknownKind, "kind \"" + std::string(kind) + "\""};
-      }
-    } else if (key == "src") {
-      once(Src);
-      out.source = readSource(reader, limits);
-    } else if (key == "seq") {
-      once(Seq);
-      out.sequence = reader.uint64("\"seq\"");
-    } else if (key == "name") {
-      once(Name);
-      out.name = reader.str("\"name\"", limits.maxTopicBytes);
-    } else if (key == "events") {
-      once(Events);
-      const uint32_t count = reader.arrayHeader("\"events\"");
-      if (count > limits.maxEventsPerMessage) tooLarge("event count", count, limits.maxEventsPerMessage);
-      // An event takes at least 3 bytes, so a lying count cannot make this allocate much.
-      out.events.reserve(std::min<std::size_t>(count, payload.size() / 3));
-      for (uint32_t e = 0; e < count; ++e) readEvent(reader, limits, out.events.emplace_back());
-    } else if (key == "steps") {
-      once(Steps);
-      const uint32_t count = reader.arrayHeader("\"steps\"");
-      if (count > limits.maxEventsPerMessage) tooLarge("step count", count, limits.maxEventsPerMessage);
-      // A step takes at least 1 byte.
-      steps.reserve(std::min<std::size_t>(count, payload.size()));
-      for (uint32_t e = 0; e < count; ++e) {
-        if (reader.peekType() == MsgpackReader::Type::Nil) {
-          reader.skip(1);
-          steps.emplace_back();
-        } else {
-          if (reader.peekType() != MsgpackReader::Type::Int) reader.fail("a step is not an integer or nil");
-          steps.emplace_back(reader.int64("step"));
+  // After "v": the keys in the order of Key's bits.
+  const uint32_t seen = detail::readMapEntries(
+      reader, entries - 1,
+      {"kind", "src", "seq", "name", "events", "ts", "interval_ms", "published", "dropped", "steps", "history"}, "key",
+      kMaxStructureKeyBytes, kMaxSkipDepth, [&](uint32_t key) {
+        switch (uint32_t{1} << key) {
+          case Kind: {
+            const std::string_view kind = reader.str("\"kind\"", kMaxStructureKeyBytes);
+            if (kind == "events") {
+              out.kind = MessageKind::Events;
+            } else if (kind == "heartbeat") {
+              out.kind = MessageKind::Heartbeat;
+            } else if (kind == "goodbye") {
+              out.kind = MessageKind::Goodbye;
+            } else {
+              throw DecodeFailure{DecodeStatus::UnknownKind, "kind \"" + std::string(kind) + "\""};
+            }
+            break;
+          }
+          case Src: out.source = readSource(reader, limits); break;
+          case Seq: out.sequence = reader.uint64("\"seq\""); break;
+          case Name: out.name = reader.str("\"name\"", limits.maxTopicBytes); break;
+          case Events: {
+            const uint32_t count = reader.arrayHeader("\"events\"");
+            if (count > limits.maxEventsPerMessage) tooLarge("event count", count, limits.maxEventsPerMessage);
+            // An event takes at least 3 bytes, so a lying count cannot make this allocate much.
+            out.events.reserve(std::min<std::size_t>(count, payload.size() / 3));
+            for (uint32_t e = 0; e < count; ++e) readEvent(reader, limits, out.events.emplace_back());
+            break;
+          }
+          case Steps: {
+            const uint32_t count = reader.arrayHeader("\"steps\"");
+            if (count > limits.maxEventsPerMessage) tooLarge("step count", count, limits.maxEventsPerMessage);
+            // A step takes at least 1 byte.
+            steps.reserve(std::min<std::size_t>(count, payload.size()));
+            for (uint32_t e = 0; e < count; ++e) {
+              if (reader.peekType() == MsgpackReader::Type::Nil) {
+                reader.skip(1);
+                steps.emplace_back();
+              } else {
+                if (reader.peekType() != MsgpackReader::Type::Int) reader.fail("a step is not an integer or nil");
+                steps.emplace_back(reader.int64("step"));
+              }
+            }
+            break;
+          }
+          case Ts: out.counters.timestamp = fromWireTime(reader.int64("\"ts\"")); break;
+          case Interval: out.counters.interval = std::chrono::milliseconds(reader.int64("\"interval_ms\"")); break;
+          case Published: out.counters.published = reader.uint64("\"published\""); break;
+          case Dropped: out.counters.dropped = reader.uint64("\"dropped\""); break;
+          case History: out.history = reader.str("\"history\"", limits.maxTopicBytes); break;
         }
-      }
-    } else if (key == "ts") {
-      once(Ts);
-      out.counters.timestamp = fromWireTime(reader.int64("\"ts\""));
-    } else if (key == "interval_ms") {
-      once(Interval);
-      out.counters.interval = std::chrono::milliseconds(reader.int64("\"interval_ms\""));
-    } else if (key == "published") {
-      once(Published);
-      out.counters.published = reader.uint64("\"published\"");
-    } else if (key == "dropped") {
-      once(Dropped);
-      out.counters.dropped = reader.uint64("\"dropped\"");
-    } else if (key == "history") {
-      once(History);
-      out.history = reader.str("\"history\"", limits.maxTopicBytes);
-    } else {
-      reader.skip(kMaxSkipDepth);
-    }
-  }
+      });
   if (!reader.atEnd()) reader.fail("bytes follow the payload map");
   if ((seen & (Kind | Src | Seq)) != (Kind | Src | Seq)) {
     MsgpackReader::failAt(0, "the payload lacks one of \"kind\", \"src\", \"seq\"");
@@ -209,7 +174,7 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
       if (seen & Steps) out.events[e].step = steps[e];
     }
   } else {
-    const unsigned needed = Ts | Interval | Published | Dropped;
+    const uint32_t needed = Ts | Interval | Published | Dropped;
     if ((seen & needed) != needed || (seen & (Name | Events | Steps))) {
       MsgpackReader::failAt(0, "a heartbeat needs exactly ts, interval_ms, published and dropped");
     }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include <livemon/transport/recording.h>
-#include <livemon/transport/subscriber.h>
+#include <livemon/transport/received_event.h>
 #include <livemon/transport/wire_format.h>
 
 // Received events as a recording holds them, and back: what a recorder, a replay and the

@@ -66,7 +66,8 @@ class MetricsExporter {
   using Options = MetricsExporterOptions;
 
   // Starts serving. Throws TransportError naming the address when it cannot be bound, and
-  // std::invalid_argument naming the option for a bad option.
+  // std::invalid_argument naming the option for a bad option, or saying that this livemon was
+  // built without Prometheus (LIVEMON_WITH_PROMETHEUS=OFF).
   explicit MetricsExporter(Options options = {});
   ~MetricsExporter();
 

@@ -1,4 +1,4 @@
-#include "recording_history.h"
+#include <livemon/transport/recording_history.h>
 
 #include <algorithm>
 #include <system_error>
@@ -6,7 +6,7 @@
 #include <livemon/transport/recording.h>
 #include <livemon/transport/wire_format.h>
 
-namespace livemon::transport::detail {
+namespace livemon::transport {
 
 namespace {
 
@@ -38,7 +38,7 @@ std::vector<std::filesystem::path> recordingsIn(const std::filesystem::path& dir
 
 }  // namespace
 
-bool OlderHistory::next(Cursor& cursor, int64_t beforeNs, std::vector<HistoryStore::Entry>& out) {
+bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector<HistoryMessage>& out) {
   if (!cursor.state) {
     auto state = std::make_shared<ReadingState>();
     state->files = recordingsIn(dir_);
@@ -73,7 +73,7 @@ bool OlderHistory::next(Cursor& cursor, int64_t beforeNs, std::vector<HistorySto
       }
       ++taken;
       if (message.channel != nullptr && message.channel->topic != kHeartbeatTopic) {
-        out.push_back(HistoryStore::Entry{message.channel->topic, std::make_shared<const std::string>(message.payload),
+        out.push_back(HistoryMessage{message.channel->topic, std::make_shared<const std::string>(message.payload),
                                           static_cast<int64_t>(message.publishTimeNs),
                                           static_cast<int64_t>(message.logTimeNs)});
       }
@@ -88,7 +88,7 @@ bool OlderHistory::next(Cursor& cursor, int64_t beforeNs, std::vector<HistorySto
   return false;
 }
 
-void OlderHistory::resume(Cursor& cursor) {
+void RecordingHistoryArchive::resume(Cursor& cursor) {
   if (!cursor.state) return;
   auto& state = *static_cast<ReadingState*>(cursor.state.get());
   if (state.file < state.files.size() || state.files.empty()) return;
@@ -99,4 +99,4 @@ void OlderHistory::resume(Cursor& cursor) {
   state.reader.reset();
 }
 
-}  // namespace livemon::transport::detail
+}  // namespace livemon::transport

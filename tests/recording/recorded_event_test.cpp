@@ -99,10 +99,10 @@ TEST_F(RecordedEventTest, StepsSurviveARecordingAndEventsWithoutOneStayWithout) 
   EXPECT_FALSE(back[2].step.has_value());
 }
 
-// tests/transport/data/recording_before_steps.mcap was written by the recorder before steps
+// tests/recording/data/recording_before_steps.mcap was written by the recorder before steps
 // existed: two Stat windows and an "eval" event with an int "step" field, from one source.
 TEST_F(RecordedEventTest, RecordingsFromBeforeStepsStillOpen) {
-  const std::string path = test::sourceDir() + "/tests/transport/data/recording_before_steps.mcap";
+  const std::string path = test::sourceDir() + "/tests/recording/data/recording_before_steps.mcap";
   RecordingReader reader(path);
   EXPECT_TRUE(reader.indexed());
   EXPECT_TRUE(reader.problems().empty());
