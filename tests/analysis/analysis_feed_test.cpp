@@ -37,6 +37,16 @@ transport::ReceivedEvent statEvent(std::shared_ptr<const transport::SourceInfo> 
   return received;
 }
 
+// `missed` events of "step" from `source` never arrived.
+transport::GapInfo gapOf(std::shared_ptr<const transport::SourceInfo> source, uint64_t missed) {
+  transport::GapInfo gap;
+  gap.source = std::move(source);
+  gap.topic = "step";
+  gap.expected = 10;
+  gap.received = 10 + missed;
+  return gap;
+}
+
 transport::SourceStatus heard(std::shared_ptr<const transport::SourceInfo> source,
                               std::shared_ptr<const std::string> endpoint, std::chrono::steady_clock::time_point at,
                               uint64_t dropped) {
@@ -102,11 +112,7 @@ TEST_F(AnalysisFeedTest, AnEventsAlertComesFromItsSourceAndEndpoint) {
 TEST_F(AnalysisFeedTest, AGapIsALossFromItsSourceWithNoEndpoint) {
   AlertEngine alerts = engine({"loss"});
   AnalysisFeed feed(&alerts);
-  transport::GapInfo gap;
-  gap.source = sourceInfo(2);
-  gap.topic = "step";
-  gap.expected = 10;
-  gap.received = 14;
+  const transport::GapInfo gap = gapOf(sourceInfo(2), 4);
   feed.gap(gap);
   const std::vector<FedAlert> fed = feed.takeAlerts();
   ASSERT_EQ(fed.size(), 1u);
@@ -165,12 +171,7 @@ TEST_F(AnalysisFeedTest, TheCallbacksFeedLikeTheCalls) {
   const transport::SubscriberCallbacks callbacks = feed.callbacks();
   transport::ReceivedEvent received = statEvent(sourceInfo(1), endpoint_, "grad.norm", kNaN);
   callbacks.onEvent(received);
-  transport::GapInfo gap;
-  gap.source = sourceInfo(1);
-  gap.topic = "step";
-  gap.expected = 1;
-  gap.received = 2;
-  callbacks.onGap(gap);
+  callbacks.onGap(gapOf(sourceInfo(1), 1));
   const std::vector<FedAlert> fed = feed.takeAlerts();
   ASSERT_EQ(fed.size(), 2u);
   EXPECT_EQ(fed[0].alert.kind, AlertRuleKind::NotFinite);

@@ -75,8 +75,7 @@ std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& op
   }
   if (options.metricsPort != 0) {
     throw std::invalid_argument("PublisherOptions: metricsPort " + std::to_string(options.metricsPort) +
-                                ": this program serves no metrics (link it with livemon::exporters, built with "
-                                "LIVEMON_WITH_PROMETHEUS)");
+                                ": this program serves no metrics (link it with livemon::exporters)");
   }
   const char* port = std::getenv("LIVEMON_METRICS_PORT");
   static std::atomic<bool> told{false};

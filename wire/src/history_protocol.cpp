@@ -2,8 +2,6 @@
 // "History"). The answer's other messages are the event messages as they were published.
 #include <livemon/transport/wire_format.h>
 
-#include <new>
-
 #include <livemon/detail/msgpack_reader.h>
 #include <livemon/detail/msgpack_writer.h>
 
@@ -46,20 +44,6 @@ void writeStart(MsgpackWriter& writer, uint32_t entries, std::string_view kind) 
   writer.str(kind);
 }
 
-template <typename Decode>
-DecodeStatus guarded(std::string* error, Decode&& decode) {
-  try {
-    decode();
-    return DecodeStatus::Ok;
-  } catch (const DecodeFailure& failure) {
-    if (error) *error = failure.message;
-    return failure.status;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory while decoding";
-    return DecodeStatus::TooLarge;
-  }
-}
-
 }  // namespace
 
 std::string encodeHistoryRequest(const HistoryRequest& request) {
@@ -74,7 +58,7 @@ std::string encodeHistoryRequest(const HistoryRequest& request) {
 
 DecodeStatus decodeHistoryRequest(std::string_view payload, const WireLimits& limits, HistoryRequest& out,
                                   std::string* error) {
-  return guarded(error, [&] {
+  return detail::decodeGuarded(error, [&] {
     out.filters.clear();
     MsgpackReader reader(payload);
     const uint32_t entries = readStart(reader, "history-request");
@@ -113,7 +97,7 @@ std::string encodeHistoryEnd(const HistoryEnd& end) {
 }
 
 DecodeStatus decodeHistoryEnd(std::string_view payload, HistoryEnd& out, std::string* error) {
-  return guarded(error, [&] {
+  return detail::decodeGuarded(error, [&] {
     out = HistoryEnd{};
     MsgpackReader reader(payload);
     const uint32_t entries = readStart(reader, "history-end");

@@ -224,16 +224,7 @@ std::string_view decodeStatusName(DecodeStatus status) noexcept {
 
 DecodeStatus decodeMessage(std::string_view topic, std::string_view payload, const WireLimits& limits,
                            WireMessage& out, std::string* error) {
-  try {
-    decode(topic, payload, limits, out);
-    return DecodeStatus::Ok;
-  } catch (const DecodeFailure& failure) {
-    if (error) *error = failure.message;
-    return failure.status;
-  } catch (const std::bad_alloc&) {
-    if (error) *error = "out of memory while decoding";
-    return DecodeStatus::TooLarge;
-  }
+  return detail::decodeGuarded(error, [&] { decode(topic, payload, limits, out); });
 }
 
 std::string encodeEventsPayload(const SourceInfo& source, uint64_t sequence, std::string_view name,

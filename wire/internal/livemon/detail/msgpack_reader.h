@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdint>
 #include <initializer_list>
+#include <new>
 #include <string>
 #include <string_view>
 
@@ -289,6 +290,23 @@ uint32_t readMapEntries(MsgpackReader& reader, uint32_t entries, std::initialize
     onKnown(index);
   }
   return seen;
+}
+
+// Runs `decode`, a decoder of untrusted bytes, and returns how it went: Ok, or the status of the
+// DecodeFailure it threw (TooLarge when it ran out of memory), with what broke in `error` when
+// that is given. The decoders' public face never throws for bad input.
+template <typename Decode>
+DecodeStatus decodeGuarded(std::string* error, Decode&& decode) {
+  try {
+    decode();
+    return DecodeStatus::Ok;
+  } catch (const DecodeFailure& failure) {
+    if (error) *error = failure.message;
+    return failure.status;
+  } catch (const std::bad_alloc&) {
+    if (error) *error = "out of memory while decoding";
+    return DecodeStatus::TooLarge;
+  }
 }
 
 }  // namespace livemon::transport::detail
