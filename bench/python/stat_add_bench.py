@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Stat.add called from Python: livemon next to torch.monitor, in the same process and run.
 
-    PYTHONPATH=build/python /work/venv/bin/python bench/python/stat_add_bench.py [--repetitions 15]
+    build/python-dist/venv/bin/python bench/python/stat_add_bench.py [--repetitions 15]
 
 (torch 2.13 from the virtualenv; /usr/bin/python3 measures against Debian's torch 1.13.)
 Each measurement is a plain loop over 200 000 step-time-like samples (gamma distributed,

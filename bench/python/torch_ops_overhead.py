@@ -5,7 +5,7 @@ operator observer timing every operator call (livemon.torch_bridge.install(ops=T
 sampling one call in 10, in one process. The variants take turns run by run, in alternating order
 (ABCD DCBA ...), so drift and machine noise hit them alike.
 
-    PYTHONPATH=build/python /work/venv/bin/python bench/python/torch_ops_overhead.py [--rounds 6]   # torch 2.13
+    build/python-dist/venv/bin/python bench/python/torch_ops_overhead.py [--rounds 6]   # torch 2.13
     PYTHONPATH=build/python /usr/bin/python3 bench/python/torch_ops_overhead.py                     # Debian's 1.13
 
 Reported per variant: the median step time (measured by the example around each step: data,

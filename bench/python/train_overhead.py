@@ -4,7 +4,7 @@ instrumentation, with livemon's instrumentation (Stats, a WaitCounter, epoch eve
 that plus a Publisher, in one process. The variants take turns run by run, in alternating order
 (ABC CBA ...), so drift and machine noise hit them alike.
 
-    PYTHONPATH=build/python /work/venv/bin/python bench/python/train_overhead.py [--rounds 10]   # torch 2.13
+    build/python-dist/venv/bin/python bench/python/train_overhead.py [--rounds 10]   # torch 2.13
     PYTHONPATH=build/python /usr/bin/python3 bench/python/train_overhead.py                     # Debian's 1.13
 
 Reported per variant, as medians over its runs: the time per step of whole runs (everything
