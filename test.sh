@@ -8,7 +8,9 @@
 #   3. the non-GUI tests again under ThreadSanitizer;
 #   4. the fuzz targets (clang, libFuzzer): each over its seeds and regression inputs, then a few
 #      seconds of new inputs (scripts/fuzz.sh runs them longer);
-#   5. a consumer project built against the installed CMake package.
+#   5. a consumer project built against the installed CMake package: a publish-only job
+#      (COMPONENTS transport) and a tool using recordings, the exporters and the analyses (ctest's
+#      installed_package also reads what each links).
 # It also installs the npm packages of tests/interop (the official MCAP reader) into .cache/npm.
 # Environment: LIVEMON_JOBS (default: number of cores), LIVEMON_SKIP_SANITIZERS=1 to skip 2 and 3,
 # LIVEMON_SKIP_FUZZ=1 to skip 4.
@@ -86,6 +88,7 @@ rm -rf "$prefix" build/consumer
 cmake --install build --prefix "$prefix"
 cmake -S tests/install/consumer -B build/consumer -G Ninja "${launcher[@]}" -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build build/consumer
+./build/consumer/livemon_publish_only
 ./build/consumer/livemon_consumer
 
 step "All tests passed"

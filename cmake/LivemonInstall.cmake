@@ -1,17 +1,19 @@
-# Installs the libraries, their headers and a CMake package so that
-# find_package(livemon) gives livemon::core (and livemon::transport when built).
+# Installs the libraries, their headers and a CMake package:
+#   find_package(livemon [COMPONENTS core wire transport recording exporters analysis])
+# gives livemon::<component> for each component asked for (all that were built when none is
+# named) and the livemon components they link, and looks up only those components' third-party
+# libraries: COMPONENTS transport needs libzmq beside livemon, recording libzstd and zlib,
+# exporters libzmq and prometheus-cpp.
 include(CMakePackageConfigHelpers)
 
 set(LIVEMON_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/livemon")
 
-install(EXPORT livemonTargets NAMESPACE livemon:: DESTINATION "${LIVEMON_INSTALL_CMAKEDIR}")
-
-# The package config needs libzmq when livemon::transport is part of the package.
-if(TARGET livemon_transport)
-  set(LIVEMON_PACKAGE_HAS_TRANSPORT TRUE)
-else()
-  set(LIVEMON_PACKAGE_HAS_TRANSPORT FALSE)
-endif()
+# What livemon_library() made, in the order the libraries link.
+get_property(LIVEMON_PACKAGE_COMPONENTS GLOBAL PROPERTY LIVEMON_COMPONENTS)
+foreach(_component IN LISTS LIVEMON_PACKAGE_COMPONENTS)
+  install(EXPORT livemon-${_component}-targets NAMESPACE livemon:: FILE livemon-${_component}-targets.cmake
+          DESTINATION "${LIVEMON_INSTALL_CMAKEDIR}")
+endforeach()
 
 configure_package_config_file(
   "${CMAKE_CURRENT_LIST_DIR}/livemonConfig.cmake.in"

@@ -4,9 +4,11 @@
 # (--test adds what the tests and the fuzz targets need)
 set -euo pipefail
 
+# By library: transport libzmq3-dev; recording libzstd-dev and zlib1g-dev; exporters
+# prometheus-cpp-dev; livemonctl libcli11-dev.
 LIVEMON_BUILD_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
-  libzmq3-dev cppzmq-dev libmsgpack-cxx-dev libcli11-dev libzstd-dev prometheus-cpp-dev
+  libzmq3-dev libzstd-dev zlib1g-dev prometheus-cpp-dev libcli11-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev libgl-dev
   python3-dev pybind11-dev
 )
@@ -15,7 +17,11 @@ LIVEMON_RUN_PACKAGES=(xvfb xauth)
 LIVEMON_FUZZ_PACKAGES=(clang libclang-rt-14-dev)
 LIVEMON_TEST_PACKAGES=(
   googletest libgtest-dev libgmock-dev libbenchmark-dev
+  # msgpack-cxx: the wire tests' and the wire decoder fuzz target's independent decoder
+  libmsgpack-cxx-dev
   python3 python3-zmq python3-msgpack
+  # The tests parse JSON output with a real parser.
+  nlohmann-json3-dev
   # scripts/test-python.sh: virtualenvs of the python3 first on PATH (Debian's needs python3-venv),
   # ldd for the wheel's libraries
   python3-venv libc-bin

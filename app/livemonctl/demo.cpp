@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <limits>
+#include <memory>
 #include <optional>
 #include <ostream>
+#include <random>
 #include <stdexcept>
 #include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include <livemon/event_handler.h>
 #include <livemon/profiler.h>
@@ -19,6 +23,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
 #include <livemonctl/demo_ranks.h>
+#include <livemonctl/synthetic_training_job.h>
 #include <livemonctl/text_format.h>
 
 namespace livemon::livemonctl {
@@ -27,11 +32,6 @@ namespace {
 
 constexpr std::string_view kCommand = "demo";
 
-constexpr double kPi = 3.14159265358979323846;
-constexpr int64_t kWarmupSteps = 200;
-constexpr int64_t kScheduleSteps = 20000;  // one cosine cycle of the learning rate
-constexpr double kPeakLearningRate = 3e-4;
-constexpr double kFinalLearningRate = 1e-5;
 // The longest sleep between checks of the stop flag.
 constexpr std::chrono::milliseconds kStopCheck{50};
 // Each rank is a Publisher with its own I/O thread and sockets.
@@ -46,60 +46,6 @@ void sleepUntil(std::chrono::steady_clock::time_point until, const std::atomic<b
     std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(until - now, kStopCheck));
   }
 }
-
-}  // namespace
-
-SyntheticTrainingJob::SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch,
-                                           int64_t batchSize)
-    : random_(seed), stepPeriodMs_(stepPeriodMs), stepsPerEpoch_(stepsPerEpoch), batchSize_(batchSize) {}
-
-TrainingStep SyntheticTrainingJob::next() {
-  std::normal_distribution<double> normal(0.0, 1.0);
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  TrainingStep s;
-  s.step = step_++;
-  const double t = static_cast<double>(s.step);
-
-  // Loss: an exponential fall to a floor, multiplicative noise, and a rare spike.
-  const double trend = 0.15 + 2.2 * std::exp(-t / 1500.0);
-  const bool spike = uniform(random_) < 0.01;
-  s.loss = trend * (1.0 + 0.06 * normal(random_)) * (spike ? 2.5 + uniform(random_) : 1.0);
-  smoothedLoss_ = s.step == 0 ? s.loss : 0.98 * smoothedLoss_ + 0.02 * s.loss;
-
-  if (s.step < kWarmupSteps) {
-    s.learningRate = kPeakLearningRate * (t + 1) / kWarmupSteps;
-  } else {
-    const double progress = std::fmod(t - kWarmupSteps, static_cast<double>(kScheduleSteps)) / kScheduleSteps;
-    s.learningRate = kFinalLearningRate + 0.5 * (kPeakLearningRate - kFinalLearningRate) * (1 + std::cos(kPi * progress));
-  }
-
-  s.gradNorm = std::exp(0.25 * normal(random_)) * (0.5 + trend) * (spike ? 4.0 : 1.0);
-  // Step time: near 90 % of the period, log-normal, with an occasional slow step.
-  s.stepTimeMs = 0.9 * stepPeriodMs_ * std::exp(0.08 * normal(random_)) * (uniform(random_) < 0.03 ? 1.6 : 1.0);
-  s.dataWaitMs = s.stepTimeMs * (0.02 + 0.06 * uniform(random_));
-  s.samplesPerSecond = static_cast<double>(batchSize_) / (s.stepTimeMs / 1000.0);
-  s.memoryGb = 6.0 + 1.5 * std::fmod(t, 500.0) / 500.0 + 0.05 * normal(random_);
-  if (divergeAt_ > 0 && s.step >= divergeAt_) {
-    constexpr int64_t kStepsToNaN = 40;
-    const int64_t since = s.step - divergeAt_;
-    const double growth = std::exp(0.15 * static_cast<double>(since));
-    s.loss = since >= kStepsToNaN ? std::numeric_limits<double>::quiet_NaN() : s.loss * growth;
-    s.gradNorm = since >= kStepsToNaN ? std::numeric_limits<double>::quiet_NaN() : s.gradNorm * growth;
-  }
-  return s;
-}
-
-std::optional<EvalResult> SyntheticTrainingJob::evalDue() const {
-  if (step_ == 0 || step_ % stepsPerEpoch_ != 0) return std::nullopt;
-  EvalResult eval;
-  eval.epoch = step_ / stepsPerEpoch_;
-  eval.step = step_;
-  eval.loss = smoothedLoss_ * 1.08;
-  eval.accuracy = std::clamp(0.97 - 0.85 * std::exp(-static_cast<double>(eval.epoch) / 6.0), 0.0, 1.0);
-  return eval;
-}
-
-namespace {
 
 int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
   if (!(options.stepsPerSecond > 0) || options.stepsPerSecond > 100000) {
@@ -261,6 +207,89 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
 
 int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   return runCommand(kCommand, err, [&] { return demo(options, stop, out); });
+}
+
+Command addDemoCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    DemoOptions demo;
+    double window = 1.0;
+    double duration = 0.0;
+    int64_t straggler = -1;
+    std::vector<int64_t> traceSchedule;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  DemoOptions& demo = parsed->demo;
+  CLI::App* command = app.add_subcommand("demo", "Run a synthetic training job that publishes its Stats and events");
+  command->add_option("--endpoint", demo.endpoint, "Endpoint to bind (with --ranks, rank R binds the port R above)")
+      ->capture_default_str();
+  command->add_option("--connect", demo.connect, "Connect to EP (a relay's --listen) instead of binding")
+      ->option_text("EP");
+  command->add_option("--ranks", demo.ranks, "Run N ranks in this process, each its own publisher (ranks 0..N-1)")
+      ->option_text("N")
+      ->check(CLI::Range(int64_t{1}, int64_t{1024}))
+      ->capture_default_str();
+  command->add_option("--steps-per-second", demo.stepsPerSecond, "Training steps per second")
+      ->check(CLI::Range(0.001, 100000.0))
+      ->capture_default_str();
+  command->add_option("--window", parsed->window, "Stat window in seconds")->check(CLI::Range(0.001, 86400.0))->capture_default_str();
+  command->add_option("--duration", parsed->duration, "Stop after this many seconds (0: run until Ctrl-C)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  command->add_option("--steps-per-epoch", demo.stepsPerEpoch, "Steps between eval events")
+      ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
+      ->capture_default_str();
+  command->add_option("--run", demo.runName, "Run name the demo publishes under")->capture_default_str();
+  command->add_option("--seed", demo.seed, "Random seed (0: random)")->capture_default_str();
+  command->add_option("--diverge-at", demo.divergeAt,
+                      "From this step the loss blows up and, 40 steps later, becomes NaN, to try alerts (0: never)")
+      ->option_text("STEP")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
+      ->capture_default_str();
+  command->add_option("--metrics-port", demo.metricsPort,
+                      "Serve the demo's Stats for Prometheus at http://127.0.0.1:PORT/metrics (0: off)")
+      ->option_text("PORT")
+      ->capture_default_str();
+  command->add_option("--metrics-address", demo.metricsAddress, "Address the metrics are served on")
+      ->capture_default_str();
+  command->add_option("--trace-dir", demo.traceDir,
+                      "Run a profiler and write Chrome traces of the demo's ranges into this directory");
+  CLI::Option* stragglerOption =
+      command->add_option("--straggler", parsed->straggler,
+                          "With --ranks: rank R computes --straggler-factor times as long, and the others wait for "
+                          "it in each step's allreduce (R in 0..N-1)")
+          ->option_text("R")
+          ->check(CLI::Range(int64_t{0}, int64_t{1023}));
+  command->add_option("--straggler-factor", demo.stragglerFactor, "How many times as long the straggler computes (2)")
+      ->option_text("F")
+      ->check(positiveFactor())
+      ->needs(stragglerOption)
+      ->capture_default_str();
+  parsed->traceSchedule = {demo.traceWait, demo.traceWarmup, demo.traceActive, demo.traceRepeat};
+  command->add_option("--trace-schedule", parsed->traceSchedule, "The profiler's WAIT WARMUP ACTIVE REPEAT steps")
+      ->expected(4)
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000}))
+      ->capture_default_str();
+  addPublisherCurveOptions(*command, demo.curve, true);
+
+  return {command, [parsed, command](const CommandContext& context) {
+            DemoOptions options = parsed->demo;
+            // A check that spans options, which CLI11 validates one at a time.
+            if (parsed->straggler >= options.ranks) {
+              return usageError(*command,
+                                "--straggler: " + std::to_string(parsed->straggler) + " is not a rank of --ranks " +
+                                    std::to_string(options.ranks) + " (0.." + std::to_string(options.ranks - 1) + ")",
+                                context.err);
+            }
+            options.window = secondsToMs(parsed->window);
+            options.duration = secondsToMs(parsed->duration);
+            if (parsed->straggler >= 0) options.straggler = parsed->straggler;
+            options.traceWait = parsed->traceSchedule[0];
+            options.traceWarmup = parsed->traceSchedule[1];
+            options.traceActive = parsed->traceSchedule[2];
+            options.traceRepeat = parsed->traceSchedule[3];
+            return runDemo(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

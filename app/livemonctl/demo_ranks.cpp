@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <memory>
 #include <ostream>
+#include <random>
 #include <thread>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include <livemon/system_stats.h>
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
+#include <livemonctl/synthetic_training_job.h>
 
 namespace livemon::livemonctl {
 

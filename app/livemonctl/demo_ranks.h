@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include <livemonctl/demo.h>
+#include <livemonctl/demo_options.h>
 
 // `livemonctl demo --ranks N`: the demo's training job as N ranks of one process.
 namespace livemon::livemonctl {

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <vector>
 
+#include <livemon/detail/json_writer.h>
+#include <livemon/json_text.h>
 #include <livemonctl/command.h>
 #include <livemonctl/text_format.h>
 
@@ -28,18 +30,22 @@ std::string shortDoubleText(double value) {
   return text;
 }
 
-std::string valueText(const DataValue& value, bool exact) {
+std::string valueText(const DataValue& value) {
   switch (value.index()) {
-    case 0: return exact ? jsonString(std::get<std::string>(value)) : quotedPrintableText(std::get<std::string>(value));
-    case 1: return exact ? exactDouble(std::get<double>(value)) : shortDoubleText(std::get<double>(value));
+    case 0: return quotedPrintableText(std::get<std::string>(value));
+    case 1: return shortDoubleText(std::get<double>(value));
     case 2: return std::to_string(std::get<int64_t>(value));
     default: return std::get<bool>(value) ? "true" : "false";
   }
 }
 
-std::string valueJson(const DataValue& value) {
-  if (const double* d = std::get_if<double>(&value)) return jsonDouble(*d);
-  return valueText(value, true);
+void writeValue(detail::JsonWriter& json, const DataValue& value) {
+  switch (value.index()) {
+    case 0: json.string(std::get<std::string>(value)); break;
+    case 1: json.number(std::get<double>(value)); break;
+    case 2: json.integer(std::get<int64_t>(value)); break;
+    default: json.boolean(std::get<bool>(value));
+  }
 }
 
 std::vector<const std::pair<const std::string, DataValue>*> sortedData(const Event& event) {
@@ -62,14 +68,12 @@ std::string localClock(std::chrono::system_clock::time_point t) {
   return buffer;
 }
 
-std::string sourceJson(const SourceInfo& source) {
-  std::string json = "{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
-                     ",\"pid\":" + std::to_string(source.pid);
-  if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
-  if (source.worldSize) json += ",\"world_size\":" + std::to_string(*source.worldSize);
-  if (source.localRank) json += ",\"local_rank\":" + std::to_string(*source.localRank);
-  json += ",\"id\":\"" + hex16(source.instanceId) + "\",\"start\":" + std::to_string(toWireTime(source.startTime)) + "}";
-  return json;
+void writeSource(detail::JsonWriter& json, const SourceInfo& source) {
+  json.beginObject().key("run").string(source.run).key("host").string(source.host).key("pid").integer(source.pid);
+  if (source.rank) json.key("rank").integer(*source.rank);
+  if (source.worldSize) json.key("world_size").integer(*source.worldSize);
+  if (source.localRank) json.key("local_rank").integer(*source.localRank);
+  json.key("id").string(hex16(source.instanceId)).key("start").integer(toWireTime(source.startTime)).endObject();
 }
 
 // describe(), made safe to print.
@@ -156,28 +160,23 @@ std::string formatEventText(const ReceivedEvent& event) {
     line += ' ';
     line += printableText(field->first);
     line += '=';
-    line += valueText(field->second, false);
+    line += valueText(field->second);
   }
   return line;
 }
 
 std::string formatEventJson(const ReceivedEvent& event) {
-  std::string json = "{\"time\":\"" + isoUtc(event.event.timestamp) + "\",\"ts\":" +
-                     std::to_string(toWireTime(event.event.timestamp)) + ",\"name\":" + jsonString(event.event.name) +
-                     ",\"seq\":" + std::to_string(event.sequence);
-  if (const auto step = statedStep(event.event)) json += ",\"step\":" + std::to_string(*step);
-  if (event.source) json += ",\"source\":" + sourceJson(*event.source);
-  if (event.endpoint) json += ",\"endpoint\":" + jsonString(*event.endpoint);
-  if (event.fromHistory) json += ",\"history\":true";
-  json += ",\"data\":{";
-  bool first = true;
-  for (const auto* field : sortedData(event.event)) {
-    if (!first) json += ',';
-    first = false;
-    json += jsonString(field->first) + ":" + valueJson(field->second);
-  }
-  json += "}}";
-  return json;
+  detail::JsonWriter json;
+  json.beginObject().key("time").string(isoUtc(event.event.timestamp)).key("ts").integer(toWireTime(event.event.timestamp));
+  json.key("name").string(event.event.name).key("seq").integer(event.sequence);
+  if (const auto step = statedStep(event.event)) json.key("step").integer(*step);
+  if (event.source) writeSource(json.key("source"), *event.source);
+  if (event.endpoint) json.key("endpoint").string(*event.endpoint);
+  if (event.fromHistory) json.key("history").boolean(true);
+  json.key("data").beginObject();
+  for (const auto* field : sortedData(event.event)) writeValue(json.key(field->first), field->second);
+  json.endObject().endObject();
+  return json.take();
 }
 
 std::string formatSourceChangeText(const SourceChange& change) {
@@ -187,10 +186,12 @@ std::string formatSourceChangeText(const SourceChange& change) {
 }
 
 std::string formatSourceChangeJson(const SourceChange& change) {
-  std::string json = "{\"notice\":\"" + std::string(changeName(change)) + "\"";
-  if (change.source) json += ",\"source\":" + sourceJson(*change.source);
-  if (change.endpoint) json += ",\"endpoint\":" + jsonString(*change.endpoint);
-  return json + "}";
+  detail::JsonWriter json;
+  json.beginObject().key("notice").string(changeName(change));
+  if (change.source) writeSource(json.key("source"), *change.source);
+  if (change.endpoint) json.key("endpoint").string(*change.endpoint);
+  json.endObject();
+  return json.take();
 }
 
 std::string formatGapText(const GapInfo& gap) {
@@ -200,11 +201,12 @@ std::string formatGapText(const GapInfo& gap) {
 }
 
 std::string formatGapJson(const GapInfo& gap) {
-  std::string json = "{\"notice\":\"gap\",\"topic\":" + jsonString(gap.topic) + ",\"expected\":" +
-                     std::to_string(gap.expected) + ",\"received\":" + std::to_string(gap.received) +
-                     ",\"missed\":" + std::to_string(gap.missed());
-  if (gap.source) json += ",\"source\":" + sourceJson(*gap.source);
-  return json + "}";
+  detail::JsonWriter json;
+  json.beginObject().key("notice").string("gap").key("topic").string(gap.topic);
+  json.key("expected").integer(gap.expected).key("received").integer(gap.received).key("missed").integer(gap.missed());
+  if (gap.source) writeSource(json.key("source"), *gap.source);
+  json.endObject();
+  return json.take();
 }
 
 std::string formatHistoryText(const HistoryStatus& history) {
@@ -249,21 +251,6 @@ void QuietEndpointNotice::check(const transport::Subscriber& subscriber, std::os
     commandMessage(err, command_) << "nothing received from " << printableText(*endpoint.endpoint)
                                   << " yet; is a publisher running there?" << std::endl;
   }
-}
-
-const AlertSource& SourceConverter::operator()(const std::shared_ptr<const transport::SourceInfo>& info) {
-  if (info != last_ || !info) {
-    last_ = info;
-    converted_ = AlertSource{};
-    converted_.run = info ? info->run : "unknown";
-    if (info) {
-      converted_.host = info->host;
-      converted_.pid = info->pid;
-      converted_.rank = info->rank;
-      converted_.instanceId = info->instanceId;
-    }
-  }
-  return converted_;
 }
 
 }  // namespace livemon::livemonctl

@@ -7,10 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include <livemon/alert_rules.h>
 #include <livemon/clock.h>
-
-#include <livemon/json_text.h>
 #include <livemon/transport/subscriber.h>
 
 // How the livemonctl commands print what publishers send and what a recording holds: events,
@@ -47,9 +44,6 @@ std::string formatHistoryText(const HistoryStatus& history);
 // peer-chosen text in it is escaped.
 std::string formatReceiveSummary(const SubscriberStats& stats);
 
-// `text` as a JSON string literal, quotes included; invalid UTF-8 becomes U+FFFD.
-using livemon::jsonString;
-
 // `text` made safe to print on a terminal, for names, keys, runs and hosts a publisher or a file
 // chose: control characters (C0, DEL, C1), Unicode line separators and bidirectional controls
 // become \uXXXX escapes (\n, \r, \t, \" and \\ as in JSON), invalid UTF-8 becomes U+FFFD, and
@@ -77,20 +71,6 @@ class QuietEndpointNotice {
   bool enabled_;
   std::set<std::string> told_;
   std::set<std::string> toldHandshakes_;  // endpoint '\n' reason, bounded by the reasons there are
-};
-
-// Not thread-safe: one command's loop.
-// A subscriber's source as core's AlertSource (what AlertEngine and RankScorer take). The
-// subscriber shares one SourceInfo per source, so consecutive events usually come from the same
-// object: the copy is made once per run of events, not per event. A missing source reads as run
-// "unknown".
-class SourceConverter {
- public:
-  const AlertSource& operator()(const std::shared_ptr<const transport::SourceInfo>& info);
-
- private:
-  std::shared_ptr<const transport::SourceInfo> last_;
-  AlertSource converted_;
 };
 
 // "17:46:18.123": the local time of day, as event lines start.

@@ -13,6 +13,8 @@
 #include <tuple>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 #include <livemonctl/command.h>
@@ -245,6 +247,48 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
 
 int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   return runCommand(kCommand, err, [&] { return exportRecording(options, stop, out, err); });
+}
+
+Command addExportCommand(CLI::App& app) {
+  // Checks a --from/--to value as far as it can before the recording is read: its form, and that it
+  // can name a time at all (seconds from the start must still fit after a start at the epoch).
+  static const CLI::Validator timeBound(
+      [](std::string& text) {
+        std::string why;
+        return parseTimeBound(text, 0, &why) ? std::string() : text + ' ' + why;
+      },
+      "T", "time bound");
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    ExportOptions exportOptions;
+    std::string format = "jsonl";
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  ExportOptions& exportOptions = parsed->exportOptions;
+  CLI::App* command = app.add_subcommand("export", "Write a recording's events as JSON lines or CSV");
+  command->add_option("file", exportOptions.path, "The recording")->required()->check(CLI::ExistingFile);
+  command->add_option("--format", parsed->format, "jsonl: one JSON object per event; csv: one row per field")
+      ->check(CLI::IsMember({"jsonl", "csv"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", exportOptions.output, "Write to FILE instead of standard output")
+      ->option_text("FILE");
+  command->add_option("--from", exportOptions.from,
+                      "Start at T: seconds from the recording's start, or a UTC time like 2026-11-22T18:00:00Z")
+      ->option_text("T")
+      ->check(timeBound);
+  command->add_option("--to", exportOptions.to, "End at T (same forms as --from)")
+      ->option_text("T")
+      ->check(timeBound);
+  command->add_flag("--wide", exportOptions.wide,
+                    "With --format csv: one row per event, a column per data key "
+                    "(time_ns,time,source,name,step,<key>...)");
+
+  return {command, [parsed](const CommandContext& context) {
+            ExportOptions options = parsed->exportOptions;
+            options.format = parsed->format == "csv" ? ExportFormat::Csv : ExportFormat::JsonLines;
+            options.progress = context.errIsTerminal;
+            return runExport(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

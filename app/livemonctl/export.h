@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <string>
+#include <livemonctl/command_line.h>
 
 // `livemonctl export`: a recording's events as JSON lines or CSV.
 namespace livemon::livemonctl {
@@ -37,5 +38,8 @@ inline constexpr std::size_t kMaxWideColumns = 4096;
 // kInterruptedExitCode when `stop` became true first (what was written until then stays, ending
 // with a whole event).
 int runExport(const ExportOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+// Adds `export` and its options to `app` (command_line.h).
+Command addExportCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

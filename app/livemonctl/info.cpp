@@ -6,6 +6,9 @@
 #include <optional>
 #include <ostream>
 
+#include <CLI/CLI.hpp>
+
+#include <livemon/detail/json_writer.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 #include <livemonctl/command.h>
@@ -45,14 +48,65 @@ struct SourceCounts {
   StepRange steps;
 };
 
-// The number, or null when unset.
-std::string jsonInteger(const std::optional<int64_t>& value) { return value ? std::to_string(*value) : "null"; }
+// From the first event to the last; 0 without events.
+double durationSeconds(const RecordingSummary& summary) {
+  return summary.messageCount ? static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9 : 0.0;
+}
 
-std::string stepsJson(const StepRange& steps) {
-  if (steps.events == 0) return "{\"events\": 0, \"first\": null, \"last\": null, \"min\": null, \"max\": null}";
-  return "{\"events\": " + std::to_string(steps.events) + ", \"first\": " + std::to_string(steps.first) +
-         ", \"last\": " + std::to_string(steps.last) + ", \"min\": " + std::to_string(steps.lowest) +
-         ", \"max\": " + std::to_string(steps.highest) + "}";
+// The number, or null when unset.
+void writeOptional(detail::JsonWriter& json, const std::optional<int64_t>& value) {
+  if (value) {
+    json.integer(*value);
+  } else {
+    json.null();
+  }
+}
+
+void writeSteps(detail::JsonWriter& json, const StepRange& steps) {
+  const auto stated = [&](int64_t step) { return steps.events ? std::optional<int64_t>(step) : std::nullopt; };
+  json.beginObject().key("events").integer(steps.events);
+  writeOptional(json.key("first"), stated(steps.first));
+  writeOptional(json.key("last"), stated(steps.last));
+  writeOptional(json.key("min"), stated(steps.lowest));
+  writeOptional(json.key("max"), stated(steps.highest));
+  json.endObject();
+}
+
+// `info --json`: one object, spaced as it has always been.
+std::string infoJson(const std::string& path, const RecordingReader& reader, const std::map<SourceInfo, SourceCounts>& perSource,
+                     const StepRange& allSteps, uint64_t undecodable) {
+  const RecordingSummary& summary = reader.summary();
+  detail::JsonWriter json(detail::JsonWriter::Separators::Spaced);
+  json.beginObject().key("path").string(path).key("bytes").integer(summary.fileSize);
+  json.key("indexed").boolean(reader.indexed()).key("events").integer(summary.messageCount);
+  json.key("start_ns").integer(summary.startTimeNs).key("end_ns").integer(summary.endTimeNs);
+  json.key("duration_s").number(durationSeconds(summary)).key("chunks").integer(summary.chunks.size());
+  json.key("compressed_bytes").integer(summary.compressedBytes).key("uncompressed_bytes").integer(summary.uncompressedBytes);
+  json.key("compression_ratio").number(compressionRatio(summary.uncompressedBytes, summary.compressedBytes));
+  json.key("channels").beginArray();
+  for (const auto& [id, channel] : summary.channels) {
+    const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
+    json.beginObject().key("id").integer(id).key("topic").string(channel.topic);
+    json.key("encoding").string(channel.messageEncoding).key("events").integer(count).endObject();
+  }
+  json.endArray().key("sources").beginArray();
+  for (const auto& [source, count] : perSource) {
+    json.beginObject().key("run").string(source.run).key("host").string(source.host).key("pid").integer(source.pid);
+    writeOptional(json.key("rank"), source.rank);
+    writeOptional(json.key("world_size"), source.worldSize);
+    writeOptional(json.key("local_rank"), source.localRank);
+    json.key("id").string(hex16(source.instanceId)).key("events").integer(count.events);
+    writeSteps(json.key("steps"), count.steps);
+    json.endObject();
+  }
+  json.endArray();
+  writeSteps(json.key("steps"), allSteps);
+  json.key("undecodable").integer(undecodable).key("problems").beginArray();
+  for (const auto& problem : reader.problems()) {
+    json.beginObject().key("offset").integer(problem.offset).key("what").string(problem.what).endObject();
+  }
+  json.endArray().key("unlisted_problems").integer(reader.unlistedProblems()).endObject();
+  return json.take();
 }
 
 // "0 to 1200 in 980 events", with the extremes when they are not the ends.
@@ -119,43 +173,13 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
   if (stop.load(std::memory_order_relaxed)) return interrupted();
   status.finish();
 
-  const double duration =
-      summary.messageCount ? static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9 : 0.0;
-  const double compression = compressionRatio(summary.uncompressedBytes, summary.compressedBytes);
   if (options.json) {
-    out << "{\"path\": " << jsonString(options.path) << ", \"bytes\": " << summary.fileSize
-        << ", \"indexed\": " << (reader->indexed() ? "true" : "false") << ", \"events\": " << summary.messageCount
-        << ", \"start_ns\": " << summary.startTimeNs << ", \"end_ns\": " << summary.endTimeNs
-        << ", \"duration_s\": " << exactDouble(duration) << ", \"chunks\": " << summary.chunks.size()
-        << ", \"compressed_bytes\": " << summary.compressedBytes
-        << ", \"uncompressed_bytes\": " << summary.uncompressedBytes
-        << ", \"compression_ratio\": " << exactDouble(compression) << ", \"channels\": [";
-    bool first = true;
-    for (const auto& [id, channel] : summary.channels) {
-      const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
-      out << (first ? "" : ", ") << "{\"id\": " << id << ", \"topic\": " << jsonString(channel.topic)
-          << ", \"encoding\": " << jsonString(channel.messageEncoding) << ", \"events\": " << count << "}";
-      first = false;
-    }
-    out << "], \"sources\": [";
-    first = true;
-    for (const auto& [source, count] : perSource) {
-      out << (first ? "" : ", ") << "{\"run\": " << jsonString(source.run) << ", \"host\": " << jsonString(source.host)
-          << ", \"pid\": " << source.pid << ", \"rank\": " << jsonInteger(source.rank)
-          << ", \"world_size\": " << jsonInteger(source.worldSize) << ", \"local_rank\": " << jsonInteger(source.localRank)
-          << ", \"id\": \"" << hex16(source.instanceId) << "\", \"events\": " << count.events
-          << ", \"steps\": " << stepsJson(count.steps) << "}";
-      first = false;
-    }
-    out << "], \"steps\": " << stepsJson(allSteps) << ", \"undecodable\": " << undecodable << ", \"problems\": [";
-    first = true;
-    for (const auto& problem : reader->problems()) {
-      out << (first ? "" : ", ") << "{\"offset\": " << problem.offset << ", \"what\": " << jsonString(problem.what) << "}";
-      first = false;
-    }
-    out << "], \"unlisted_problems\": " << reader->unlistedProblems() << "}" << std::endl;
+    out << infoJson(options.path, *reader, perSource, allSteps, undecodable) << std::endl;
     return 0;
   }
+
+  const double duration = durationSeconds(summary);
+  const double compression = compressionRatio(summary.uncompressedBytes, summary.compressedBytes);
 
   out << "file         " << printableText(options.path) << " (" << humanBytes(summary.fileSize) << ", "
       << (reader->indexed() ? "closed cleanly" : "not closed cleanly: read by scanning") << ")\n";
@@ -201,6 +225,20 @@ int runInfo(const InfoOptions& options, const std::atomic<bool>& stop, std::ostr
 int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err) {
   const std::atomic<bool> never{false};
   return runInfo(options, never, out, err);
+}
+
+Command addInfoCommand(CLI::App& app) {
+  const auto options = std::make_shared<InfoOptions>();
+  CLI::App* command =
+      app.add_subcommand("info", "Summarise a recording: duration, events per name and source, compression");
+  command->add_option("file", options->path, "The recording")->required()->check(CLI::ExistingFile);
+  command->add_flag("--json", options->json, "Print one JSON object");
+
+  return {command, [options](const CommandContext& context) {
+            InfoOptions info = *options;
+            info.progress = context.errIsTerminal;
+            return runInfo(info, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <iosfwd>
 #include <string>
+#include <livemonctl/command_line.h>
 
 // `livemonctl info`: what a recording holds.
 namespace livemon::livemonctl {
@@ -21,5 +22,8 @@ struct InfoOptions {
 int runInfo(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
 // The same without a way to stop it.
 int runInfo(const InfoOptions& options, std::ostream& out, std::ostream& err);
+
+// Adds `info` and its options to `app` (command_line.h).
+Command addInfoCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

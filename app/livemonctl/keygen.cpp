@@ -6,8 +6,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
 #include <ostream>
 #include <stdexcept>
+
+#include <CLI/CLI.hpp>
 
 #include <livemon/transport/curve.h>
 #include <livemonctl/command.h>
@@ -74,6 +77,20 @@ int runKeygen(const KeygenOptions& options, std::ostream& out, std::ostream& err
     commandMessage(err, kCommand) << error.what() << '\n';
     return kFailedExitCode;
   }
+}
+
+Command addKeygenCommand(CLI::App& app) {
+  const auto options = std::make_shared<KeygenOptions>();
+  CLI::App* command = app.add_subcommand(
+      "keygen", "Make a CURVE key pair: NAME.key (public) and NAME.key_secret (owner-only), ZeroMQ text certificates");
+  command->add_option("name", options->name, "The certificates' name")->required();
+  command->add_option("--dir", options->dir, "Write into DIR (e.g. ~/.config/livemon/keys)")
+      ->option_text("DIR")
+      ->check(CLI::ExistingDirectory)
+      ->capture_default_str();
+  command->add_flag("--force", options->force, "Replace existing files");
+
+  return {command, [options](const CommandContext& context) { return runKeygen(*options, context.out, context.err); }};
 }
 
 }  // namespace livemon::livemonctl

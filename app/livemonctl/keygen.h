@@ -2,6 +2,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <livemonctl/command_line.h>
 
 // `livemonctl keygen NAME`: a CURVE key pair as ZeroMQ text certificates, NAME.key (public: give
 // it to the other side) and NAME.key_secret (readable by its owner only).
@@ -16,5 +17,8 @@ struct KeygenOptions {
 // Returns 0, kFailedExitCode (a file exists without `force`, the directory cannot be written) or
 // kUsageExitCode (a bad NAME), with the reason on `err`.
 int runKeygen(const KeygenOptions& options, std::ostream& out, std::ostream& err);
+
+// Adds `keygen` and its options to `app` (command_line.h).
+Command addKeygenCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <ostream>
 
+#include <CLI/CLI.hpp>
+
+#include <livemon/detail/json_writer.h>
+#include <livemon/analysis_feed.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/event_format.h>
@@ -44,25 +49,19 @@ std::string flagText(const RankScore& score, uint32_t windows) {
 }  // namespace
 
 std::string formatRankWindowJson(const RankWindow& window, const RankScorerOptions& scoring) {
-  std::string json = "{\"time\":\"" + isoUtc(window.time) + "\",\"ts\":" + std::to_string(transport::toWireTime(window.time)) +
-                     ",\"run\":" + jsonString(window.run) + ",\"stat\":" + jsonString(scoring.key) +
-                     ",\"median\":" + jsonDouble(window.median) + ",\"threshold\":" + jsonDouble(scoring.threshold) +
-                     ",\"windows\":" + std::to_string(scoring.windows) + ",\"ranks\":[";
-  for (std::size_t i = 0; i < window.ranks.size(); ++i) {
-    const RankScore& score = window.ranks[i];
-    if (i > 0) json += ',';
-    json += "{\"rank\":" + std::to_string(score.rank) + ",\"value\":" + jsonDouble(score.value) +
-            ",\"score\":" + jsonDouble(score.score) + ",\"flagged\":" + (score.flagged ? "true" : "false") +
-            ",\"below\":" + std::to_string(score.below) + ",\"stale\":" + (score.stale ? "true" : "false") +
-            ",\"host\":" + jsonString(score.host) + ",\"pid\":" + std::to_string(score.pid) + ",\"id\":\"" +
-            hex16(score.instanceId) + "\"}";
+  detail::JsonWriter json;
+  json.beginObject().key("time").string(isoUtc(window.time)).key("ts").integer(transport::toWireTime(window.time));
+  json.key("run").string(window.run).key("stat").string(scoring.key).key("median").number(window.median);
+  json.key("threshold").number(scoring.threshold).key("windows").integer(scoring.windows).key("ranks").beginArray();
+  for (const RankScore& score : window.ranks) {
+    json.beginObject().key("rank").integer(score.rank).key("value").number(score.value).key("score").number(score.score);
+    json.key("flagged").boolean(score.flagged).key("below").integer(score.below).key("stale").boolean(score.stale);
+    json.key("host").string(score.host).key("pid").integer(score.pid).key("id").string(hex16(score.instanceId)).endObject();
   }
-  json += "],\"flagged\":[";
-  for (std::size_t i = 0; i < window.flagged.size(); ++i) {
-    if (i > 0) json += ',';
-    json += std::to_string(window.flagged[i]);
-  }
-  return json + "]}";
+  json.endArray().key("flagged").beginArray();
+  for (const int64_t rank : window.flagged) json.integer(rank);
+  json.endArray().endObject();
+  return json.take();
 }
 
 std::string formatRankWindowText(const RankWindow& window, const RankScorerOptions& scoring, std::size_t rows) {
@@ -120,12 +119,8 @@ int runRanks(const RanksOptions& options, const std::atomic<bool>& stop, std::os
     err << " by " << quotedPrintableText(options.stat) << " every " << shortestDouble(static_cast<double>(options.window.count()) / 1000.0)
         << " s" << std::endl;
 
-    SourceConverter convert;
-    SubscriberCallbacks callbacks;
-    callbacks.onEvent = [&](ReceivedEvent& event) { scorer.observeEvent(convert(event.source), event.event); };
-    callbacks.onSourceChange = [&](const SourceChange& change) {
-      if (change.state == SourceState::Gone) scorer.observeGoodbye(convert(change.source));
-    };
+    AnalysisFeed feed(nullptr, &scorer);
+    const SubscriberCallbacks callbacks = feed.callbacks();
 
     const auto start = clock.now();
     auto nextWindow = start + options.window;
@@ -172,6 +167,62 @@ int runRanks(const RanksOptions& options, const std::atomic<bool>& stop, std::os
     err << "; " << formatReceiveSummary(subscriber.stats()) << std::endl;
     return 0;
   });
+}
+
+Command addRanksCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    RanksOptions ranks;
+    double window = 1.0;
+    double duration = 0.0;
+    bool higherIsFaster = false;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  RanksOptions& ranks = parsed->ranks;
+  CLI::App* command = app.add_subcommand(
+      "ranks", "Score the ranks of each run against their median every window and flag stragglers, like top");
+  command->add_option("endpoints", ranks.endpoints, "Endpoints to connect to (a relay's --serve, or every rank's)")
+      ->capture_default_str();
+  command->add_option("--stat", ranks.stat,
+                      "The value key to score, <stat>.<aggregation> (default train.compute_time_ms.mean: "
+                      "in synchronous training every rank's step time is the same, its compute time is not)")
+      ->option_text("KEY")
+      ->check(CLI::Validator([](std::string& text) { return text.empty() ? std::string("must not be empty") : std::string(); },
+                             "KEY", "value key"))
+      ->capture_default_str();
+  command->add_flag("--higher-is-faster", parsed->higherIsFaster,
+                    "KEY is a rate (samples/s): score = value / median instead of median / value");
+  command->add_option("--threshold", ranks.threshold, "Flag a rank whose score stays below X (0.8) ...")
+      ->option_text("X")
+      ->check(positiveFactor())
+      ->capture_default_str();
+  command->add_option("--windows", ranks.windows, "... for K windows in a row (3)")
+      ->option_text("K")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1'000'000}))
+      ->capture_default_str();
+  command->add_option("--window", parsed->window, "Seconds between scorings (1)")
+      ->option_text("S")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  command->add_option("--duration", parsed->duration, "Stop after this many seconds (0: run until Ctrl-C)")
+      ->option_text("S")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  command->add_option("--rows", ranks.rows, "Show at most N ranks per run, worst first (0: all)")
+      ->option_text("N")
+      ->capture_default_str();
+  command->add_flag("--json", ranks.json, "Print one JSON object per run and window");
+  addClientCurveOptions(*command, ranks.curve);
+
+  return {command, [parsed](const CommandContext& context) {
+            RanksOptions options = parsed->ranks;
+            options.window = secondsToMs(parsed->window);
+            options.duration = secondsToMs(parsed->duration);
+            options.direction =
+                parsed->higherIsFaster ? RankScoreDirection::HigherIsFaster : RankScoreDirection::LowerIsFaster;
+            options.redraw = context.outIsTerminal;
+            return runRanks(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

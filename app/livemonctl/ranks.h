@@ -11,6 +11,7 @@
 #include <livemon/rank_scores.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
+#include <livemonctl/command_line.h>
 
 // `livemonctl ranks`: the ranks of each run side by side, scored against their median every
 // window, for finding a straggler from a terminal (a `top` of ranks).
@@ -51,5 +52,8 @@ std::string formatRankWindowJson(const RankWindow& window, const RankScorerOptio
 // A header line and a table (RANK SCORE VALUE FLAG HOST PID), at most `rows` ranks (0: all);
 // text from peers made printable. Ends with a newline.
 std::string formatRankWindowText(const RankWindow& window, const RankScorerOptions& scoring, std::size_t rows = 0);
+
+// Adds `ranks` and its options to `app` (command_line.h).
+Command addRanksCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

@@ -5,6 +5,8 @@
 #include <ostream>
 #include <set>
 
+#include <CLI/CLI.hpp>
+
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/subscriber.h>
@@ -96,6 +98,34 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
 
 int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   return runCommand(kCommand, err, [&] { return record(options, stop, out, err); });
+}
+
+Command addRecordCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    RecordOptions record;
+    double duration = 0.0;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  RecordOptions& record = parsed->record;
+  CLI::App* command = app.add_subcommand("record", "Record what publishers send into an MCAP file");
+  command->add_option("endpoints", record.endpoints, "Endpoints to connect to")->capture_default_str();
+  command->add_option("-o,--output", record.output, "The recording to write (FILE.mcap)")
+      ->required()
+      ->option_text("FILE");
+  command->add_option("--filter", record.filters, "Record only events whose name starts with PREFIX (repeatable)")
+      ->option_text("PREFIX");
+  command->add_option("--duration", parsed->duration, "Stop after this many seconds (0: run until Ctrl-C)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  addClientCurveOptions(*command, record.curve);
+
+  return {command, [parsed](const CommandContext& context) {
+            RecordOptions options = parsed->record;
+            options.duration = secondsToMs(parsed->duration);
+            options.progress = context.errIsTerminal;
+            return runRecord(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

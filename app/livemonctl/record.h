@@ -8,6 +8,7 @@
 
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
+#include <livemonctl/command_line.h>
 
 // `livemonctl record`: records what publishers send into an MCAP file.
 namespace livemon::livemonctl {
@@ -28,5 +29,8 @@ struct RecordOptions {
 // code: 0, or kFailedExitCode when an endpoint cannot be used or the file could not be written
 // (`err` names it; what was written up to then stays readable).
 int runRecord(const RecordOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+// Adds `record` and its options to `app` (command_line.h).
+Command addRecordCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

@@ -5,7 +5,10 @@
 #include <ostream>
 #include <thread>
 
+#include <CLI/CLI.hpp>
+
 #include <livemon/transport/metrics_exporter.h>
+#include <livemon/transport/recording_history.h>
 
 #include <livemonctl/command.h>
 #include <livemonctl/relay_recorder.h>
@@ -77,7 +80,10 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.highWaterMark = options.highWaterMark;
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
-  relayOptions.historyRecording = options.recordDir;
+  // What the history drops is answered from the recordings.
+  if (!options.recordDir.empty()) {
+    relayOptions.historyArchive = std::make_shared<transport::RecordingHistoryArchive>(options.recordDir);
+  }
   relayOptions.curve = options.curve;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
@@ -134,6 +140,62 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
 
 int runRelay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   return runCommand(kCommand, err, [&] { return relay(options, stop, out, err); });
+}
+
+Command addRelayCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    RelayCommandOptions relay;
+    double duration = 0.0;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  RelayCommandOptions& relay = parsed->relay;
+  CLI::App* command = app.add_subcommand(
+      "relay", "Forward what publishers send to subscribers, through ZeroMQ's proxy; relays chain (--upstream)");
+  command->add_option("--listen", relay.listen, "Endpoint to bind for publishers (they connect to it)")
+      ->option_text("EP")
+      ->capture_default_str();
+  command->add_option("--serve", relay.serve, "Endpoint to bind for subscribers (dashboards, tail, record)")
+      ->option_text("EP")
+      ->capture_default_str();
+  command->add_option("--upstream", relay.upstream, "Also forward into the relay listening at EP (repeatable)")
+      ->option_text("EP");
+  command->add_option("--high-water-mark", relay.highWaterMark,
+                      "Messages queued per connection each way; a subscriber that falls further behind misses messages")
+      ->option_text("N")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  command->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, named by their start time")
+      ->option_text("DIR");
+  command->add_option("--rotate-mb", relay.rotateMb, "With --record: start a new file after this many MiB")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000}))
+      ->capture_default_str();
+  command->add_option("--rotate-minutes", relay.rotateMinutes, "With --record: start a new file after this many minutes")
+      ->check(CLI::Range(0.001, 1e6))
+      ->capture_default_str();
+  command->add_option("--metrics-port", relay.metricsPort,
+                      "Serve every Stat that passes, and the relay's counters, for Prometheus on PORT (0: off)")
+      ->option_text("PORT")
+      ->capture_default_str();
+  command->add_option("--metrics-address", relay.metricsAddress, "With --metrics-port: the address to serve on")
+      ->capture_default_str();
+  command->add_option("--history-mb", relay.historyMb,
+                      "Keep the newest MiB of the stream for subscribers that join late (0: off)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, uint64_t{1024 * 1024}));
+  command->add_option("--history", relay.history,
+                      "Endpoint to answer history requests on (default: tcp://127.0.0.1:5557 beside the default "
+                      "--serve, else a free port on the --serve host); its heartbeats advertise it");
+  command->add_option("--duration", parsed->duration, "Stop after this many seconds (0: run until Ctrl-C or SIGTERM)")
+      ->check(CLI::Range(0.0, 1e9))
+      ->capture_default_str();
+  addPublisherCurveOptions(*command, relay.curve, true);
+
+  return {command, [parsed](const CommandContext& context) {
+            RelayCommandOptions options = parsed->relay;
+            options.duration = secondsToMs(parsed->duration);
+            return runRelay(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

@@ -12,6 +12,7 @@
 #include <livemon/transport/curve.h>
 #include <livemon/transport/relay.h>
 #include <livemon/transport/wire_format.h>
+#include <livemonctl/command_line.h>
 
 // `livemonctl relay`: publishers connect to it, subscribers connect to it, and it may record what
 // passes through.
@@ -46,5 +47,8 @@ struct RelayCommandOptions {
 // kFailedExitCode when an endpoint cannot be bound or a recording cannot be written (`err`
 // names it; what was recorded up to then stays readable).
 int runRelay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+// Adds `relay` and its options to `app` (command_line.h).
+Command addRelayCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 #include <livemon/transport/payload_publisher.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
@@ -196,6 +198,37 @@ int replay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ost
 
 int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   return runCommand(kCommand, err, [&] { return replay(options, stop, out, err); });
+}
+
+Command addReplayCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    ReplayOptions replay;
+    double maxGap = 60.0;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  ReplayOptions& replay = parsed->replay;
+  CLI::App* command = app.add_subcommand("replay", "Republish a recording with its original timing");
+  command->add_option("file", replay.path, "The recording")->required()->check(CLI::ExistingFile);
+  command->add_option("--publish", replay.endpoint, "Endpoint to bind and publish on")->capture_default_str();
+  command->add_option("--speed", replay.speed, "Play X times as fast as recorded")
+      ->check(CLI::Range(0.01, 10000.0))
+      ->capture_default_str()
+      ->option_text("X");
+  command->add_flag("--loop", replay.loop, "Start over at the end");
+  command->add_option("--max-gap", parsed->maxGap, "Cut longer waits between events (after --speed) to S seconds")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str()
+      ->option_text("S");
+  addPublisherCurveOptions(*command, replay.curve, false);
+
+  return {command, [parsed](const CommandContext& context) {
+            ReplayOptions options = parsed->replay;
+            options.progress = context.errIsTerminal;
+            options.maxGap =
+                std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::duration<double>(parsed->maxGap));
+            return runReplay(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

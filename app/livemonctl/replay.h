@@ -11,6 +11,7 @@
 #include <livemon/clock.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
+#include <livemonctl/command_line.h>
 
 // `livemonctl replay`: republishes a recording as its publishers sent it.
 namespace livemon::livemonctl {
@@ -66,5 +67,8 @@ class ReplayPacer {
 // ids, as a restarted job would. Returns 0 (also when stopped), or kFailedExitCode when the file
 // cannot be replayed, an option is bad or the endpoint cannot be used (`err` says which).
 int runReplay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+// Adds `replay` and its options to `app` (command_line.h).
+Command addReplayCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

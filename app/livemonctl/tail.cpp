@@ -1,6 +1,9 @@
 #include <livemonctl/tail.h>
 
+#include <memory>
 #include <ostream>
+
+#include <CLI/CLI.hpp>
 
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
@@ -77,6 +80,35 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
     commandMessage(err, kCommand) << formatReceiveSummary(subscriber.stats()) << std::endl;
     return 0;
   });
+}
+
+Command addTailCommand(CLI::App& app) {
+  // What the options parse into, kept alive by the returned command.
+  struct Parsed {
+    TailOptions tail;
+    double staleAfter = 3.0;
+  };
+  const auto parsed = std::make_shared<Parsed>();
+  TailOptions& tail = parsed->tail;
+  CLI::App* command = app.add_subcommand("tail", "Print the events of one or more publishers as they arrive");
+  command->add_option("endpoints", tail.endpoints, "Endpoints to connect to")->capture_default_str();
+  command->add_flag("--json", tail.json, "Print one JSON object per line");
+  command->add_flag("--history", tail.history,
+                    "First the run from its start (the history its publisher or relay keeps), then live");
+  command->add_option("--filter", tail.filters, "Print only events whose name starts with PREFIX (repeatable)")
+      ->option_text("PREFIX");
+  command->add_option("--stale-after", parsed->staleAfter, "Report a source stale after this many silent seconds")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  command->add_option("--count", tail.maxEvents, "Exit after printing N events (0: run until Ctrl-C)")
+      ->option_text("N");
+  addClientCurveOptions(*command, tail.curve);
+
+  return {command, [parsed](const CommandContext& context) {
+            TailOptions options = parsed->tail;
+            options.staleAfter = secondsToMs(parsed->staleAfter);
+            return runTail(options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

@@ -10,6 +10,7 @@
 #include <livemon/clock.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
+#include <livemonctl/command_line.h>
 
 // `livemonctl tail`: prints what publishers send, readably or as JSON lines.
 namespace livemon::livemonctl {
@@ -36,5 +37,8 @@ struct TailOptions {
 // printed; then a summary to `err` (event_format.h). Returns the exit code: 0, or
 // kFailedExitCode when an endpoint cannot be used (`err` names it).
 int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err);
+
+// Adds `tail` and its options to `app` (command_line.h).
+Command addTailCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

@@ -3,8 +3,9 @@
 #include <time.h>
 
 #include <charconv>
-#include <cmath>
 #include <cstdio>
+
+#include <livemon/detail/json_writer.h>
 
 namespace livemon::livemonctl {
 
@@ -35,15 +36,9 @@ std::string shortestDouble(double value) {
 }
 
 std::string exactDouble(double value) {
-  std::string text = shortestDouble(value);
-  if (std::isfinite(value) && text.find_first_of(".e") == std::string::npos) text += ".0";
+  std::string text;
+  detail::appendExactDouble(text, value);
   return text;
-}
-
-std::string jsonDouble(double value) {
-  if (std::isnan(value)) return "\"NaN\"";
-  if (std::isinf(value)) return value > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-  return exactDouble(value);
 }
 
 std::string hex16(uint64_t value) {

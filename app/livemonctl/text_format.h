@@ -15,9 +15,6 @@ std::string fixedDecimals(double value, int decimals);
 std::string shortestDouble(double value);
 // The same, with ".0" added to a finite integral value so it still reads as a double: "60.0".
 std::string exactDouble(double value);
-// A double as a JSON value: exactDouble(), and NaN and ±Inf, which JSON lacks, as the strings
-// "NaN", "Infinity" and "-Infinity".
-std::string jsonDouble(double value);
 // 16 lower-case hex digits, as instance ids are shown (JSON numbers would lose 64-bit ids).
 std::string hex16(uint64_t value);
 // Nanoseconds since the Unix epoch as "2026-11-22 18:00:00.123 UTC".

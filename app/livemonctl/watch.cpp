@@ -1,9 +1,11 @@
 #include <livemonctl/watch.h>
 
-#include <memory>
-#include <optional>
 #include <ostream>
 
+#include <CLI/CLI.hpp>
+
+#include <livemon/detail/json_writer.h>
+#include <livemon/analysis_feed.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/event_format.h>
@@ -23,16 +25,16 @@ std::string formatAlertText(const Alert& alert) {
 }
 
 std::string formatAlertJson(const Alert& alert) {
-  std::string json = "{\"time\":\"" + isoUtc(alert.time) + "\",\"ts\":" + std::to_string(transport::toWireTime(alert.time)) +
-                     ",\"alert\":\"" + std::string(alertRuleKindName(alert.kind)) + "\",\"rule\":" + jsonString(alert.rule);
-  if (!alert.key.empty()) json += ",\"key\":" + jsonString(alert.key);
-  json += ",\"value\":" + jsonDouble(alert.value) + ",\"message\":" + jsonString(alert.message);
+  detail::JsonWriter json;
+  json.beginObject().key("time").string(isoUtc(alert.time)).key("ts").integer(transport::toWireTime(alert.time));
+  json.key("alert").string(alertRuleKindName(alert.kind)).key("rule").string(alert.rule);
+  if (!alert.key.empty()) json.key("key").string(alert.key);
+  json.key("value").number(alert.value).key("message").string(alert.message);
   const AlertSource& source = alert.source;
-  json += ",\"source\":{\"run\":" + jsonString(source.run) + ",\"host\":" + jsonString(source.host) +
-          ",\"pid\":" + std::to_string(source.pid);
-  if (source.rank) json += ",\"rank\":" + std::to_string(*source.rank);
-  json += ",\"id\":\"" + hex16(source.instanceId) + "\"}}";
-  return json;
+  json.key("source").beginObject().key("run").string(source.run).key("host").string(source.host).key("pid").integer(source.pid);
+  if (source.rank) json.key("rank").integer(*source.rank);
+  json.key("id").string(hex16(source.instanceId)).endObject().endObject();
+  return json.take();
 }
 
 int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
@@ -66,14 +68,8 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
     for (const AlertRule& rule : engine.rules()) err << ' ' << quotedPrintableText(rule.text);
     err << std::endl;
 
-    std::vector<Alert> alerts;
-    SourceConverter convert;
-    SubscriberCallbacks callbacks;
-    callbacks.onEvent = [&](ReceivedEvent& event) { engine.observeEvent(convert(event.source), event.event, alerts); };
-    callbacks.onSourceChange = [&](const SourceChange& change) {
-      if (change.state == SourceState::Gone) engine.observeGoodbye(convert(change.source));
-    };
-    callbacks.onGap = [&](const GapInfo& gap) { engine.observeGap(convert(gap.source), gap.topic, gap.missed(), alerts); };
+    AnalysisFeed feed(&engine);
+    const SubscriberCallbacks callbacks = feed.callbacks();
 
     uint64_t printed = 0;
     AlertEngineStats told;
@@ -82,24 +78,15 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
       subscriber.poll(std::chrono::milliseconds(200), callbacks);
       // Heartbeats reach only the subscriber's source table: silence and the publishers' own
       // drop counts are read from there.
-      for (const SourceStatus& status : subscriber.sources()) {
-        if (status.state == SourceState::Gone || !status.source) continue;
-        const AlertSource& source = convert(status.source);
-        std::optional<std::chrono::milliseconds> interval;
-        if (status.lastCounters) interval = status.lastCounters->interval;
-        engine.observeHeard(source, status.lastSeen, interval);
-        if (status.lastCounters) engine.observePublisherDropped(source, status.lastCounters->dropped, alerts);
-      }
-      engine.checkSilence(alerts);
-      for (const Alert& alert : alerts) {
-        out << (options.json ? formatAlertJson(alert) : formatAlertText(alert)) << '\n';
+      feed.sources(subscriber.sources());
+      for (const FedAlert& fed : feed.takeAlerts()) {
+        out << (options.json ? formatAlertJson(fed.alert) : formatAlertText(fed.alert)) << '\n';
         ++printed;
         if (options.exitOnAlert) {
           code = kAlertExitCode;
           break;
         }
       }
-      alerts.clear();
       out.flush();
 
       const AlertEngineStats now = engine.stats();
@@ -117,6 +104,34 @@ int runWatch(const WatchOptions& options, const std::atomic<bool>& stop, std::os
                                   << "; " << formatReceiveSummary(subscriber.stats()) << std::endl;
     return code;
   });
+}
+
+Command addWatchCommand(CLI::App& app) {
+  // Checks a --rule before anything runs, so a bad one is a usage error naming the rule.
+  static const CLI::Validator alertRule(
+      [](std::string& text) {
+        AlertRuleError error;
+        return parseAlertRule(text, &error) ? std::string() : describeAlertRuleError(text, error);
+      },
+      "RULE", "alert rule");
+  const auto options = std::make_shared<WatchOptions>();
+  CLI::App* command = app.add_subcommand(
+      "watch", "Apply alert rules to what publishers send; print each alert (exit status 3 with --exit-on-alert)");
+  command->add_option("endpoints", options->endpoints, "Endpoints to connect to")->capture_default_str();
+  command
+      ->add_option("--rule", options->rules,
+                   "An alert rule (repeatable): nan | silent [DURATION] | loss | KEY > X [for N] (also >=, <, <=). "
+                   "Default: nan, silent, loss")
+      ->option_text("RULE")
+      ->allow_extra_args(false)
+      ->check(alertRule);
+  command->add_flag("--exit-on-alert", options->exitOnAlert, "Exit with status 3 at the first alert");
+  command->add_flag("--json", options->json, "Print one JSON object per alert and line");
+  addClientCurveOptions(*command, options->curve);
+
+  return {command, [options](const CommandContext& context) {
+            return runWatch(*options, context.stop, context.out, context.err);
+          }};
 }
 
 }  // namespace livemon::livemonctl

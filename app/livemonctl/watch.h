@@ -10,6 +10,7 @@
 #include <livemon/clock.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
+#include <livemonctl/command_line.h>
 
 // `livemonctl watch`: applies alert rules to what publishers send, headless, so a script can stop
 // a diverging job.
@@ -47,5 +48,8 @@ std::string formatAlertText(const Alert& alert);
 // there is one), "value" (NaN and ±Inf as the strings "NaN", "Infinity", "-Infinity"), "message",
 // "source": {"run", "host", "pid", "rank" (when set), "id"}}. No newline.
 std::string formatAlertJson(const Alert& alert);
+
+// Adds `watch` and its options to `app` (command_line.h).
+Command addWatchCommand(CLI::App& app);
 
 }  // namespace livemon::livemonctl

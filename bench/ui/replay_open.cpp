@@ -101,7 +101,7 @@ double openOnce(const QString& path, const QString& settingsFile, uint64_t* logR
   QCoreApplication::processEvents();
 
   const auto start = SteadyClock::now();
-  livemon::ui::ReplaySession* session = window.dashboard().openRecording(path);
+  livemon::ui::ReplaySession* session = window.dashboard().replays().openRecording(path);
   const auto complete = [&] {
     if (!session->isOpen() || session->busy()) return false;
     window.dashboard().refreshNow();

@@ -17,6 +17,8 @@ std::atomic<bool> g_ready[kForkStages];
 // fork at once; the child's only thread is a copy of the forking one, with its value.
 thread_local unsigned t_prepared = 0;
 
+std::atomic<uint64_t> g_forkGeneration{0};
+
 void prepareAll() noexcept {
   unsigned prepared = 0;
   for (unsigned stage = 0; stage < kForkStages; ++stage) {
@@ -36,7 +38,10 @@ void afterFork(ForkHook ForkHooks::*hook) noexcept {
 }
 
 void parentAll() noexcept { afterFork(&ForkHooks::parent); }
-void childAll() noexcept { afterFork(&ForkHooks::child); }
+void childAll() noexcept {
+  g_forkGeneration.fetch_add(1, std::memory_order_relaxed);
+  afterFork(&ForkHooks::child);
+}
 
 // Installed at the first registration, so a process that never needs it has no fork handler.
 bool installed() noexcept {
@@ -54,5 +59,9 @@ bool registerForkHooks(ForkStage stage, const ForkHooks& hooks) noexcept {
   g_ready[index].store(true, std::memory_order_release);
   return true;
 }
+
+uint64_t forkGeneration() noexcept { return g_forkGeneration.load(std::memory_order_relaxed); }
+
+bool countForks() noexcept { return installed(); }
 
 }  // namespace livemon::detail

@@ -1,8 +1,6 @@
 // The Profiler's schedule and state machine (torch.profiler's semantics) and Chrome trace output.
 #include <livemon/profiler.h>
 
-#include <livemon/json_text.h>
-
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +8,8 @@
 #include <stdexcept>
 #include <string>
 #include <system_error>
+
+#include <livemon/detail/json_writer.h>
 
 #include "range_registry.h"
 
@@ -66,15 +66,18 @@ ProfilerAction Schedule::operator()(int64_t step) const noexcept {
 
 namespace {
 
-void appendMicroseconds(std::string& out, int64_t ns) {
+// `ns` as microseconds with three decimals ("1000.500"), in `text`, which it returns.
+std::string_view microsecondsText(std::string& text, int64_t ns) {
+  text.clear();
   if (ns < 0) {
-    out += '-';
+    text += '-';
     ns = -ns;
   }
   char digits[32];
   const int n = std::snprintf(digits, sizeof digits, "%lld.%03lld", static_cast<long long>(ns / 1000),
                               static_cast<long long>(ns % 1000));
-  out.append(digits, static_cast<std::size_t>(n));
+  text.append(digits, static_cast<std::size_t>(n));
+  return text;
 }
 
 std::string hostName() {
@@ -86,32 +89,29 @@ std::string hostName() {
 }  // namespace
 
 std::string chromeTraceJson(const Trace& trace) {
-  std::string out;
-  out.reserve(128 + trace.ranges.size() * 110 + trace.threads.size() * 100);
-  const std::string pid = std::to_string(trace.pid);
-  out += "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"livemon\",\"step\":";
-  out += std::to_string(trace.step);
-  out += ",\"dropped_ranges\":";
-  out += std::to_string(trace.droppedRanges);
-  out += "},\"traceEvents\":[\n";
-  out += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid + ",\"tid\":0,\"args\":{\"name\":\"livemon\"}}";
+  detail::JsonWriter json;
+  json.reserve(128 + trace.ranges.size() * 110 + trace.threads.size() * 100);
+  json.beginObject().key("displayTimeUnit").string("ms");
+  json.key("otherData").beginObject().key("producer").string("livemon").key("step").integer(trace.step);
+  json.key("dropped_ranges").integer(trace.droppedRanges).endObject();
+  json.key("traceEvents").beginArray(detail::JsonWriter::ArrayLayout::OnePerLine);
+  json.beginObject().key("ph").string("M").key("name").string("process_name").key("pid").integer(trace.pid);
+  json.key("tid").integer(0).key("args").beginObject().key("name").string("livemon").endObject().endObject();
   for (const TraceThread& thread : trace.threads) {
-    out += ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" + pid + ",\"tid\":" + std::to_string(thread.id) +
-           ",\"args\":{\"name\":";
-    appendJsonString(out, thread.name.empty() ? "thread " + std::to_string(thread.id) : thread.name);
-    out += "}}";
+    json.beginObject().key("ph").string("M").key("name").string("thread_name").key("pid").integer(trace.pid);
+    json.key("tid").integer(thread.id).key("args").beginObject().key("name");
+    json.string(thread.name.empty() ? "thread " + std::to_string(thread.id) : thread.name).endObject().endObject();
   }
+  std::string microseconds;
   for (const TraceRange& range : trace.ranges) {
-    out += ",\n{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":";
-    appendJsonString(out, range.name);
-    out += ",\"pid\":" + pid + ",\"tid\":" + std::to_string(range.threadId) + ",\"ts\":";
-    appendMicroseconds(out, range.startNs);
-    out += ",\"dur\":";
-    appendMicroseconds(out, range.endNs - range.startNs);
-    out += ",\"args\":{\"depth\":" + std::to_string(range.depth) + "}}";
+    json.beginObject().key("ph").string("X").key("cat").string("cpu").key("name").string(range.name);
+    json.key("pid").integer(trace.pid).key("tid").integer(range.threadId);
+    json.key("ts").rawNumber(microsecondsText(microseconds, range.startNs));
+    json.key("dur").rawNumber(microsecondsText(microseconds, range.endNs - range.startNs));
+    json.key("args").beginObject().key("depth").integer(range.depth).endObject().endObject();
   }
-  out += "\n]}\n";
-  return out;
+  json.endArray().endObject();
+  return json.take() + '\n';
 }
 
 void writeChromeTrace(const Trace& trace, const std::filesystem::path& path) {

@@ -16,6 +16,7 @@
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/demo_ranks.h>
+#include <livemonctl/synthetic_training_job.h>
 
 #include "test_support.h"
 

@@ -12,23 +12,15 @@
 #include <sstream>
 #include <thread>
 
+#include "json_lines.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
 namespace {
 
 using namespace std::chrono_literals;
+using transport::test::Json;
 using transport::test::ChildProcess;
-
-// The text after `key` up to the next ',' or '}' in a JSON line (enough for numbers and the
-// strings tail writes without escapes).
-std::string field(const std::string& line, const std::string& key) {
-  const std::string quoted = "\"" + key + "\":";
-  const std::size_t at = line.find(quoted);
-  if (at == std::string::npos) return {};
-  const std::size_t start = at + quoted.size();
-  return line.substr(start, line.find_first_of(",}", start) - start);
-}
 
 // The endpoint after `marker` up to the end of its line in `text`, once it is there.
 std::optional<std::string> endpointAfter(const std::string& text, const std::string& marker, const std::string& until) {
@@ -54,12 +46,13 @@ bool readUntilLive(Tail& tail, std::size_t liveEvents) {
   return tail.process->readStdoutUntil([&](const std::string& out) {
     std::size_t lineStart = parsed;
     for (std::size_t end; (end = out.find('\n', lineStart)) != std::string::npos; lineStart = end + 1) {
-      const std::string line = out.substr(lineStart, end - lineStart);
-      if (line.find("\"run\":\"demo\"") == std::string::npos || field(line, "seq").empty()) continue;
-      const std::string name = field(line, "name");
-      tail.sequences[name].push_back(std::stoull(field(line, "seq")));
-      if (name == "\"livemon.Stat\"") tail.statTimes.push_back(std::stoll(field(line, "ts")));
-      (line.find("\"history\":true") != std::string::npos ? tail.fromHistory : tail.live) += 1;
+      const Json line = transport::test::parseJson(out.substr(lineStart, end - lineStart));
+      // Events carry a sequence number; notices (joined, gap) do not.
+      if (!line.contains("seq") || !line.contains("source") || line["source"]["run"] != "demo") continue;
+      const std::string name = line["name"];
+      tail.sequences[name].push_back(line["seq"].get<uint64_t>());
+      if (name == "livemon.Stat") tail.statTimes.push_back(line["ts"].get<int64_t>());
+      (line.value("history", false) ? tail.fromHistory : tail.live) += 1;
     }
     parsed = lineStart;
     return tail.live >= liveEvents;
@@ -125,7 +118,7 @@ TEST(HistoryProcess, ATailStartedTwentySecondsLateSeesTheRunFromItsFirstWindow) 
     EXPECT_GE(tail->fromHistory, 19u * 3) << "about 20 windows of several Stats came from the history";
     ASSERT_FALSE(tail->statTimes.empty());
     EXPECT_LT(tail->statTimes.front() - started, int64_t{5'000'000'000}) << "the first window is the run's first";
-    EXPECT_TRUE(tail->sequences.count("\"eval\"")) << "eval events from before the tail joined";
+    EXPECT_TRUE(tail->sequences.count("eval")) << "eval events from before the tail joined";
   }
   relay.signal(SIGTERM);
   EXPECT_EQ(relay.exitCode(), 0);

@@ -11,41 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "json_lines.h"
 #include "relay_process.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
 namespace {
 
+using transport::test::Json;
 using transport::test::ChildProcess;
 
-// What one `ranks --json` line says: the ranks listed and the window's flagged ranks.
-struct JsonWindow {
-  std::size_t ranks = 0;
-  std::vector<int64_t> flagged;
-};
-
-// Reads the line by string search: the window's own "flagged" list is its last key.
-std::optional<JsonWindow> parseWindow(const std::string& line) {
-  const std::string listKey = "\"flagged\":[";
-  const std::size_t list = line.rfind(listKey);
-  if (list == std::string::npos || line.back() != '}') return std::nullopt;
-  JsonWindow window;
-  for (std::size_t at = line.find("{\"rank\":"); at != std::string::npos; at = line.find("{\"rank\":", at + 1)) ++window.ranks;
-  std::istringstream numbers(line.substr(list + listKey.size(), line.find(']', list) - list - listKey.size()));
-  std::string number;
-  while (std::getline(numbers, number, ',')) window.flagged.push_back(std::stoll(number));
-  return window;
-}
-
-std::vector<std::string> completeLines(const std::string& text) {
-  std::vector<std::string> lines;
-  std::size_t start = 0;
-  for (std::size_t end = text.find('\n'); end != std::string::npos; end = text.find('\n', start)) {
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
+// The `ranks --json` windows printed so far (whole lines), parsed.
+std::vector<Json> windowsIn(const std::string& out) {
+  return transport::test::parseJsonLines(out.substr(0, out.rfind('\n') + 1));
 }
 
 TEST(LivemonctlRanks, ThroughARelayTheStragglerOfThirtyTwoRanksIsFlaggedAndNoOtherRank) {
@@ -59,25 +37,23 @@ TEST(LivemonctlRanks, ThroughARelayTheStragglerOfThirtyTwoRanksIsFlaggedAndNoOth
   std::set<int64_t> everFlagged;
   std::size_t windows = 0;
   const bool flagged = ranks.readStdoutUntil([&](const std::string& out) {
-    const std::vector<std::string> lines = completeLines(out);
+    const std::vector<Json> lines = windowsIn(out);
     everFlagged.clear();
     windows = lines.size();
     bool alone = false;
-    for (const std::string& line : lines) {
-      const std::optional<JsonWindow> window = parseWindow(line);
-      if (!window) {
-        ADD_FAILURE() << "not a window: " << line;
-        return true;
-      }
-      everFlagged.insert(window->flagged.begin(), window->flagged.end());
-      alone = window->ranks == 32 && window->flagged == std::vector<int64_t>{7};
+    for (const Json& window : lines) {
+      const auto flaggedRanks = window["flagged"].get<std::vector<int64_t>>();
+      everFlagged.insert(flaggedRanks.begin(), flaggedRanks.end());
+      alone = window["ranks"].size() == 32 && flaggedRanks == std::vector<int64_t>{7};
     }
     return alone;
   });
   EXPECT_TRUE(flagged) << ranks.out() << ranks.err() << demo.out() << demo.err();
   EXPECT_EQ(everFlagged, std::set<int64_t>{7}) << ranks.out();
-  EXPECT_NE(ranks.out().find("\"run\":\"sync\",\"stat\":\"train.compute_time_ms.mean\""), std::string::npos)
-      << ranks.out();
+  for (const Json& window : windowsIn(ranks.out())) {
+    EXPECT_EQ(window["run"], "sync") << window;
+    EXPECT_EQ(window["stat"], "train.compute_time_ms.mean") << window;
+  }
 
   ranks.signal(SIGTERM);
   EXPECT_EQ(ranks.exitCode(), 0) << ranks.err();

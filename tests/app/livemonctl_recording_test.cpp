@@ -16,6 +16,7 @@
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/subscriber.h>
 
+#include "json_lines.h"
 #include "mcap_builder.h"
 #include "raw_subscriber.h"
 #include "test_support.h"
@@ -97,15 +98,21 @@ TEST_F(LivemonctlRecordingTest, RecordThenInfoAndExportSeeEveryEvent) {
 
   ChildProcess info({LIVEMONCTL_PATH, "info", "--json", path});
   ASSERT_EQ(info.exitCode(), 0) << info.err();
-  EXPECT_THAT(info.out(), HasSubstr("\"topic\": \"marked\", \"encoding\": \"msgpack\", \"events\": 300}"));
-  EXPECT_THAT(info.out(), HasSubstr("\"indexed\": true"));
-  EXPECT_THAT(info.out(), HasSubstr("\"run\": \"test\""));
+  const test::Json summary = test::parseJson(info.out());
+  EXPECT_EQ(summary["indexed"], true);
+  test::Json markedChannel;
+  for (const test::Json& channel : summary["channels"]) {
+    if (channel["topic"] == "marked") markedChannel = channel;
+  }
+  EXPECT_EQ(markedChannel["encoding"], "msgpack") << info.out();
+  EXPECT_EQ(markedChannel["events"], 300) << info.out();
+  ASSERT_FALSE(summary["sources"].empty()) << info.out();
+  EXPECT_EQ(summary["sources"][0]["run"], "test");
 
   ChildProcess exported({LIVEMONCTL_PATH, "export", path, "--format", "jsonl"});
   ASSERT_EQ(exported.exitCode(), 0) << exported.err();
   int marked = 0;
-  std::istringstream lines(exported.out());
-  for (std::string line; std::getline(lines, line);) marked += line.find("\"name\":\"marked\"") != std::string::npos;
+  for (const test::Json& event : test::parseJsonLines(exported.out())) marked += event["name"] == "marked";
   EXPECT_EQ(marked, 300);
 }
 

@@ -1,11 +1,12 @@
-// The livemonctl program: usage errors exit 2 with usage, help exits 0, and demo + tail (and
-// watch) work together as separate processes.
+// The livemonctl program: usage errors exit 2 with the usage of the command they were given to,
+// help exits 0 on every command, and demo + tail (and watch) work together as separate processes.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -14,6 +15,7 @@
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 
+#include "json_lines.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
@@ -22,6 +24,11 @@ namespace {
 using namespace transport;
 
 using test::ChildProcess;
+using test::Json;
+
+// Every command, in the order `livemonctl --help` lists them.
+const std::vector<std::string> kCommands{"demo",   "ranks",  "tail",   "watch", "record",
+                                         "info",   "export", "replay", "relay", "keygen"};
 
 TEST(Livemonctl, BadArgumentsExitTwoWithUsage) {
   const std::vector<std::vector<std::string>> cases = {
@@ -100,14 +107,68 @@ TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
 }
 
 TEST(Livemonctl, HelpOnEveryCommand) {
-  for (const std::vector<std::string>& args :
-       std::vector<std::vector<std::string>>{{"--help"}, {"demo", "--help"}, {"tail", "--help"}, {"watch", "--help"}}) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH};
-    argv.insert(argv.end(), args.begin(), args.end());
-    ChildProcess child(argv);
-    EXPECT_EQ(child.exitCode(), 0);
-    EXPECT_NE(child.out().find("Usage:"), std::string::npos) << child.out();
+  ChildProcess program({LIVEMONCTL_PATH, "--help"});
+  EXPECT_EQ(program.exitCode(), 0);
+  EXPECT_NE(program.out().find("Usage: " + std::string(LIVEMONCTL_PATH) + " [OPTIONS] SUBCOMMAND"), std::string::npos)
+      << program.out();
+  std::size_t listed = 0;
+  for (const std::string& command : kCommands) {
+    // Listed under "Subcommands:", in order.
+    const std::size_t at = program.out().find("\n  " + command + " ", listed);
+    EXPECT_NE(at, std::string::npos) << command << " in " << program.out();
+    listed = at == std::string::npos ? listed : at;
+
+    for (const char* help : {"--help", "-h"}) {
+      ChildProcess child({LIVEMONCTL_PATH, command, help});
+      EXPECT_EQ(child.exitCode(), 0) << command;
+      EXPECT_NE(child.out().find("Usage: " + std::string(LIVEMONCTL_PATH) + " " + command + " [OPTIONS]"),
+                std::string::npos)
+          << command << ": " << child.out();
+      EXPECT_NE(child.out().find("\nOptions:\n"), std::string::npos) << command << ": " << child.out();
+      EXPECT_EQ(child.err(), "") << command;
+    }
   }
+}
+
+// A bad option names itself and is followed by the usage of the command it was given to, not
+// the program's.
+TEST(Livemonctl, ABadOptionShowsThatCommandsUsageAndExitsTwo) {
+  // What each command requires besides, so that the bad option is the only mistake.
+  const std::map<std::string, std::vector<std::string>> required{
+      {"record", {"-o", "x.mcap"}}, {"info", {"/dev/null"}}, {"export", {"/dev/null"}},
+      {"replay", {"/dev/null"}},    {"keygen", {"name"}}};
+  for (const std::string& command : kCommands) {
+    std::vector<std::string> argv{LIVEMONCTL_PATH, command};
+    if (const auto it = required.find(command); it != required.end()) argv.insert(argv.end(), it->second.begin(), it->second.end());
+    argv.push_back("--no-such-option");
+    ChildProcess child(argv);
+    EXPECT_EQ(child.exitCode(), 2) << command;
+    EXPECT_EQ(child.err().rfind("livemonctl: The following argument was not expected: --no-such-option\n\n", 0), 0u)
+        << command << ": " << child.err();
+    EXPECT_NE(child.err().find("\nUsage: " + command + " [OPTIONS]"), std::string::npos) << command << ": " << child.err();
+    EXPECT_EQ(child.err().find("SUBCOMMAND"), std::string::npos) << command << ": " << child.err();
+    EXPECT_EQ(child.out(), "") << command;
+  }
+  ChildProcess unknown({LIVEMONCTL_PATH, "bogus"});
+  EXPECT_EQ(unknown.exitCode(), 2);
+  EXPECT_EQ(unknown.err().rfind("livemonctl: unknown command \"bogus\"\n\n", 0), 0u) << unknown.err();
+  EXPECT_NE(unknown.err().find("[OPTIONS] SUBCOMMAND"), std::string::npos) << unknown.err();
+}
+
+// One that only another option makes bad is told the same way.
+TEST(Livemonctl, AStragglerBeyondTheRanksShowsTheDemosUsage) {
+  ChildProcess child({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--straggler", "3"});
+  EXPECT_EQ(child.exitCode(), 2);
+  EXPECT_EQ(child.err().rfind("livemonctl: --straggler: 3 is not a rank of --ranks 2 (0..1)\n\n", 0), 0u) << child.err();
+  EXPECT_NE(child.err().find("\nUsage: demo [OPTIONS]"), std::string::npos) << child.err();
+  EXPECT_EQ(child.out(), "");
+}
+
+TEST(Livemonctl, VersionPrintsTheVersion) {
+  ChildProcess child({LIVEMONCTL_PATH, "--version"});
+  EXPECT_EQ(child.exitCode(), 0);
+  EXPECT_EQ(child.out().rfind("livemonctl ", 0), 0u) << child.out();
+  EXPECT_NE(child.out().find_first_of("0123456789"), std::string::npos) << child.out();
 }
 
 TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
@@ -125,13 +186,11 @@ TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
   ChildProcess tail({LIVEMONCTL_PATH, "tail", endpoint, "--json", "--filter", "eval", "--count", "2"});
   EXPECT_EQ(tail.exitCode(), 0) << tail.err();
   int evals = 0;
-  std::istringstream lines(tail.out());
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.find("\"name\":\"eval\"") != std::string::npos) {
+  for (const Json& line : test::parseJsonLines(tail.out())) {
+    if (line.value("name", "") == "eval") {
       ++evals;
-      EXPECT_NE(line.find("\"accuracy\":"), std::string::npos) << line;
-      EXPECT_NE(line.find("\"epoch\":"), std::string::npos) << line;
+      EXPECT_TRUE(line["data"]["accuracy"].is_number_float()) << line;
+      EXPECT_TRUE(line["data"]["epoch"].is_number_integer()) << line;
     }
   }
   EXPECT_EQ(evals, 2) << tail.out();
@@ -183,10 +242,12 @@ TEST(Livemonctl, WatchExitsWithStatus3OnANaN) {
   }
   ASSERT_TRUE(status && WIFEXITED(*status)) << watch.err();
   EXPECT_EQ(WEXITSTATUS(*status), 3) << watch.err();
-  EXPECT_EQ(std::count(watch.out().begin(), watch.out().end(), '\n'), 1) << watch.out();
-  EXPECT_NE(watch.out().find("\"alert\":\"nan\",\"rule\":\"nan\",\"key\":\"train.loss.mean\",\"value\":\"NaN\""),
-            std::string::npos)
-      << watch.out();
+  const std::vector<Json> alerts = test::parseJsonLines(watch.out());
+  ASSERT_EQ(alerts.size(), 1u) << watch.out();
+  EXPECT_EQ(alerts[0]["alert"], "nan");
+  EXPECT_EQ(alerts[0]["rule"], "nan");
+  EXPECT_EQ(alerts[0]["key"], "train.loss.mean");
+  EXPECT_EQ(alerts[0]["value"], "NaN");
 }
 
 // A training job killed without warning says no goodbye: watch tells its silence.

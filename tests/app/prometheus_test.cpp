@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "http_get.h"
+#include "json_lines.h"
 #include "test_support.h"
 
 namespace livemon::transport {
@@ -36,15 +37,14 @@ std::string urlEncode(const std::string& text) {
   return out;
 }
 
-// The number in the first `"value":[<time>,"<number>"]` of a query answer.
-std::optional<double> firstValue(const std::string& json) {
-  const std::size_t value = json.find("\"value\":[");
-  if (value == std::string::npos) return std::nullopt;
-  const std::size_t comma = json.find(",\"", value);
-  if (comma == std::string::npos) return std::nullopt;
-  const std::size_t end = json.find('"', comma + 2);
-  if (end == std::string::npos) return std::nullopt;
-  return std::strtod(json.substr(comma + 2, end - comma - 2).c_str(), nullptr);
+// The number of the first sample in a query answer,
+// {"status":"success","data":{"resultType":"vector","result":[{"metric":{...},"value":[<time>,"<number>"]}]}};
+// none while the result is empty.
+std::optional<double> firstValue(const std::string& answer) {
+  const test::Json json = test::parseJson(answer);
+  const test::Json& result = json["data"]["result"];
+  if (!result.is_array() || result.empty()) return std::nullopt;
+  return std::stod(result[0]["value"][1].get<std::string>());
 }
 
 // A real Prometheus server on loopback, scraping one target every second, with its storage in a
@@ -82,7 +82,7 @@ class PrometheusTest : public ::testing::Test {
       if (const auto response = test::httpGet(port_, "/api/v1/query?query=" + urlEncode(promql));
           response && response->status == 200) {
         answer = response->body;
-        if (answer.find("\"result\":[{") != std::string::npos) return firstValue(answer);
+        if (const std::optional<double> value = firstValue(answer)) return value;
       }
       std::this_thread::sleep_for(200ms);
     }

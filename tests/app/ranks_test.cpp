@@ -8,8 +8,12 @@
 
 #include <livemonctl/command.h>
 
+#include "json_lines.h"
+
 namespace livemon::livemonctl {
 namespace {
+
+using transport::test::Json;
 
 RankWindow sampleWindow() {
   RankWindow window;
@@ -52,6 +56,25 @@ TEST(Ranks, JsonHoldsEveryRankWorstFirstAndTheFlaggedRanks) {
             "\"pid\":4242,\"id\":\"0000000000000abc\"},"
             "{\"rank\":12,\"value\":\"Infinity\",\"score\":\"NaN\",\"flagged\":false,\"below\":0,\"stale\":true,"
             "\"host\":\"node-1\",\"pid\":4242,\"id\":\"0000000000000abc\"}],\"flagged\":[7]}");
+}
+
+// What SPEC.md promises a reader of `ranks --json`: per window the ranks, each with at least rank,
+// value, score and flagged, and the flagged rank numbers.
+TEST(Ranks, JsonReadsAsTheRanksAndTheFlaggedOnes) {
+  const Json window = transport::test::parseJson(formatRankWindowJson(sampleWindow(), RankScorerOptions{}));
+  EXPECT_EQ(window["run"], "job\x1b[2J");
+  EXPECT_EQ(window["ts"].get<int64_t>(), 1'700'000'000'123'456'789);
+  EXPECT_EQ(window["flagged"], Json::array({7}));
+  ASSERT_EQ(window["ranks"].size(), 3u);
+  const Json& slow = window["ranks"][0];
+  EXPECT_EQ(slow["rank"], 7);
+  EXPECT_EQ(slow["value"], 20.0);
+  EXPECT_EQ(slow["score"], 0.5);
+  EXPECT_EQ(slow["flagged"], true);
+  EXPECT_EQ(window["ranks"][1]["flagged"], false);
+  EXPECT_EQ(window["ranks"][2]["value"], "Infinity");
+  EXPECT_EQ(window["ranks"][2]["score"], "NaN");
+  EXPECT_EQ(window["ranks"][2]["stale"], true);
 }
 
 TEST(Ranks, TheTableListsWorstFirstEscapesPeerTextAndCutsAtRows) {

@@ -12,6 +12,7 @@
 #include <livemon/event_handler.h>
 #include <livemon/transport/publisher.h>
 
+#include "json_lines.h"
 #include "locked_stream.h"
 #include "test_support.h"
 
@@ -19,6 +20,8 @@ namespace livemon::livemonctl {
 namespace {
 
 using namespace transport;
+using test::Json;
+using test::parseJson;
 
 ReceivedEvent received(Event event) {
   SourceInfo source;
@@ -53,6 +56,17 @@ TEST(Tail, JsonLinesKeepTypesAndEscape) {
             "\"endpoint\":\"tcp://127.0.0.1:5555\",\"data\":{\"-inf\":\"-Infinity\",\"bad utf8\":\"\xef\xbf\xbd\xef\xbf\xbd\","
             "\"inf\":\"Infinity\",\"int\":1,\"nan\":\"NaN\",\"one\":1.0,\"small\":1e-300,"
             "\"text\":\"a\\\"b\\\\c\\n\\u0001 ü\",\"yes\":true}}");
+  // And what a JSON reader gets from it.
+  const Json parsed = parseJson(json);
+  EXPECT_EQ(parsed["name"], "n\"ame");
+  EXPECT_EQ(parsed["ts"].get<int64_t>(), 1700000000123456789);
+  EXPECT_EQ(parsed["data"]["text"], "a\"b\\c\n\x01 ü");
+  EXPECT_TRUE(parsed["data"]["one"].is_number_float());
+  EXPECT_TRUE(parsed["data"]["int"].is_number_integer());
+  EXPECT_EQ(parsed["data"]["nan"], "NaN");
+  EXPECT_EQ(parsed["data"]["-inf"], "-Infinity");
+  EXPECT_EQ(parsed["data"]["bad utf8"], "\xef\xbf\xbd\xef\xbf\xbd");
+  EXPECT_EQ(parsed["data"]["yes"], true);
 }
 
 TEST(Tail, TextLinesAreReadable) {
@@ -73,25 +87,25 @@ TEST(Tail, WorldSizeAndLocalRankAreShownWithTheRank) {
   source.worldSize = 8;
   source.localRank = 1;
   r.source = std::make_shared<const SourceInfo>(source);
-  EXPECT_NE(formatEventJson(r).find("\"source\":{\"run\":\"run\",\"host\":\"host\",\"pid\":12,\"rank\":3,"
-                                    "\"world_size\":8,\"local_rank\":1,\"id\":\"0000000000000abc\",\"start\":5}"),
-            std::string::npos)
+  EXPECT_EQ(parseJson(formatEventJson(r))["source"],
+            Json::parse(R"({"run": "run", "host": "host", "pid": 12, "rank": 3, "world_size": 8, "local_rank": 1,
+                            "id": "0000000000000abc", "start": 5})"))
       << formatEventJson(r);
   EXPECT_EQ(formatEventText(r).substr(12), " run@host:12 rank 3/8 eval #41 acc=1.0");
 }
 
 TEST(Tail, TheStepIsShownWhereThereIsOne) {
   auto r = received(test::makeEvent("livemon.Stat", {{"loss.mean", 0.5}}));
-  EXPECT_EQ(formatEventJson(r).find("\"step\""), std::string::npos) << "no step, no key";
+  EXPECT_FALSE(parseJson(formatEventJson(r)).contains("step")) << "no step, no key";
   EXPECT_EQ(formatEventText(r).find("step"), std::string::npos);
   r.event.step = 1200;
-  const std::string json = formatEventJson(r);
-  EXPECT_NE(json.find("\"ts\":1700000000123456789,\"name\":\"livemon.Stat\",\"seq\":41,\"step\":1200,"), std::string::npos)
-      << json;
+  const Json json = parseJson(formatEventJson(r));
+  EXPECT_EQ(json["step"], 1200) << json;
+  EXPECT_EQ(json["seq"], 41) << json;
   EXPECT_EQ(formatEventText(r).substr(12), " run@host:12 rank 3 livemon.Stat #41 step 1200 loss.mean=0.5");
   // An event from a publisher that only had the int field "step" shows it the same way.
   auto field = received(test::makeEvent("eval", {{"step", int64_t{-7}}}));
-  EXPECT_NE(formatEventJson(field).find("\"seq\":41,\"step\":-7,"), std::string::npos) << formatEventJson(field);
+  EXPECT_EQ(parseJson(formatEventJson(field))["step"], -7) << formatEventJson(field);
   EXPECT_EQ(formatEventText(field).substr(12), " run@host:12 rank 3 eval #41 step -7 step=-7");
 }
 
@@ -106,8 +120,9 @@ TEST(Tail, TimesAtBothEndsOfTheNanosecondRangeAreExact) {
   };
   for (const auto& [ns, utc] : cases) {
     const auto r = received(test::makeEvent("t", {}, fromWireTime(ns)));
-    EXPECT_EQ(formatEventJson(r).rfind("{\"time\":\"" + utc + "\",\"ts\":" + std::to_string(ns) + ",", 0), 0u)
-        << formatEventJson(r);
+    const Json json = parseJson(formatEventJson(r));
+    EXPECT_EQ(json["time"], utc) << json;
+    EXPECT_EQ(json["ts"].get<int64_t>(), ns) << json;
     EXPECT_EQ(formatEventText(r)[2], ':') << ns;
   }
 }
@@ -177,11 +192,19 @@ TEST(Tail, NoticesForSourcesAndGaps) {
   SourceChange joined{r.source, SourceState::Alive, true, r.endpoint};
   EXPECT_EQ(formatSourceChangeText(joined), "-- joined: run@host:12 rank 3 (id 0000000000000abc) via tcp://127.0.0.1:5555");
   SourceChange stale{r.source, SourceState::Stale, false, r.endpoint};
-  EXPECT_EQ(formatSourceChangeJson(stale).rfind("{\"notice\":\"stale\",\"source\":{\"run\":\"run\"", 0), 0u);
+  const Json staleJson = parseJson(formatSourceChangeJson(stale));
+  EXPECT_EQ(staleJson["notice"], "stale");
+  EXPECT_EQ(staleJson["source"]["run"], "run");
+  EXPECT_EQ(staleJson["endpoint"], "tcp://127.0.0.1:5555");
   GapInfo gap{r.source, "loss", 10, 15};
   EXPECT_EQ(formatGapText(gap), "-- gap: 5 event(s) of loss missing from run@host:12 rank 3 (#10 to #14)");
-  EXPECT_EQ(formatGapJson(gap).rfind("{\"notice\":\"gap\",\"topic\":\"loss\",\"expected\":10,\"received\":15,\"missed\":5,", 0),
-            0u);
+  const Json gapJson = parseJson(formatGapJson(gap));
+  EXPECT_EQ(gapJson["notice"], "gap");
+  EXPECT_EQ(gapJson["topic"], "loss");
+  EXPECT_EQ(gapJson["expected"], 10);
+  EXPECT_EQ(gapJson["received"], 15);
+  EXPECT_EQ(gapJson["missed"], 5);
+  EXPECT_EQ(gapJson["source"]["pid"], 12);
 }
 
 std::size_t occurrences(const std::string& text, const std::string& what) {
@@ -301,14 +324,15 @@ TEST(Tail, PrintsEventsOfAPublisherUntilTheCount) {
   stop = true;
   runner.join();
   ASSERT_TRUE(finished);
-  std::istringstream lines(out.str());
-  std::string line;
   int events = 0;
   bool joined = false;
-  while (std::getline(lines, line)) {
-    if (line.rfind("{\"notice\":\"joined\"", 0) == 0) joined = true;
-    if (line.find("\"name\":\"wanted\"") != std::string::npos) ++events;
-    EXPECT_EQ(line.find("unwanted"), std::string::npos) << line;
+  for (const Json& line : test::parseJsonLines(out.str())) {
+    if (line.value("notice", "") == "joined") joined = true;
+    if (line.contains("name")) {
+      EXPECT_EQ(line["name"], "wanted") << line;
+      EXPECT_EQ(line["source"]["run"], "tailed") << line;
+      ++events;
+    }
   }
   EXPECT_TRUE(joined);
   EXPECT_EQ(events, 3);

@@ -29,14 +29,6 @@ TEST(TextFormat, DoublesReadBackExactly) {
   EXPECT_EQ(compressionRatio(100, 40), 2.5);
 }
 
-TEST(TextFormat, JsonDoublesSpellWhatJsonLacks) {
-  EXPECT_EQ(jsonDouble(60.0), "60.0");
-  EXPECT_EQ(jsonDouble(0.5), "0.5");
-  EXPECT_EQ(jsonDouble(std::numeric_limits<double>::quiet_NaN()), "\"NaN\"");
-  EXPECT_EQ(jsonDouble(std::numeric_limits<double>::infinity()), "\"Infinity\"");
-  EXPECT_EQ(jsonDouble(-std::numeric_limits<double>::infinity()), "\"-Infinity\"");
-}
-
 TEST(TextFormat, IdsAndTimes) {
   EXPECT_EQ(hex16(0xabc), "0000000000000abc");
   EXPECT_EQ(hex16(UINT64_MAX), "ffffffffffffffff");

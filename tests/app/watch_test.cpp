@@ -15,6 +15,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
 
+#include "json_lines.h"
 #include "locked_stream.h"
 #include "test_support.h"
 
@@ -25,6 +26,8 @@ using namespace transport;
 using namespace std::chrono_literals;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using test::Json;
+using test::parseJson;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -63,6 +66,21 @@ class WatchRun {
   }
   std::string out() const { return out_.text(); }
   std::string err() const { return err_.text(); }
+  // With --json: the alerts printed so far (whole lines), parsed.
+  std::vector<Json> jsonAlerts() const {
+    const std::string text = out();
+    return test::parseJsonLines(text.substr(0, text.rfind('\n') + 1));
+  }
+  // With --json: waits until an alert says `message`.
+  bool waitForAlert(const std::string& message) {
+    return test::waitUntil([&] { return countAlerts("message", message) > 0; });
+  }
+  // With --json: the alerts whose `field` is `value`.
+  std::size_t countAlerts(const std::string& field, const std::string& value) const {
+    std::size_t count = 0;
+    for (const Json& alert : jsonAlerts()) count += alert.value(field, "") == value ? 1 : 0;
+    return count;
+  }
 
  private:
   WatchOptions options_;
@@ -150,13 +168,19 @@ TEST(Watch, AlertJsonLines) {
   alert.key.clear();
   alert.value = 7.5;
   alert.source.rank.reset();
-  const std::string silent = formatAlertJson(alert);
-  EXPECT_THAT(silent, HasSubstr("\"alert\":\"silent\",\"rule\":\"nan\",\"value\":7.5,"));
-  EXPECT_THAT(silent, HasSubstr("\"pid\":12,\"id\""));
+  const Json silent = parseJson(formatAlertJson(alert));
+  EXPECT_EQ(silent["alert"], "silent");
+  EXPECT_EQ(silent["rule"], "nan");
+  EXPECT_FALSE(silent.contains("key")) << "silence has no key";
+  EXPECT_EQ(silent["value"], 7.5);
+  EXPECT_EQ(silent["source"], Json::parse(R"({"run": "job", "host": "node", "pid": 12, "id": "0000000000000abc"})"))
+      << "no rank, no key";
   alert.value = -std::numeric_limits<double>::infinity();
-  EXPECT_THAT(formatAlertJson(alert), HasSubstr("\"value\":\"-Infinity\""));
+  EXPECT_EQ(parseJson(formatAlertJson(alert))["value"], "-Infinity");
   alert.value = 3.0;
-  EXPECT_THAT(formatAlertJson(alert), HasSubstr("\"value\":3.0,"));
+  const Json three = parseJson(formatAlertJson(alert));
+  EXPECT_TRUE(three["value"].is_number_float()) << "a double stays a double: " << three;
+  EXPECT_EQ(three["value"], 3.0);
 }
 
 TEST(Watch, AlertTextLinesAreReadableAndEscaped) {
@@ -211,17 +235,22 @@ TEST(Watch, ThresholdForNConsecutiveValuesOncePerCrossing) {
   // A NaN on a key of its own tells when watch receives: nothing logged after it is lost.
   ASSERT_TRUE(test::waitUntil([&] {
     logEvent(statEvent("connected.mean", kNaN));
-    return watch.out().find("connected.mean is NaN") != std::string::npos;
+    return watch.countAlerts("message", "connected.mean is NaN") > 0;
   })) << watch.err();
   for (double loss : {11.0, 12.0, 5.0, 11.0, 12.0, 13.0, 14.0, 15.0, 1.0, 20.0, 21.0}) logEvent(statEvent("train.loss.mean", loss));
   logEvent(statEvent("done.mean", kNaN));
-  ASSERT_TRUE(watch.waitForOut("done.mean is NaN")) << watch.out();
+  ASSERT_TRUE(watch.waitForAlert("done.mean is NaN")) << watch.out();
   EXPECT_EQ(watch.stop(), 0);
-  const std::string out = watch.out();
-  ASSERT_EQ(countLines(out, "\"alert\":\"threshold\""), 1u) << out;
-  EXPECT_THAT(out, HasSubstr("\"alert\":\"threshold\",\"rule\":\"train.loss.mean > 10 for 3\",\"key\":\"train.loss.mean\","
-                             "\"value\":13.0,\"message\":\"train.loss.mean = 13, > 10 for 3 values in a row\""));
-  EXPECT_THAT(out, HasSubstr("\"run\":\"test\""));
+  std::vector<Json> thresholds;
+  for (const Json& alert : watch.jsonAlerts()) {
+    if (alert["alert"] == "threshold") thresholds.push_back(alert);
+  }
+  ASSERT_EQ(thresholds.size(), 1u) << watch.out();
+  EXPECT_EQ(thresholds[0]["rule"], "train.loss.mean > 10 for 3");
+  EXPECT_EQ(thresholds[0]["key"], "train.loss.mean");
+  EXPECT_EQ(thresholds[0]["value"], 13.0);
+  EXPECT_EQ(thresholds[0]["message"], "train.loss.mean = 13, > 10 for 3 values in a row");
+  EXPECT_EQ(thresholds[0]["source"]["run"], "test");
 }
 
 TEST(Watch, SilenceOfAPublisherThatVanishedWithoutGoodbye) {
@@ -286,15 +315,27 @@ TEST(Watch, LossFromSequenceGapsAndFromThePublishersDropCount) {
   publisher.event(lossy, 0, "train", 1.0);
   publisher.event(lossy, 5, "train", 1.0);  // #1 to #4 never came
   publisher.event(lossy, 0, "gate", kNaN);
-  ASSERT_TRUE(watch.waitForOut("gate.v is NaN")) << watch.err();
-  EXPECT_THAT(watch.out(), HasSubstr("\"alert\":\"loss\",\"rule\":\"loss\",\"key\":\"train\",\"value\":4.0,"
-                                     "\"message\":\"4 event(s) of train lost in transit\""));
+  ASSERT_TRUE(watch.waitForAlert("gate.v is NaN")) << watch.err();
+  const std::vector<Json> first = watch.jsonAlerts();
+  ASSERT_FALSE(first.empty()) << watch.out();
+  EXPECT_EQ(first[0]["alert"], "loss");
+  EXPECT_EQ(first[0]["rule"], "loss");
+  EXPECT_EQ(first[0]["key"], "train");
+  EXPECT_EQ(first[0]["value"], 4.0);
+  EXPECT_EQ(first[0]["message"], "4 event(s) of train lost in transit");
   // After a quiet spell the publisher itself reports drops.
   clock.advance(11s);
   publisher.heartbeat(lossy, 1, 9);
-  ASSERT_TRUE(watch.waitForOut("the publisher dropped 7 event(s) (9 in all)")) << watch.out();
+  ASSERT_TRUE(test::waitUntil([&] {
+    for (const Json& alert : watch.jsonAlerts()) {
+      if (alert["message"].get<std::string>().find("the publisher dropped 7 event(s) (9 in all)") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  })) << watch.out();
   EXPECT_EQ(watch.stop(), 0);
-  EXPECT_EQ(countLines(watch.out(), "\"alert\":\"loss\""), 2u) << watch.out();
+  EXPECT_EQ(watch.countAlerts("alert", "loss"), 2u) << watch.out();
 }
 
 TEST(Watch, ABadRuleIsAUsageErrorNamingIt) {

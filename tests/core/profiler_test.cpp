@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace livemon {
 namespace {
 
@@ -328,8 +330,8 @@ TEST(Profiler, AThreadBeyondItsBufferCapDropsAndCountsInsteadOfGrowing) {
   EXPECT_LE(kept, kCap);
   EXPECT_GT(kept, kCap - 4096);
   EXPECT_EQ(kept + traces[0].droppedRanges, kRecorded);  // every range kept or counted
-  EXPECT_NE(chromeTraceJson(traces[0]).find("\"dropped_ranges\":" + std::to_string(traces[0].droppedRanges)),
-            std::string::npos);
+  EXPECT_EQ(nlohmann::json::parse(chromeTraceJson(traces[0]))["otherData"]["dropped_ranges"].get<uint64_t>(),
+            traces[0].droppedRanges);
 
   // The collection freed the buffer: the next recording keeps everything again.
   profiler.start();
@@ -431,13 +433,25 @@ TEST(ChromeTrace, JsonHoldsCompleteEventsInMicrosecondsAndThreadNames) {
   trace.threads = {{7, "main"}};
   trace.ranges = {{"forward", 7, 1'000'500, 3'000'750, 0}};
   const std::string json = chromeTraceJson(trace);
-  EXPECT_NE(json.find("\"ph\":\"X\",\"cat\":\"cpu\",\"name\":\"forward\",\"pid\":42,\"tid\":7,\"ts\":1000.500,"
-                      "\"dur\":2000.250"),
-            std::string::npos)
-      << json;
-  EXPECT_NE(json.find("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":42,\"tid\":7,\"args\":{\"name\":\"main\"}}"),
-            std::string::npos)
-      << json;
+  // Byte for byte: one event per line, times in microseconds with the nanoseconds kept.
+  EXPECT_EQ(json,
+            "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"livemon\",\"step\":0,\"dropped_ranges\":0},"
+            "\"traceEvents\":[\n"
+            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":42,\"tid\":0,\"args\":{\"name\":\"livemon\"}},\n"
+            "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":42,\"tid\":7,\"args\":{\"name\":\"main\"}},\n"
+            "{\"ph\":\"X\",\"cat\":\"cpu\",\"name\":\"forward\",\"pid\":42,\"tid\":7,\"ts\":1000.500,\"dur\":2000.250,"
+            "\"args\":{\"depth\":0}}\n"
+            "]}\n");
+  // And as a trace viewer reads it.
+  const nlohmann::json parsed = nlohmann::json::parse(json);
+  const nlohmann::json& events = parsed["traceEvents"];
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[1]["args"]["name"], "main");
+  EXPECT_EQ(events[2]["ph"], "X");
+  EXPECT_EQ(events[2]["name"], "forward");
+  EXPECT_EQ(events[2]["tid"], 7);
+  EXPECT_DOUBLE_EQ(events[2]["ts"].get<double>(), 1000.5);
+  EXPECT_DOUBLE_EQ(events[2]["dur"].get<double>(), 2000.25);
 }
 
 TEST(ChromeTrace, ErrorsNameThePath) {

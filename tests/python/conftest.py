@@ -148,3 +148,17 @@ def operator_observer():
         except ImportError as missing:
             pytest.skip(f"the operator observer cannot be built here: {missing}")
         raise
+
+
+# Code for a child process (run_python) that hides a CMake-built livemon._torch_ops in the package
+# (there is one under torch 1.13 with libtorch-dev), so that the child depends on the observer's
+# first-use build alone.
+HIDE_CMAKE_BUILD = """
+import sys
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name == "livemon._torch_ops":
+            raise ImportError("blocked for the test")
+        return None
+sys.meta_path.insert(0, Block())
+"""

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 import livemon
-from conftest import DEADLINE, receive_until, run_python, subscribed_publisher
+from conftest import DEADLINE, HIDE_CMAKE_BUILD, receive_until, run_python, subscribed_publisher
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("zmq")  # the subscriber reads the wire with pyzmq
@@ -25,18 +25,6 @@ HAS_STEP_HOOKS = hasattr(importlib.import_module("torch.optim.optimizer"), "regi
 HAS_WAIT_COUNTERS = hasattr(importlib.import_module("torch.monitor"), "_WaitCounter")  # torch 2.x's c10::monitor wait counters
 needs_step_hooks = pytest.mark.skipif(not HAS_STEP_HOOKS, reason="torch 1.13 has no optimizer step hooks")
 needs_wait_counters = pytest.mark.skipif(not HAS_WAIT_COUNTERS, reason="torch 1.13 has no c10::monitor wait counters")
-
-# Hides a CMake-built livemon._torch_ops in the package (there is one under torch 1.13 with
-# libtorch-dev), so that a child process depends on the first-use build alone.
-HIDE_CMAKE_BUILD = """
-import sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name == "livemon._torch_ops":
-            raise ImportError("blocked for the test")
-        return None
-sys.meta_path.insert(0, Block())
-"""
 
 
 def train(steps, optimizer_class=torch.optim.SGD, model=None):

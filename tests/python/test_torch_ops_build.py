@@ -12,23 +12,15 @@ import textwrap
 
 import pytest
 
-from conftest import run_python
+from conftest import HIDE_CMAKE_BUILD, run_python
 
 torch = pytest.importorskip("torch")
 from livemon import torch_ops  # noqa: E402
 
 BUILDING = "building the operator observer for torch"
 
-# Hides a CMake-built livemon._torch_ops in the package (there is one under torch 1.13 with
-# libtorch-dev), then times a few operators through install(ops=True).
-TIME_OPERATORS = """
-import sys
-class Block:
-    def find_spec(self, name, path=None, target=None):
-        if name == "livemon._torch_ops":
-            raise ImportError("blocked for the test")
-        return None
-sys.meta_path.insert(0, Block())
+# With a CMake-built observer hidden, times a few operators through install(ops=True).
+TIME_OPERATORS = HIDE_CMAKE_BUILD + """
 import torch, livemon, livemon.torch_bridge as bridge
 try:
     bridge.install(ops=True)

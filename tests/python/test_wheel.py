@@ -111,7 +111,7 @@ def test_a_python_publisher_reaches_livemonctl_tail():
                 tail.kill()
                 tail.wait()
     assert tail.returncode == 0, err
-    events = [json.loads(line) for line in out.splitlines() if '"name"' in line]  # beside the "joined" notice
+    events = [line for line in map(json.loads, out.splitlines()) if "name" in line]  # beside the "joined" notice
     assert len(events) == 1, out
     printed = events[0]
     assert printed["name"] == "wheel.hello"

@@ -18,6 +18,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
+#include <livemon/transport/recording_history.h>
 #include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/transport/wire_format.h>
@@ -377,7 +378,7 @@ TEST(History, WhatTheRelayDroppedComesFromItsRecording) {
   std::atomic<int64_t> lastStep{-1};
   RelayOptions options = loopbackRelayOptions();
   options.historyBytes = 64 * 1024;  // some 250 of the 2000 events
-  options.historyRecording = dir.path().string();
+  options.historyArchive = std::make_shared<RecordingHistoryArchive>(dir.path());
   // As `livemonctl relay --record` does: one recorded message per event.
   options.onMessage = [&](std::string_view topic, const WireMessage& message) {
     if (message.kind != MessageKind::Events) return;

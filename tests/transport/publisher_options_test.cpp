@@ -1,6 +1,7 @@
 // PublisherOptions beyond the socket: the environment's defaults (LIVEMON_CONNECT, RANK,
-// WORLD_SIZE and LOCAL_RANK, as a torchrun job has them) and a publisher that sends only what it
-// is given (publish()).
+// WORLD_SIZE and LOCAL_RANK, as a torchrun job has them), a publisher that sends only what it
+// is given (publish()), and metrics in a program that links livemon::transport alone (this one:
+// the exporters' tests cover the served metrics).
 #include <livemon/transport/publisher.h>
 
 #include <gtest/gtest.h>
@@ -179,6 +180,36 @@ TEST(PublisherOptions, APublisherThatDoesNotHandleLoggedEventsSendsOnlyWhatItIsG
   // Had the logged event been taken, it would have been queued before "direct" and sent with it
   // or before it.
   EXPECT_EQ(names, std::set<std::string>{"direct"});
+}
+
+// A publish-only program does not link livemon::exporters, which serves the metrics: an explicit
+// metricsPort is refused, naming the option and what is missing, and LIVEMON_METRICS_PORT, which a
+// cluster may set for every job, costs the job nothing but a notice.
+TEST(PublisherOptions, MetricsNeedTheExportersLibrary) {
+  Environment environment;
+  environment.unset("LIVEMON_METRICS_PORT");
+  PublisherOptions options = test::testPublisherOptions();
+  options.metricsPort = 9;
+  try {
+    Publisher publisher(options);
+    ADD_FAILURE() << "took a metricsPort without livemon::exporters";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("metricsPort 9"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("livemon::exporters"), std::string::npos) << error.what();
+  }
+
+  options.metricsPort = 0;
+  environment.set("LIVEMON_METRICS_PORT", "9108");
+  ::testing::internal::CaptureStderr();
+  {
+    Publisher first(options);
+    Publisher second(options);
+    EXPECT_EQ(first.metricsPort(), 0);
+    EXPECT_EQ(second.metricsPort(), 0);
+  }
+  const std::string told = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(told.find("LIVEMON_METRICS_PORT is set, but this program serves no metrics"), std::string::npos) << told;
+  EXPECT_EQ(told.find("LIVEMON_METRICS_PORT"), told.rfind("LIVEMON_METRICS_PORT")) << "said once: " << told;
 }
 
 }  // namespace

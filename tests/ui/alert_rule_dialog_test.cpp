@@ -71,8 +71,8 @@ TEST_F(AlertRulesWindowTest, TheDockListsTheRulesRemovesThemAndTheyComeBackNextT
     MainWindow window(options());
     AlertsDock& dock = window.alertsDock();
     EXPECT_EQ(dock.rules()->count(), 0);
-    ASSERT_TRUE(window.dashboard().addAlertRule(QStringLiteral("train.loss.mean > 10 for 3")));
-    ASSERT_TRUE(window.dashboard().addAlertRule(QStringLiteral("eval.accuracy < 0.5")));
+    ASSERT_TRUE(window.dashboard().alertCentre().addRule(QStringLiteral("train.loss.mean > 10 for 3")));
+    ASSERT_TRUE(window.dashboard().alertCentre().addRule(QStringLiteral("eval.accuracy < 0.5")));
     ASSERT_EQ(dock.rules()->count(), 2);
     dock.rules()->setCurrentRow(1);
     dock.removeSelectedRule();
@@ -80,7 +80,7 @@ TEST_F(AlertRulesWindowTest, TheDockListsTheRulesRemovesThemAndTheyComeBackNextT
     EXPECT_EQ(dock.rules()->item(0)->text(), QStringLiteral("train.loss.mean > 10 for 3"));
   }
   MainWindow window(options());
-  EXPECT_EQ(window.dashboard().alertRules(), QStringList{QStringLiteral("train.loss.mean > 10 for 3")});
+  EXPECT_EQ(window.dashboard().alertCentre().rules(), QStringList{QStringLiteral("train.loss.mean > 10 for 3")});
   ASSERT_EQ(window.alertsDock().rules()->count(), 1);
   EXPECT_EQ(window.alertsDock().rules()->item(0)->text(), QStringLiteral("train.loss.mean > 10 for 3"));
 }
@@ -140,9 +140,9 @@ TEST_F(AlertRulesWindowTest, AnAlertOnAChartsKeyMarksItsTimeOnThatChart) {
   alert.timeMs = kT0 + 5000.0;
   alert.kind = QStringLiteral("threshold");
   alert.key = QStringLiteral("train.loss.mean");
-  dashboard.raiseAlert(alert);
+  dashboard.alertCentre().raise(alert);
   alert.key = QStringLiteral("other.loss.mean");  // another chart's: not on this one
-  dashboard.raiseAlert(alert);
+  dashboard.alertCentre().raise(alert);
   ASSERT_TRUE(waitFor([&] {
     grid.refresh();
     return markers.visibleMarkers(chart).size() == 1;
@@ -184,9 +184,9 @@ TEST_F(AlertRulesWindowTest, OnTheStepAxisAMarkerStandsAtItsEventsStepAndOneWith
   alert.kind = QStringLiteral("nan");
   alert.key = QStringLiteral("train.loss.mean");
   alert.step = 600;
-  dashboard.raiseAlert(alert);
+  dashboard.alertCentre().raise(alert);
   alert.step.reset();  // no step: no place on this axis
-  dashboard.raiseAlert(alert);
+  dashboard.alertCentre().raise(alert);
   ASSERT_TRUE(waitFor([&] {
     grid.refresh();
     return chart.xRange() == XRange{0.0, 900.0} && markers.visibleMarkers(chart).size() == 1;

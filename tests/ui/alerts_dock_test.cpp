@@ -42,15 +42,15 @@ TEST_F(ReplayTest, AnAlertShowsABadgeAndANotificationAndTheListClearsTheBadge) {
   window.show();
   AlertsDock& dock = window.alertsDock();
   EXPECT_FALSE(dock.badge()->isVisibleTo(&window));
-  window.dashboard().raiseAlert(nanAlert(kT0Ms));
+  window.dashboard().alertCentre().raise(nanAlert(kT0Ms));
   EXPECT_TRUE(dock.badge()->isVisibleTo(&window));
   EXPECT_TRUE(dock.badge()->text().contains(QStringLiteral("1 new"))) << dock.badge()->text().toStdString();
   EXPECT_TRUE(dock.lastNotification().contains(QStringLiteral("loss.mean became NaN")));
-  EXPECT_EQ(window.dashboard().alerts().rowCount(), 1);
+  EXPECT_EQ(window.dashboard().alertCentre().alerts().rowCount(), 1);
 
   dock.badge()->click();  // shows the list: the alert is seen
   EXPECT_TRUE(dock.isVisible());
-  EXPECT_EQ(window.dashboard().alerts().unseen(), 0U);
+  EXPECT_EQ(window.dashboard().alertCentre().alerts().unseen(), 0U);
   EXPECT_FALSE(dock.badge()->text().contains(QStringLiteral("new"))) << dock.badge()->text().toStdString();
 }
 
@@ -60,7 +60,7 @@ TEST_F(ReplayTest, DoubleClickingAnAlertMovesTheReplaysPlayheadToIt) {
   window.show();
   ReplaySession* session = openReplay(window.dashboard(), recording_);
   ASSERT_EQ(session->playheadNs(), eventNs(test::kEvents - 1));
-  window.dashboard().raiseAlert(nanAlert(static_cast<double>(eventNs(100)) / 1e6));
+  window.dashboard().alertCentre().raise(nanAlert(static_cast<double>(eventNs(100)) / 1e6));
   AlertsDock& dock = window.alertsDock();
   dock.show();
   QTableView* table = dock.table();

@@ -32,7 +32,7 @@ using test::waitFor;
 class BaselineTest : public ReplayTest {
  protected:
   static ReplaySession* openBaseline(Dashboard& dashboard, const QString& path) {
-    ReplaySession* baseline = dashboard.openRecording(path, ReplayMode::Baseline);
+    ReplaySession* baseline = dashboard.replays().openRecording(path, ReplayMode::Baseline);
     EXPECT_TRUE(waitFor([&] { return baseline->isOpen() && !baseline->busy(); }));
     dashboard.refreshNow();
     return baseline;
@@ -40,7 +40,7 @@ class BaselineTest : public ReplayTest {
 
   static void settleBaselines(Dashboard& dashboard) {
     ASSERT_TRUE(waitFor([&] {
-      for (ReplaySession* baseline : dashboard.baselines()) {
+      for (ReplaySession* baseline : dashboard.replays().baselines()) {
         if (baseline->busy()) return false;
       }
       return true;
@@ -106,7 +106,7 @@ TEST_F(BaselineTest, FileMenuClosesOneBaselineOrEachOfSeveral) {
   EXPECT_EQ(entries[1]->text(), QStringLiteral("other.mcap"));
   entries[1]->trigger();
   dashboard.refreshNow();
-  ASSERT_EQ(dashboard.baselines(), std::vector<ReplaySession*>{first});
+  ASSERT_EQ(dashboard.replays().baselines(), std::vector<ReplaySession*>{first});
   // Its source is gone, with its series and log rows; the other baseline keeps all of its own.
   EXPECT_EQ(sourceLabels(dashboard), QStringList{QStringLiteral("baseline: train")});
   EXPECT_EQ(dashboard.eventLog().rowCount(), kEvents);
@@ -121,7 +121,7 @@ TEST_F(BaselineTest, FileMenuClosesOneBaselineOrEachOfSeveral) {
   EXPECT_FALSE(menu->closeMenu()->menuAction()->isVisible());
   menu->closeAction()->trigger();
   dashboard.refreshNow();
-  EXPECT_TRUE(dashboard.baselines().empty());
+  EXPECT_TRUE(dashboard.replays().baselines().empty());
   EXPECT_EQ(dashboard.registry().sourceCount(), 0U);
   EXPECT_EQ(dashboard.eventLog().rowCount(), 0);
   EXPECT_FALSE(menu->closeAction()->isVisible());
@@ -132,9 +132,9 @@ TEST_F(BaselineTest, AFollowingBaselineShowsOnlyUpToTheLiveRunsElapsedTimeAndRea
   DashboardOptions following = options();
   following.baselinesFollowLive = true;
   Dashboard dashboard(following);
-  dashboard.setTimeRange(TimeRange::LastMinute);
+  dashboard.replays().setTimeRange(TimeRange::LastMinute);
   deliverLiveRun(dashboard, 100s);
-  ASSERT_EQ(dashboard.liveElapsed(), std::chrono::nanoseconds(100s));
+  ASSERT_EQ(dashboard.replays().liveElapsed(), std::chrono::nanoseconds(100s));
 
   ReplaySession* baseline = openBaseline(dashboard, recording_);
   // At 100 s into its run, with the minute before: windows 80..200 (one every 500 ms).
@@ -153,14 +153,14 @@ TEST_F(BaselineTest, AFollowingBaselineShowsOnlyUpToTheLiveRunsElapsedTimeAndRea
   EXPECT_EQ(baseline->messagesRead(), 121U + 20U);
 
   // Not following: up to its end.
-  dashboard.setBaselinesFollowLive(false);
+  dashboard.replays().setBaselinesFollowLive(false);
   settleBaselines(dashboard);
   EXPECT_EQ(loss->store.lastX(), kT0Ms + 500.0 * (kEvents - 1));
   EXPECT_EQ(baseline->messagesRead(), 121U + 20U + 140U);
-  EXPECT_FALSE(dashboard.settings().value(QStringLiteral("baseline/followLive")).toBool());
+  EXPECT_FALSE(dashboard.settings().baselinesFollowLive());
 
   // Following again moves it back: a seek, which shows the minute before the playhead only.
-  dashboard.setBaselinesFollowLive(true);
+  dashboard.replays().setBaselinesFollowLive(true);
   settleBaselines(dashboard);
   EXPECT_EQ(loss->store.firstX(), kT0Ms + 50'000.0);
   EXPECT_EQ(loss->store.lastX(), kT0Ms + 110'000.0);
@@ -171,10 +171,10 @@ TEST_F(BaselineTest, WithoutALiveRunAFollowingBaselineShowsUpToItsEnd) {
   DashboardOptions following = options();
   following.baselinesFollowLive = true;
   Dashboard dashboard(following);
-  dashboard.setTimeRange(TimeRange::LastMinute);
-  EXPECT_EQ(dashboard.liveElapsed(), std::nullopt);
+  dashboard.replays().setTimeRange(TimeRange::LastMinute);
+  EXPECT_EQ(dashboard.replays().liveElapsed(), std::nullopt);
   ReplaySession* baseline = openBaseline(dashboard, recording_);
-  EXPECT_EQ(dashboard.liveElapsed(), std::nullopt);  // a baseline's run is not live
+  EXPECT_EQ(dashboard.replays().liveElapsed(), std::nullopt);  // a baseline's run is not live
   const SeriesEntry* loss = baselineLoss(dashboard);
   ASSERT_NE(loss, nullptr);
   EXPECT_EQ(loss->store.lastX(), kT0Ms + 500.0 * (kEvents - 1));

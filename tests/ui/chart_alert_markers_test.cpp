@@ -105,7 +105,7 @@ TEST_F(ChartAlertMarkersTest, ANaNOfOneRunMarksOnlyThatRunsLineAtItsOwnTime) {
     grid().refresh();
     return markers().visibleMarkers(chart).size() == 1;
   }));
-  ASSERT_EQ(dashboard().alerts().rowCount(), 1);
+  ASSERT_EQ(dashboard().alertCentre().alerts().rowCount(), 1);
   const QGraphicsPolygonItem* marker = markers().visibleMarkers(chart).front();
   EXPECT_EQ(marker->brush().color().rgb(), lineA->pen().color().rgb()) << "in run a's colour";
   EXPECT_TRUE(marker->toolTip().contains(QStringLiteral("Alert from a"))) << marker->toolTip().toStdString();
@@ -129,12 +129,12 @@ TEST_F(ChartAlertMarkersTest, AValueAlertOfARunWithoutALineOnTheChartMarksNothin
   alert.key = QStringLiteral("train.acc.mean");
   alert.source = QStringLiteral("b");
   alert.sourceId = sources.at("b");
-  dashboard().raiseAlert(alert);
+  dashboard().alertCentre().raise(alert);
   grid().refresh();
   EXPECT_TRUE(markers().visibleMarkers(acc).empty());
   alert.source = QStringLiteral("a");
   alert.sourceId = sources.at("a");
-  dashboard().raiseAlert(alert);
+  dashboard().alertCentre().raise(alert);
   ASSERT_TRUE(waitFor([&] {
     grid().refresh();
     return markers().visibleMarkers(acc).size() == 1;
@@ -156,7 +156,7 @@ TEST_F(ChartAlertMarkersTest, SilenceAndLossMarkEveryChartOfTheirSourceWithTheRu
   silence.source = QStringLiteral("b");
   silence.sourceId = sources.at("b");
   silence.message = QStringLiteral("b has been silent for 4 s");
-  dashboard().raiseAlert(silence);
+  dashboard().alertCentre().raise(silence);
   ASSERT_TRUE(waitFor([&] {
     grid().refresh();
     return markers().visibleSourceMarks(loss).size() == 1;
@@ -180,7 +180,7 @@ TEST_F(ChartAlertMarkersTest, SilenceAndLossMarkEveryChartOfTheirSourceWithTheRu
   lost.value = 12.0;
   lost.source = QStringLiteral("a");
   lost.sourceId = sources.at("a");
-  dashboard().raiseAlert(lost);
+  dashboard().alertCentre().raise(lost);
   ASSERT_TRUE(waitFor([&] {
     grid().refresh();
     return markers().visibleSourceMarks(acc).size() == 1 && markers().visibleSourceMarks(loss).size() == 2;
@@ -202,7 +202,7 @@ TEST_F(ChartAlertMarkersTest, SourceMarksOutsideTheVisibleRangeAreHidden) {
   lost.kind = QStringLiteral("loss");
   lost.rule = QStringLiteral("loss");
   lost.sourceId = sources.at("a");
-  dashboard().raiseAlert(lost);
+  dashboard().alertCentre().raise(lost);
   grid().refresh();
   EXPECT_TRUE(markers().visibleSourceMarks(loss).empty());
 }

@@ -5,8 +5,6 @@
 #include <algorithm>
 #include <vector>
 
-#include <QSettings>
-#include <QTemporaryDir>
 
 #include <livemon/ui/model/chart_sections.h>
 
@@ -129,59 +127,6 @@ TEST(ChartSections, TheFilterTakesAlternativesAndWildcardsAndSaysWhenNothingMatc
   choices.filter = ChartFilter(QStringLiteral("nosuchchart|neither"));
   EXPECT_EQ(arrangeCharts(demoCharts(), choices).mode, ChartArrangement::Mode::NoMatch);
   EXPECT_EQ(arrangeCharts({}, choices).mode, ChartArrangement::Mode::Empty);
-}
-
-TEST(ChartSections, PinnedChartsAndCollapsedSectionsAreSavedAndRestored) {
-  QTemporaryDir dir;
-  ASSERT_TRUE(dir.isValid());
-  const QString file = dir.filePath(QStringLiteral("livemon.ini"));
-  {
-    ChartChoices choices;
-    choices.pinned = {QStringLiteral("eval.accuracy"), QStringLiteral("range/data.load")};
-    // The pinned section, "other" (""), and a section with a space and a comma.
-    choices.collapsed = {kPinnedSection, QString(), QStringLiteral("range/"), QStringLiteral("my job, v2")};
-    choices.filter = ChartFilter(QStringLiteral("loss"));
-    choices.enlarged = QStringLiteral("train.loss");
-    QSettings settings(file, QSettings::IniFormat);
-    saveChartChoices(choices, settings);
-  }
-  QSettings settings(file, QSettings::IniFormat);
-  ChartChoices restored;
-  restored.pinned = {QStringLiteral("was pinned before")};
-  restoreChartChoices(settings, restored);
-  EXPECT_EQ(restored.pinned, (std::set<QString>{QStringLiteral("eval.accuracy"), QStringLiteral("range/data.load")}));
-  EXPECT_EQ(restored.collapsed,
-            (std::set<QString>{kPinnedSection, QString(), QStringLiteral("range/"), QStringLiteral("my job, v2")}));
-  // For the moment only.
-  EXPECT_TRUE(restored.filter.empty());
-  EXPECT_FALSE(restored.enlarged.has_value());
-
-  // What was saved arranges the grid as before.
-  const ChartArrangement arrangement = arrangeCharts(demoCharts(), restored);
-  ASSERT_FALSE(arrangement.sections.empty());
-  EXPECT_EQ(arrangement.sections.front().name, kPinnedSection);
-  EXPECT_TRUE(arrangement.sections.front().collapsed);
-}
-
-TEST(ChartSections, NothingSavedMeansNothingPinnedOrCollapsedAndADamagedFileIsBounded) {
-  QTemporaryDir dir;
-  ASSERT_TRUE(dir.isValid());
-  QSettings settings(dir.filePath(QStringLiteral("livemon.ini")), QSettings::IniFormat);
-  ChartChoices choices;
-  choices.pinned = {QStringLiteral("x")};
-  restoreChartChoices(settings, choices);
-  EXPECT_TRUE(choices.pinned.empty());
-  EXPECT_TRUE(choices.collapsed.empty());
-
-  QStringList many{QString(kMaxSavedChartNameLength + 1, QLatin1Char('x'))};  // not a name we made
-  for (int i = 0; i < 3 * kMaxSavedChartChoices; ++i) many << QStringLiteral("chart%1").arg(i);
-  settings.setValue(QStringLiteral("charts/pinned"), many);
-  settings.setValue(QStringLiteral("charts/collapsed"), QStringLiteral("a single section"));
-  restoreChartChoices(settings, choices);
-  EXPECT_EQ(static_cast<qsizetype>(choices.pinned.size()), kMaxSavedChartChoices);
-  EXPECT_TRUE(choices.pinned.contains(QStringLiteral("chart0")));
-  EXPECT_FALSE(choices.pinned.contains(many.front()));
-  EXPECT_EQ(choices.collapsed, (std::set<QString>{QStringLiteral("a single section")}));
 }
 
 }  // namespace

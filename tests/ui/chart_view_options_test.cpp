@@ -1,9 +1,8 @@
-// The charts' smoothing and log scale as the user chooses them and settings keep them.
+// The charts' smoothing and log scale as the user chooses them (dashboard_settings_test: as
+// settings keep them).
 #include <gtest/gtest.h>
 
-#include <QSettings>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/smoothing.h>
@@ -46,45 +45,6 @@ TEST(ChartViewOptions, AChartsOwnChoiceWinsUntilAllChartsAreSet) {
   options.setLogScaleAll(false);
   EXPECT_FALSE(options.logScale(QStringLiteral("train.loss")));
   EXPECT_FALSE(options.logScale(QStringLiteral("train.lr")));
-}
-
-TEST(ChartViewOptions, SettingsKeepTheChoices) {
-  QTemporaryDir dir;
-  ASSERT_TRUE(dir.isValid());
-  const QString path = dir.filePath(QStringLiteral("livemon.ini"));
-  {
-    ChartViewOptions options;
-    options.setSmoothing(0.25);
-    options.setLogScale(QStringLiteral("train.loss"), true);
-    QSettings settings(path, QSettings::IniFormat);
-    options.save(settings);
-  }
-  ChartViewOptions restored;
-  QSignalSpy changed(&restored, &ChartViewOptions::changed);
-  restored.restore(QSettings(path, QSettings::IniFormat));
-  EXPECT_EQ(changed.count(), 1);
-  EXPECT_DOUBLE_EQ(restored.smoothing(), 0.25);
-  EXPECT_FALSE(restored.logScaleAll());
-  EXPECT_TRUE(restored.logScale(QStringLiteral("train.loss")));
-  EXPECT_FALSE(restored.logScale(QStringLiteral("train.lr")));
-}
-
-TEST(ChartViewOptions, BadSettingsGiveDefaultsOrTheNearestAllowedValue) {
-  QTemporaryDir dir;
-  const QString path = dir.filePath(QStringLiteral("livemon.ini"));
-  {
-    QSettings settings(path, QSettings::IniFormat);
-    settings.setValue(QStringLiteral("charts/smoothing"), QStringLiteral("lots"));
-  }
-  ChartViewOptions options;
-  options.restore(QSettings(path, QSettings::IniFormat));
-  EXPECT_DOUBLE_EQ(options.smoothing(), kDefaultSmoothing);
-  {
-    QSettings settings(path, QSettings::IniFormat);
-    settings.setValue(QStringLiteral("charts/smoothing"), 7.5);
-  }
-  options.restore(QSettings(path, QSettings::IniFormat));
-  EXPECT_DOUBLE_EQ(options.smoothing(), kMaxSmoothing);
 }
 
 }  // namespace

@@ -10,7 +10,6 @@
 #include <QString>
 
 #include <QDir>
-#include <QSettings>
 #include <QTemporaryDir>
 
 #include <fstream>
@@ -20,7 +19,7 @@
 #include <livemon/transport/relay.h>
 
 #include <livemon/ui/dashboard/endpoint_check.h>
-#include <livemon/ui/dashboard/endpoint_curves.h>
+#include <livemon/ui/dashboard/dashboard_settings.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/widgets/connect_dialog.h>
 
@@ -187,12 +186,8 @@ TEST(ConnectDialog, EndpointCertificatesAreRememberedAsPathsOnly) {
   const QString file = dir.path() + QStringLiteral("/settings.ini");
   std::map<std::string, transport::CurveOptions> curves;
   curves["tcp://head:5555"] = {"/keys/laptop.key_secret", "", "/keys/head.key", false};
-  {
-    QSettings settings(file, QSettings::IniFormat);
-    saveEndpointCurves(settings, curves);
-  }
-  QSettings settings(file, QSettings::IniFormat);
-  const auto loaded = loadEndpointCurves(settings);
+  DashboardSettings(file).setEndpointCurves(curves);
+  const auto loaded = DashboardSettings(file).endpointCurves();
   ASSERT_EQ(loaded.size(), 1u);
   EXPECT_EQ(loaded.at("tcp://head:5555").certificate, "/keys/laptop.key_secret");
   EXPECT_EQ(loaded.at("tcp://head:5555").serverCertificate, "/keys/head.key");

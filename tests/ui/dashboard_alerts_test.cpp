@@ -108,10 +108,10 @@ class DashboardAlertsTest : public ::testing::Test {
 
 TEST_F(DashboardAlertsTest, ANaNRaisesOneAlertAndOneLogLineAfterItsEvent) {
   Dashboard dashboard(options());
-  QSignalSpy raised(&dashboard, &Dashboard::alertRaised);
+  QSignalSpy raised(&dashboard.alertCentre(), &AlertCentre::alertRaised);
   // When the alert is told, the event that raised it is already in the log.
   int logRowsWhenRaised = -1;
-  QObject::connect(&dashboard, &Dashboard::alertRaised, &dashboard,
+  QObject::connect(&dashboard.alertCentre(), &AlertCentre::alertRaised, &dashboard,
                    [&] { logRowsWhenRaised = logRowsNamed(dashboard.eventLog(), QStringLiteral("train")); });
   dashboard.start();
   ASSERT_TRUE(publisher_.waitForSubscriber());
@@ -124,8 +124,8 @@ TEST_F(DashboardAlertsTest, ANaNRaisesOneAlertAndOneLogLineAfterItsEvent) {
 
   ASSERT_EQ(raised.count(), 1);
   EXPECT_GE(logRowsWhenRaised, 2);
-  ASSERT_EQ(dashboard.alerts().rowCount(), 1);
-  const AlertEntry& alert = *dashboard.alerts().entry(0);
+  ASSERT_EQ(dashboard.alertCentre().alerts().rowCount(), 1);
+  const AlertEntry& alert = *dashboard.alertCentre().alerts().entry(0);
   EXPECT_EQ(alert.kind, QStringLiteral("nan"));
   EXPECT_EQ(alert.rule, QStringLiteral("nan"));
   EXPECT_EQ(alert.key, QStringLiteral("train.v"));
@@ -150,11 +150,11 @@ TEST_F(DashboardAlertsTest, ASourceThatVanishesWithoutGoodbyeIsSilentOnce) {
   publisher_.heartbeat(vanishing, 0);
   publisher_.event(vanishing, 0, "hello", 1.0);
   ASSERT_TRUE(waitFor([&] { return logRowsNamed(dashboard.eventLog(), QStringLiteral("hello")) == 1; }));
-  EXPECT_EQ(dashboard.alerts().rowCount(), 0);
+  EXPECT_EQ(dashboard.alertCentre().alerts().rowCount(), 0);
   // No heartbeat, no goodbye: the job was killed. Five heartbeat intervals of 1 s are allowed.
   clock_.advance(6s);
-  ASSERT_TRUE(waitFor([&] { return alertsOfKind(dashboard.alerts(), QStringLiteral("silent")) == 1; }));
-  const AlertEntry& alert = *dashboard.alerts().entry(0);
+  ASSERT_TRUE(waitFor([&] { return alertsOfKind(dashboard.alertCentre().alerts(), QStringLiteral("silent")) == 1; }));
+  const AlertEntry& alert = *dashboard.alertCentre().alerts().entry(0);
   EXPECT_EQ(alert.source, QStringLiteral("vanishing"));
   EXPECT_EQ(alert.rule, QStringLiteral("silent"));
   EXPECT_TRUE(alert.message.contains(QStringLiteral("without a goodbye"))) << alert.message.toStdString();
@@ -164,8 +164,8 @@ TEST_F(DashboardAlertsTest, ASourceThatVanishesWithoutGoodbyeIsSilentOnce) {
   clock_.advance(60s);
   const transport::SourceInfo other = sourceNamed("other", 2);
   publisher_.event(other, 0, "gate", kNaN);
-  ASSERT_TRUE(waitFor([&] { return alertsOfKind(dashboard.alerts(), QStringLiteral("nan")) == 1; }));
-  EXPECT_EQ(alertsOfKind(dashboard.alerts(), QStringLiteral("silent")), 1);
+  ASSERT_TRUE(waitFor([&] { return alertsOfKind(dashboard.alertCentre().alerts(), QStringLiteral("nan")) == 1; }));
+  EXPECT_EQ(alertsOfKind(dashboard.alertCentre().alerts(), QStringLiteral("silent")), 1);
 }
 
 TEST_F(DashboardAlertsTest, AGoodbyeIsNotSilence) {
@@ -179,29 +179,29 @@ TEST_F(DashboardAlertsTest, AGoodbyeIsNotSilence) {
   clock_.advance(1h);
   const transport::SourceInfo other = sourceNamed("other", 2);
   publisher_.event(other, 0, "gate", kNaN);
-  ASSERT_TRUE(waitFor([&] { return alertsOfKind(dashboard.alerts(), QStringLiteral("nan")) == 1; }));
+  ASSERT_TRUE(waitFor([&] { return alertsOfKind(dashboard.alertCentre().alerts(), QStringLiteral("nan")) == 1; }));
   // The silence check runs at least every 100 ms of real time: give it a few rounds.
   const auto until = std::chrono::steady_clock::now() + 500ms;
   waitFor([&] { return std::chrono::steady_clock::now() > until; }, 2s);
-  EXPECT_EQ(alertsOfKind(dashboard.alerts(), QStringLiteral("silent")), 0);
+  EXPECT_EQ(alertsOfKind(dashboard.alertCentre().alerts(), QStringLiteral("silent")), 0);
 }
 
 TEST_F(DashboardAlertsTest, AUserRuleFiresAfterNConsecutiveValuesAndIsSavedForNextTime) {
   {
     Dashboard dashboard(options());
     QString error;
-    EXPECT_FALSE(dashboard.addAlertRule(QStringLiteral("train.v >> 3"), &error));
+    EXPECT_FALSE(dashboard.alertCentre().addRule(QStringLiteral("train.v >> 3"), &error));
     EXPECT_TRUE(error.contains(QStringLiteral("train.v >> 3"))) << error.toStdString();
-    ASSERT_TRUE(dashboard.addAlertRule(QStringLiteral("train.v > 10 for 2"), &error)) << error.toStdString();
-    ASSERT_TRUE(dashboard.addAlertRule(QStringLiteral("eval.v < 0.5")));
-    EXPECT_TRUE(dashboard.addAlertRule(QStringLiteral("eval.v < 0.5")));  // not twice
-    EXPECT_EQ(dashboard.alertRules(), (QStringList{QStringLiteral("train.v > 10 for 2"), QStringLiteral("eval.v < 0.5")}));
-    EXPECT_TRUE(dashboard.removeAlertRule(QStringLiteral("eval.v < 0.5")));
-    EXPECT_FALSE(dashboard.removeAlertRule(QStringLiteral("eval.v < 0.5")));
+    ASSERT_TRUE(dashboard.alertCentre().addRule(QStringLiteral("train.v > 10 for 2"), &error)) << error.toStdString();
+    ASSERT_TRUE(dashboard.alertCentre().addRule(QStringLiteral("eval.v < 0.5")));
+    EXPECT_TRUE(dashboard.alertCentre().addRule(QStringLiteral("eval.v < 0.5")));  // not twice
+    EXPECT_EQ(dashboard.alertCentre().rules(), (QStringList{QStringLiteral("train.v > 10 for 2"), QStringLiteral("eval.v < 0.5")}));
+    EXPECT_TRUE(dashboard.alertCentre().removeRule(QStringLiteral("eval.v < 0.5")));
+    EXPECT_FALSE(dashboard.alertCentre().removeRule(QStringLiteral("eval.v < 0.5")));
   }
   // A new dashboard on the same settings restores the rule and runs it.
   Dashboard dashboard(options());
-  EXPECT_EQ(dashboard.alertRules(), QStringList{QStringLiteral("train.v > 10 for 2")});
+  EXPECT_EQ(dashboard.alertCentre().rules(), QStringList{QStringLiteral("train.v > 10 for 2")});
   dashboard.start();
   ASSERT_TRUE(publisher_.waitForSubscriber());
   const transport::SourceInfo job = sourceNamed("job", 1);
@@ -211,8 +211,8 @@ TEST_F(DashboardAlertsTest, AUserRuleFiresAfterNConsecutiveValuesAndIsSavedForNe
   publisher_.event(job, 3, "train", 13.0);  // the second in a row
   publisher_.event(job, 4, "done", 1.0);
   ASSERT_TRUE(waitFor([&] { return logRowsNamed(dashboard.eventLog(), QStringLiteral("done")) == 1; }));
-  ASSERT_EQ(dashboard.alerts().rowCount(), 1);
-  const AlertEntry& alert = *dashboard.alerts().entry(0);
+  ASSERT_EQ(dashboard.alertCentre().alerts().rowCount(), 1);
+  const AlertEntry& alert = *dashboard.alertCentre().alerts().entry(0);
   EXPECT_EQ(alert.rule, QStringLiteral("train.v > 10 for 2"));
   EXPECT_EQ(alert.kind, QStringLiteral("threshold"));
   EXPECT_EQ(alert.value, 13.0);

@@ -60,10 +60,10 @@ class DashboardTest : public test::ReplayTest {
 
 TEST_F(DashboardTest, ARefreshAppliesLiveAndReplayedEventsAndTellsTheViews) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   QSignalSpy added(&dashboard, &Dashboard::seriesAdded);
   QSignalSpy updated(&dashboard, &Dashboard::updated);
-  QSignalSpy replays(&dashboard, &Dashboard::replayChanged);
+  QSignalSpy replays(&dashboard.replays(), &ReplayController::replayChanged);
   dashboard.start();
   deliverLive(dashboard, 7.0);
   ReplaySession* session = openReplay(dashboard, recording_);
@@ -80,13 +80,13 @@ TEST_F(DashboardTest, ARefreshAppliesLiveAndReplayedEventsAndTellsTheViews) {
   EXPECT_EQ(replayed->store.lastY(), static_cast<double>(kEvents - 1));
   EXPECT_GE(added.count(), 1);
   EXPECT_GE(updated.count(), 1);
-  ASSERT_TRUE(dashboard.playheadMs().has_value());
-  EXPECT_DOUBLE_EQ(*dashboard.playheadMs(), kT0Ms + 500.0 * (kEvents - 1));
+  ASSERT_TRUE(dashboard.replays().playheadMs().has_value());
+  EXPECT_DOUBLE_EQ(*dashboard.replays().playheadMs(), kT0Ms + 500.0 * (kEvents - 1));
 }
 
 TEST_F(DashboardTest, ASeekShowsExactlyTheWindowBeforeThePlayheadAndKeepsWhatArrivedLive) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, recording_);
   // A window read and staged, and a live event, neither applied yet when the next seek comes:
@@ -140,17 +140,17 @@ TEST_F(DashboardTest, PausedItHoldsNewLogRowsButKeepsTheSamplesAndResumeShowsThe
 
 TEST_F(DashboardTest, ClosingTheReplayRemovesItsSourcesAndTellsTheViewsBeforeAndAfter) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
   deliverLive(dashboard, 7.0);
   openReplay(dashboard, recording_);
   ASSERT_EQ(dashboard.registry().sourceCount(), 2U);
   QSignalSpy before(&dashboard, &Dashboard::sourcesAboutToBeRemoved);
   QSignalSpy after(&dashboard, &Dashboard::sourcesRemoved);
-  QSignalSpy replays(&dashboard, &Dashboard::replayChanged);
-  dashboard.closeReplay();
-  EXPECT_EQ(dashboard.replay(), nullptr);
-  EXPECT_FALSE(dashboard.playheadMs().has_value());
+  QSignalSpy replays(&dashboard.replays(), &ReplayController::replayChanged);
+  dashboard.replays().closeReplay();
+  EXPECT_EQ(dashboard.replays().replay(), nullptr);
+  EXPECT_FALSE(dashboard.replays().playheadMs().has_value());
   EXPECT_EQ(before.count(), 1);
   EXPECT_EQ(after.count(), 1);
   ASSERT_EQ(replays.count(), 1);
@@ -165,7 +165,7 @@ TEST_F(DashboardTest, ARecordingThatCannotBeOpenedIsReportedWithItsReason) {
   Dashboard dashboard(options());
   QSignalSpy reported(&dashboard, &Dashboard::errorReported);
   dashboard.start();
-  dashboard.openRecording(dir_.filePath(QStringLiteral("missing.mcap")));
+  dashboard.replays().openRecording(dir_.filePath(QStringLiteral("missing.mcap")));
   ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
   EXPECT_EQ(reported.at(0).at(0).toString(), QStringLiteral("Cannot open the recording"));
   EXPECT_TRUE(dashboard.lastError().contains(QStringLiteral("missing.mcap"))) << dashboard.lastError().toStdString();
@@ -174,7 +174,7 @@ TEST_F(DashboardTest, ARecordingThatCannotBeOpenedIsReportedWithItsReason) {
 TEST_F(DashboardTest, ARaisedAlertIsListedAndToldToTheViews) {
   Dashboard dashboard(options());
   std::vector<AlertEntry> told;
-  QObject::connect(&dashboard, &Dashboard::alertRaised, [&](const AlertEntry& alert) { told.push_back(alert); });
+  QObject::connect(&dashboard.alertCentre(), &AlertCentre::alertRaised, [&](const AlertEntry& alert) { told.push_back(alert); });
   AlertEntry alert;
   alert.timeMs = kT0Ms;
   alert.source = QStringLiteral("train@host:4242");
@@ -182,12 +182,12 @@ TEST_F(DashboardTest, ARaisedAlertIsListedAndToldToTheViews) {
   alert.rule = QStringLiteral("nan");
   alert.key = QStringLiteral("loss.mean");
   alert.message = QStringLiteral("loss.mean became NaN");
-  dashboard.raiseAlert(alert);
+  dashboard.alertCentre().raise(alert);
   ASSERT_EQ(told.size(), 1U);
   EXPECT_EQ(told[0].message, alert.message);
-  ASSERT_EQ(dashboard.alerts().rowCount(), 1);
-  EXPECT_EQ(dashboard.alerts().entry(0)->rule, QStringLiteral("nan"));
-  EXPECT_EQ(dashboard.alerts().unseen(), 1U);
+  ASSERT_EQ(dashboard.alertCentre().alerts().rowCount(), 1);
+  EXPECT_EQ(dashboard.alertCentre().alerts().entry(0)->rule, QStringLiteral("nan"));
+  EXPECT_EQ(dashboard.alertCentre().alerts().unseen(), 1U);
 }
 
 // `livemon /etc/passwd.mcap`, or File → Open of a file that is no recording: the error is
@@ -199,29 +199,29 @@ TEST_F(DashboardTest, ARefusedFileLeavesTheDashboardAsItWasBefore) {
     out << "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n";
   }
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
-  QSignalSpy replays(&dashboard, &Dashboard::replayChanged);
+  QSignalSpy replays(&dashboard.replays(), &ReplayController::replayChanged);
   QSignalSpy reported(&dashboard, &Dashboard::errorReported);
 
-  ReplaySession* refused = dashboard.openRecording(notARecording);
+  ReplaySession* refused = dashboard.replays().openRecording(notARecording);
   ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
   EXPECT_FALSE(refused->isOpen());
-  EXPECT_EQ(dashboard.replay(), nullptr);
-  EXPECT_FALSE(dashboard.playheadMs().has_value());
+  EXPECT_EQ(dashboard.replays().replay(), nullptr);
+  EXPECT_FALSE(dashboard.replays().playheadMs().has_value());
   EXPECT_EQ(replays.count(), 0);
   EXPECT_TRUE(dashboard.lastError().contains(QStringLiteral("passwd.mcap"))) << dashboard.lastError().toStdString();
 
   // Live and replaying: a refused second file leaves the first on the timeline with its data.
   deliverLive(dashboard, 7.0);
   ReplaySession* first = openReplay(dashboard, recording_);
-  ASSERT_EQ(dashboard.replay(), first);
+  ASSERT_EQ(dashboard.replays().replay(), first);
   replays.clear();
   reported.clear();
-  dashboard.openRecording(notARecording);
+  dashboard.replays().openRecording(notARecording);
   ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
   dashboard.refreshNow();
-  EXPECT_EQ(dashboard.replay(), first);
+  EXPECT_EQ(dashboard.replays().replay(), first);
   EXPECT_TRUE(first->isOpen());
   EXPECT_EQ(replays.count(), 0);
   EXPECT_EQ(dashboard.registry().sourceCount(), 2U);

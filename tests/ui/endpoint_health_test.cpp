@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
 
 #include "ui_test_support.h"
 

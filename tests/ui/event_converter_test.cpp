@@ -13,7 +13,7 @@
 
 #include <livemon/transport/publisher.h>
 #include <livemon/ui/ingest/event_converter.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/ingest/staging_buffer.h>
 

@@ -7,7 +7,7 @@
 #include <QLocale>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 
 namespace livemon::ui {
 namespace {

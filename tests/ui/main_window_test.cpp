@@ -19,7 +19,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/stat_registry.h>

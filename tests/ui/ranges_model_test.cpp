@@ -16,7 +16,7 @@
 #include <QSortFilterProxyModel>
 
 #include <livemon/ui/ingest/event_converter.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/model/stat_registry.h>
 

@@ -152,7 +152,7 @@ TEST_F(RanksViewTest, FlagsTheStragglerAndNoOtherRankAndRaisesOneAlert) {
   EXPECT_TRUE(seven);
 
   // One alert, for rank 7, though it stayed flagged for several windows.
-  const AlertListModel& alerts = dashboard().alerts();
+  const AlertListModel& alerts = dashboard().alertCentre().alerts();
   ASSERT_EQ(alerts.rowCount(), 1);
   EXPECT_EQ(alerts.entry(0)->kind, QStringLiteral("straggler"));
   EXPECT_EQ(alerts.entry(0)->source, QStringLiteral("train r7"));

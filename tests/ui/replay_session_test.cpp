@@ -37,7 +37,7 @@ using test::ReplayTest;
 
 TEST_F(ReplayTest, StepMovesBySecondsAndSpeedIsClamped) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, recording_);
   session->seek(eventNs(10));
@@ -78,7 +78,7 @@ TEST_F(ReplayTest, ATimeBeyondTheTimelinesRangeIsHeldAtItsEnd) {
     writer.close();
   }
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, path);
   EXPECT_EQ(session->info().startNs, eventNs(0));
@@ -106,7 +106,7 @@ TEST_F(ReplayTest, ATimeBeyondTheTimelinesRangeIsHeldAtItsEnd) {
 
 TEST_F(ReplayTest, PlayAdvancesByTheClockTimesTheSpeedAndStopsAtTheEnd) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, recording_);
   QSignalSpy playing(session, &ReplaySession::playingChanged);
@@ -137,7 +137,7 @@ TEST_F(ReplayTest, SeekingBackReadsOnlyTheChunksOfTheVisibleWindowAndTheLogBefor
   DashboardOptions smallLog = options();
   smallLog.logCapacity = 60;
   Dashboard dashboard(smallLog);
-  dashboard.setTimeRange(TimeRange::LastMinute);
+  dashboard.replays().setTimeRange(TimeRange::LastMinute);
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, recording_);
   const uint64_t chunks = session->info().chunks;
@@ -163,7 +163,7 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
   std::filesystem::resize_file(truncated.toStdString(), size / 2);
 
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, truncated);
   EXPECT_FALSE(session->info().indexed);
@@ -178,7 +178,7 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
     std::ofstream out(garbled.toStdString(), std::ios::binary);
     out << "\x89MCAP0\r\n" << std::string(64, '\x5a');
   }
-  ReplaySession* bad = dashboard.openRecording(garbled);
+  ReplaySession* bad = dashboard.replays().openRecording(garbled);
   QSignalSpy failed(bad, &ReplaySession::openFailed);
   ASSERT_TRUE(failed.wait(30'000));
   const QString message = failed.front().at(0).toString();
@@ -193,7 +193,7 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
 // after, while the live source stays.
 TEST_F(ReplayTest, ClosingAReplayDropsWhatItStagedButNoRefreshApplied) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   std::vector<transport::ReceivedEvent> live{
       test::received(test::makeSource("live", 77, std::nullopt, kT0Ms),
                      Event{std::string(kStatEventName), test::atMs(kT0Ms), {{"loss.mean", 7.0}}})};
@@ -201,7 +201,7 @@ TEST_F(ReplayTest, ClosingAReplayDropsWhatItStagedButNoRefreshApplied) {
   dashboard.refreshNow();
   ASSERT_EQ(dashboard.registry().sourceCount(), 1U);
 
-  ReplaySession* session = dashboard.openRecording(recording_);
+  ReplaySession* session = dashboard.replays().openRecording(recording_);
   QSignalSpy opened(session, &ReplaySession::opened);
   ASSERT_TRUE(opened.wait(30'000));
   // Without processing events, so that the read's loaded() (which refreshes) is not delivered:
@@ -211,8 +211,8 @@ TEST_F(ReplayTest, ClosingAReplayDropsWhatItStagedButNoRefreshApplied) {
   ASSERT_FALSE(session->busy());
   ASSERT_EQ(dashboard.registry().sourceCount(), 1U);  // nothing of the recording applied yet
 
-  dashboard.closeReplay();
-  EXPECT_EQ(dashboard.replay(), nullptr);
+  dashboard.replays().closeReplay();
+  EXPECT_EQ(dashboard.replays().replay(), nullptr);
   EXPECT_EQ(dashboard.registry().sourceCount(), 1U);
   QCoreApplication::processEvents();  // a loaded() still queued finds its session gone
   dashboard.refreshNow();
@@ -236,7 +236,7 @@ TEST_F(ReplayTest, AReplayedRangeIsDimmedByThePlayheadNotTheWallClock) {
   const QString path = dir_.filePath(QStringLiteral("ranges.mcap"));
   test::writeRecordingWithRanges(path.toStdString());
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   openReplay(dashboard, path);
   clock_.advance(1h);
   dashboard.rangesModel().publish();
@@ -258,7 +258,7 @@ TEST_F(ReplayTest, TheLogShowsTheEventsUpToThePlayheadAsFarBackAsItHoldsAndSeeks
   DashboardOptions options200 = options();
   options200.logCapacity = 200;
   Dashboard dashboard(options200);
-  dashboard.setTimeRange(TimeRange::LastMinute);
+  dashboard.replays().setTimeRange(TimeRange::LastMinute);
   ReplaySession* session = openReplay(dashboard, recording_);
   // At the end: the last 200 events in the log, the last minute (events 240..360) in the chart.
   expectShows(dashboard, 240, kEvents - 1);
@@ -306,7 +306,7 @@ TEST_F(ReplayTest, AnEventStampedAfterThePlayheadIsShownOnceThePlayheadReachesIt
     writer.close();
   }
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   ReplaySession* session = openReplay(dashboard, path);
   const auto names = [&] { return logColumn(dashboard, EventLogModel::NameColumn); };
   // At the end everything is shown.

@@ -28,7 +28,7 @@
 #include <livemon/clock.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/ranges_model.h>
@@ -142,16 +142,16 @@ TEST_F(ReplayTest, TheChartsRightEdgeIsThePlayheadAlsoSinceRunStart) {
   ReplaySession* session = openReplay(window.dashboard(), recording_);
   session->seek(eventNs(100) + 300'000'000);
   settle(window.dashboard(), *session);
-  ASSERT_TRUE(window.dashboard().playheadSinceRunStart().has_value());
-  EXPECT_DOUBLE_EQ(*window.dashboard().playheadSinceRunStart(), 50.3);
+  ASSERT_TRUE(window.dashboard().replays().playheadSinceRunStart().has_value());
+  EXPECT_DOUBLE_EQ(*window.dashboard().replays().playheadSinceRunStart(), 50.3);
   EXPECT_DOUBLE_EQ(window.chartGrid().renderContext().x.max, 50.3);
 
   window.setTimeAxisMode(TimeAxisMode::WallClock);
   window.dashboard().refreshNow();
   EXPECT_DOUBLE_EQ(window.chartGrid().renderContext().x.max, kT0Ms + 50'300.0);
 
-  window.dashboard().closeReplay();
-  EXPECT_EQ(window.dashboard().playheadSinceRunStart(), std::nullopt);
+  window.dashboard().replays().closeReplay();
+  EXPECT_EQ(window.dashboard().replays().playheadSinceRunStart(), std::nullopt);
 }
 
 TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
@@ -184,7 +184,7 @@ TEST_F(ReplayTest, ClosingAReplayRemovesItsSourcesChartsAndRangeRows) {
   window.dashboard().refreshNow();
   ASSERT_NE(ranges.chart(), nullptr);
 
-  window.dashboard().closeReplay();
+  window.dashboard().replays().closeReplay();
   window.dashboard().refreshNow();
 
   EXPECT_EQ(window.dashboard().registry().sourceCount(), 1U);
@@ -247,7 +247,7 @@ TEST_F(ReplayTest, ARecordingOpenedAgainAfterClosingComesBackAsNewSources) {
   window.setTimeRange(TimeRange::All);
   openReplay(window.dashboard(), recording_);
   const SourceId first = lossSeries(window.dashboard())->source;
-  window.dashboard().closeReplay();
+  window.dashboard().replays().closeReplay();
   window.dashboard().refreshNow();
   EXPECT_EQ(window.dashboard().registry().sourceCount(), 0U);
   EXPECT_EQ(window.chartGrid().charts().size(), 0U);
@@ -308,7 +308,7 @@ TEST_F(ReplayTest, ARecordingFullOfNewNamesStopsAtTheLimitsAndClosingItGivesThei
   EXPECT_TRUE(window.limitToolTip().contains(QStringLiteral("%1 events of %1 new event names not logged").arg(refused)))
       << window.limitToolTip().toStdString();
 
-  window.dashboard().closeReplay();
+  window.dashboard().replays().closeReplay();
   window.dashboard().refreshNow();
   EXPECT_EQ(window.dashboard().registry().sourceCount(), 0U);
   EXPECT_EQ(window.dashboard().registry().seriesCount(), 0U);
@@ -334,9 +334,9 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
   EXPECT_TRUE(enter.isAccepted());
   QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
   QCoreApplication::sendEvent(&window, &drop);
-  ASSERT_TRUE(waitFor([&] { return window.dashboard().replay() != nullptr; }));  // on the timeline once open
-  EXPECT_TRUE(window.dashboard().replay()->isOpen());
-  EXPECT_EQ(window.dashboard().replay()->info().path, recording_);
+  ASSERT_TRUE(waitFor([&] { return window.dashboard().replays().replay() != nullptr; }));  // on the timeline once open
+  EXPECT_TRUE(window.dashboard().replays().replay()->isOpen());
+  EXPECT_EQ(window.dashboard().replays().replay()->info().path, recording_);
 
   QMimeData text;
   text.setUrls({QUrl::fromLocalFile(dir_.filePath(QStringLiteral("notes.txt")))});
@@ -348,10 +348,10 @@ TEST_F(ReplayTest, DroppingARecordingOnTheWindowOpensIt) {
 
 TEST_F(ReplayTest, ABaselineJoinsAsItsOwnLabelledSource) {
   MainWindow window(options());
-  ReplaySession* baseline = window.dashboard().openRecording(recording_, ReplayMode::Baseline);
+  ReplaySession* baseline = window.dashboard().replays().openRecording(recording_, ReplayMode::Baseline);
   ASSERT_TRUE(waitFor([&] { return baseline->isOpen() && !baseline->busy(); }));
   window.dashboard().refreshNow();
-  EXPECT_EQ(window.dashboard().replay(), nullptr);
+  EXPECT_EQ(window.dashboard().replays().replay(), nullptr);
   ASSERT_EQ(window.dashboard().registry().sourceCount(), 1U);
   EXPECT_EQ(window.dashboard().registry().source(0)->label, QStringLiteral("baseline: train"));
   EXPECT_EQ(window.dashboard().eventLog().rowCount(), kEvents);
@@ -432,7 +432,7 @@ TEST_F(ReplayTest, ARefusedFileLeavesTheWindowLiveWithTheErrorShownAndNoTimeline
   window.dashboard().refreshNow();
   const QString title = window.windowTitle();
   QSignalSpy reported(&window.dashboard(), &Dashboard::errorReported);
-  window.dashboard().openRecording(notARecording);
+  window.dashboard().replays().openRecording(notARecording);
   ASSERT_TRUE(reported.wait(static_cast<int>(std::chrono::milliseconds(test::kDeadline).count())));
   window.dashboard().updateStatus();  // the once-a-second status line does not hide the error
 
@@ -448,7 +448,7 @@ TEST_F(ReplayTest, ARefusedFileLeavesTheWindowLiveWithTheErrorShownAndNoTimeline
 // The slider's tooltip promises a jump to the click; a track click used to step a page instead.
 TEST_F(ReplayTest, ClickingTheSlidersTrackJumpsThePlayheadToTheClick) {
   Dashboard dashboard(options());
-  dashboard.setTimeRange(TimeRange::All);
+  dashboard.replays().setTimeRange(TimeRange::All);
   ReplaySession* session = openReplay(dashboard, recording_);
   TimelineBar bar;
   bar.resize(1200, 40);

@@ -94,7 +94,7 @@ class ReplayTest : public ::testing::Test {
 
   // Opens the test's recording on the timeline and waits until its first window is shown.
   ReplaySession* openReplay(Dashboard& dashboard, const QString& path) {
-    ReplaySession* session = dashboard.openRecording(path);
+    ReplaySession* session = dashboard.replays().openRecording(path);
     QSignalSpy opened(session, &ReplaySession::opened);
     EXPECT_TRUE(opened.wait(static_cast<int>(std::chrono::milliseconds(kDeadline).count())));
     settle(dashboard, *session);

@@ -125,6 +125,21 @@ TEST(ColumnDecimator, WritesBandEdgesFromEachColumnsExtremes) {
   for (const QPointF& p : upper) EXPECT_EQ(p.y(), 9.0);
 }
 
+TEST(ColumnDecimator, StartsFromEmptyOutputsSoAReusedLineHoldsOnlyTheNewPoints) {
+  QList<QPointF> line{{-1, -1}, {-2, -2}};
+  QList<QPointF> lower{{-1, -1}};
+  QList<QPointF> upper{{-1, -1}};
+  ColumnDecimator decimator(0.0, 10.0, 10, PlotTransform{}, line, &lower, &upper);
+  EXPECT_TRUE(line.isEmpty());
+  EXPECT_TRUE(lower.isEmpty());
+  EXPECT_TRUE(upper.isEmpty());
+  decimator.add(5.0, 3.0);
+  decimator.finish();
+  EXPECT_EQ(line, (QList<QPointF>{{5.0, 3.0}}));
+  EXPECT_EQ(lower, (QList<QPointF>{{5.0, 3.0}}));
+  EXPECT_EQ(upper, (QList<QPointF>{{5.0, 3.0}}));
+}
+
 TEST(ColumnDecimator, AppliesThePlotTransform) {
   QList<QPointF> line;
   ColumnDecimator decimator(1000.0, 3000.0, 10, PlotTransform{1000.0, 0.001}, line);

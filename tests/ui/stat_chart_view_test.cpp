@@ -21,7 +21,7 @@
 #include <QtTest/QTest>
 
 #include <livemon/ui/ingest/event_converter.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/stat_chart_view.h>

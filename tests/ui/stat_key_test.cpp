@@ -1,7 +1,7 @@
 // Splitting Stat keys into stat name and aggregation, and recognising Stat events.
 #include <gtest/gtest.h>
 
-#include <livemon/ui/ingest/stat_key.h>
+#include <livemon/ui/data/stat_key.h>
 
 namespace livemon::ui {
 namespace {

@@ -12,7 +12,7 @@
 #include <QTextDocument>
 #include <QWidget>
 
-#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/status_text.h>
 

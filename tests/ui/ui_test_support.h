@@ -16,7 +16,7 @@
 
 #include <livemon/event.h>
 #include <livemon/transport/subscriber.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui::test {
 

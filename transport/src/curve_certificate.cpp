@@ -18,17 +18,8 @@ namespace livemon::transport::detail {
 
 namespace {
 
-constexpr std::string_view kZ85Alphabet =
-    "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
+// A 32-byte key in Z85 (ZeroMQ RFC 32).
 constexpr std::size_t kZ85KeyChars = 40;
-
-constexpr std::array<int8_t, 128> makeZ85Digits() {
-  std::array<int8_t, 128> digits{};
-  for (int8_t& digit : digits) digit = -1;
-  for (std::size_t i = 0; i < kZ85Alphabet.size(); ++i) digits[static_cast<unsigned char>(kZ85Alphabet[i])] = static_cast<int8_t>(i);
-  return digits;
-}
-constexpr std::array<int8_t, 128> kZ85Digits = makeZ85Digits();
 
 std::string_view trim(std::string_view text) {
   const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
@@ -44,32 +35,21 @@ std::string_view trim(std::string_view text) {
 }  // namespace
 
 std::optional<CurveKey> decodeZ85Key(std::string_view text) noexcept {
-  if (text.size() != kZ85KeyChars) return std::nullopt;
+  // libzmq reads up to a NUL: one inside would cut the text short.
+  if (text.size() != kZ85KeyChars || text.find('\0') != std::string_view::npos) return std::nullopt;
+  char terminated[kZ85KeyChars + 1];
+  std::memcpy(terminated, text.data(), kZ85KeyChars);
+  terminated[kZ85KeyChars] = '\0';
   CurveKey key{};
-  for (std::size_t group = 0; group < kZ85KeyChars / 5; ++group) {
-    uint64_t value = 0;
-    for (std::size_t i = 0; i < 5; ++i) {
-      const auto c = static_cast<unsigned char>(text[group * 5 + i]);
-      if (c >= kZ85Digits.size() || kZ85Digits[c] < 0) return std::nullopt;
-      value = value * 85 + static_cast<uint64_t>(kZ85Digits[c]);
-    }
-    if (value > 0xffffffffu) return std::nullopt;  // five digits reach beyond four bytes
-    for (std::size_t i = 0; i < 4; ++i) key[group * 4 + i] = static_cast<uint8_t>(value >> (24 - 8 * i));
-  }
+  // Refuses characters outside the alphabet and groups of five that reach beyond four bytes.
+  if (zmq_z85_decode(key.data(), terminated) == nullptr) return std::nullopt;
   return key;
 }
 
 std::string encodeZ85Key(const CurveKey& key) {
-  std::string text(kZ85KeyChars, ' ');
-  for (std::size_t group = 0; group < key.size() / 4; ++group) {
-    uint32_t value = 0;
-    for (std::size_t i = 0; i < 4; ++i) value = (value << 8) | key[group * 4 + i];
-    for (std::size_t i = 5; i-- > 0;) {
-      text[group * 5 + i] = kZ85Alphabet[value % 85];
-      value /= 85;
-    }
-  }
-  return text;
+  char text[kZ85KeyChars + 1];
+  zmq_z85_encode(text, key.data(), key.size());  // cannot fail: the size is a multiple of 4
+  return std::string(text, kZ85KeyChars);
 }
 
 ParsedCertificate parseCertificate(std::string_view text, std::string_view name) {

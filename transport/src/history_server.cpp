@@ -60,7 +60,7 @@ bool receiveFrame(void* socket, std::string& out, bool& more) {
 }  // namespace
 
 HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits, SocketSecurity& security,
-                             std::unique_ptr<OlderHistory> older)
+                             std::shared_ptr<HistoryArchive> older)
     : limits_(limits), older_(std::move(older)) {
   socket_ = zmq_socket(context, ZMQ_ROUTER);
   if (socket_ == nullptr) throwEndpointError("open a history socket for", endpoint, errno);

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <livemon/transport/history_archive.h>
 #include <livemon/transport/wire_format.h>
 
 #include "history_store.h"
 #include "peer_guard.h"
-#include "recording_history.h"
 
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
@@ -50,7 +50,7 @@ class HistoryServer {
   // `security` (which must outlive it). Throws TransportError naming it. With `older`, an answer
   // begins with what the store dropped and `older` still has.
   HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits, SocketSecurity& security,
-                std::unique_ptr<OlderHistory> older = nullptr);
+                std::shared_ptr<HistoryArchive> older = nullptr);
   ~HistoryServer();
 
   HistoryServer(const HistoryServer&) = delete;
@@ -78,7 +78,7 @@ class HistoryServer {
     // Before the store: what it dropped, from `older`, up to when its oldest message was kept.
     bool fromOlder = false;
     int64_t olderBeforeNs = 0;
-    OlderHistory::Cursor olderCursor;
+    HistoryArchive::Cursor olderCursor;
     std::vector<HistoryStore::Entry> olderPiece;
     std::size_t olderNext = 0;
     uint64_t olderSent = 0;
@@ -97,7 +97,7 @@ class HistoryServer {
   std::string endpoint_;
   WireLimits limits_;
   std::unique_ptr<PeerGuard> guard_;
-  std::unique_ptr<OlderHistory> older_;
+  std::shared_ptr<HistoryArchive> older_;
   std::vector<Answer> answers_;
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> answered_{0};

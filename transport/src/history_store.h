@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include <livemon/transport/history_archive.h>
+
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
 
@@ -21,12 +23,7 @@ namespace livemon::transport::detail {
 // after it is dropped here.
 class HistoryStore {
  public:
-  struct Entry {
-    std::string topic;
-    std::shared_ptr<const std::string> payload;
-    int64_t firstEventNs = 0;  // the timestamp of the message's first event (wire time), or kUnknownTime
-    int64_t keptNs = 0;        // when it was kept (wall clock, wire time)
-  };
+  using Entry = HistoryMessage;
 
   // An Entry::firstEventNs not known when the message was kept (see oldestEventNs()).
   static constexpr int64_t kUnknownTime = INT64_MIN;

@@ -18,19 +18,20 @@
 #include <livemon/record_function.h>
 #include <livemon/stat.h>
 #include <livemon/transport/error.h>
-#include <livemon/transport/metrics_exporter.h>
+#include <livemon/transport/publisher_metrics.h>
 #include <livemon/value_key.h>
+
+#include <livemon/detail/msgpack_reader.h>
+#include <livemon/detail/msgpack_writer.h>
+#include <livemon/detail/wire_codec.h>
 
 #include "byte_ring.h"
 #include "curve_security.h"
 #include "history_server.h"
 #include "history_store.h"
-#include "msgpack_reader.h"
-#include "msgpack_writer.h"
 #include "peer_guard.h"
 #include "publisher_setup.h"
 #include "wake_signal.h"
-#include "wire_codec.h"
 #include "zmq_support.h"
 
 namespace livemon::transport {
@@ -148,9 +149,9 @@ struct Publisher::State {
   std::chrono::steady_clock::time_point stopDeadline;  // set before `stop`, read after it
 
   EventHandlerHandle handle;
-  // Fed by the I/O thread with the Stat batches it sends; null when metrics are off. Shared with
-  // the process's other Publishers when the port came from LIVEMON_METRICS_PORT.
-  std::shared_ptr<MetricsExporter> metrics;
+  // Fed by the I/O thread with the Stat batches it sends; null when metrics are off. Its exporter
+  // is shared with the process's other Publishers when the port came from LIVEMON_METRICS_PORT.
+  std::shared_ptr<PublisherMetrics> metrics;
   // The messages sent, for late subscribers, and the socket that answers them; both null when
   // the publisher keeps no history. The I/O thread owns them; the counters are for stats().
   std::unique_ptr<detail::HistoryStore> history;
@@ -494,7 +495,7 @@ Publisher::Publisher(Options options) {
           std::make_unique<detail::HistoryServer>(state.context.get(), endpoint, state.limits, *state.security);
       state.historyEndpoint = state.historyServer->endpoint();
     }
-    state.metrics = detail::metricsExporterFor(opts);
+    state.metrics = detail::publisherMetricsFor(opts);
     if (!opts.statName.empty()) {
       state.publishedStat = std::make_unique<Stat>(opts.statName + ".published", std::vector{Aggregation::Value},
                                                    opts.statWindow);

@@ -3,12 +3,12 @@
 #include <memory>
 
 #include <livemon/system_stats.h>
-#include <livemon/transport/metrics_exporter.h>
 #include <livemon/transport/publisher.h>
+#include <livemon/transport/publisher_metrics.h>
 #include <livemon/transport/wire_format.h>
 
-// What a Publisher takes from its options and the environment when it is made: its identity and
-// its Prometheus exporter.
+// What a Publisher takes from its options and the environment when it is made: its identity, its
+// history's size, its metrics sink and the system Stats sampler.
 namespace livemon::transport::detail {
 
 // The publisher's identity: options first, then the environment (RANK, WORLD_SIZE, LOCAL_RANK),
@@ -23,11 +23,11 @@ void validatePublisherOptions(const PublisherOptions& options);
 // std::invalid_argument for a bad LIVEMON_HISTORY_MB.
 std::size_t historyBytesFor(const PublisherOptions& options);
 
-// The publisher's exporter: its own for an explicit metricsPort, the process's shared one for
-// LIVEMON_METRICS_PORT (see PublisherOptions::metricsPort), null for off. Thread-safe. Throws
-// std::invalid_argument for a bad LIVEMON_METRICS_PORT, TransportError when the port cannot be
-// bound.
-std::shared_ptr<MetricsExporter> metricsExporterFor(const PublisherOptions& options);
+// The publisher's metrics sink, from livemon::exporters when the program links it (see
+// livemon_exporters_publisher_metrics), null for off. Without livemon::exporters: throws
+// std::invalid_argument for an explicit metricsPort, and says once on stderr that
+// LIVEMON_METRICS_PORT is ignored. Thread-safe.
+std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& options);
 
 // The process's system Stats sampler when `options` or LIVEMON_SYSTEM_STATS ask for it (see
 // PublisherOptions::systemStats), else null. Throws std::invalid_argument for a

@@ -198,9 +198,8 @@ void Relay::State::open() {
                                                    : detail::defaultHistoryEndpoint(serveEndpoint);
     }
     history = std::make_unique<detail::HistoryStore>(options.historyBytes);
-    historyServer = std::make_unique<detail::HistoryServer>(
-        context.get(), endpoint, options.limits, *security,
-        options.historyRecording.empty() ? nullptr : std::make_unique<detail::OlderHistory>(options.historyRecording));
+    historyServer = std::make_unique<detail::HistoryServer>(context.get(), endpoint, options.limits, *security,
+                                                            options.historyArchive);
     historyEndpoint = historyServer->endpoint();
   }
 

@@ -18,8 +18,6 @@ namespace livemon::transport::detail {
 
 namespace {
 
-std::atomic<uint64_t> g_forkGeneration{0};
-
 // Guards the shared context below. A spin lock, so the fork handler can release it in a child
 // forked while another thread held it (the child replaces the context anyway).
 livemon::detail::SpinLock g_contextLock;
@@ -27,10 +25,8 @@ livemon::detail::SpinLock g_contextLock;
 std::weak_ptr<void>* g_context = nullptr;
 uint64_t g_contextGeneration = 0;
 
-void onForkChild() noexcept {
-  g_forkGeneration.fetch_add(1, std::memory_order_relaxed);
-  g_contextLock.unlock();
-}
+// The fork registry has counted the new generation before this runs.
+void onForkChild() noexcept { g_contextLock.unlock(); }
 
 constexpr int kMaxSockets = 8192;
 
@@ -51,7 +47,7 @@ void* newContext() {
 
 }  // namespace
 
-uint64_t forkGeneration() noexcept { return g_forkGeneration.load(std::memory_order_relaxed); }
+uint64_t forkGeneration() noexcept { return livemon::detail::forkGeneration(); }
 
 void watchForks() {
   static std::once_flag once;

@@ -9,9 +9,11 @@
 // Helpers around the libzmq C API. Only transport/src includes this header.
 namespace livemon::transport::detail {
 
-// Increments in every child process forked after the first call of watchForks(). An object that
-// saw another generation when it was created was inherited through fork(): it must not touch
-// its ZeroMQ context or sockets (libzmq returns EINTR there and termination never finishes).
+// Increments in every child process forked after the first call of watchForks()
+// (livemon::detail::forkGeneration()). An object that saw another generation when it was created
+// was inherited through fork(): it must not touch its ZeroMQ context or sockets (libzmq returns
+// EINTR there and termination never finishes). watchForks() throws TransportError when the fork
+// handler cannot be installed.
 uint64_t forkGeneration() noexcept;
 void watchForks();
 

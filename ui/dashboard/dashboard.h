@@ -10,22 +10,20 @@
 
 #include <QObject>
 #include <QString>
-
-#include <livemon/transport/curve.h>
 #include <QStringList>
 
 #include <livemon/clock.h>
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/transport/curve.h>
+#include <livemon/ui/dashboard/alert_centre.h>
+#include <livemon/ui/dashboard/dashboard_settings.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
+#include <livemon/ui/dashboard/replay_controller.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/ingest_worker.h>
-#include <livemon/ui/model/alert_list_model.h>
-#include <livemon/ui/model/endpoint_health.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/series_store.h>
-#include <livemon/ui/model/time_view.h>
-#include <livemon/ui/replay/replay_session.h>
 
-class QSettings;
 class QTimer;
 
 namespace livemon::ui {
@@ -35,12 +33,6 @@ class RankGroups;
 class RankScoresModel;
 class StatRegistry;
 struct RegistryRemoval;
-
-// The views beside the event log, on tabs.
-enum class DashboardView { Charts, Ranges, Ranks };
-// "charts" "ranges" "ranks", as the settings keep the view; an unknown key reads as Charts.
-QString dashboardViewKey(DashboardView view);
-DashboardView dashboardViewFromKey(const QString& key);
 
 // Thread-safety: a plain value type.
 // How a Dashboard (and the MainWindow showing it) starts.
@@ -80,7 +72,7 @@ struct DashboardOptions {
   // it plays at once.
   std::optional<double> replaySeekSeconds;
   bool replayPlay = false;
-  // Whether baselines show only up to the live run's elapsed time (Dashboard::
+  // Whether baselines show only up to the live run's elapsed time (ReplayController::
   // setBaselinesFollowLive). Unset: the setting "baseline/followLive", false unless set true.
   std::optional<bool> baselinesFollowLive;
   // Drives replay playback; nullptr: the system clock. Must outlive the dashboard.
@@ -96,19 +88,20 @@ struct DashboardOptions {
   transport::CurveOptions curve = transport::clientCurveFromEnvironment();
 };
 
-// Thread-compatible: a QObject of the GUI thread; every member is for that thread. Its
-// IngestWorker and ReplaySessions run threads of their own and hand their work over through the
-// staging buffer and queued signals.
-// The dashboard's pipeline, without a widget: it owns the ingest worker, the StatRegistry, the
-// EventLogModel, the RangesModel, the replayed and baseline recordings, the recording of what is
-// received, the pause buffer and the refresh timer.
+// GUI thread only. Its IngestWorker and the ReplaySessions of its ReplayController run threads of
+// their own and hand their work over through the staging buffer and queued signals.
+// The dashboard's pipeline, without a widget: it owns the ingest worker (and the recording of what
+// is received), the StatRegistry, the EventLogModel, the RangesModel, the rank groups and scores,
+// the pause buffer and the refresh timer; and beside them the ReplayController (the replayed and
+// baseline recordings), the AlertCentre and the DashboardSettings.
 //
 // Data flow: the IngestWorker thread converts live events, and each ReplaySession's thread
 // converts recorded ones, into the one StagingBuffer, in conversion order, so every descriptor
 // precedes its samples. A refresh (about 30 Hz) takes everything staged and applies it to the
-// registry, the log and the ranges; the views redraw on updated(). A seek in the replay is a new
-// generation: what is staged is applied and the recording's data cleared before the window after
-// the seek is read (ReplaySession::generationStarted).
+// registry, the log and the ranges, then raises the alerts that came with it; the views redraw on
+// updated(). A seek in the replay is a new generation: what is staged is applied and the
+// recording's data cleared before the window after the seek is read
+// (ReplayController::recordingCleared).
 //
 // Paused: samples still go into the stores (nothing is lost) but new log rows are held back (up to
 // the log's capacity, in rows and bytes) until resumed; the views freeze on pausedChanged().
@@ -126,35 +119,25 @@ class Dashboard : public QObject {
 
   const DashboardOptions& options() const noexcept { return options_; }
   // Where the dashboard and its window keep what they restore next time.
-  QSettings& settings() noexcept { return *settings_; }
+  DashboardSettings& settings() noexcept { return settings_; }
   IngestWorker& ingest() noexcept { return *ingest_; }
   const StatRegistry& registry() const noexcept { return *registry_; }
   EventLogModel& eventLog() noexcept { return *logModel_; }
   RangesModel& rangesModel() noexcept { return *rangesModel_; }
-  AlertListModel& alerts() noexcept { return *alerts_; }
   // The rank groups the charts show, and the Ranks view's scores (RankScorer, scored once a
   // second on options().clock; a rank it flags is raised as a "straggler" alert).
   const RankGroups& rankGroups() const noexcept { return *rankGroups_; }
   RankScoresModel& rankScores() noexcept { return *rankScores_; }
-
-  // A rule triggered: listed in alerts() and told to the views (alertRaised), which mark the
-  // chart, update the badge and notify the desktop. The rule engine's alerts arrive here.
-  void raiseAlert(AlertEntry alert);
-
-  // The user's alert rules (the built-in nan, silent and loss always run beside them), as
-  // parseAlertRule reads them; saved in the settings and restored at start.
-  const QStringList& alertRules() const noexcept { return alertRules_; }
-  // Adds a rule (one already there is not added twice). False, with `error` set to what
-  // describeAlertRuleError says, when the text is not a rule.
-  bool addAlertRule(const QString& text, QString* error = nullptr);
-  bool removeAlertRule(const QString& text);
+  // The alerts raised and the user's rules.
+  AlertCentre& alertCentre() noexcept { return *alerts_; }
+  // The replayed recording on the timeline and the baselines.
+  ReplayController& replays() noexcept { return *replays_; }
+  const ReplayController& replays() const noexcept { return *replays_; }
 
   bool isPaused() const noexcept { return paused_; }
   void setPaused(bool paused);
   // Log rows received while paused, shown on resume.
   std::size_t heldLogRows() const noexcept { return heldLog_.size(); }
-  // The time range the charts show: a replay reads this much before its playhead.
-  void setTimeRange(TimeRange range);
   QStringList endpoints() const;
   // The per-endpoint health, as of the last status update.
   const std::vector<EndpointHealth>& endpointHealth() const noexcept { return health_; }
@@ -175,41 +158,6 @@ class Dashboard : public QObject {
   void updateStatus();
   // What the limits dropped, as of now (the chart limits are the window's: left at zero here).
   LimitReport limitReport() const;
-
-  // Opens a recording (asynchronously: the session's opened() or openFailed() follows). Replay:
-  // on the timeline once it has opened, replacing one replayed before; Baseline: its runs join as
-  // "baseline: RUN" sources. A file refused (not a recording, unreadable) is reported
-  // (errorReported) and changes nothing: the dashboard stays live, empty, or on the recording it
-  // was replaying. Returns the session; a refused one stays valid until the next call.
-  ReplaySession* openRecording(const QString& path, ReplayMode mode = ReplayMode::Replay);
-  // The recording on the timeline, if any (one still being opened is not, until it opens).
-  ReplaySession* replay() const noexcept { return replay_.get(); }
-  // The recording being opened for the timeline, if any.
-  ReplaySession* openingReplay() const noexcept { return openingReplay_.get(); }
-  // The replay's playhead in ms since the Unix epoch, while a replay is open.
-  std::optional<double> playheadMs() const;
-  // The same on the "Since run start" axis: seconds since the start of the recording's earliest
-  // run (the registry's transform); std::nullopt until its sources are known.
-  std::optional<double> playheadSinceRunStart() const;
-  // Stops replaying, and abandons a recording still being opened for the timeline: the
-  // recording's sources leave the dashboard with all their data (lines, charts only they had,
-  // range rows, log rows); opened again, they return as new sources.
-  void closeReplay();
-
-  // The recordings opened as baselines, those still opening included, in the order opened.
-  std::vector<ReplaySession*> baselines() const;
-  // Closes a baseline (one of baselines(); others are ignored): its sources leave the dashboard
-  // with all their data, as a closed replay's do.
-  void closeBaseline(ReplaySession* baseline);
-  // Following: each baseline's playhead is its run's start plus the live run's elapsed time (the
-  // newest live source's time since its start, on options().clock), so both runs are compared at
-  // the same age; without a live source, and not following, a baseline shows up to its end.
-  // Either way a baseline holds only the time range before its playhead, as a replay does.
-  // Saved in the settings.
-  bool baselinesFollowLive() const noexcept { return baselinesFollowLive_; }
-  void setBaselinesFollowLive(bool follow);
-  // The live run's elapsed time as following baselines use it; std::nullopt without a live source.
-  std::optional<std::chrono::nanoseconds> liveElapsed() const;
 
   // Records every event received from now on into `path`. False, with the error reported, when
   // the file cannot be created.
@@ -238,8 +186,6 @@ class Dashboard : public QObject {
   // After every refresh, with how long it took (views' redraws included).
   void refreshed(qint64 nanoseconds);
   void pausedChanged(bool paused);
-  // A recording went on the timeline, or left it (nullptr).
-  void replayChanged(ReplaySession* session);
   void endpointsChanged();
   void statusUpdated();
   void recordingChanged();
@@ -248,15 +194,10 @@ class Dashboard : public QObject {
   // A failure to show in the status bar; errorReported is one the user must acknowledge.
   void errorOccurred(const QString& message);
   void errorReported(const QString& title, const QString& message);
-  // A rule triggered (raiseAlert); it is already in alerts().
-  void alertRaised(const AlertEntry& alert);
   // An endpoint's history came (or did not): applied after its events, and in historyNotes().
   void historyNoted(const HistoryNote& note);
-  void alertRulesChanged();
   // A rank group or a rank in one appeared.
   void ranksChanged();
-  // A baseline was opened, refused or closed (baselines()).
-  void baselinesChanged();
 
  private:
   // A taken batch, or a piece of one: `last` is its last piece (or the whole).
@@ -269,43 +210,31 @@ class Dashboard : public QObject {
   void carry(IngestBatch&& taken, std::size_t pieceRows);
   void applyBatch(IngestBatch& batch, bool last = true);
   void applyLog(IngestBatch& batch);
-  void raiseStagedAlerts(std::vector<StagedAlert>& alerts);
-  void raiseRankAlerts();
   void noteHistory(std::vector<HistoryNote>& notes);
-  void clearReplayed(const QString& endpoint);
-  void removeReplayed(const QString& endpoint);
+  // What ReplayController asks: a recording's data cleared after a seek, its sources removed
+  // when it is closed; each after applying what is staged.
+  void clearRecording(const QString& endpoint);
+  void removeRecording(const QString& endpoint, ReplayMode mode);
+  // Removes the sources heard on `endpoint` from the registry, the views, the ranges and the log.
+  void removeSources(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
   void removeLogRows(const std::vector<char>& ofSource);
-  void setReplayWindow();
-  // The playhead of the recording (replay or baseline) `source` comes from, in ms since the Unix
-  // epoch; std::nullopt for a live source.
-  std::optional<double> recordingPlayheadMs(SourceId source) const;
-  // Moves each open baseline's playhead where baselinesFollowLive() puts it.
-  void moveBaselines();
-  // Where a baseline's playhead goes now (receive time, ns since the Unix epoch).
-  int64_t baselineTarget(const ReplaySession& baseline, std::optional<std::chrono::nanoseconds> elapsed) const;
-  std::optional<std::chrono::nanoseconds> replayWindow() const;
-  // The recording being opened has opened: it replaces the one on the timeline.
-  void promoteOpeningReplay();
-  void closeShownReplay();
-  // Keeps a refused session (the sender of openFailed) aside until the next openRecording.
-  void setAsideRefused(ReplaySession* session);
   void showError(const QString& message);
   void reportError(const QString& title, const QString& message);
 
   DashboardOptions options_;
-  std::unique_ptr<QSettings> settings_;
+  DashboardSettings settings_;
   // Declared before what refers to them, so they go last.
   std::unique_ptr<StatRegistry> registry_;
   std::unique_ptr<IngestWorker> ingest_;
   std::unique_ptr<EventLogModel> logModel_;
   std::unique_ptr<RangesModel> rangesModel_;
-  std::unique_ptr<AlertListModel> alerts_;
   std::unique_ptr<RankGroups> rankGroups_;
   std::unique_ptr<RankScoresModel> rankScores_;
+  std::unique_ptr<AlertCentre> alerts_;
+  std::unique_ptr<ReplayController> replays_;
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
-  TimeRange timeRange_ = TimeRange::Last5Minutes;
 
   // Taken from the staging buffer, not applied yet (in order).
   std::deque<Piece> carry_;
@@ -316,20 +245,9 @@ class Dashboard : public QObject {
   std::size_t heldBytes_ = 0;     // their data bytes
   EndpointHealthTracker healthTracker_;
   std::vector<EndpointHealth> health_;
-
-  std::unique_ptr<ReplaySession> replay_;
-  // Until it opens, what the dashboard shows is left as it is: a refused file changes nothing.
-  std::unique_ptr<ReplaySession> openingReplay_;
-  std::vector<std::unique_ptr<ReplaySession>> baselines_;
-  // The last refused session: not deleted inside its own signal, and callers may still hold it.
-  std::unique_ptr<ReplaySession> refused_;
-  QString lastError_;
-  QStringList alertRules_;
-  void applyAlertRules();
-  bool fetchesHistory_ = true;
-  static const QString kBaselineFollowKey;  // the setting of baselinesFollowLive()
-  bool baselinesFollowLive_ = false;
   std::vector<HistoryNote> historyNotes_;  // one per endpoint
+  bool fetchesHistory_ = true;
+  QString lastError_;
 };
 
 }  // namespace livemon::ui

@@ -34,8 +34,8 @@ struct EndpointVerdict {
   QString error;
 };
 
-// Thread-compatible: a QObject of the GUI thread; lookups run on Qt's host-lookup threads and
-// answer through queued calls.
+// GUI thread only. Lookups run on Qt's host-lookup threads and answer through
+// queued calls.
 // Decides whether an endpoint can be connected to before it is: its syntax at once, and a tcp://
 // host given by name by looking it up off the GUI thread (ZeroMQ would accept a name that does
 // not resolve and retry it silently forever). A lookup that takes longer than `timeout` is given

@@ -8,7 +8,7 @@
 #include <type_traits>
 #include <variant>
 
-#include <livemon/ui/ingest/stat_key.h>
+#include <livemon/ui/data/stat_key.h>
 
 namespace livemon::ui {
 

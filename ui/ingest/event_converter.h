@@ -12,13 +12,13 @@
 
 #include <livemon/event.h>
 #include <livemon/transport/subscriber.h>
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/sample_folder.h>
 
 namespace livemon::ui {
 
-// Thread-compatible: one thread at a time (IngestWorker serializes it).
+// Not thread-safe: one owner at a time (IngestWorker serializes it).
 // Turns received events into what the dashboard applies: a log entry for every event, and a
 // chart sample for every number in it. A Stat event's ("livemon.Stat" or "torch.monitor.Stat")
 // key "<stat>.<aggregation>" is a line of chart <stat>; any other event's numeric field is a line

@@ -20,8 +20,8 @@
 #include <livemon/clock.h>
 #include <livemon/ui/ingest/alert_feed.h>
 #include <livemon/ui/ingest/event_converter.h>
-#include <livemon/ui/ingest/history_note.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/history_note.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/ingest/staging_buffer.h>
 
 namespace livemon::ui {

@@ -6,11 +6,11 @@
 #include <unordered_set>
 #include <vector>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 
-// Thread-compatible: one thread at a time (the EventConverter's, on the ingest thread).
+// Not thread-safe: one owner at a time (the EventConverter's, on the ingest thread).
 // Thins the points of fast lines before the GUI thread pays for them. An event field logged by
 // every step of a fast loop gives a line tens of thousands of points a second, far more than a
 // chart has pixel columns; storing and redrawing them all made the GUI tick miss its frame. So

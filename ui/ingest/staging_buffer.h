@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 

@@ -8,7 +8,7 @@
 #include <QAbstractTableModel>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 
@@ -27,7 +27,7 @@ struct AlertEntry {
   std::optional<int64_t> step;  // the step of the event that raised it, when it stated one
 };
 
-// Thread-compatible: a Qt model, used on the GUI thread only.
+// GUI thread only.
 // The Alerts list: every alert raised, newest last, the newest `capacity` kept (a rule that fires
 // on every window of a long run cannot grow it without bound; dropped() counts the evicted).
 // Columns: time, source, rule, value; the message is every cell's tooltip. It also counts the

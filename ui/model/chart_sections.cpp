@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 
-#include <QSettings>
 
 namespace livemon::ui {
 
@@ -137,39 +136,6 @@ ChartArrangement arrangeCharts(const std::vector<QString>& charts, const ChartCh
   if (pinned.charts > 0) finish(std::move(pinned));
   for (auto& [name, section] : sections) finish(std::move(section));
   return result;
-}
-
-namespace {
-
-const QString kPinnedKey = QStringLiteral("charts/pinned");
-const QString kCollapsedKey = QStringLiteral("charts/collapsed");
-
-QStringList listOf(const std::set<QString>& names) {
-  QStringList list;
-  list.reserve(static_cast<qsizetype>(names.size()));
-  for (const QString& name : names) list << name;
-  return list;
-}
-
-std::set<QString> setOf(const QStringList& list) {
-  std::set<QString> names;
-  for (const QString& name : list) {
-    if (static_cast<qsizetype>(names.size()) >= kMaxSavedChartChoices) break;
-    if (name.size() <= kMaxSavedChartNameLength) names.insert(name);  // "" is a section: "other"
-  }
-  return names;
-}
-
-}  // namespace
-
-void saveChartChoices(const ChartChoices& choices, QSettings& settings) {
-  settings.setValue(kPinnedKey, listOf(choices.pinned));
-  settings.setValue(kCollapsedKey, listOf(choices.collapsed));
-}
-
-void restoreChartChoices(const QSettings& settings, ChartChoices& choices) {
-  choices.pinned = setOf(settings.value(kPinnedKey).toStringList());
-  choices.collapsed = setOf(settings.value(kCollapsedKey).toStringList());
 }
 
 }  // namespace livemon::ui

@@ -8,8 +8,6 @@
 #include <QString>
 #include <QStringList>
 
-class QSettings;
-
 namespace livemon::ui {
 
 // Where a chart goes on the grid, decided by its name alone.
@@ -29,7 +27,7 @@ QString sectionTitle(const QString& section);
 bool sectionLess(const QString& a, const QString& b);
 bool chartLess(const QString& a, const QString& b);
 
-// Thread-safety: a plain value type; const members may be called from any thread.
+// Immutable after construction: any thread.
 // The chart filter a user types: alternatives separated by '|' ("loss|acc"), each matching
 // anywhere in a chart's name, ignoring case; '*' and '?' are wildcards. Blank alternatives are
 // ignored; an empty filter matches everything.
@@ -76,7 +74,8 @@ struct ChartArrangement {
 };
 
 // Thread-safety: a plain value type.
-// The user's choices that arrange() follows.
+// The user's choices that arrange() follows. The pinned charts and collapsed sections are kept between sessions (DashboardSettings); the
+// filter and the enlarged chart are for the moment.
 struct ChartChoices {
   ChartFilter filter;
   std::set<QString> pinned;     // shown in the pinned section, not in their own
@@ -86,15 +85,5 @@ struct ChartChoices {
 
 // Arranges `charts` (any order) as the grid shows them.
 ChartArrangement arrangeCharts(const std::vector<QString>& charts, const ChartChoices& choices);
-
-// The choices kept between sessions: the pinned charts and the collapsed sections (keys
-// "charts/pinned" and "charts/collapsed"). The filter and the enlarged chart are for the moment.
-void saveChartChoices(const ChartChoices& choices, QSettings& settings);
-// Reads what saveChartChoices wrote into `choices`, replacing its pinned charts and collapsed
-// sections; a chart not there yet is pinned when it comes. A damaged file gives at most
-// kMaxSavedChartChoices of each and names of at most kMaxSavedChartNameLength characters.
-void restoreChartChoices(const QSettings& settings, ChartChoices& choices);
-inline constexpr qsizetype kMaxSavedChartChoices = 4096;
-inline constexpr qsizetype kMaxSavedChartNameLength = 1024;
 
 }  // namespace livemon::ui

@@ -1,19 +1,6 @@
 #include <livemon/ui/model/chart_view_options.h>
 
-#include <QSettings>
-#include <QVariantMap>
-
-#include <livemon/ui/model/smoothing.h>
-
 namespace livemon::ui {
-
-namespace {
-const QString kSmoothing = QStringLiteral("charts/smoothing");
-const QString kLogAll = QStringLiteral("charts/logScaleAll");
-const QString kLogPerChart = QStringLiteral("charts/logScale");
-// Settings come from a file the user may edit: a per-chart map is kept within reason.
-constexpr int kMaxPerChart = 10'000;
-}  // namespace
 
 ChartViewOptions::ChartViewOptions(QObject* parent) : QObject(parent), smoothing_(kDefaultSmoothing) {}
 
@@ -51,25 +38,16 @@ void ChartViewOptions::setLogScale(const QString& statName, bool on) {
   bump();
 }
 
-void ChartViewOptions::restore(const QSettings& settings) {
-  bool ok = false;
-  const double weight = settings.value(kSmoothing, kDefaultSmoothing).toDouble(&ok);
-  smoothing_ = ok ? clampSmoothing(weight) : kDefaultSmoothing;
-  logAll_ = settings.value(kLogAll, false).toBool();
+ChartViewState ChartViewOptions::state() const { return ChartViewState{smoothing_, logAll_, logPerChart_}; }
+
+void ChartViewOptions::restore(const ChartViewState& state) {
+  smoothing_ = clampSmoothing(state.smoothing);
+  logAll_ = state.logScaleAll;
   logPerChart_.clear();
-  const QVariantMap perChart = settings.value(kLogPerChart).toMap();
-  for (auto it = perChart.begin(); it != perChart.end() && static_cast<int>(logPerChart_.size()) < kMaxPerChart; ++it) {
-    if (it.value().toBool() != logAll_) logPerChart_[it.key()] = it.value().toBool();
+  for (const auto& [name, on] : state.logScale) {
+    if (on != logAll_) logPerChart_[name] = on;
   }
   bump();
-}
-
-void ChartViewOptions::save(QSettings& settings) const {
-  settings.setValue(kSmoothing, smoothing_);
-  settings.setValue(kLogAll, logAll_);
-  QVariantMap perChart;
-  for (const auto& [name, on] : logPerChart_) perChart.insert(name, on);
-  settings.setValue(kLogPerChart, perChart);
 }
 
 }  // namespace livemon::ui

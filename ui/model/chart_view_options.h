@@ -5,11 +5,19 @@
 #include <QObject>
 #include <QString>
 
-class QSettings;
+#include <livemon/ui/model/smoothing.h>
 
 namespace livemon::ui {
 
-// Thread-compatible: a QObject of the GUI thread.
+// Thread-safety: a plain value type.
+// What ChartViewOptions keeps between sessions (DashboardSettings).
+struct ChartViewState {
+  double smoothing = kDefaultSmoothing;
+  bool logScaleAll = false;
+  std::map<QString, bool> logScale;  // per chart, where it differs from logScaleAll
+};
+
+// GUI thread only.
 // How the charts draw their values, as the user chose and as settings keep it: the smoothing
 // weight of every line, a log scale for all charts, and per chart a log scale that differs from
 // it. changed() follows every change that alters a chart, and version() counts them so that a
@@ -31,9 +39,10 @@ class ChartViewOptions : public QObject {
   void setLogScale(const QString& statName, bool on);
   unsigned version() const noexcept { return version_; }
 
-  // Settings keys under "charts/": smoothing, logScaleAll, logScale (the per-chart choices).
-  void restore(const QSettings& settings);
-  void save(QSettings& settings) const;
+  ChartViewState state() const;
+  // Takes `state` (the smoothing clamped, per-chart choices equal to logScaleAll dropped) and
+  // signals changed() once.
+  void restore(const ChartViewState& state);
 
  signals:
   void changed();

@@ -15,7 +15,11 @@ ColumnDecimator::ColumnDecimator(double xMin, double xMax, int columns, PlotTran
       transform_(transform),
       line_(line),
       lower_(lower),
-      upper_(upper) {}
+      upper_(upper) {
+  line_.clear();
+  if (lower_ != nullptr) lower_->clear();
+  if (upper_ != nullptr) upper_->clear();
+}
 
 int ColumnDecimator::columnOf(double x) const noexcept {
   const double column = (x - xMin_) * columnsPerUnit_;

@@ -26,7 +26,7 @@ struct DecimationSummary {
   bool empty() const noexcept { return pointsInRange == 0; }
 };
 
-// Thread-compatible: one thread at a time.
+// Not thread-safe: one owner at a time.
 // Reduces points sorted by x to what a chart `columns` pixels wide can show: per pixel column the
 // first, the lowest, the highest and the last point, in x order. Every extreme survives, so a
 // one-sample spike is drawn however many samples share its column, and the line enters and
@@ -37,7 +37,8 @@ struct DecimationSummary {
 // `upper`.
 class ColumnDecimator {
  public:
-  // [xMin, xMax] is the visible range in store units; points are written after `transform`.
+  // [xMin, xMax] is the visible range in store units; points are written after `transform`
+  // into `line` (and `lower`, `upper` when given), each cleared first.
   ColumnDecimator(double xMin, double xMax, int columns, PlotTransform transform, QList<QPointF>& line,
                   QList<QPointF>* lower = nullptr, QList<QPointF>* upper = nullptr);
 

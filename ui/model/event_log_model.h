@@ -13,11 +13,11 @@
 #include <QFont>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 
-// Thread-compatible: a Qt model, used on the GUI thread only.
+// GUI thread only.
 // The event log: every event received, newest last, in a ring of the newest `capacity` events
 // whose data together take at most `byteBudget` bytes (older ones are evicted, so memory stays
 // bounded however long the run and however large the events a peer sends). Columns: time, source,

@@ -82,8 +82,6 @@ void traceSeriesOf(const Points& store, const TraceRequest& plotRequest, TraceRe
   request.xMin = toStore(plotRequest.xMin, plotRequest.transform);
   request.xMax = toStore(plotRequest.xMax, plotRequest.transform);
   request.cutoff = toStore(plotRequest.cutoff, plotRequest.transform);
-  result.raw.points.clear();
-  result.smoothed.points.clear();
   result.nonPositive = 0;
   const bool smooth = request.smoothing > 0.0;
   ColumnDecimator raw(request.xMin, request.xMax, request.columns, request.transform, result.raw.points);
@@ -133,6 +131,7 @@ void traceSeriesOf(const Points& store, const TraceRequest& plotRequest, TraceRe
     result.smoothed.summary = smoothed->finish();
     result.smoothed.breaks = breaksAt(result.smoothed.points, smoothGaps.gaps());
   } else {
+    result.smoothed.points.clear();
     result.smoothed.summary = DecimationSummary{};
     result.smoothed.breaks.clear();
   }

@@ -102,7 +102,7 @@ std::vector<BandStretch> traceBandStretches(const StepPoints& min, PlotTransform
                                             const StepPoints& max, PlotTransform maxTransform, const TracedLine& maxLine,
                                             const TraceRequest& request);
 
-// Thread-compatible: a plain value with state.
+// Not thread-safe: one owner at a time.
 // The lowest and highest values of the lines an axis fits.
 struct YExtent {
   double low = std::numeric_limits<double>::infinity();

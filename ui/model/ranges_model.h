@@ -18,8 +18,8 @@
 
 #include <livemon/clock.h>
 #include <livemon/record_function.h>
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 
 namespace livemon::ui {
 
@@ -36,7 +36,7 @@ std::optional<QString> rangeNameOfStat(const QString& statName);
 // "3.07 ms", "1.25 s" (three significant digits); "NaN" and "∞" for what is not finite.
 QString formatDurationMs(double ms);
 
-// Thread-compatible: a Qt model, used on the GUI thread only.
+// GUI thread only.
 // The Ranges table: one row per (source, range), values of the range's latest Stat window (its
 // count, mean, p50, p99 and max) and the total count since the dashboard first saw it.
 //

@@ -12,7 +12,7 @@
 
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {
@@ -61,7 +61,7 @@ struct RankGroupInfo {
   std::vector<int64_t> ranks;  // ascending
 };
 
-// Thread-compatible: owned and used by the GUI thread, beside the StatRegistry it derives into.
+// GUI thread only. It sits beside the StatRegistry it derives into.
 // Rank groups: the sources of one run (from one endpoint) that carry a rank form a group, and for
 // every (Stat, aggregation) the group derives three series into the registry: the median across
 // its ranks (SeriesRole::RankMedian) and the lowest and highest (RankLow, RankHigh, the edges of

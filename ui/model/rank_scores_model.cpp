@@ -6,15 +6,12 @@
 
 #include <QColor>
 
+#include <livemon/analysis_feed.h>
 #include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {
 
 namespace {
-
-AlertSource alertSource(const transport::SourceInfo& info) {
-  return AlertSource{info.run, info.host, info.pid, info.rank, info.instanceId};
-}
 
 double wallMs(std::chrono::system_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(t.time_since_epoch()).count();
@@ -109,7 +106,7 @@ void RankScoresModel::observe(const IngestBatch& batch) {
     if (!isKeySeries(sample.series)) continue;
     const SeriesEntry* series = registry_.series(sample.series);
     const SourceEntry* source = series != nullptr ? registry_.source(series->source) : nullptr;
-    if (source != nullptr) scorer_->observeValue(alertSource(*source->info), sample.y);
+    if (source != nullptr) scorer_->observeValue(alertSourceOf(source->info.get()), sample.y);
   }
 }
 

@@ -16,7 +16,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/rank_scores.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
 
@@ -38,7 +38,7 @@ struct RankHeatColumn {
   std::map<int64_t, double> values;
 };
 
-// Thread-compatible: a Qt model, used on the GUI thread only.
+// GUI thread only.
 // The Ranks view's data: the shared RankScorer (core, as `livemonctl ranks` uses it) fed with the
 // values of one Stat key from every ranked source, evaluated once per window on the injected
 // clock; the latest window of the run shown as a table (worst first: rank, value, score, flag,

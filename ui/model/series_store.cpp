@@ -96,9 +96,6 @@ void SeriesStore::mergeOlderBuckets() {
 DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, PlotTransform transform,
                                         QList<QPointF>& line, QList<QPointF>* lower, QList<QPointF>* upper,
                                         double cutoff) const {
-  line.clear();
-  if (lower != nullptr) lower->clear();
-  if (upper != nullptr) upper->clear();
   ColumnDecimator decimator(xMin, xMax, columns, transform, line, lower, upper);
   // Feeds one point; false once nothing later can matter.
   const auto add = [&decimator, cutoff](double x, double y) { return x <= cutoff && decimator.add(x, y); };

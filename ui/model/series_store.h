@@ -11,12 +11,12 @@
 #include <QList>
 #include <QPointF>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/column_decimator.h>
 
 namespace livemon::ui {
 
-// Thread-compatible: owned and used by the GUI thread.
+// GUI thread only.
 // The samples of one chart series, in bounded memory: the newest samples at full resolution, older
 // ones folded into min/max buckets that keep each stretch's first, lowest, highest and last
 // sample. When the buckets run out, the older half of them is merged pairwise, so resolution

@@ -5,7 +5,7 @@
 
 namespace livemon::ui {
 
-// Thread-compatible: a plain value with state; one thread at a time.
+// Not thread-safe: one owner at a time.
 // The debiased exponential moving average TensorBoard's smoothing slider draws: with weight w,
 // s = w * s + (1 - w) * y over the finite values seen, divided by 1 - w^n after n of them, so the
 // first point is the first value itself rather than a fraction of it pulled towards zero.

@@ -11,7 +11,7 @@
 #include <QString>
 
 #include <livemon/transport/wire_format.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/series_store.h>
 #include <livemon/ui/model/time_view.h>
 
@@ -44,7 +44,7 @@ struct RankAtX {
   int64_t rank = 0;
 };
 
-// Thread-compatible: owned by the StatRegistry, on the GUI thread.
+// GUI thread only. Owned by the StatRegistry.
 // One line: a (source, Stat, aggregation) triple, or a (source, event field) pair, and its samples.
 struct SeriesEntry {
   SeriesId id = 0;
@@ -82,7 +82,7 @@ struct RegistryRemoval {
   bool empty() const noexcept { return sources.empty(); }
 };
 
-// Thread-compatible: owned and used by the GUI thread.
+// GUI thread only.
 // Every source and series seen (until removed), with their samples: the data behind the charts.
 class StatRegistry {
  public:

@@ -46,9 +46,6 @@ double StepPoints::typicalInterval() const {
 DecimationSummary StepPoints::decimate(double xMin, double xMax, int columns, PlotTransform transform,
                                        QList<QPointF>& line, QList<QPointF>* lower, QList<QPointF>* upper,
                                        double cutoff) const {
-  line.clear();
-  if (lower != nullptr) lower->clear();
-  if (upper != nullptr) upper->clear();
   ColumnDecimator decimator(xMin, xMax, columns, transform, line, lower, upper);
   // From the left neighbour of the range on.
   const std::size_t first = firstAtOrAfter(xMin);

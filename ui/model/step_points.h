@@ -14,7 +14,7 @@ namespace livemon::ui {
 
 class SeriesStore;
 
-// Thread-compatible: a value, built and used on the GUI thread (it reads a SeriesStore).
+// GUI thread only. A value built per draw from a SeriesStore.
 // One series as the Step axis draws it: the stored points timed inside a window (the time range),
 // each at its step instead of its time. Points that state no step are left out: a made-up step
 // would put them where they never were. A step lower than an earlier point's (a run resumed from

@@ -50,6 +50,9 @@ struct XRange {
 // rest of a tick at 100 charts. An empty or non-finite range is returned as it is.
 XRange snapLiveEdge(XRange x);
 
+// Not thread-safe: one owner at a time (each chart grid keeps its own).
+// What the charts' x axis shows: the mode, the time range, following live data or a range the
+// user zoomed or panned to, and the paused edge.
 class TimeView {
  public:
   TimeAxisMode mode() const noexcept { return mode_; }

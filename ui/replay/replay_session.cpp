@@ -71,14 +71,9 @@ ReplaySession::ReplaySession(IngestWorker& ingest, Clock* clock, QObject* parent
 }
 
 ReplaySession::~ReplaySession() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    requests_.clear();
-  }
   abandoned_.store(true, std::memory_order_relaxed);  // ends a scan of the file in progress
   currentGeneration_.store(UINT64_MAX, std::memory_order_relaxed);  // abandons a read in progress
-  wake_.notify_all();
+  requests_.stop();
   thread_.join();
 }
 
@@ -91,7 +86,7 @@ void ReplaySession::open(const QString& path, ReplayMode mode) {
   request.kind = Request::Kind::Open;
   request.path = path.toStdString();
   request.mode = mode;
-  post(std::move(request));
+  requests_.post(std::move(request));
 }
 
 void ReplaySession::finishOpen(RecordingInfo info) {
@@ -107,7 +102,7 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   read.fromNs = windowStart(playheadNs_);
   read.toNs = playheadNs_;
   read.backfill = logBackfill_;
-  post(std::move(read));
+  requests_.post(std::move(read));
   emit opened();
   emit playheadChanged(playheadNs_);
 }
@@ -153,7 +148,7 @@ void ReplaySession::seek(int64_t ns) {
   read.fromNs = windowStart(playheadNs_);
   read.toNs = playheadNs_;
   read.backfill = logBackfill_;
-  post(std::move(read));
+  requests_.post(std::move(read));
   emit playheadChanged(playheadNs_);
 }
 
@@ -165,7 +160,7 @@ void ReplaySession::forwardTo(int64_t ns) {
   read.fromNs = playheadNs_ + 1;  // the range is inclusive: what is at the old playhead is shown
   read.toNs = next;
   playheadNs_ = next;
-  post(std::move(read));
+  requests_.post(std::move(read));
   emit playheadChanged(playheadNs_);
 }
 
@@ -218,48 +213,17 @@ void ReplaySession::advance(std::chrono::nanoseconds elapsed) {
   }
 }
 
-bool ReplaySession::busy() const {
-  std::lock_guard lock(mutex_);
-  return inFlight_ > 0;
-}
-
-void ReplaySession::post(Request request) {
-  {
-    std::lock_guard lock(mutex_);
-    if (request.kind == Request::Kind::Read) {
-      // Reads for an older generation are of no use any more.
-      const auto stale = std::remove_if(requests_.begin(), requests_.end(), [&](const Request& queued) {
-        return queued.kind == Request::Kind::Read && queued.generation != request.generation;
-      });
-      inFlight_ -= static_cast<int>(requests_.end() - stale);
-      requests_.erase(stale, requests_.end());
-    }
-    requests_.push_back(std::move(request));
-    ++inFlight_;
-  }
-  wake_.notify_one();
-}
+bool ReplaySession::busy() const { return requests_.busy(); }
 
 void ReplaySession::run() {
-  for (;;) {
-    Request request;
-    {
-      std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !requests_.empty(); });
-      if (stopping_) return;
-      request = std::move(requests_.front());
-      requests_.pop_front();
-    }
-    if (request.kind == Request::Kind::Open) {
-      handleOpen(request);
+  while (std::optional<Request> request = requests_.take()) {
+    if (request->kind == Request::Kind::Open) {
+      handleOpen(*request);
     } else {
-      handleRead(request);
+      handleRead(*request);
     }
-    {
-      std::lock_guard lock(mutex_);
-      --inFlight_;
-    }
-    if (request.kind == Request::Kind::Read) emit loaded();
+    requests_.finished();
+    if (request->kind == Request::Kind::Read) emit loaded();
   }
 }
 

@@ -2,9 +2,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <mutex>
 #include <memory>
 #include <optional>
@@ -17,21 +15,12 @@
 #include <QStringList>
 
 #include <livemon/clock.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/replay/replay_requests.h>
 
 namespace livemon::ui {
 
 class IngestWorker;
-
-// How a recording joins the dashboard.
-enum class ReplayMode {
-  // On a timeline: the charts and the log show the recording's events up to the playhead.
-  Replay,
-  // Beside the live runs, as sources labelled "baseline: RUN", to compare a live run against
-  // (with the x axis in time since run start both begin at 0). Not on the timeline: its owner
-  // moves its playhead (moveTo). Read like a replay, only the window before the playhead.
-  Baseline,
-};
 
 // Thread-safety: a plain value type.
 // What opening a recording found.
@@ -45,9 +34,9 @@ struct RecordingInfo {
   QStringList problems;  // damage found on opening, each naming its byte offset
 };
 
-// Thread-compatible: every public member is for the GUI thread. A worker thread owns the
-// RecordingReader (which is not thread-safe); requests reach it through a queue, its results
-// come back as queued signals, and the events it reads go into the IngestWorker's staging buffer.
+// GUI thread only: every public member. A worker thread owns the RecordingReader (which is not
+// thread-safe); requests reach it through a queue (ReplayRequests), its results come back as
+// queued signals, and the events it reads go into the IngestWorker's staging buffer.
 //
 // A recording opened for replay, with a playhead on the recording's receive clock: the one time
 // base of the timeline, the charts and the log. The dashboard shows exactly the events received
@@ -143,19 +132,10 @@ class ReplaySession : public QObject {
   void playingChanged(bool playing);
 
  private:
-  struct Request {
-    enum class Kind { Open, Read } kind = Kind::Read;
-    uint64_t generation = 0;
-    int64_t fromNs = 0;
-    int64_t toNs = 0;
-    std::string path;  // Open
-    ReplayMode mode = ReplayMode::Replay;
-    std::size_t backfill = 0;  // Read: log rows wanted from before fromNs
-  };
+  using Request = ReplayRequest;
   // Worker-side state the GUI never touches.
   struct Worker;
 
-  void post(Request request);
   // Starts a new generation: reads of older ones stage nothing more.
   void startGeneration();
   void finishOpen(RecordingInfo info);
@@ -194,11 +174,7 @@ class ReplaySession : public QObject {
   std::atomic<bool> abandoned_{false};  // set by the destructor: the worker stops reading
   std::atomic<uint64_t> chunksRead_{0};
   std::atomic<uint64_t> messagesRead_{0};
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Request> requests_;  // guarded by mutex_
-  int inFlight_ = 0;              // guarded by mutex_: requests queued or being handled
-  bool stopping_ = false;         // guarded by mutex_
+  ReplayRequests requests_;
   std::unique_ptr<Worker> worker_;  // used by the worker thread only
   std::thread thread_;
 };

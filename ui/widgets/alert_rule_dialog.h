@@ -10,7 +10,7 @@ class QSpinBox;
 
 namespace livemon::ui {
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // "Alert when KEY is above/below X for N windows": builds a threshold rule's text in the grammar
 // parseAlertRule reads (the same as `livemonctl watch --rule`), and accepts only text that parses.
 class AlertRuleDialog : public QDialog {

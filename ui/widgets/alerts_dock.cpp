@@ -41,7 +41,7 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
     : QDockWidget(tr("Alerts"), parent), dashboard_(dashboard), grid_(grid) {
   setObjectName(QStringLiteral("alertsDock"));
   table_ = new QTableView(this);
-  table_->setModel(&dashboard_.alerts());
+  table_->setModel(&dashboard_.alertCentre().alerts());
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->verticalHeader()->hide();
@@ -66,7 +66,7 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   setWidget(content);
   chartMenu_ = new ChartAlertMenu(dashboard_, grid_, this);
   chartMarkers_ = new ChartAlertMarkers(dashboard_, grid_, this);
-  connect(&dashboard_, &Dashboard::alertRulesChanged, this, &AlertsDock::showRules);
+  connect(&dashboard_.alertCentre(), &AlertCentre::rulesChanged, this, &AlertsDock::showRules);
   showRules();
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
     const QVariant time = index.data(AlertListModel::kTimeRole);
@@ -80,31 +80,31 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   connect(badge_, &QToolButton::clicked, this, [this] {
     show();
     raise();
-    dashboard_.alerts().markSeen();
+    dashboard_.alertCentre().alerts().markSeen();
   });
 
-  connect(&dashboard_, &Dashboard::alertRaised, this, &AlertsDock::alertRaised);
-  connect(&dashboard_.alerts(), &AlertListModel::unseenChanged, this, &AlertsDock::updateBadge);
-  connect(&dashboard_.alerts(), &QAbstractItemModel::rowsInserted, table_, [this] { table_->scrollToBottom(); });
+  connect(&dashboard_.alertCentre(), &AlertCentre::alertRaised, this, &AlertsDock::alertRaised);
+  connect(&dashboard_.alertCentre().alerts(), &AlertListModel::unseenChanged, this, &AlertsDock::updateBadge);
+  connect(&dashboard_.alertCentre().alerts(), &QAbstractItemModel::rowsInserted, table_, [this] { table_->scrollToBottom(); });
 }
 
 void AlertsDock::showRules() {
   rules_->clear();
-  rules_->addItems(dashboard_.alertRules());
+  rules_->addItems(dashboard_.alertCentre().rules());
 }
 
 void AlertsDock::removeSelectedRule() {
-  if (const QListWidgetItem* item = rules_->currentItem()) dashboard_.removeAlertRule(item->text());
+  if (const QListWidgetItem* item = rules_->currentItem()) dashboard_.alertCentre().removeRule(item->text());
 }
 
 void AlertsDock::showEvent(QShowEvent* event) {
   QDockWidget::showEvent(event);
-  dashboard_.alerts().markSeen();
+  dashboard_.alertCentre().alerts().markSeen();
 }
 
 void AlertsDock::updateBadge() {
-  const uint64_t unseen = dashboard_.alerts().unseen();
-  const int total = dashboard_.alerts().rowCount();
+  const uint64_t unseen = dashboard_.alertCentre().alerts().unseen();
+  const int total = dashboard_.alertCentre().alerts().rowCount();
   badge_->setVisible(total > 0);
   badge_->setText(unseen > 0 ? tr("⚠ %1 new alerts").arg(QLocale().toString(static_cast<qulonglong>(unseen)))
                              : tr("%1 alerts").arg(QLocale().toString(total)));
@@ -114,7 +114,7 @@ void AlertsDock::updateBadge() {
 
 void AlertsDock::alertRaised(const AlertEntry& alert) {
   // Seen at once when the list is in view.
-  if (isVisible() && !visibleRegion().isEmpty()) dashboard_.alerts().markSeen();
+  if (isVisible() && !visibleRegion().isEmpty()) dashboard_.alertCentre().alerts().markSeen();
   updateBadge();
   lastNotification_ = QStringLiteral("%1: %2").arg(alert.source, alert.message);
   if (!QSystemTrayIcon::isSystemTrayAvailable() || !QSystemTrayIcon::supportsMessages()) return;
@@ -127,7 +127,7 @@ void AlertsDock::alertRaised(const AlertEntry& alert) {
 }
 
 void AlertsDock::jumpTo(double timeMs) {
-  if (ReplaySession* replay = dashboard_.replay(); replay != nullptr && replay->isOpen()) {
+  if (ReplaySession* replay = dashboard_.replays().replay(); replay != nullptr && replay->isOpen()) {
     replay->seek(static_cast<int64_t>(timeMs * 1e6));
   } else if (grid_.timeView().mode() == TimeAxisMode::WallClock) {
     grid_.showRange(XRange{timeMs - kJumpHalfWidthMs, timeMs + kJumpHalfWidthMs});

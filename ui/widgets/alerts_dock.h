@@ -15,7 +15,7 @@ class ChartGrid;
 class Dashboard;
 struct AlertEntry;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The alerts' user interface: a dock with the Alerts list (time, source, rule, value; the message
 // as tooltip), a badge for the status bar counting the alerts not yet seen (a click shows the
 // list), and a desktop notification per alert (a tray message where the platform has a tray).

@@ -7,19 +7,19 @@ class QMenu;
 
 namespace livemon::ui {
 
-class Dashboard;
+class ReplayController;
 
-// Thread-compatible: a QObject of the GUI thread.
-// The File menu's baseline entries, kept in step with Dashboard::baselines(): "Close baseline
+// GUI thread only.
+// The File menu's baseline entries, kept in step with ReplayController::baselines(): "Close baseline
 // NAME" while one baseline is open, a "Close baseline" submenu with an entry per baseline while
 // several are, neither while none is; and "Baselines follow the live run"
-// (Dashboard::setBaselinesFollowLive).
+// (ReplayController::setBaselinesFollowLive).
 class BaselineMenu : public QObject {
   Q_OBJECT
 
  public:
-  // Appends its entries to `file`, and is a child of it. `dashboard` must outlive it.
-  BaselineMenu(Dashboard& dashboard, QMenu& file);
+  // Appends its entries to `file`, and is a child of it. `replays` must outlive it.
+  BaselineMenu(ReplayController& replays, QMenu& file);
 
   // The entry shown while one baseline is open.
   QAction* closeAction() const noexcept { return close_; }
@@ -30,7 +30,7 @@ class BaselineMenu : public QObject {
  private:
   void rebuild();
 
-  Dashboard& dashboard_;
+  ReplayController& replays_;
   QAction* close_ = nullptr;
   QMenu* closeMenu_ = nullptr;
   QAction* follow_ = nullptr;

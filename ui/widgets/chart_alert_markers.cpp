@@ -40,7 +40,7 @@ QString tooltipFor(const AlertEntry& alert) {
 ChartAlertMarkers::ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObject* parent)
     : QObject(parent), dashboard_(dashboard), grid_(grid) {
   connect(&grid_, &ChartGrid::chartCreated, this, &ChartAlertMarkers::watch);
-  connect(&dashboard_, &Dashboard::alertRaised, this, &ChartAlertMarkers::alertRaised);
+  connect(&dashboard_.alertCentre(), &AlertCentre::alertRaised, this, &ChartAlertMarkers::alertRaised);
 }
 
 void ChartAlertMarkers::alertRaised(const AlertEntry& alert) {

@@ -9,7 +9,7 @@
 #include <QObject>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QGraphicsPolygonItem;
 class QGraphicsRectItem;
@@ -21,7 +21,7 @@ class Dashboard;
 class StatChartView;
 struct AlertEntry;
 
-// Thread-compatible: a QObject of the GUI thread.
+// GUI thread only.
 // Alerts drawn on the charts, following the chart's axes on every redraw
 // (StatChartView::rendered); marks outside the visible range are hidden.
 //

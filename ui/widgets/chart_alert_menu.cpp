@@ -49,7 +49,7 @@ bool ChartAlertMenu::askForRule(StatChartView& chart, bool above) {
   dialog.setAbove(above);
   if (dialog.exec() != QDialog::Accepted) return false;
   QString error;
-  if (!dashboard_.addAlertRule(dialog.ruleText(), &error)) {
+  if (!dashboard_.alertCentre().addRule(dialog.ruleText(), &error)) {
     QMessageBox::warning(&chart, tr("Alert rule"), error);
     return false;
   }

@@ -19,7 +19,7 @@ struct ChartRuleProposal {
   double lastValue = 0.0;
 };
 
-// Thread-compatible: a QObject of the GUI thread.
+// GUI thread only.
 // The context menu on a chart's title ("Alert when … is above/below…"): opens an AlertRuleDialog
 // prefilled with the chart's key and last value and adds the rule to the Dashboard. It watches
 // every chart the grid makes; a right click on the plot itself still pans.

@@ -16,7 +16,7 @@ QT_END_NAMESPACE
 
 namespace livemon::ui {
 
-// Thread-compatible: used on the GUI thread only, with the chart it draws on.
+// GUI thread only, as the chart it draws on.
 // A shaded min–max band that breaks where its lines do (a stall): a QAreaSeries per unbroken
 // stretch (splitBand), as one area would bridge the gap. None has a legend entry. Areas are made
 // as stretches need them and kept for the next draw; the chart owns them (it deletes them with

@@ -13,7 +13,7 @@ namespace livemon::ui {
 
 class StatChartView;
 
-// Thread-compatible: part of its chart, on the GUI thread.
+// GUI thread only, as the chart it is part of.
 // The mouse on a chart's plot area: a left drag draws a rubber band and zooms to what it covers
 // (x, and y when it is tall enough), a right or middle drag pans, the wheel zooms x about the
 // cursor (20 % a notch), and a right click that does not drag opens the chart's context menu.

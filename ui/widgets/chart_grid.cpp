@@ -223,14 +223,10 @@ void ChartGrid::setSectionCollapsed(const QString& section, bool collapsed) {
   relayout();
 }
 
-void ChartGrid::saveChoices(QSettings& settings) const {
-  saveChartChoices(choices_, settings);
-  viewOptions_->save(settings);
-}
-
-void ChartGrid::restoreChoices(const QSettings& settings) {
-  restoreChartChoices(settings, choices_);
-  viewOptions_->restore(settings);
+void ChartGrid::restoreChoices(const ChartChoices& saved, const ChartViewState& view) {
+  choices_.pinned = saved.pinned;
+  choices_.collapsed = saved.collapsed;
+  viewOptions_->restore(view);
   relayout();
 }
 

@@ -10,8 +10,8 @@
 #include <QScrollArea>
 #include <QString>
 
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/chart_sections.h>
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/time_view.h>
@@ -20,14 +20,13 @@
 class QKeyEvent;
 class QLabel;
 class QResizeEvent;
-class QSettings;
 class QToolButton;
 
 namespace livemon::ui {
 
 class StatRegistry;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The scrollable grid of charts, in collapsible sections by name prefix (see arrangeCharts: the
 // user's sections first, livemon's own diagnostics last, loss first within a section), in as many
 // columns as fit, the cards growing with the window. A chart can be pinned (a section of its own,
@@ -85,9 +84,12 @@ class ChartGrid : public QScrollArea {
   // Sections by name (chartSection(), kPinnedSection): a collapsed one shows its header only.
   void setSectionCollapsed(const QString& section, bool collapsed);
   bool isSectionCollapsed(const QString& section) const { return choices_.collapsed.contains(section); }
-  // The pinned charts, collapsed sections, smoothing and log scales, kept between sessions.
-  void saveChoices(QSettings& settings) const;
-  void restoreChoices(const QSettings& settings);
+  // The choices as they are now: the filter, the pinned charts, the collapsed sections, the
+  // enlarged chart.
+  const ChartChoices& choices() const noexcept { return choices_; }
+  // What a session kept (DashboardSettings): the pinned charts and collapsed sections of
+  // `saved` (its filter and enlarged chart are left as they are), and the smoothing and log scales.
+  void restoreChoices(const ChartChoices& saved, const ChartViewState& view);
   // What is shown, as of the last layout.
   const ChartArrangement& arrangement() const noexcept { return arrangement_; }
   // The text shown instead of charts ("No chart matches …"); empty while charts are shown.

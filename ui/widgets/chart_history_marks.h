@@ -7,8 +7,8 @@
 #include <QObject>
 #include <QString>
 
-#include <livemon/ui/ingest/history_note.h>
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/history_note.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QGraphicsLineItem;
 class QGraphicsSimpleTextItem;
@@ -19,7 +19,7 @@ class ChartGrid;
 class Dashboard;
 class StatChartView;
 
-// Thread-compatible: a QObject of the GUI thread.
+// GUI thread only.
 // Where the received history begins, drawn on the charts. When an endpoint's history was cut (its
 // source keeps only the newest part of the run: HistoryNote::marksBeginning), every chart with a
 // line of a source first heard on that endpoint gets a dashed vertical line at the history's

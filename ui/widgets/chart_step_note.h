@@ -10,7 +10,7 @@ QT_END_NAMESPACE
 
 namespace livemon::ui {
 
-// Thread-compatible: used on the GUI thread only, with the chart it belongs to.
+// GUI thread only, as the chart it belongs to.
 // What a chart on the Step axis says about lines that carry no step: its points cannot be placed
 // on that axis, and a blank chart would look like no data at all. When no shown line has a step,
 // "No step data" in the middle of the plot, with how to set one; when only some lack one, a line

@@ -11,7 +11,7 @@
 
 #include <QPoint>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QGraphicsLineItem;
 QT_BEGIN_NAMESPACE
@@ -31,7 +31,7 @@ struct TooltipRow {
   std::optional<double> raw;  // the raw value under a smoothed one
 };
 
-// Thread-compatible: part of its chart, on the GUI thread.
+// GUI thread only, as the chart it is part of.
 // The hover over a chart's plot: a dashed vertical line at the cursor and the values beside it.
 // It stays while the mouse rests: Qt then asks the view for a tooltip, and the chart's scene,
 // having none over the plot, would answer with nothing and so hide it; the hover answers instead,

@@ -15,7 +15,7 @@ QT_END_NAMESPACE
 
 namespace livemon::ui {
 
-// Thread-compatible: used on the GUI thread only, with the chart it draws on.
+// GUI thread only, as the chart it draws on.
 // One drawn line that breaks where its data does (a stall, a value a log axis cannot show): a
 // QLineSeries per unbroken stretch, as QLineSeries cannot leave a gap. The first series is the
 // line's face (legend entry, tooltip colour); the others have no legend entry. Series are made as

@@ -10,7 +10,7 @@ namespace livemon::ui {
 
 class ChartViewOptions;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The toolbar's controls for how every chart draws its values: a smoothing slider (0 to 0.99 in
 // steps of 0.01, its value beside it) and a log-scale switch for all charts. They follow the
 // options both ways: moving them changes the options, and options changed elsewhere (restored

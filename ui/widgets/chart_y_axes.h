@@ -15,7 +15,7 @@ QT_END_NAMESPACE
 
 namespace livemon::ui {
 
-// Thread-compatible: used on the GUI thread only, with the chart it belongs to.
+// GUI thread only, as the chart it belongs to.
 // A chart's value axes: on the left the values, titled with their unit ("ms"); on the right,
 // when `count` shares the chart with other aggregations, an axis of its own titled "count", so
 // 150 calls a second do not flatten 2 ms durations to a line at zero. Either linear, with round

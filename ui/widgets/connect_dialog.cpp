@@ -17,7 +17,7 @@
 
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/ingest/ingest_worker.h>
-#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {

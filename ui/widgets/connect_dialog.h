@@ -16,7 +16,7 @@ namespace livemon::ui {
 
 class IngestWorker;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // Adds and removes the endpoints the dashboard listens to, while it runs. Changes apply at once;
 // a refused endpoint (bad syntax, unknown transport, a host that does not resolve) shows the
 // reason and changes nothing. A host name is looked up off the GUI thread first (EndpointChecker),

@@ -13,7 +13,7 @@ namespace livemon::ui {
 
 class EventLogModel;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The event log panel: a text filter, an auto-scroll toggle, a copy button and the table.
 // Ctrl+C (or the context menu) copies the selected rows as tab-separated text.
 // With auto-scroll on, the table follows the newest row while it is scrolled to the bottom; scrolled

@@ -17,7 +17,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QScreen>
-#include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -25,7 +24,6 @@
 #include <QToolButton>
 #include <QWidget>
 
-#include <livemon/ui/dashboard/endpoint_curves.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/baseline_menu.h>
@@ -43,17 +41,6 @@
 namespace livemon::ui {
 
 namespace {
-
-namespace keys {
-const QString kEndpoints = QStringLiteral("endpoints");
-const QString kGeometry = QStringLiteral("window/geometry");
-const QString kState = QStringLiteral("window/state");
-const QString kSplitter = QStringLiteral("window/splitter");
-const QString kTimeRange = QStringLiteral("view/timeRange");
-const QString kTimeAxis = QStringLiteral("view/xAxis");
-const QString kAutoScroll = QStringLiteral("log/autoScroll");
-const QString kView = QStringLiteral("view/tab");
-}  // namespace keys
 
 // The recordings among dropped URLs.
 QStringList droppedRecordings(const QMimeData* mime) {
@@ -132,7 +119,7 @@ void MainWindow::wireDashboard() {
   connect(d, &Dashboard::logChanged, logView_, &EventLogView::rowsAppended);
   connect(d, &Dashboard::updated, this, &MainWindow::redraw);
   connect(d, &Dashboard::pausedChanged, this, &MainWindow::pausedChanged);
-  connect(d, &Dashboard::replayChanged, this, &MainWindow::replayChanged);
+  connect(&d->replays(), &ReplayController::replayChanged, this, &MainWindow::replayChanged);
   connect(d, &Dashboard::endpointsChanged, this, &MainWindow::endpointsChanged);
   connect(d, &Dashboard::statusUpdated, this, &MainWindow::updateStatus);
   connect(d, &Dashboard::recordingChanged, this, &MainWindow::updateRecordingLabel);
@@ -151,8 +138,8 @@ void MainWindow::buildFileMenu() {
   baseline->setToolTip(tr("Show a recorded run beside the live ones, to compare with"));
   connect(baseline, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Baseline); });
   QAction* close = file->addAction(tr("&Close recording"));
-  connect(close, &QAction::triggered, dashboard_.get(), &Dashboard::closeReplay);
-  new BaselineMenu(*dashboard_, *file);
+  connect(close, &QAction::triggered, &dashboard_->replays(), &ReplayController::closeReplay);
+  new BaselineMenu(dashboard_->replays(), *file);
   file->addSeparator();
   recordAction_ = file->addAction(tr("&Record"));
   recordAction_->setCheckable(true);
@@ -173,7 +160,7 @@ void MainWindow::buildTimeline() {
   timelineBar_->addWidget(timeline_);
   addToolBar(Qt::BottomToolBarArea, timelineBar_);
   timelineBar_->hide();
-  connect(timeline_, &TimelineBar::closeRequested, dashboard_.get(), &Dashboard::closeReplay);
+  connect(timeline_, &TimelineBar::closeRequested, &dashboard_->replays(), &ReplayController::closeReplay);
 }
 
 void MainWindow::buildToolbar() {
@@ -198,7 +185,7 @@ void MainWindow::buildToolbar() {
   connect(rangeBox_, &QComboBox::currentIndexChanged, this, [this] {
     if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) {
       grid_->setTimeRange(*range);
-      dashboard_->setTimeRange(*range);
+      dashboard_->replays().setTimeRange(*range);
     }
   });
 
@@ -259,43 +246,41 @@ void MainWindow::buildStatusBar() {
 }
 
 void MainWindow::restoreSettings() {
-  const QSettings& settings = dashboard_->settings();
-  if (const QByteArray geometry = settings.value(keys::kGeometry).toByteArray(); !geometry.isEmpty()) {
-    restoreGeometry(geometry);
+  const DashboardSettings& settings = dashboard_->settings();
+  const DashboardSettings::WindowLayout layout = settings.windowLayout();
+  if (!layout.geometry.isEmpty()) {
+    restoreGeometry(layout.geometry);
   } else {
     const QRect available = screen() != nullptr ? screen()->availableGeometry() : QRect(0, 0, 1600, 1000);
     resize(std::min(1600, available.width() * 9 / 10), std::min(1000, available.height() * 9 / 10));
   }
-  restoreState(settings.value(keys::kState).toByteArray());
-  timelineBar_->setVisible(dashboard_->replay() != nullptr);
-  if (const QByteArray sizes = settings.value(keys::kSplitter).toByteArray(); !sizes.isEmpty()) {
-    splitter_->restoreState(sizes);
+  restoreState(layout.state);
+  timelineBar_->setVisible(dashboard_->replays().replay() != nullptr);
+  if (!layout.splitter.isEmpty()) {
+    splitter_->restoreState(layout.splitter);
   } else {
     splitter_->setSizes({width() * 3 / 5, width() * 2 / 5});
   }
-  const int range = rangeBox_->findData(settings.value(keys::kTimeRange).toString());
-  if (range >= 0) rangeBox_->setCurrentIndex(range);
-  const int axis = axisBox_->findData(settings.value(keys::kTimeAxis).toString());
-  if (axis >= 0) axisBox_->setCurrentIndex(axis);
+  if (const auto range = settings.timeRange()) rangeBox_->setCurrentIndex(rangeBox_->findData(timeRangeKey(*range)));
+  if (const auto mode = settings.timeAxisMode()) axisBox_->setCurrentIndex(axisBox_->findData(timeAxisModeKey(*mode)));
   if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) setTimeRange(*key);
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
-  logView_->setAutoScroll(settings.value(keys::kAutoScroll, true).toBool());
-  grid_->restoreChoices(settings);
-  setView(dashboard_->options().view.value_or(dashboardViewFromKey(settings.value(keys::kView).toString())));
+  logView_->setAutoScroll(settings.logAutoScroll());
+  grid_->restoreChoices(settings.chartChoices(), settings.chartView());
+  setView(dashboard_->options().view.value_or(settings.view()));
 }
 
 void MainWindow::saveSettings() {
-  QSettings& settings = dashboard_->settings();
-  settings.setValue(keys::kEndpoints, dashboard_->endpoints());
-  saveEndpointCurves(settings, dashboard_->ingest().endpointCurves());
-  settings.setValue(keys::kGeometry, saveGeometry());
-  settings.setValue(keys::kState, saveState());
-  settings.setValue(keys::kSplitter, splitter_->saveState());
-  settings.setValue(keys::kTimeRange, rangeBox_->currentData().toString());
-  settings.setValue(keys::kTimeAxis, axisBox_->currentData().toString());
-  settings.setValue(keys::kAutoScroll, logView_->autoScroll());
-  grid_->saveChoices(settings);
-  settings.setValue(keys::kView, dashboardViewKey(view()));
+  DashboardSettings& settings = dashboard_->settings();
+  settings.setEndpoints(dashboard_->endpoints());
+  settings.setEndpointCurves(dashboard_->ingest().endpointCurves());
+  settings.setWindowLayout({saveGeometry(), saveState(), splitter_->saveState()});
+  if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) settings.setTimeRange(*range);
+  if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) settings.setTimeAxisMode(*mode);
+  settings.setLogAutoScroll(logView_->autoScroll());
+  settings.setChartChoices(grid_->choices());
+  settings.setChartView(grid_->viewOptions().state());
+  settings.setView(view());
   settings.sync();
 }
 
@@ -305,7 +290,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::redraw() {
-  grid_->setPlayhead(dashboard_->playheadMs(), dashboard_->playheadSinceRunStart());
+  grid_->setPlayhead(dashboard_->replays().playheadMs(), dashboard_->replays().playheadSinceRunStart());
   grid_->refresh();
   ranges_->refresh(grid_->renderContext());
 }
@@ -331,7 +316,7 @@ void MainWindow::setTimeRange(TimeRange range) {
   const int index = rangeBox_->findData(timeRangeKey(range));
   if (index >= 0) rangeBox_->setCurrentIndex(index);
   grid_->setTimeRange(range);
-  dashboard_->setTimeRange(range);
+  dashboard_->replays().setTimeRange(range);
 }
 
 void MainWindow::setTimeAxisMode(TimeAxisMode mode) {
@@ -353,7 +338,7 @@ void MainWindow::chooseRecording(ReplayMode mode) {
   const QString path = QFileDialog::getOpenFileName(
       this, mode == ReplayMode::Replay ? tr("Open recording") : tr("Open recording as baseline"),
       QFileInfo(Dashboard::defaultRecordingPath()).absolutePath(), tr("MCAP recordings (*.mcap);;All files (*)"));
-  if (!path.isEmpty()) dashboard_->openRecording(path, mode);
+  if (!path.isEmpty()) dashboard_->replays().openRecording(path, mode);
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -364,8 +349,8 @@ void MainWindow::dropEvent(QDropEvent* event) {
   const QStringList paths = droppedRecordings(event->mimeData());
   if (paths.isEmpty()) return;
   event->acceptProposedAction();
-  dashboard_->openRecording(paths.front());
-  for (qsizetype i = 1; i < paths.size(); ++i) dashboard_->openRecording(paths[i], ReplayMode::Baseline);
+  dashboard_->replays().openRecording(paths.front());
+  for (qsizetype i = 1; i < paths.size(); ++i) dashboard_->replays().openRecording(paths[i], ReplayMode::Baseline);
 }
 
 void MainWindow::toggleRecording(bool on) {
@@ -398,7 +383,7 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 void MainWindow::showError(const QString& message) { statusBar()->showMessage(message, 10'000); }
 
 void MainWindow::endpointsChanged() {
-  if (dashboard_->replay() != nullptr) return;  // the title names the recording
+  if (dashboard_->replays().replay() != nullptr) return;  // the title names the recording
   const QStringList current = dashboard_->endpoints();
   setWindowTitle(current.isEmpty() ? QStringLiteral("livemon") : QStringLiteral("livemon — %1").arg(current.join(QStringLiteral(", "))));
   dashboard_->updateStatus();
@@ -411,7 +396,7 @@ void MainWindow::updateStatus() {
   showEndpointHealth(*endpointLabels_, health);
   grid_->setWaitingNote(refusedNote(health));
   const QString note =
-      standingNote(health.size(), dashboard_->replay() != nullptr ? dashboard_->replay()->info().path : QString());
+      standingNote(health.size(), dashboard_->replays().replay() != nullptr ? dashboard_->replays().replay()->info().path : QString());
   // An error or a passing note keeps the status bar for its time; this line comes back after.
   const QString shown = statusBar()->currentMessage();
   if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);

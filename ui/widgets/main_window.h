@@ -26,7 +26,7 @@ class RangesView;
 class RanksView;
 class TimelineBar;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The dashboard's window: a toolbar (time range, x axis, chart filter, pause, record), the chart
 // grid and the Ranges view on tabs beside the event log, the replay's timeline, and a status bar
 // line per endpoint. It builds and wires widgets only: the pipeline, its refresh and everything

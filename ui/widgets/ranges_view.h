@@ -3,7 +3,7 @@
 #include <QString>
 #include <QWidget>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 class QLabel;
@@ -21,7 +21,7 @@ class StatRegistry;
 struct RegistryChanges;
 struct RegistryRemoval;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The Ranges view: a table with a row per timed range (RangesModel) behind a sort and filter
 // proxy, sortable by every column (numbers as numbers), a filter on the range name, and below it
 // a chart of the selected range's durations (mean, p50, p99, max) over time. The chart is a

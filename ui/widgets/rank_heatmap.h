@@ -10,7 +10,7 @@ namespace livemon::ui {
 
 class RankScoresModel;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The Ranks view's heatmap: a row per rank of the shown run (rank 0 at the top), a column per
 // scored window (oldest left), coloured by the key's value from the lowest shown (dark) to the
 // highest (bright); a window without a value is left blank. A straggler stands out as a row; a

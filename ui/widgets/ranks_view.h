@@ -7,7 +7,7 @@
 #include <QString>
 #include <QWidget>
 
-#include <livemon/ui/ingest/ingest_batch.h>
+#include <livemon/ui/data/ingest_batch.h>
 
 class QComboBox;
 class QLabel;
@@ -20,7 +20,7 @@ class ChartGrid;
 class Dashboard;
 class RankHeatmap;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The Ranks view, beside Charts and Ranges: for a chosen Stat key (RankScoresModel, default
 // train.compute_time_ms.mean as `livemonctl ranks`) a heatmap of rank × window and a table of the
 // shown run's ranks, worst first, with the ranks RankScorer flags highlighted in both. It is also

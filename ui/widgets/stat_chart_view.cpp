@@ -8,9 +8,6 @@
 #include <utility>
 
 #include <QGraphicsLayout>
-#include <QMenu>
-#include <QMouseEvent>
-#include <QWheelEvent>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
 #include <QtCharts/QLegendMarker>
@@ -19,7 +16,6 @@
 #include <livemon/ui/model/chart_axes.h>
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/widgets/chart_band.h>
-#include <livemon/ui/widgets/chart_export.h>
 #include <livemon/ui/widgets/chart_gestures.h>
 #include <livemon/ui/widgets/chart_step_note.h>
 #include <livemon/ui/widgets/chart_tooltip.h>
@@ -437,162 +433,6 @@ void StatChartView::updateAxes(const ChartRenderContext& context, XRange y, std:
   shownY_ = y;
   setTimeAxisRange(xAxis_, context.x, width);
   yAxes_.setRanges(y, counts, height);
-}
-
-std::vector<SeriesId> StatChartView::seriesIds() const {
-  std::vector<SeriesId> ids;
-  for (const auto& line : lines_) ids.push_back(line->id);
-  for (SeriesId id : pendingSeries_) ids.push_back(id);
-  return ids;
-}
-
-const StatChartView::Line* StatChartView::findLine(SeriesId id) const {
-  const auto found = std::find_if(lines_.begin(), lines_.end(), [id](const auto& line) { return line->id == id; });
-  return found != lines_.end() ? found->get() : nullptr;
-}
-
-QLineSeries* StatChartView::line(SeriesId id) const { return findLine(id) ? findLine(id)->raw->head() : nullptr; }
-QLineSeries* StatChartView::smoothedLine(SeriesId id) const { return findLine(id) ? findLine(id)->smooth->head() : nullptr; }
-const ChartTrace* StatChartView::trace(SeriesId id) const { return findLine(id) ? findLine(id)->raw.get() : nullptr; }
-const ChartTrace* StatChartView::smoothedTrace(SeriesId id) const {
-  return findLine(id) ? findLine(id)->smooth.get() : nullptr;
-}
-
-const QList<QPointF>& StatChartView::shownPoints(const Line& line) const {
-  return smoothing_ > 0.0 ? line.trace.smoothed.points : line.trace.raw.points;
-}
-
-QLineSeries* StatChartView::line(const QString& aggregation, SourceId source) const {
-  for (const auto& line : lines_) {
-    if (line->entry->aggregation == aggregation && line->entry->source == source) return line->series();
-  }
-  return nullptr;
-}
-
-const ChartBand* StatChartView::bandStretches(SourceId source) const {
-  for (const Band& band : bands_) {
-    if (band.source == source) return band.area.get();
-  }
-  return nullptr;
-}
-
-QString StatChartView::stepNote() const { return stepNote_->text(); }
-
-QAreaSeries* StatChartView::band(SourceId source) const {
-  for (const Band& band : bands_) {
-    if (band.source == source) return band.area != nullptr ? band.area->head() : nullptr;
-  }
-  return nullptr;
-}
-
-XRange StatChartView::xRange() const { return shownX_; }
-
-XRange StatChartView::yRange() const { return shownY_; }
-
-bool StatChartView::isSeriesVisible(SeriesId id) const { return findLine(id) != nullptr && !findLine(id)->hidden; }
-
-void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
-  for (const auto& line : lines_) {
-    // A rank group's edges come and go with their median line.
-    const bool edgeOf = isRankEdge(*line) && line->entry->median == id;
-    if ((line->id != id && !edgeOf) || line->hidden == !visible) continue;
-    line->hidden = !visible;
-    line->raw->setVisible(visible && !edgeOf);
-    line->smooth->setVisible(visible && smoothing_ > 0.0 && !edgeOf);
-    for (const Band& band : bands_) {
-      if (band.area != nullptr && (band.min == line.get() || band.max == line.get())) {
-        band.area->setVisible(!band.min->hidden && !band.max->hidden);
-      }
-    }
-    // Hiding a series hides its legend entry too; keep it, dimmed, so it can be clicked back.
-    styleLegendEntry(*line);
-    ++layoutVersion_;
-  }
-}
-
-std::optional<QPointF> StatChartView::valueAt(QPoint viewportPos) const {
-  if (lines_.empty() || !plotRect().contains(viewportPos)) return std::nullopt;
-  const QPointF inChart = chart()->mapFromScene(mapToScene(viewportPos));
-  return chart()->mapToValue(inChart, lines_.front()->series());
-}
-
-void StatChartView::mousePressEvent(QMouseEvent* event) {
-  if (!gestures_->press(event)) {
-    QChartView::mousePressEvent(event);  // the legend takes its clicks here
-    return;
-  }
-  hover_->hide();
-  event->accept();
-}
-
-void StatChartView::mouseMoveEvent(QMouseEvent* event) {
-  if (gestures_->move(event)) {
-    event->accept();
-    return;
-  }
-  hover_->show(event->position().toPoint(), tooltipAt(event->position().toPoint()));
-  QChartView::mouseMoveEvent(event);
-}
-
-void StatChartView::mouseReleaseEvent(QMouseEvent* event) {
-  if (gestures_->release(event)) {
-    event->accept();
-    return;
-  }
-  QChartView::mouseReleaseEvent(event);
-}
-
-void StatChartView::mouseDoubleClickEvent(QMouseEvent* event) {
-  if (!plotRect().contains(event->position().toPoint())) {
-    QChartView::mouseDoubleClickEvent(event);
-    return;
-  }
-  resetView();
-  event->accept();
-}
-
-QAbstractButton* StatChartView::followLiveButton() const { return gestures_->followLiveButton(); }
-
-void StatChartView::resetView() {
-  manualY_.reset();
-  ++layoutVersion_;
-  emit resetRequested();
-}
-
-void StatChartView::setManualYRange(XRange y) {
-  manualY_ = y;
-  ++layoutVersion_;
-}
-
-void StatChartView::showContextMenu(QPoint viewportPos) {
-  hover_->hide();
-  QMenu* menu = makeChartMenu(*this, this);
-  menu->setAttribute(Qt::WA_DeleteOnClose);
-  menu->popup(viewport()->mapToGlobal(viewportPos));
-}
-
-std::vector<CsvColumn> StatChartView::csvColumns() const {
-  std::vector<CsvColumn> columns;
-  for (const auto& line : lines_) {
-    if (!line->hidden) {
-      columns.push_back(
-          CsvColumn{lineName(*line), &line->entry->store, registry_.transform(*line->entry, mode_), shownWindow_});
-    }
-  }
-  return columns;
-}
-
-void StatChartView::wheelEvent(QWheelEvent* event) {
-  if (gestures_->wheel(event)) {
-    event->accept();
-    return;
-  }
-  QChartView::wheelEvent(event);
-}
-
-void StatChartView::leaveEvent(QEvent* event) {
-  hover_->hide();
-  QChartView::leaveEvent(event);
 }
 
 }  // namespace livemon::ui

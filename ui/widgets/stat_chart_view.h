@@ -12,8 +12,8 @@
 #include <QString>
 #include <QtCharts/QChartView>
 
-#include <livemon/ui/ingest/ingest_batch.h>
-#include <livemon/ui/ingest/ingest_limits.h>
+#include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/chart_csv.h>
 #include <livemon/ui/model/line_trace.h>
 #include <livemon/ui/model/step_points.h>
@@ -53,7 +53,7 @@ struct ChartRenderContext {
   XRange window{-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
 };
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // One Stat's chart: a line per (source, aggregation), a shaded min–max band per source that has
 // both, a legend whose entries toggle their lines, a hover tooltip with the time and the values
 // under the cursor, rubber-band zoom (left drag), wheel zoom, pan (right or middle drag) and a

@@ -9,7 +9,7 @@
 
 #include <livemon/transport/subscriber.h>
 #include <livemon/ui/ingest/ingest_worker.h>
-#include <livemon/ui/model/endpoint_health.h>
+#include <livemon/ui/dashboard/endpoint_health.h>
 
 class QHBoxLayout;
 

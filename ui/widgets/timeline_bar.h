@@ -13,7 +13,7 @@ namespace livemon::ui {
 
 class ReplaySession;
 
-// Thread-compatible: a widget, used on the GUI thread only.
+// GUI thread only.
 // The replay timeline under the charts: step back, play/pause, step forward, a slider over the
 // whole recording with the playhead's time (from the start, and as wall-clock time) and the
 // recording's length, and the speed (0.25× to 64×). Dragging the slider seeks when it is let go;

@@ -1,7 +1,7 @@
 #pragma once
 
-// Internal to livemon: shared by core, transport and the Python module through the build-only
-// target livemon_internal. Never installed; not part of the API.
+// Internal to livemon: shared by core, transport and the Python module through livemon::core's
+// build-tree include path. Never installed; not part of the API.
 
 #include <cstdint>
 #include <optional>

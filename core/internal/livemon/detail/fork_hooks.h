@@ -1,7 +1,9 @@
 #pragma once
 
-// Internal to livemon: shared by core, transport and the Python module through the build-only
-// target livemon_internal. Never installed; not part of the API.
+#include <cstdint>
+
+// Internal to livemon: shared by core, the libraries above it and the Python module through
+// core's build-only include root (core/internal). Never installed; not part of the API.
 
 namespace livemon::detail {
 
@@ -45,5 +47,14 @@ struct ForkHooks {
 // process's fork handler could not be installed (pthread_atfork failed, out of memory; the
 // failure is not retried).
 bool registerForkHooks(ForkStage stage, const ForkHooks& hooks) noexcept;
+
+// Thread-safe. Increments in the child at every fork() after the first call of countForks() (or
+// the first registerForkHooks()), before any stage's child hook runs. An object that saw another
+// generation when it was made was inherited through fork(): it must not touch what its parent's
+// threads own (ZeroMQ sockets, a file another thread writes, their locks).
+uint64_t forkGeneration() noexcept;
+// Thread-safe. Makes forkGeneration() count the forks from now on; false when the process's fork
+// handler could not be installed (pthread_atfork failed).
+bool countForks() noexcept;
 
 }  // namespace livemon::detail

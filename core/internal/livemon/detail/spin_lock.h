@@ -1,7 +1,7 @@
 #pragma once
 
-// Internal to livemon: shared by core and transport through the build-only target
-// livemon_internal. Never installed; not part of the API.
+// Internal to livemon: shared by core and transport through livemon::core's
+// build-tree include path. Never installed; not part of the API.
 
 #include <atomic>
 #include <thread>

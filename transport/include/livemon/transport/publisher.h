@@ -90,7 +90,9 @@ struct PublisherOptions {
   std::size_t maxTotalSubscriberBytes = 256 * 1024;
   std::size_t maxSubscriberConnections = 128;
   // Serves this job's own Stats for Prometheus at http://metricsAddress:metricsPort/metrics (see
-  // MetricsExporter), fed by the I/O thread, never by the logging threads. 0 reads the port from
+  // MetricsExporter), fed by the I/O thread, never by the logging threads. The server is
+  // livemon::exporters': a program that does not link it serves no metrics, and its Publishers
+  // refuse a metricsPort (publisher_metrics.h). 0 reads the port from
   // the environment variable LIVEMON_METRICS_PORT (plus LOCAL_RANK when set, so the ranks of a
   // node, separate processes under torchrun, take ports of their own); unset or 0 there too means
   // off.

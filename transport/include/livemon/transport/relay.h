@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/transport/curve.h>
+#include <livemon/transport/history_archive.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -71,11 +72,12 @@ struct RelayOptions {
   // of the chain answers for all of them.
   std::size_t historyBytes = kDefaultRelayHistoryBytes;
   std::string history;
-  // Where the stream is recorded (`livemonctl relay --record DIR`: MCAP files of what onMessage
-  // is given); empty: nowhere. Then what the history dropped to stay within historyBytes is
-  // answered from those files first, a chunk at a time, so a late subscriber still gets the run
-  // from its start.
-  std::string historyRecording;
+  // Where the stream is kept beyond historyBytes, such as the recordings of what onMessage is
+  // given (`livemonctl relay --record DIR`: livemon::recording's RecordingHistoryArchive over
+  // DIR); null: nowhere. Then what the history dropped to stay within historyBytes is answered
+  // from the archive first, a piece at a time, so a late subscriber still gets the run from its
+  // start. The relay's worker thread reads it.
+  std::shared_ptr<HistoryArchive> historyArchive;
   // CURVE (CurveOptions): the relay is the CURVE server on listen, serve and history, so
   // publishers and subscribers alike must be in curve.allow; toward `upstream` it is a client of
   // the relay whose certificate is curve.serverCertificate. `livemonctl relay` fills it from

@@ -14,6 +14,7 @@
 #include <livemon/clock.h>
 #include <livemon/event.h>
 #include <livemon/transport/curve.h>
+#include <livemon/transport/received_event.h>
 #include <livemon/transport/wire_format.h>
 
 namespace livemon::transport {
@@ -61,16 +62,6 @@ struct SubscriberOptions {
   // every endpoint and for history requests. The defaults come from LIVEMON_CURVE_CLIENT,
   // LIVEMON_CURVE_SERVER and LIVEMON_REQUIRE_CURVE.
   CurveOptions curve = clientCurveFromEnvironment();
-};
-
-// Thread-safety: a plain value type. An event as received, with where it came from.
-struct ReceivedEvent {
-  Event event;
-  std::shared_ptr<const SourceInfo> source;
-  uint64_t sequence = 0;                       // among the source's events of this topic
-  std::shared_ptr<const std::string> endpoint;  // the endpoint it arrived on, as given to the Subscriber
-  std::chrono::system_clock::time_point receivedAt;  // Clock::wallNow() when decoded
-  bool fromHistory = false;  // part of a history answer (see SubscriberOptions::history)
 };
 
 enum class SourceState {

@@ -1,0 +1,102 @@
+#include <livemon/analysis_feed.h>
+
+#include <optional>
+#include <utility>
+
+namespace livemon {
+
+AlertSource alertSourceOf(const transport::SourceInfo* info) {
+  AlertSource source;
+  if (info == nullptr) {
+    source.run = "unknown";
+    return source;
+  }
+  source.run = info->run;
+  source.host = info->host;
+  source.pid = info->pid;
+  source.rank = info->rank;
+  source.instanceId = info->instanceId;
+  return source;
+}
+
+AnalysisFeed::AnalysisFeed(AlertEngine* alerts, RankScorer* ranks) noexcept : alerts_(alerts), ranks_(ranks) {}
+
+const AlertSource& AnalysisFeed::source(const std::shared_ptr<const transport::SourceInfo>& info) {
+  if (info != lastInfo_ || !info) {
+    lastInfo_ = info;
+    lastSource_ = alertSourceOf(info.get());
+  }
+  return lastSource_;
+}
+
+void AnalysisFeed::raisedBy(const std::shared_ptr<const transport::SourceInfo>& info,
+                            const std::shared_ptr<const std::string>& endpoint) {
+  for (Alert& alert : raised_) fed_.push_back(FedAlert{std::move(alert), info, endpoint});
+  raised_.clear();
+}
+
+void AnalysisFeed::event(const transport::ReceivedEvent& event) {
+  const AlertSource& from = source(event.source);
+  if (ranks_ != nullptr) ranks_->observeEvent(from, event.event);
+  if (alerts_ == nullptr) return;
+  alerts_->observeEvent(from, event.event, raised_);
+  raisedBy(event.source, event.endpoint);
+}
+
+void AnalysisFeed::gap(const transport::GapInfo& gap) {
+  if (alerts_ == nullptr) return;
+  alerts_->observeGap(source(gap.source), gap.topic, gap.missed(), raised_);
+  raisedBy(gap.source, nullptr);
+}
+
+void AnalysisFeed::sourceChanged(const transport::SourceChange& change) {
+  if (change.state != transport::SourceState::Gone) return;
+  const AlertSource& from = source(change.source);
+  if (ranks_ != nullptr) ranks_->observeGoodbye(from);
+  if (alerts_ != nullptr) alerts_->observeGoodbye(from);
+}
+
+void AnalysisFeed::sources(const std::vector<transport::SourceStatus>& sources) {
+  if (alerts_ == nullptr) return;
+  for (const transport::SourceStatus& status : sources) {
+    if (status.state == transport::SourceState::Gone || !status.source) continue;
+    const AlertSource& from = source(status.source);
+    std::optional<std::chrono::milliseconds> interval;
+    if (status.lastCounters) interval = status.lastCounters->interval;
+    alerts_->observeHeard(from, status.lastSeen, interval);
+    if (status.lastCounters) {
+      alerts_->observePublisherDropped(from, status.lastCounters->dropped, raised_);
+      raisedBy(status.source, status.endpoint);
+    }
+  }
+  alerts_->checkSilence(raised_);
+  // A silent source is still in the table (not Gone): its SourceInfo is found there.
+  for (Alert& alert : raised_) {
+    FedAlert fed{std::move(alert), nullptr, nullptr};
+    for (const transport::SourceStatus& status : sources) {
+      if (status.source && source(status.source) == fed.alert.source) {
+        fed.source = status.source;
+        fed.endpoint = status.endpoint;
+        break;
+      }
+    }
+    fed_.push_back(std::move(fed));
+  }
+  raised_.clear();
+}
+
+transport::SubscriberCallbacks AnalysisFeed::callbacks() {
+  transport::SubscriberCallbacks callbacks;
+  callbacks.onEvent = [this](transport::ReceivedEvent& received) { event(received); };
+  callbacks.onSourceChange = [this](const transport::SourceChange& change) { sourceChanged(change); };
+  callbacks.onGap = [this](const transport::GapInfo& info) { gap(info); };
+  return callbacks;
+}
+
+std::vector<FedAlert> AnalysisFeed::takeAlerts() {
+  std::vector<FedAlert> taken;
+  taken.swap(fed_);
+  return taken;
+}
+
+}  // namespace livemon

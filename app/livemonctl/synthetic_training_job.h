@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <random>
+
+// The numbers a plausible training run produces, for `livemonctl demo` and its ranks.
+namespace livemon::livemonctl {
+
+// The numbers of one simulated training step.
+struct TrainingStep {
+  int64_t step = 0;
+  double loss = 0;              // falls, with noise and occasional spikes
+  double learningRate = 0;      // linear warm-up, then cosine decay
+  double gradNorm = 0;          // spikes with the loss
+  double stepTimeMs = 0;        // mostly near the step period, with a slow tail
+  double dataWaitMs = 0;        // part of the step spent waiting for data
+  double samplesPerSecond = 0;  // batch size / step time
+  double memoryGb = 0;          // a gauge: a slow sawtooth with noise
+};
+
+// An evaluation at the end of an epoch.
+struct EvalResult {
+  int64_t epoch = 0;
+  int64_t step = 0;
+  double accuracy = 0;
+  double loss = 0;
+};
+
+// Not thread-safe: one job belongs to one thread.
+// Generates the numbers of a plausible training run; deterministic for a given seed.
+class SyntheticTrainingJob {
+ public:
+  SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, int64_t batchSize = 64);
+
+  TrainingStep next();
+  // From `step` on, the loss and gradient norm grow tenfold about every 15 steps and, 40 steps
+  // later, become NaN: a run that diverges, to try alerts on. 0 (the default): never.
+  void divergeAt(int64_t step) { divergeAt_ = step; }
+  // The evaluation due after the step just returned by next(), if it ended an epoch.
+  std::optional<EvalResult> evalDue() const;
+
+ private:
+  std::mt19937_64 random_;
+  double stepPeriodMs_;
+  int64_t stepsPerEpoch_;
+  int64_t batchSize_;
+  int64_t step_ = 0;
+  double smoothedLoss_ = 0;
+  int64_t divergeAt_ = 0;
+};
+
+}  // namespace livemon::livemonctl

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <livemon/clock.h>
+#include <livemon/event.h>
+#include <livemon/transport/subscriber.h>
+#include <livemon/transport/wire_format.h>
+
+namespace livemon::transport {
+
+// Thread-safety: a plain value type.
+struct MetricsExporterOptions {
+  // Where /metrics is served: "ADDRESS:PORT". Port 0 picks a free port (MetricsExporter::port()
+  // tells which). Loopback unless the user asks otherwise.
+  std::string bindAddress = "127.0.0.1";
+  uint16_t port = 0;
+  // False: nothing is served; text() still renders the exposition (tests, embedding).
+  bool serve = true;
+  // Series of livemon_stat kept at most; a new series beyond it is dropped and counted in
+  // livemon_exporter_series_dropped_total.
+  std::size_t maxSeries = 100'000;
+  // Label values (stat, aggregation, run, host, rank) are cut to this many bytes.
+  std::size_t maxLabelBytes = 256;
+  // A source silent for this long, or this long after its goodbye, is removed with its series.
+  std::chrono::milliseconds forgetAfter{std::chrono::minutes{5}};
+  // Measures silence; nullptr means livemon::systemClock(). Must outlive the exporter.
+  Clock* clock = nullptr;
+};
+
+// Thread-safety: a plain value type.
+struct MetricsExporterStats {
+  uint64_t events = 0;          // events observed, Stat or not
+  uint64_t statValues = 0;      // Stat values stored
+  std::size_t series = 0;       // livemon_stat series now
+  std::size_t sources = 0;      // sources with at least one series
+  uint64_t seriesDropped = 0;   // new series refused at maxSeries
+  uint64_t malformedKeys = 0;   // Stat keys that are not "<stat>.<aggregation>"
+  uint64_t sourcesForgotten = 0;  // removed after silence or goodbye
+};
+
+// Thread-safe: every member may be called from any thread; the feeding calls and the HTTP
+// threads that render /metrics share one mutex, held for one event's values or one render.
+//
+// Serves the latest value of every Stat aggregation in the Prometheus text format, through
+// prometheus-cpp's Exposer (two HTTP threads of its own). Fed with decoded events and their
+// sources, it keeps, for each Stat event (named livemon.Stat or torch.monitor.Stat) and each of
+// its numeric fields "<stat>.<aggregation>" (split at the last dot), the gauge
+//   livemon_stat{stat="<stat>",aggregation="<aggregation>",run="…",host="…",rank="…"}
+// where rank is empty for a source without one (Prometheus treats an empty label as absent).
+// Sources are told apart by run, host and rank: a restarted job continues its series.
+// Other events only count in livemon_exporter_events_total.
+//
+// Bounded: at most maxSeries series (more are dropped and counted); label values are cut to
+// maxLabelBytes and invalid UTF-8 or control characters are replaced, since one bad label value
+// would make Prometheus reject the whole scrape. A source silent for forgetAfter, or forgetAfter
+// after its goodbye, is removed with its series (checked on every call and every scrape).
+// Extra counters (a relay's own) are set with setCounter().
+class MetricsExporter {
+ public:
+  using Options = MetricsExporterOptions;
+
+  // Starts serving. Throws TransportError naming the address when it cannot be bound, and
+  // std::invalid_argument naming the option for a bad option, or saying that this livemon was
+  // built without Prometheus (LIVEMON_WITH_PROMETHEUS=OFF).
+  explicit MetricsExporter(Options options = {});
+  ~MetricsExporter();
+
+  MetricsExporter(const MetricsExporter&) = delete;
+  MetricsExporter& operator=(const MetricsExporter&) = delete;
+
+  // One event from `source`; a Stat event's values replace the previous ones. The source is alive.
+  void observe(const SourceInfo& source, const Event& event);
+  // A decoded wire message: its events, a heartbeat (the source is alive) or a goodbye.
+  void observe(const WireMessage& message);
+  // What a Subscriber delivers (its callbacks can forward here).
+  void observe(const ReceivedEvent& event);
+  void observe(const SourceChange& change);
+  // The source is alive / said goodbye (removed forgetAfter later unless it speaks again).
+  void sourceAlive(const SourceInfo& source);
+  void sourceGone(const SourceInfo& source);
+
+  // Sets a counter served beside livemon_stat, e.g. a relay's "livemon_relay_forwarded_total".
+  // Throws std::invalid_argument for a name that is not a valid Prometheus metric name or is one
+  // of the exporter's own.
+  void setCounter(const std::string& name, const std::string& help, double value);
+
+  // The port /metrics is served on (0 when not serving).
+  uint16_t port() const noexcept;
+  // The exposition text a scrape of /metrics would get now.
+  std::string text() const;
+  MetricsExporterStats stats() const;
+
+ private:
+  struct State;
+  struct Server;
+  std::shared_ptr<State> state_;  // shared with the HTTP threads
+  std::unique_ptr<Server> server_;
+};
+
+}  // namespace livemon::transport

@@ -1,0 +1,390 @@
+#include <livemon/transport/metrics_exporter.h>
+
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <compare>
+#include <condition_variable>
+#include <thread>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <stdexcept>
+#include <vector>
+
+#include <prometheus/check_names.h>
+#include <prometheus/collectable.h>
+#include <prometheus/exposer.h>
+#include <prometheus/metric_family.h>
+#include <prometheus/text_serializer.h>
+
+#include <livemon/detail/utf8.h>
+#include <livemon/transport/error.h>
+#include <livemon/value_key.h>
+
+namespace livemon::transport {
+
+namespace {
+
+// Sources are checked for silence at most this often between scrapes.
+constexpr std::chrono::seconds kExpiryInterval{1};
+// Extra counters are set by the program, not by peers; the cap only catches a runaway caller.
+constexpr std::size_t kMaxExtraCounters = 1000;
+constexpr std::string_view kOwnPrefix = "livemon_exporter_";
+constexpr std::string_view kStatMetric = "livemon_stat";
+
+// A label value Prometheus accepts: valid UTF-8 without control characters (each bad byte
+// becomes '?'), at most `maxBytes` bytes, cut at a character boundary.
+std::string labelValue(std::string_view text, std::size_t maxBytes) {
+  std::string out;
+  out.reserve(std::min(text.size(), maxBytes));
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t length = livemon::detail::utf8SequenceLength(text, i);
+    const auto lead = static_cast<unsigned char>(text[i]);
+    const bool bad = length == 0 || (length == 1 && (lead < 0x20 || lead == 0x7f));
+    if (bad) length = 1;
+    if (out.size() + (bad ? 1 : length) > maxBytes) break;
+    if (bad) out.push_back('?');
+    else out.append(text.substr(i, length));
+    i += length;
+  }
+  return out;
+}
+
+prometheus::ClientMetric::Label label(std::string name, std::string value) {
+  return prometheus::ClientMetric::Label{std::move(name), std::move(value)};
+}
+
+prometheus::MetricFamily single(std::string name, std::string help, prometheus::MetricType type, double value) {
+  prometheus::MetricFamily family{std::move(name), std::move(help), type, {}};
+  prometheus::ClientMetric metric;
+  if (type == prometheus::MetricType::Counter) metric.counter.value = value;
+  else metric.gauge.value = value;
+  family.metric.push_back(std::move(metric));
+  return family;
+}
+
+}  // namespace
+
+// Thread-safe: every member below `mutex` is guarded by it; Collect() runs on the Exposer's
+// HTTP threads.
+struct MetricsExporter::State final : prometheus::Collectable {
+  struct SourceKey {
+    std::string run;
+    std::string host;
+    std::string rank;
+    friend auto operator<=>(const SourceKey&, const SourceKey&) = default;
+  };
+  struct Series {
+    std::string stat;
+    std::string aggregation;
+    double value = 0;
+  };
+  struct Source {
+    // Its last message, heartbeat or goodbye: forgetAfter later it is removed.
+    std::chrono::steady_clock::time_point lastSeen;
+    // Keyed by "<stat>\0<aggregation>" after sanitising, so two keys that sanitise alike share
+    // one series instead of serving a duplicate.
+    std::map<std::string, Series> series;
+  };
+  struct Counter {
+    std::string help;
+    double value = 0;
+  };
+
+  explicit State(MetricsExporterOptions opts) : options(std::move(opts)), clock(options.clock ? *options.clock : systemClock()) {}
+
+  std::vector<prometheus::MetricFamily> Collect() const override;
+
+  SourceKey keyOf(const SourceInfo& source) const {
+    return SourceKey{labelValue(source.run, options.maxLabelBytes), labelValue(source.host, options.maxLabelBytes),
+                     source.rank ? std::to_string(*source.rank) : std::string()};
+  }
+  void observeLocked(const SourceKey& key, const Event& event, std::chrono::steady_clock::time_point now);
+  void touchLocked(const SourceInfo& source, std::chrono::steady_clock::time_point now);
+  void expireLocked(std::chrono::steady_clock::time_point now) const;
+
+  const MetricsExporterOptions options;
+  Clock& clock;
+
+  mutable std::mutex mutex;
+  // Mutable: a scrape forgets expired sources as it renders.
+  mutable std::map<SourceKey, Source> sources;
+  mutable std::size_t seriesCount = 0;
+  mutable MetricsExporterStats counters;
+  mutable std::chrono::steady_clock::time_point lastExpiry{};
+  std::map<std::string, Counter> extra;
+};
+
+void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& event,
+                                           std::chrono::steady_clock::time_point now) {
+  ++counters.events;
+  auto found = sources.find(key);
+  if (found != sources.end()) found->second.lastSeen = now;
+  if (!isStatEventName(event.name)) return;
+  std::string seriesKey;
+  for (const auto& [field, value] : event.data) {
+    const std::optional<double> number = numericValue(value);
+    if (!number || field == kStepKey) continue;
+    const std::size_t dot = field.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == field.size()) {
+      ++counters.malformedKeys;
+      continue;
+    }
+    std::string stat = labelValue(std::string_view(field).substr(0, dot), options.maxLabelBytes);
+    std::string aggregation = labelValue(std::string_view(field).substr(dot + 1), options.maxLabelBytes);
+    seriesKey.assign(stat).push_back('\0');
+    seriesKey.append(aggregation);
+    if (found != sources.end()) {
+      auto series = found->second.series.find(seriesKey);
+      if (series != found->second.series.end()) {
+        series->second.value = *number;
+        ++counters.statValues;
+        continue;
+      }
+    }
+    if (seriesCount >= options.maxSeries) {
+      ++counters.seriesDropped;
+      continue;
+    }
+    if (found == sources.end()) found = sources.emplace(key, Source{now, {}}).first;
+    found->second.series.emplace(seriesKey, Series{std::move(stat), std::move(aggregation), *number});
+    ++seriesCount;
+    ++counters.statValues;
+  }
+}
+
+// A goodbye counts as a last message: the values stay forgetAfter for the scrapes after it.
+void MetricsExporter::State::touchLocked(const SourceInfo& source, std::chrono::steady_clock::time_point now) {
+  // Only sources that have series are remembered, so liveness news costs no memory.
+  const auto found = sources.find(keyOf(source));
+  if (found != sources.end()) found->second.lastSeen = now;
+}
+
+void MetricsExporter::State::expireLocked(std::chrono::steady_clock::time_point now) const {
+  lastExpiry = now;
+  for (auto it = sources.begin(); it != sources.end();) {
+    if (now - it->second.lastSeen >= options.forgetAfter) {
+      seriesCount -= it->second.series.size();
+      ++counters.sourcesForgotten;
+      it = sources.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+std::vector<prometheus::MetricFamily> MetricsExporter::State::Collect() const {
+  std::lock_guard lock(mutex);
+  expireLocked(clock.now());
+  std::vector<prometheus::MetricFamily> families;
+  prometheus::MetricFamily stats{std::string(kStatMetric),
+                                 "Latest value of each Stat aggregation, per source (run, host, rank)",
+                                 prometheus::MetricType::Gauge,
+                                 {}};
+  stats.metric.reserve(seriesCount);
+  for (const auto& [key, source] : sources) {
+    for (const auto& [unused, series] : source.series) {
+      prometheus::ClientMetric metric;
+      metric.label = {label("aggregation", series.aggregation), label("host", key.host), label("rank", key.rank),
+                      label("run", key.run), label("stat", series.stat)};
+      metric.gauge.value = series.value;
+      stats.metric.push_back(std::move(metric));
+    }
+  }
+  families.push_back(std::move(stats));
+  using prometheus::MetricType;
+  const std::string own(kOwnPrefix);
+  families.push_back(single(own + "events_total", "Events observed", MetricType::Counter,
+                            static_cast<double>(counters.events)));
+  families.push_back(single(own + "series", "livemon_stat series served", MetricType::Gauge,
+                            static_cast<double>(seriesCount)));
+  families.push_back(single(own + "sources", "Sources with series", MetricType::Gauge,
+                            static_cast<double>(sources.size())));
+  families.push_back(single(own + "series_dropped_total", "New series refused at the series cap",
+                            MetricType::Counter, static_cast<double>(counters.seriesDropped)));
+  families.push_back(single(own + "malformed_keys_total", "Stat keys that are not <stat>.<aggregation>",
+                            MetricType::Counter, static_cast<double>(counters.malformedKeys)));
+  families.push_back(single(own + "sources_forgotten_total", "Sources removed after silence or goodbye",
+                            MetricType::Counter, static_cast<double>(counters.sourcesForgotten)));
+  for (const auto& [name, counter] : extra) {
+    families.push_back(single(name, counter.help, MetricType::Counter, counter.value));
+  }
+  return families;
+}
+
+// Not thread-safe: built by the constructor, then read only.
+struct MetricsExporter::Server {
+  ~Server();
+  std::unique_ptr<prometheus::Exposer> exposer;
+  std::string host;  // where the listening socket is reached, for the wake-up below
+  uint16_t port = 0;
+};
+
+namespace {
+
+// The address a client reaches a server bound to `bindAddress` at: a wildcard bind is reached on
+// loopback; brackets of an IPv6 literal go.
+std::string reachableHost(std::string address) {
+  if (address.size() >= 2 && address.front() == '[' && address.back() == ']') address = address.substr(1, address.size() - 2);
+  if (address == "0.0.0.0") return "127.0.0.1";
+  if (address == "::") return "::1";
+  return address;
+}
+
+// Opens and closes a TCP connection to host:port, ignoring failure.
+void poke(const std::string& host, uint16_t port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found) != 0) return;
+  if (found != nullptr) {
+    const int fd = socket(found->ai_family, found->ai_socktype | SOCK_CLOEXEC, found->ai_protocol);
+    if (fd >= 0) {
+      connect(fd, found->ai_addr, found->ai_addrlen);
+      close(fd);
+    }
+  }
+  freeaddrinfo(found);
+}
+
+}  // namespace
+
+// civetweb's accept thread waits up to 2 s in poll() before it sees that it should stop, so after
+// a first scrape every stop took 2 s (a job's exit with it). Connections made while it stops
+// wake it at once.
+MetricsExporter::Server::~Server() {
+  if (!exposer) return;
+  std::mutex mutex;
+  std::condition_variable stopped;
+  bool done = false;
+  std::thread waker([&] {
+    std::unique_lock lock(mutex);
+    while (!done) {
+      lock.unlock();
+      poke(host, port);
+      lock.lock();
+      stopped.wait_for(lock, std::chrono::milliseconds(20), [&] { return done; });
+    }
+  });
+  exposer.reset();
+  {
+    std::lock_guard lock(mutex);
+    done = true;
+  }
+  stopped.notify_all();
+  waker.join();
+}
+
+MetricsExporter::MetricsExporter(Options options) {
+  auto bad = [](const std::string& message) { throw std::invalid_argument("MetricsExporterOptions: " + message); };
+  if (options.maxSeries < 1) bad("maxSeries must be at least 1");
+  if (options.maxLabelBytes < 16) bad("maxLabelBytes must be at least 16, got " + std::to_string(options.maxLabelBytes));
+  if (options.forgetAfter.count() < 1) {
+    bad("forgetAfter must be at least 1 ms, got " + std::to_string(options.forgetAfter.count()) + " ms");
+  }
+  if (options.serve && options.bindAddress.empty()) bad("bindAddress is empty");
+  state_ = std::make_shared<State>(std::move(options));
+  state_->lastExpiry = state_->clock.now();
+  if (!state_->options.serve) return;
+  const std::string address = state_->options.bindAddress + ":" + std::to_string(state_->options.port);
+  server_ = std::make_unique<Server>();
+  try {
+    server_->exposer = std::make_unique<prometheus::Exposer>(address, 2);
+  } catch (const std::exception& error) {
+    throw TransportError(address, error.what(), "cannot serve metrics on " + address + ": " + error.what());
+  }
+  server_->exposer->RegisterCollectable(state_, "/metrics");
+  const std::vector<int> ports = server_->exposer->GetListeningPorts();
+  if (!ports.empty()) server_->port = static_cast<uint16_t>(ports.front());
+  server_->host = reachableHost(state_->options.bindAddress);
+}
+
+// Stops the HTTP threads (server_ goes first) before the state they render.
+MetricsExporter::~MetricsExporter() { server_.reset(); }
+
+void MetricsExporter::observe(const SourceInfo& source, const Event& event) {
+  State& state = *state_;
+  State::SourceKey key = state.keyOf(source);
+  std::lock_guard lock(state.mutex);
+  const auto now = state.clock.now();
+  state.observeLocked(key, event, now);
+  if (now - state.lastExpiry >= kExpiryInterval) state.expireLocked(now);
+}
+
+void MetricsExporter::observe(const WireMessage& message) {
+  State& state = *state_;
+  if (message.kind != MessageKind::Events) {
+    if (message.kind == MessageKind::Goodbye) sourceGone(message.source);
+    else sourceAlive(message.source);
+    return;
+  }
+  State::SourceKey key = state.keyOf(message.source);
+  std::lock_guard lock(state.mutex);
+  const auto now = state.clock.now();
+  for (const Event& event : message.events) state.observeLocked(key, event, now);
+  if (now - state.lastExpiry >= kExpiryInterval) state.expireLocked(now);
+}
+
+void MetricsExporter::observe(const ReceivedEvent& event) {
+  if (event.source) observe(*event.source, event.event);
+}
+
+void MetricsExporter::observe(const SourceChange& change) {
+  if (!change.source) return;
+  // A stale source is left to forgetAfter: it may only be slow.
+  if (change.state == SourceState::Gone) sourceGone(*change.source);
+  else if (change.state == SourceState::Alive) sourceAlive(*change.source);
+}
+
+void MetricsExporter::sourceAlive(const SourceInfo& source) {
+  std::lock_guard lock(state_->mutex);
+  state_->touchLocked(source, state_->clock.now());
+}
+
+void MetricsExporter::sourceGone(const SourceInfo& source) {
+  std::lock_guard lock(state_->mutex);
+  state_->touchLocked(source, state_->clock.now());
+}
+
+void MetricsExporter::setCounter(const std::string& name, const std::string& help, double value) {
+  if (!prometheus::CheckMetricName(name)) {
+    throw std::invalid_argument("MetricsExporter::setCounter: \"" + name + "\" is not a Prometheus metric name");
+  }
+  if (name == kStatMetric || name.starts_with(kOwnPrefix)) {
+    throw std::invalid_argument("MetricsExporter::setCounter: \"" + name + "\" is the exporter's own");
+  }
+  std::lock_guard lock(state_->mutex);
+  auto found = state_->extra.find(name);
+  if (found == state_->extra.end()) {
+    if (state_->extra.size() >= kMaxExtraCounters) {
+      throw std::invalid_argument("MetricsExporter::setCounter: more than " + std::to_string(kMaxExtraCounters) +
+                                  " counters");
+    }
+    found = state_->extra.emplace(name, State::Counter{help, value}).first;
+  }
+  found->second.help = help;
+  found->second.value = value;
+}
+
+uint16_t MetricsExporter::port() const noexcept { return server_ ? server_->port : 0; }
+
+std::string MetricsExporter::text() const {
+  std::ostringstream out;
+  prometheus::TextSerializer().Serialize(out, state_->Collect());
+  return out.str();
+}
+
+MetricsExporterStats MetricsExporter::stats() const {
+  std::lock_guard lock(state_->mutex);
+  MetricsExporterStats stats = state_->counters;
+  stats.series = state_->seriesCount;
+  stats.sources = state_->sources.size();
+  return stats;
+}
+
+}  // namespace livemon::transport
