@@ -13,8 +13,8 @@ torch.monitor 2.x's names work too: ``_WaitCounter(key).guard()`` (livemon's Wai
 ``Stat.add(v=...)``, assignable ``Event.name``/``timestamp``/``data``, and
 ``TensorboardEventHandler(summary_writer)`` writing through the writer.
 
-Where livemon differs from torch.monitor (1.13 and 2.x) it is on purpose (see the README section
-"Monitor a PyTorch job"): windows are logged when they end, VALUE works, a bool stays a bool, a handler's
+Where livemon differs from torch.monitor (1.13 and 2.x) it is on purpose (see docs/python.md,
+"Where livemon differs from torch.monitor"): windows are logged when they end, VALUE works, a bool stays a bool, a handler's
 exception is caught and counted, unregistering twice is harmless, a zero window raises ValueError,
 and Stat events are named ``livemon.Stat`` (STAT_EVENT) instead of ``torch.monitor.Stat``.
 

@@ -285,7 +285,7 @@ void writeTimeBoundSeeds(const fs::path& dir) {
   for (const auto& [text, from] : seeds) writeFile(dir / ("bound_" + std::to_string(n++)), fuzz::timeBoundInput(from, text));
 }
 
-// alert_rule: the rules the README, the tests and the help text show, and near misses.
+// alert_rule: the rules the docs, the tests and the help text show, and near misses.
 void writeAlertRuleSeeds(const fs::path& dir) {
   const std::vector<std::string> rules = {
       "nan", "silent", "silent 30s", "silent 250ms", "silent 1.5m", "loss", "train.loss.mean > 10 for 3",

@@ -1,4 +1,4 @@
-"""examples/pytorch_train.py trains for real for a few seconds and publishes what the README says,
+"""examples/pytorch_train.py trains for real for a few seconds and publishes what docs/pytorch.md says,
 in both modes; a subscriber (pyzmq + msgpack) and the TensorBoard reader check what comes out."""
 
 import os
