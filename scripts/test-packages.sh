@@ -31,6 +31,10 @@ fail() {
   exit 1
 }
 
+for tool in cpack dpkg-deb dpkg-shlibdeps lintian desktop-file-validate; do
+  command -v "$tool" >/dev/null 2>&1 || fail "$tool is missing (scripts/install-deps.sh --test installs it)"
+done
+
 echo "-- cpack -G DEB in $build"
 rm -f "$build"/*.deb
 rm -rf "$work"
@@ -45,6 +49,14 @@ done
 pass "cpack -G DEB wrote $(cd "$build" && ls ./*.deb | sed 's,^\./,,' | tr '\n' ' ')"
 
 echo "-- content"
+# Every install rule names the component of its package: one without (CMake's "Unspecified") or
+# of another name would reach no package. python-torch-ops is left out on purpose
+# (cmake/LivemonPackaging.cmake).
+components=$(grep -rhoE 'CMAKE_INSTALL_COMPONENT STREQUAL "[^"]*"' --include=cmake_install.cmake "$build" |
+  sed 's/.*"\(.*\)"/\1/' | sort -u)
+stray=$(echo "$components" | grep -vxE 'livemon|dev|python|python-torch-ops' || true)
+[ -z "$stray" ] || fail "install rules of components no package holds: $stray"
+pass "every install rule belongs to a package's component ($(echo $components))"
 for deb in "${debs[@]}"; do
   name=$(dpkg-deb -f "$deb" Package)
   dpkg-deb -c "$deb" | awk '{print $6}' >"$work/$name.paths"
@@ -73,7 +85,7 @@ echo "-- lintian"
 lintian --fail-on error --tag-display-limit 0 "${debs[@]}" >"$work/lintian.log" 2>&1 ||
   { cat "$work/lintian.log" >&2; fail "lintian reports errors"; }
 grep -v '^running with root privileges' "$work/lintian.log" | sed 's/^/   /' || true
-pass "lintian: no errors ($(grep -c '^W: ' "$work/lintian.log" || true) warnings)"
+pass "lintian: no errors, $(grep -c '^W: ' "$work/lintian.log" || true) warning(s)"
 
 desktop-file-validate "$root/resources/livemon.desktop" || fail "desktop-file-validate resources/livemon.desktop"
 pass "desktop-file-validate resources/livemon.desktop"
