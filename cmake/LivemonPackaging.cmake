@@ -110,6 +110,8 @@ endif()
 set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA
     "${PROJECT_SOURCE_DIR}/resources/debian/python3-livemon/postinst"
     "${PROJECT_SOURCE_DIR}/resources/debian/python3-livemon/prerm")
+# In /usr/lib/python3/dist-packages, not where `cmake --install` puts it.
+set(CPACK_PRE_BUILD_SCRIPTS "${CMAKE_CURRENT_LIST_DIR}/LivemonPackagingPython.cmake")
 set(CPACK_DEBIAN_PYTHON_DESCRIPTION "Python module of livemon, live monitoring for training runs
 livemon's Stat, events and handlers, the non-blocking ZeroMQ publisher, the
 profiler with torch.profiler's names and the PyTorch bridge, for Debian's
