@@ -10,7 +10,9 @@
 #      seconds of new inputs (scripts/fuzz.sh runs them longer);
 #   5. a consumer project built against the installed CMake package: a publish-only job
 #      (COMPONENTS transport) and a tool using recordings, the exporters and the analyses (ctest's
-#      installed_package also reads what each links).
+#      installed_package also reads what each links);
+#   6. the Debian packages: cpack -G DEB in the Release build, lintian, installed (for real on CI,
+#      into a scratch root elsewhere) and checked, then removed (scripts/test-packages.sh).
 # It also installs the npm packages of tests/interop (the official MCAP reader) into .cache/npm.
 # Environment: LIVEMON_JOBS (default: number of cores), LIVEMON_SKIP_SANITIZERS=1 to skip 2 and 3,
 # LIVEMON_SKIP_FUZZ=1 to skip 4.
@@ -90,6 +92,11 @@ cmake -S tests/install/consumer -B build/consumer -G Ninja "${launcher[@]}" -DCM
 cmake --build build/consumer
 ./build/consumer/livemon_publish_only
 ./build/consumer/livemon_consumer
+
+step "Debian packages: build, lint, install, check, remove"
+scripts/test-packages.sh build | tee build/test-packages.log
+package_checks=$(sed -n 's/^Debian packages: \([0-9]*\) checks passed$/\1/p' build/test-packages.log)
+passed=$((passed + ${package_checks:-0}))
 
 step "All tests passed"
 echo "livemon: ${passed} passed, 0 failed"

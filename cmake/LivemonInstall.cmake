@@ -4,6 +4,7 @@
 # named) and the livemon components they link, and looks up only those components' third-party
 # libraries: COMPONENTS transport needs libzmq beside livemon, recording libzstd and zlib,
 # exporters libzmq and prometheus-cpp.
+# Everything here is install component `dev` (the package livemon-dev).
 include(CMakePackageConfigHelpers)
 
 set(LIVEMON_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/livemon")
@@ -12,7 +13,7 @@ set(LIVEMON_INSTALL_CMAKEDIR "${CMAKE_INSTALL_LIBDIR}/cmake/livemon")
 get_property(LIVEMON_PACKAGE_COMPONENTS GLOBAL PROPERTY LIVEMON_COMPONENTS)
 foreach(_component IN LISTS LIVEMON_PACKAGE_COMPONENTS)
   install(EXPORT livemon-${_component}-targets NAMESPACE livemon:: FILE livemon-${_component}-targets.cmake
-          DESTINATION "${LIVEMON_INSTALL_CMAKEDIR}")
+          DESTINATION "${LIVEMON_INSTALL_CMAKEDIR}" COMPONENT dev)
 endforeach()
 
 configure_package_config_file(
@@ -24,4 +25,4 @@ write_basic_package_version_file(
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES "${CMAKE_CURRENT_BINARY_DIR}/livemonConfig.cmake"
               "${CMAKE_CURRENT_BINARY_DIR}/livemonConfigVersion.cmake"
-        DESTINATION "${LIVEMON_INSTALL_CMAKEDIR}")
+        DESTINATION "${LIVEMON_INSTALL_CMAKEDIR}" COMPONENT dev)

@@ -23,9 +23,10 @@ function(livemon_library component)
   target_link_libraries(${target} PUBLIC ${ARG_PUBLIC} PRIVATE ${ARG_PRIVATE})
   livemon_target_defaults(${target})
 
+  # Install component `dev`: the package livemon-dev (cmake/LivemonPackaging.cmake).
   install(TARGETS ${target} EXPORT livemon-${component}-targets
-    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+    ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev)
+  install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)
   set_property(GLOBAL APPEND PROPERTY LIVEMON_COMPONENTS ${component})
 endfunction()

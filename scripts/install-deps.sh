@@ -31,6 +31,8 @@ LIVEMON_TEST_PACKAGES=(
   # python3-torch loads. Under any other torch the observer is compiled at first use instead.
   libtorch-dev
   prometheus
+  # scripts/test-packages.sh: the Debian packages' checks (dpkg-shlibdeps comes with build-essential)
+  lintian desktop-file-utils
 )
 
 livemon_missing_packages() {
