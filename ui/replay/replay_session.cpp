@@ -97,14 +97,18 @@ void ReplaySession::finishOpen(RecordingInfo info) {
   if (startAt_ && startAt_->count() < info_.endNs - info_.startNs) {
     playheadNs_ = info_.startNs + std::max<int64_t>(0, startAt_->count());
   }
+  readWindowAtPlayhead();
+  emit opened();
+  emit playheadChanged(playheadNs_);
+}
+
+void ReplaySession::readWindowAtPlayhead() {
   Request read;
   read.generation = generation_;
   read.fromNs = windowStart(playheadNs_);
   read.toNs = playheadNs_;
   read.backfill = logBackfill_;
   requests_.post(std::move(read));
-  emit opened();
-  emit playheadChanged(playheadNs_);
 }
 
 void ReplaySession::startGeneration() {
@@ -143,12 +147,7 @@ void ReplaySession::seek(int64_t ns) {
   if (!open_) return;
   playheadNs_ = std::clamp(ns, info_.startNs, info_.endNs);
   startGeneration();
-  Request read;
-  read.generation = generation_;
-  read.fromNs = windowStart(playheadNs_);
-  read.toNs = playheadNs_;
-  read.backfill = logBackfill_;
-  requests_.post(std::move(read));
+  readWindowAtPlayhead();
   emit playheadChanged(playheadNs_);
 }
 

@@ -138,6 +138,9 @@ class ReplaySession : public QObject {
 
   // Starts a new generation: reads of older ones stage nothing more.
   void startGeneration();
+  // Asks the reader for the window that ends at the playhead, as the view shows it after an open
+  // or a seek.
+  void readWindowAtPlayhead();
   void finishOpen(RecordingInfo info);
   void forwardTo(int64_t ns);
   void run();
