@@ -18,6 +18,7 @@
 #include <livemon/event.h>
 
 #include "event_recorder.h"
+#include "scoped_environment.h"
 #include "system_probe.h"
 
 namespace livemon {
@@ -339,29 +340,6 @@ TEST(SharedSystemStatsSampler, OneSamplerServesTheProcessUntilTheLastHolderLetsG
   EXPECT_EQ(third->options().window, 300ms) << "a fresh sampler once none held it";
 }
 
-// Sets LIVEMON_SYSTEM_STATS for one test and restores it after.
-class SystemStatsVariable {
- public:
-  SystemStatsVariable() {
-    if (const char* value = getenv(kVariable)) saved_ = value;
-    unsetenv(kVariable);
-  }
-  ~SystemStatsVariable() {
-    if (saved_) {
-      setenv(kVariable, saved_->c_str(), 1);
-    } else {
-      unsetenv(kVariable);
-    }
-  }
-  SystemStatsVariable(const SystemStatsVariable&) = delete;
-  SystemStatsVariable& operator=(const SystemStatsVariable&) = delete;
-  void set(const char* value) { setenv(kVariable, value, 1); }
-
- private:
-  static constexpr const char* kVariable = "LIVEMON_SYSTEM_STATS";
-  std::optional<std::string> saved_;
-};
-
 TEST(EnableSystemStats, TheProcessSamplesWhileAHandleLivesAndStopsWithTheLast) {
   EventRecorder recorder;
   SystemStatsHandle first = enableSystemStats(50ms);
@@ -394,7 +372,7 @@ TEST(EnableSystemStats, AnEmptyHandleHoldsNothingAndABadWindowIsRefused) {
 }
 
 TEST(EnableSystemStats, TheEnvironmentVariableAsksWithOneAndIsRefusedWithAnythingElse) {
-  SystemStatsVariable variable;
+  testing::ScopedEnvironment variable("LIVEMON_SYSTEM_STATS");
   EXPECT_FALSE(systemStatsRequested()) << "unset";
   variable.set("");
   EXPECT_FALSE(systemStatsRequested());
