@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <optional>
@@ -190,6 +191,24 @@ std::shared_ptr<SystemStatsSampler> sharedSystemStatsSampler(std::chrono::millis
   auto sampler = std::make_shared<SystemStatsSampler>(options);
   *shared = sampler;
   return sampler;
+}
+
+bool systemStatsRequested() {
+  const std::string variable(kSystemStatsEnvironmentVariable);
+  const char* text = std::getenv(variable.c_str());
+  const std::string_view value = text != nullptr ? text : "";
+  if (value != "" && value != "0" && value != "1") {
+    throw std::invalid_argument(variable + " must be 1 (on), 0 or empty (off), got \"" + std::string(value) + "\"");
+  }
+  return value == "1";
+}
+
+SystemStatsHandle enableSystemStats(std::chrono::milliseconds window) {
+  if (window.count() < 1) {
+    throw std::invalid_argument("enableSystemStats: window must be at least 1 ms, got " + std::to_string(window.count()) +
+                                " ms");
+  }
+  return SystemStatsHandle(sharedSystemStatsSampler(window));
 }
 
 }  // namespace livemon

@@ -1,5 +1,5 @@
 // The metrics sink every Publisher of a program that links livemon::exporters gets
-// (livemon/transport/publisher_metrics.h): the Prometheus exporter.
+// (livemon/transport/publisher_metrics.h): the Prometheus exporter itself.
 #include <livemon/transport/publisher_metrics.h>
 
 #include <atomic>
@@ -70,19 +70,6 @@ SharedMetrics& sharedMetrics() {
   return *current;
 }
 
-// Thread-safe, as MetricsExporter is. One Publisher's view of its exporter, which Publishers
-// sharing LIVEMON_METRICS_PORT share.
-class ExporterMetrics final : public PublisherMetrics {
- public:
-  explicit ExporterMetrics(std::shared_ptr<MetricsExporter> exporter) : exporter_(std::move(exporter)) {}
-  void observe(const WireMessage& batch) override { exporter_->observe(batch); }
-  void sourceAlive(const SourceInfo& source) override { exporter_->sourceAlive(source); }
-  uint16_t port() const noexcept override { return exporter_->port(); }
-
- private:
-  std::shared_ptr<MetricsExporter> exporter_;
-};
-
 std::shared_ptr<MetricsExporter> exporterFor(const PublisherOptions& options) {
   auto make = [&](uint16_t port) {
     MetricsExporterOptions metricsOptions;
@@ -113,6 +100,6 @@ std::shared_ptr<MetricsExporter> exporterFor(const PublisherOptions& options) {
 extern "C" void livemon_exporters_publisher_metrics(const livemon::transport::PublisherOptions& options,
                                                     std::shared_ptr<livemon::transport::PublisherMetrics>& out) {
   using namespace livemon::transport;
-  std::shared_ptr<MetricsExporter> exporter = exporterFor(options);
-  out = exporter ? std::make_shared<ExporterMetrics>(std::move(exporter)) : nullptr;
+  // The exporter is the sink: Publishers sharing LIVEMON_METRICS_PORT share it.
+  out = exporterFor(options);
 }

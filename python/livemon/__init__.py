@@ -45,6 +45,7 @@ from ._livemon import (  # noqa: F401  (the public API)
     EventHandlerHandle,
     Publisher,
     Stat,
+    SystemStatsHandle,
     TensorboardEventHandler,
     TransportError,
     WaitCounter,
@@ -55,6 +56,7 @@ from ._livemon import (  # noqa: F401  (the public API)
     clear_step,
     current_step,
     dropped_reentrant_event_count,
+    enable_system_stats,
     handler_error_count,
     last_handler_error,
     log_event,
@@ -75,4 +77,5 @@ __all__ = [
     "EventHandlerHandle", "STAT_EVENT", "TORCH_STAT_EVENT", "WaitCounter", "WaitCounterGuard",
     "TensorboardEventHandler", "Publisher", "TransportError", "handler_error_count", "last_handler_error",
     "registered_event_handler_count", "dropped_reentrant_event_count", "profiler",
+    "enable_system_stats", "SystemStatsHandle",
 ]

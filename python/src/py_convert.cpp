@@ -205,6 +205,14 @@ Event eventFromObject(py::handle object) {
   return event;
 }
 
+bool interpreterFinalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing() != 0;
+#else
+  return _Py_IsFinalizing() != 0;
+#endif
+}
+
 }  // namespace livemon::python
 
 #pragma GCC diagnostic pop

@@ -5,6 +5,7 @@
 #include <pybind11/pybind11.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <unordered_map>
 
@@ -41,5 +42,22 @@ py::dict fromData(const std::unordered_map<std::string, DataValue>& data);
 // Reads any object with name, timestamp and data attributes (a livemon.Event or a
 // torch.monitor.Event) into an Event; TypeError for an object without them.
 Event eventFromObject(py::handle object);
+
+// True while the interpreter is being finalized: a thread may not release and retake the GIL then.
+bool interpreterFinalizing();
+
+// Destroys `object` with the GIL released: destruction waits for a thread (and for the network or
+// the disk, or for handlers that take the GIL themselves) while other Python threads should go on.
+// While the interpreter is being finalized the GIL stays.
+template <typename T>
+void destroyWithoutGil(std::unique_ptr<T>& object) {
+  std::unique_ptr<T> doomed = std::move(object);
+  if (!interpreterFinalizing()) {
+    py::gil_scoped_release release;
+    doomed.reset();
+  } else {
+    doomed.reset();
+  }
+}
 
 }  // namespace livemon::python

@@ -17,6 +17,7 @@
 #include <livemon/event_handler.h>
 #include <livemon/stat.h>
 #include <livemon/step.h>
+#include <livemon/system_stats.h>
 #include <livemon/wait_counter.h>
 
 #include "py_convert.h"
@@ -147,6 +148,26 @@ py::dict totalsDict(const WaitCounterTotals& totals) {
   return result;
 }
 
+// Not thread-safe: one owner at a time (Python, under the GIL). What enable_system_stats() returns:
+// a share of the process's system Stats, let go with the GIL released (the sampler's thread may be
+// calling a Python handler, which waits for the GIL, when the last share stops it).
+class PySystemStats {
+ public:
+  explicit PySystemStats(SystemStatsHandle handle) : handle_(std::make_unique<SystemStatsHandle>(std::move(handle))) {}
+  ~PySystemStats() { close(); }
+  PySystemStats(const PySystemStats&) = delete;
+  PySystemStats& operator=(const PySystemStats&) = delete;
+
+  void close() {
+    if (handle_) destroyWithoutGil(handle_);
+  }
+  bool active() const { return handle_ && *handle_; }
+  std::string gpuStatus() const { return active() ? handle_->sampler()->gpuStatus() : std::string(); }
+
+ private:
+  std::unique_ptr<SystemStatsHandle> handle_;
+};
+
 }  // namespace
 
 void bindCore(py::module_& m) {
@@ -258,6 +279,35 @@ void bindCore(py::module_& m) {
         atomic store: cheap enough to call every step.
       )doc");
   m.def("current_step", &currentStep, "The step set last with set_step, or None.");
+
+  py::class_<PySystemStats>(m, "SystemStatsHandle", R"doc(
+        A share of the process's system Stats, from ``enable_system_stats()``: they stay on while
+        any share is open. A context manager; ``close()`` lets go (a second call does nothing).
+      )doc")
+      .def("close", &PySystemStats::close, "Lets go: the last share stops the sampler, which logs its open windows.")
+      .def("__enter__", [](PySystemStats& self) -> PySystemStats& { return self; }, py::return_value_policy::reference)
+      .def("__exit__", [](PySystemStats& self, const py::args&) {
+        self.close();
+        return false;
+      })
+      .def_property_readonly("active", &PySystemStats::active, "True until closed.")
+      .def_property_readonly("gpu_status", &PySystemStats::gpuStatus,
+                             "Why there are GPU Stats or none ('NVML: 2 GPUs', 'NVML not loaded: ...'); '' once closed.");
+  m.def(
+      "enable_system_stats",
+      [](const py::object& windowSize) {
+        const auto window = std::chrono::duration_cast<std::chrono::milliseconds>(fromTimedelta(windowSize, "window_size"));
+        return std::make_unique<PySystemStats>(enableSystemStats(window));
+      },
+      py::arg("window_size") = toTimedelta(std::chrono::seconds(5)), R"doc(
+        Switches on what the machine is doing as ``system.*`` Stats (the process's CPU and memory,
+        the host's memory, each GPU's utilization, memory, temperature and power with NVML),
+        sampled every second in windows of ``window_size`` (a timedelta or seconds; at least 1 ms),
+        logged like any other Stat, so they leave through every Publisher. The process has one
+        sampler: a second call shares the running one. ``Publisher(system_stats=True)`` and
+        LIVEMON_SYSTEM_STATS=1 do the same for as long as the Publisher lives. Returns a
+        SystemStatsHandle; they stay on until every handle is closed.
+      )doc");
   m.def("clear_step", &clearStep, "Back to no step: events logged from now on carry none.");
 
   py::class_<Stat> stat(m, "Stat", R"doc(

@@ -29,28 +29,6 @@ using transport::PublisherOptions;
 using transport::PublisherStats;
 using transport::TensorboardWriter;
 
-// Destroys `object` with the GIL released: destruction waits for a thread (and for the network or
-// the disk) that never needs the GIL, while other Python threads should go on. While the
-// interpreter is being finalized the GIL stays: a thread may not release and retake it then.
-bool interpreterFinalizing() {
-#if PY_VERSION_HEX >= 0x030D0000
-  return Py_IsFinalizing() != 0;
-#else
-  return _Py_IsFinalizing() != 0;
-#endif
-}
-
-template <typename T>
-void destroyWithoutGil(std::unique_ptr<T>& object) {
-  std::unique_ptr<T> doomed = std::move(object);
-  if (!interpreterFinalizing()) {
-    py::gil_scoped_release release;
-    doomed.reset();
-  } else {
-    doomed.reset();
-  }
-}
-
 std::vector<std::string> endpointList(const py::object& value, const char* what) {
   if (value.is_none()) return {};
   if (PyUnicode_Check(value.ptr())) return {value.cast<std::string>()};

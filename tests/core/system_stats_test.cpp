@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,7 @@
 #include <livemon/event.h>
 
 #include "event_recorder.h"
+#include "scoped_environment.h"
 #include "system_probe.h"
 
 namespace livemon {
@@ -336,6 +338,56 @@ TEST(SharedSystemStatsSampler, OneSamplerServesTheProcessUntilTheLastHolderLetsG
   second.reset();
   auto third = sharedSystemStatsSampler(300ms);
   EXPECT_EQ(third->options().window, 300ms) << "a fresh sampler once none held it";
+}
+
+TEST(EnableSystemStats, TheProcessSamplesWhileAHandleLivesAndStopsWithTheLast) {
+  EventRecorder recorder;
+  SystemStatsHandle first = enableSystemStats(50ms);
+  ASSERT_TRUE(first);
+  SystemStatsHandle second = enableSystemStats(2000ms);
+  EXPECT_EQ(first.sampler(), second.sampler()) << "one sampler for the process";
+  EXPECT_EQ(second.sampler()->options().window, 50ms) << "the running sampler keeps its window";
+  EXPECT_EQ(sharedSystemStatsSampler(3000ms).get(), first.sampler()) << "the same one the publishers share";
+  // Its Stats reach the process's event handlers like any other Stat.
+  ASSERT_TRUE(recorder.waitFor(1, 30s));
+  EXPECT_TRUE(statValues(recorder).contains("system.rss_bytes.value"));
+  first.reset();
+  EXPECT_FALSE(first);
+  EXPECT_EQ(second.sampler()->options().window, 50ms) << "still on: the second handle holds it";
+  second.reset();
+  SystemStatsHandle third = enableSystemStats(300ms);
+  EXPECT_EQ(third.sampler()->options().window, 300ms) << "a fresh sampler once no handle held it";
+}
+
+TEST(EnableSystemStats, AnEmptyHandleHoldsNothingAndABadWindowIsRefused) {
+  const SystemStatsHandle empty;
+  EXPECT_FALSE(empty);
+  EXPECT_EQ(empty.sampler(), nullptr);
+  try {
+    static_cast<void>(enableSystemStats(0ms));
+    FAIL() << "a zero window was taken";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("window"), std::string::npos) << error.what();
+  }
+}
+
+TEST(EnableSystemStats, TheEnvironmentVariableAsksWithOneAndIsRefusedWithAnythingElse) {
+  testing::ScopedEnvironment variable("LIVEMON_SYSTEM_STATS");
+  EXPECT_FALSE(systemStatsRequested()) << "unset";
+  variable.set("");
+  EXPECT_FALSE(systemStatsRequested());
+  variable.set("0");
+  EXPECT_FALSE(systemStatsRequested());
+  variable.set("1");
+  EXPECT_TRUE(systemStatsRequested());
+  variable.set("yes");
+  try {
+    systemStatsRequested();
+    FAIL() << "\"yes\" was taken";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("LIVEMON_SYSTEM_STATS"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("yes"), std::string::npos) << error.what();
+  }
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <livemon/system_stats.h>
 #include <livemon/transport/subscriber.h>
 
+#include "scoped_environment.h"
 #include "test_support.h"
 
 namespace livemon::transport {
@@ -24,25 +25,10 @@ using test::connectTo;
 using test::pollUntil;
 using test::waitForSource;
 
-// Sets LIVEMON_SYSTEM_STATS for one test and restores it after.
-class SystemStatsVariable {
+// LIVEMON_SYSTEM_STATS, unset for one test unless it sets it, and restored after.
+class SystemStatsVariable : public livemon::testing::ScopedEnvironment {
  public:
-  SystemStatsVariable() {
-    if (const char* value = getenv(kVariable)) saved_ = value;
-    unsetenv(kVariable);
-  }
-  ~SystemStatsVariable() {
-    if (saved_) {
-      setenv(kVariable, saved_->c_str(), 1);
-    } else {
-      unsetenv(kVariable);
-    }
-  }
-  void set(const char* value) { setenv(kVariable, value, 1); }
-
- private:
-  static constexpr const char* kVariable = "LIVEMON_SYSTEM_STATS";
-  std::optional<std::string> saved_;
+  SystemStatsVariable() : ScopedEnvironment("LIVEMON_SYSTEM_STATS") {}
 };
 
 // The Stat keys a subscriber receives from `publisher` until it has seen `wanted` (or the deadline).

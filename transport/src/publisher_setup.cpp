@@ -86,16 +86,11 @@ std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& op
   return nullptr;
 }
 
-std::shared_ptr<SystemStatsSampler> systemStatsFor(const PublisherOptions& options) {
-  const std::string variable(kSystemStatsEnvironmentVariable);
-  const char* text = std::getenv(variable.c_str());
-  const std::string_view value = text != nullptr ? text : "";
-  if (value != "" && value != "0" && value != "1") {
-    throw std::invalid_argument(variable + " must be 1 (on), 0 or empty (off), got \"" + std::string(value) + "\"");
-  }
-  if (!options.systemStats && value != "1") return nullptr;
-  if (!options.handleLoggedEvents) return nullptr;  // its Stats would never reach this publisher
-  return sharedSystemStatsSampler(options.statWindow);
+SystemStatsHandle systemStatsFor(const PublisherOptions& options) {
+  const bool requested = systemStatsRequested();  // checks LIVEMON_SYSTEM_STATS whatever the option says
+  if (!options.systemStats && !requested) return {};
+  if (!options.handleLoggedEvents) return {};  // its Stats would never reach this publisher
+  return enableSystemStats(options.statWindow);
 }
 
 void validatePublisherOptions(const PublisherOptions& options) {
@@ -149,3 +144,28 @@ std::size_t historyBytesFor(const PublisherOptions& options) {
 }
 
 }  // namespace livemon::transport::detail
+
+namespace livemon::transport {
+
+std::vector<std::string> defaultPublisherConnect() {
+  std::vector<std::string> endpoints;
+  const char* value = std::getenv(std::string(kConnectEnvironmentVariable).c_str());
+  if (value == nullptr) return endpoints;
+  std::string_view rest(value);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view endpoint = rest.substr(0, comma);
+    while (!endpoint.empty() && endpoint.front() == ' ') endpoint.remove_prefix(1);
+    while (!endpoint.empty() && endpoint.back() == ' ') endpoint.remove_suffix(1);
+    if (!endpoint.empty()) endpoints.emplace_back(endpoint);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  return endpoints;
+}
+
+std::vector<std::string> defaultPublisherBind() {
+  if (!defaultPublisherConnect().empty()) return {};
+  return {std::string(kDefaultEndpoint)};
+}
+
+}  // namespace livemon::transport

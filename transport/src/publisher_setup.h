@@ -7,8 +7,8 @@
 #include <livemon/transport/publisher_metrics.h>
 #include <livemon/transport/wire_format.h>
 
-// What a Publisher takes from its options and the environment when it is made: its identity, its
-// history's size, its metrics sink and the system Stats sampler.
+// What a Publisher takes from its options and the environment when it is made: its endpoints'
+// defaults, its identity, its history's size, its metrics sink and the system Stats.
 namespace livemon::transport::detail {
 
 // The publisher's identity: options first, then the environment (RANK, WORLD_SIZE, LOCAL_RANK),
@@ -29,9 +29,9 @@ std::size_t historyBytesFor(const PublisherOptions& options);
 // LIVEMON_METRICS_PORT is ignored. Thread-safe.
 std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& options);
 
-// The process's system Stats sampler when `options` or LIVEMON_SYSTEM_STATS ask for it (see
-// PublisherOptions::systemStats), else null. Throws std::invalid_argument for a
-// LIVEMON_SYSTEM_STATS other than 0, 1 or empty.
-std::shared_ptr<SystemStatsSampler> systemStatsFor(const PublisherOptions& options);
+// A share of the process's system Stats (enableSystemStats) when `options` or LIVEMON_SYSTEM_STATS
+// ask for them (see PublisherOptions::systemStats), else an empty handle. Throws
+// std::invalid_argument for a LIVEMON_SYSTEM_STATS other than 0, 1 or empty.
+SystemStatsHandle systemStatsFor(const PublisherOptions& options);
 
 }  // namespace livemon::transport::detail

@@ -5,13 +5,15 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <livemon/clock.h>
 
 // What the machine under a training job is doing, as Stats: the process's CPU and memory, the
 // host's memory, and each GPU's utilization, memory, temperature and power (through NVML, loaded
-// at run time when present; livemon never links CUDA). Publisher turns it on with
-// PublisherOptions::systemStats or LIVEMON_SYSTEM_STATS=1.
+// at run time when present; livemon never links CUDA). A program switches them on with
+// enableSystemStats() (below); a Publisher does it for PublisherOptions::systemStats or
+// LIVEMON_SYSTEM_STATS=1.
 namespace livemon {
 
 // The Stats, each "<prefix>.<name>" (prefix "system" by default), one sample per period:
@@ -84,5 +86,43 @@ class SystemStatsSampler {
 // asking for another window while it runs gets the running one (one sampler per process, not
 // one per Publisher). A sampler inherited through fork() is not handed out in the child.
 std::shared_ptr<SystemStatsSampler> sharedSystemStatsSampler(std::chrono::milliseconds window);
+
+// The environment variable that asks for the system Stats for the whole process:
+// LIVEMON_SYSTEM_STATS=1 (0 or empty: as unset). Every Publisher that handles logged events reads
+// it; any program may, with systemStatsRequested().
+inline constexpr std::string_view kSystemStatsEnvironmentVariable = "LIVEMON_SYSTEM_STATS";
+
+// True when LIVEMON_SYSTEM_STATS is 1, false when it is unset, empty or 0. Throws
+// std::invalid_argument naming the variable and its value for anything else.
+bool systemStatsRequested();
+
+// Thread-safety: a plain value type.
+//
+// A share of the process's system Stats: while any handle (or other holder of
+// sharedSystemStatsSampler()) lives, the process's one sampler runs; when the last lets go it
+// stops and logs its Stats' open windows. Default-constructed: holds nothing. Copies share.
+class SystemStatsHandle {
+ public:
+  SystemStatsHandle() = default;
+
+  // True while it holds the sampler on.
+  explicit operator bool() const noexcept { return sampler_ != nullptr; }
+  // The running sampler (its gpuStatus(), samples()), or null for an empty handle.
+  const SystemStatsSampler* sampler() const noexcept { return sampler_.get(); }
+  // Lets go now: the handle is empty afterwards.
+  void reset() noexcept { sampler_.reset(); }
+
+ private:
+  friend SystemStatsHandle enableSystemStats(std::chrono::milliseconds window);
+  explicit SystemStatsHandle(std::shared_ptr<SystemStatsSampler> sampler) : sampler_(std::move(sampler)) {}
+  std::shared_ptr<SystemStatsSampler> sampler_;
+};
+
+// Switches the process's system Stats on (see the list above) until the handle, and every other
+// holder, lets go: the process's one sampler reads every second and logs the Stats through the
+// event handlers, so they leave through every Publisher that handles logged events, like any
+// other Stat. `window` is the Stats' window when this call starts the sampler; one already
+// running keeps its own. Thread-safe. Throws std::invalid_argument for a window below 1 ms.
+[[nodiscard]] SystemStatsHandle enableSystemStats(std::chrono::milliseconds window = std::chrono::milliseconds(5000));
 
 }  // namespace livemon

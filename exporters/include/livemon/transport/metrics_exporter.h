@@ -9,6 +9,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/transport/publisher_metrics.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/transport/wire_format.h>
 
@@ -61,7 +62,10 @@ struct MetricsExporterStats {
 // would make Prometheus reject the whole scrape. A source silent for forgetAfter, or forgetAfter
 // after its goodbye, is removed with its series (checked on every call and every scrape).
 // Extra counters (a relay's own) are set with setCounter().
-class MetricsExporter {
+//
+// It is also the sink a Publisher with a metricsPort feeds (PublisherMetrics): the Publisher hands
+// it the Stat events it is given, as events, from its I/O thread.
+class MetricsExporter final : public PublisherMetrics {
  public:
   using Options = MetricsExporterOptions;
 
@@ -69,20 +73,20 @@ class MetricsExporter {
   // std::invalid_argument naming the option for a bad option, or saying that this livemon was
   // built without Prometheus (LIVEMON_WITH_PROMETHEUS=OFF).
   explicit MetricsExporter(Options options = {});
-  ~MetricsExporter();
+  ~MetricsExporter() override;
 
   MetricsExporter(const MetricsExporter&) = delete;
   MetricsExporter& operator=(const MetricsExporter&) = delete;
 
   // One event from `source`; a Stat event's values replace the previous ones. The source is alive.
-  void observe(const SourceInfo& source, const Event& event);
+  void observe(const SourceInfo& source, const Event& event) override;
   // A decoded wire message: its events, a heartbeat (the source is alive) or a goodbye.
   void observe(const WireMessage& message);
   // What a Subscriber delivers (its callbacks can forward here).
   void observe(const ReceivedEvent& event);
   void observe(const SourceChange& change);
   // The source is alive / said goodbye (removed forgetAfter later unless it speaks again).
-  void sourceAlive(const SourceInfo& source);
+  void sourceAlive(const SourceInfo& source) override;
   void sourceGone(const SourceInfo& source);
 
   // Sets a counter served beside livemon_stat, e.g. a relay's "livemon_relay_forwarded_total".
@@ -91,7 +95,7 @@ class MetricsExporter {
   void setCounter(const std::string& name, const std::string& help, double value);
 
   // The port /metrics is served on (0 when not serving).
-  uint16_t port() const noexcept;
+  uint16_t port() const noexcept override;
   // The exposition text a scrape of /metrics would get now.
   std::string text() const;
   MetricsExporterStats stats() const;

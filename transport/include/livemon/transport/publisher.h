@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/event.h>
+#include <livemon/system_stats.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
@@ -42,8 +43,8 @@ inline constexpr std::string_view kHistoryEnvironmentVariable = "LIVEMON_HISTORY
 inline constexpr std::size_t kDefaultHistoryBytes = 32 * 1024 * 1024;
 
 // The environment variable that turns PublisherOptions::systemStats on for every Publisher of
-// the process: LIVEMON_SYSTEM_STATS=1 (0 or empty: as unset).
-inline constexpr std::string_view kSystemStatsEnvironmentVariable = "LIVEMON_SYSTEM_STATS";
+// the process: LIVEMON_SYSTEM_STATS=1 (0 or empty: as unset). Core's (livemon/system_stats.h).
+using livemon::kSystemStatsEnvironmentVariable;
 
 // Thread-safety: a plain value type.
 struct PublisherOptions {
@@ -90,7 +91,8 @@ struct PublisherOptions {
   std::size_t maxTotalSubscriberBytes = 256 * 1024;
   std::size_t maxSubscriberConnections = 128;
   // Serves this job's own Stats for Prometheus at http://metricsAddress:metricsPort/metrics (see
-  // MetricsExporter), fed by the I/O thread, never by the logging threads. The server is
+  // MetricsExporter), fed with the Stat events this Publisher is given, as events (the logging
+  // threads only copy them into a bounded hand-off; the I/O thread feeds the exporter). The server is
   // livemon::exporters': a program that does not link it serves no metrics, and its Publishers
   // refuse a metricsPort (publisher_metrics.h). 0 reads the port from
   // the environment variable LIVEMON_METRICS_PORT (plus LOCAL_RANK when set, so the ranks of a
@@ -119,11 +121,12 @@ struct PublisherOptions {
   std::string historyEndpoint;
   // What the machine is doing: the process's CPU % and RSS, the host's memory used and each
   // GPU's utilization, memory, temperature and power (with NVML), sampled every second as
-  // `system.*` Stats in windows of statWindow (livemon/system_stats.h lists them). False still
-  // turns it on when LIVEMON_SYSTEM_STATS=1. The process has one sampler however many
-  // Publishers ask for it; its Stats log like any other, so they leave through every Publisher
-  // that handles logged events, and a Publisher that does not (handleLoggedEvents = false)
-  // starts no sampler.
+  // `system.*` Stats in windows of statWindow (livemon/system_stats.h lists them). The switch is
+  // core's enableSystemStats(), which any program may call without a Publisher; this option has
+  // the Publisher hold it while it lives. False still turns it on when LIVEMON_SYSTEM_STATS=1.
+  // The process has one sampler however many ask for it; its Stats log like any other, so they
+  // leave through every Publisher that handles logged events, and a Publisher that does not
+  // (handleLoggedEvents = false) starts no sampler.
   bool systemStats = false;
   // CURVE encryption and authentication (CurveOptions): the bound endpoints and the history socket
   // admit only the subscribers whose certificates are in curve.allow; connecting to a relay, the
@@ -148,6 +151,7 @@ struct PublisherStats {
   uint64_t historyDropped = 0;       // messages dropped to stay within historyBytes
   uint64_t historyRequests = 0;      // history requests answered or refused
   uint64_t curveRefused = 0;         // CURVE clients refused: a key not in curve.allow, no CURVE, the wrong server key
+  uint64_t metricsDropped = 0;       // Stat events the metrics exporter missed: its hand-off was full or busy
 };
 
 // Thread-safe: every member may be called from any thread.

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <memory>
 
+#include <livemon/event.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/wire_format.h>
 
@@ -11,14 +12,17 @@ namespace livemon::transport {
 // Thread-safe: one sink may serve every Publisher of a process, each calling it from its own I/O
 // thread.
 //
-// Where a Publisher's I/O thread reports what it sends to a metrics server
-// (PublisherOptions::metricsPort). Transport only calls it and links no metrics library;
-// livemon::exporters implements it with its Prometheus exporter (MetricsExporter).
+// Where a Publisher's Stat events go for a metrics server (PublisherOptions::metricsPort). The
+// Publisher hands the sink the Stat events it is given as events, from its I/O thread: the logging
+// threads only copy them into a bounded hand-off, so whatever the sink does (a lock, a map) never
+// runs on them, and nothing decodes what the publisher sends. Transport only calls it and links no
+// metrics library; livemon::exporters' Prometheus exporter (MetricsExporter) is one.
 class PublisherMetrics {
  public:
   virtual ~PublisherMetrics() = default;
-  // A Stat batch the publisher sent, decoded (a window of each Stat: a few per second).
-  virtual void observe(const WireMessage& batch) = 0;
+  // A Stat event (named livemon.Stat or torch.monitor.Stat: a window of a Stat, a few per second)
+  // from `source`.
+  virtual void observe(const SourceInfo& source, const Event& statEvent) = 0;
   // The publisher sent a heartbeat: its source is alive.
   virtual void sourceAlive(const SourceInfo& source) = 0;
   // The port the metrics are served on.
