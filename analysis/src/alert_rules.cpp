@@ -334,7 +334,7 @@ AlertRule parseAlertRuleOrThrow(std::string_view text) {
   return std::move(*rule);
 }
 
-std::string describe(const AlertSource& source) {
+std::string alertSourceName(const SourceInfo& source) {
   std::string text = source.run + "@" + source.host + ":" + std::to_string(source.pid);
   if (source.rank) text += " rank " + std::to_string(*source.rank);
   return text;
@@ -344,7 +344,7 @@ std::string describe(const AlertSource& source) {
 // The engine
 
 struct AlertEngine::SourceEntry {
-  AlertSource identity;
+  SourceInfo identity;
   uint64_t serial = 0;
   std::chrono::steady_clock::time_point lastHeard;
   std::optional<std::chrono::milliseconds> heartbeatInterval;
@@ -360,7 +360,7 @@ struct AlertEngine::KeyState {
   bool told = false;   // threshold: alerted for this run (NaN states are told when created)
 };
 
-std::size_t AlertEngine::SourceHash::operator()(const AlertSource& source) const noexcept {
+std::size_t AlertEngine::SourceHash::operator()(const SourceInfo& source) const noexcept {
   uint64_t hash = std::hash<std::string>{}(source.run);
   hash = mix(hash, std::hash<std::string>{}(source.host));
   hash = mix(hash, static_cast<uint64_t>(source.pid));
@@ -403,7 +403,7 @@ AlertEngineStats AlertEngine::stats() const noexcept {
   return result;
 }
 
-AlertEngine::SourceEntry& AlertEngine::sourceEntry(const AlertSource& source) {
+AlertEngine::SourceEntry& AlertEngine::sourceEntry(const SourceInfo& source) {
   if (const auto found = sourceIndex_.find(source); found != sourceIndex_.end()) {
     sources_.splice(sources_.begin(), sources_, found->second);
     return *found->second;
@@ -502,7 +502,7 @@ void AlertEngine::valueSeen(SourceEntry& entry, const Event& event, const std::s
   }
 }
 
-void AlertEngine::observeEvent(const AlertSource& source, const Event& event, std::vector<Alert>& out) {
+void AlertEngine::observeEvent(const SourceInfo& source, const Event& event, std::vector<Alert>& out) {
   SourceEntry& entry = sourceEntry(source);
   if (const auto now = clock_->now(); now > entry.lastHeard) {
     entry.lastHeard = now;
@@ -527,7 +527,7 @@ void AlertEngine::observeEvent(const AlertSource& source, const Event& event, st
   }
 }
 
-void AlertEngine::observeHeard(const AlertSource& source, std::chrono::steady_clock::time_point lastHeard,
+void AlertEngine::observeHeard(const SourceInfo& source, std::chrono::steady_clock::time_point lastHeard,
                                std::optional<std::chrono::milliseconds> heartbeatInterval) {
   SourceEntry& entry = sourceEntry(source);
   if (heartbeatInterval) {
@@ -540,7 +540,7 @@ void AlertEngine::observeHeard(const AlertSource& source, std::chrono::steady_cl
   }
 }
 
-void AlertEngine::observeGoodbye(const AlertSource& source) {
+void AlertEngine::observeGoodbye(const SourceInfo& source) {
   if (silentRules_.empty()) return;
   SourceEntry& entry = sourceEntry(source);
   entry.gone = true;
@@ -564,7 +564,7 @@ void AlertEngine::checkSilence(std::vector<Alert>& out) {
       entry.silenceTold[i] = true;
       Alert& alert = out.emplace_back(makeAlert(entry, silentRules_[i], clock_->wallNow()));
       alert.value = std::chrono::duration<double>(quiet).count();
-      alert.message = describe(entry.identity) + " silent for " + numberText(alert.value) + " s without a goodbye";
+      alert.message = alertSourceName(entry.identity) + " silent for " + numberText(alert.value) + " s without a goodbye";
     }
   }
 }
@@ -583,13 +583,13 @@ void AlertEngine::loss(SourceEntry& entry, std::string_view key, uint64_t lost, 
   }
 }
 
-void AlertEngine::observeGap(const AlertSource& source, std::string_view topic, uint64_t missed, std::vector<Alert>& out) {
+void AlertEngine::observeGap(const SourceInfo& source, std::string_view topic, uint64_t missed, std::vector<Alert>& out) {
   if (lossRules_.empty() || missed == 0) return;
   SourceEntry& entry = sourceEntry(source);
   loss(entry, topic, missed, std::to_string(missed) + " event(s) of " + std::string(topic) + " lost in transit", out);
 }
 
-void AlertEngine::observePublisherDropped(const AlertSource& source, uint64_t droppedTotal, std::vector<Alert>& out) {
+void AlertEngine::observePublisherDropped(const SourceInfo& source, uint64_t droppedTotal, std::vector<Alert>& out) {
   if (lossRules_.empty()) return;
   SourceEntry& entry = sourceEntry(source);
   const std::optional<uint64_t> before = entry.droppedSeen;

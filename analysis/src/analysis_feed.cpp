@@ -5,28 +5,15 @@
 
 namespace livemon {
 
-AlertSource alertSourceOf(const transport::SourceInfo* info) {
-  AlertSource source;
-  if (info == nullptr) {
-    source.run = "unknown";
-    return source;
-  }
-  source.run = info->run;
-  source.host = info->host;
-  source.pid = info->pid;
-  source.rank = info->rank;
-  source.instanceId = info->instanceId;
-  return source;
-}
-
 AnalysisFeed::AnalysisFeed(AlertEngine* alerts, RankScorer* ranks) noexcept : alerts_(alerts), ranks_(ranks) {}
 
-const AlertSource& AnalysisFeed::source(const std::shared_ptr<const transport::SourceInfo>& info) {
-  if (info != lastInfo_ || !info) {
-    lastInfo_ = info;
-    lastSource_ = alertSourceOf(info.get());
-  }
-  return lastSource_;
+const SourceInfo& AnalysisFeed::source(const std::shared_ptr<const SourceInfo>& info) {
+  static const SourceInfo unknown = [] {
+    SourceInfo named;
+    named.run = "unknown";
+    return named;
+  }();
+  return info ? *info : unknown;
 }
 
 void AnalysisFeed::raisedBy(const std::shared_ptr<const transport::SourceInfo>& info,
@@ -36,7 +23,7 @@ void AnalysisFeed::raisedBy(const std::shared_ptr<const transport::SourceInfo>& 
 }
 
 void AnalysisFeed::event(const transport::ReceivedEvent& event) {
-  const AlertSource& from = source(event.source);
+  const SourceInfo& from = source(event.source);
   if (ranks_ != nullptr) ranks_->observeEvent(from, event.event);
   if (alerts_ == nullptr) return;
   alerts_->observeEvent(from, event.event, raised_);
@@ -51,7 +38,7 @@ void AnalysisFeed::gap(const transport::GapInfo& gap) {
 
 void AnalysisFeed::sourceChanged(const transport::SourceChange& change) {
   if (change.state != transport::SourceState::Gone) return;
-  const AlertSource& from = source(change.source);
+  const SourceInfo& from = source(change.source);
   if (ranks_ != nullptr) ranks_->observeGoodbye(from);
   if (alerts_ != nullptr) alerts_->observeGoodbye(from);
 }
@@ -60,7 +47,7 @@ void AnalysisFeed::sources(const std::vector<transport::SourceStatus>& sources) 
   if (alerts_ == nullptr) return;
   for (const transport::SourceStatus& status : sources) {
     if (status.state == transport::SourceState::Gone || !status.source) continue;
-    const AlertSource& from = source(status.source);
+    const SourceInfo& from = source(status.source);
     std::optional<std::chrono::milliseconds> interval;
     if (status.lastCounters) interval = status.lastCounters->interval;
     alerts_->observeHeard(from, status.lastSeen, interval);

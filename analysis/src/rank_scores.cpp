@@ -44,7 +44,7 @@ RankScorer::RankScorer(Options options) : options_(std::move(options)) {
   clock_ = options_.clock != nullptr ? options_.clock : &systemClock();
 }
 
-void RankScorer::observeEvent(const AlertSource& source, const Event& event) {
+void RankScorer::observeEvent(const SourceInfo& source, const Event& event) {
   if (!source.rank) return;
   const std::string& key = options_.key;
   std::string_view field = key;
@@ -61,7 +61,7 @@ void RankScorer::observeEvent(const AlertSource& source, const Event& event) {
   if (const std::optional<double> value = numericValue(found->second)) observeValue(source, *value);
 }
 
-void RankScorer::observeValue(const AlertSource& source, double value) {
+void RankScorer::observeValue(const SourceInfo& source, double value) {
   Member* entry = member(source);
   if (entry == nullptr) {
     ++stats_.refused;
@@ -72,7 +72,7 @@ void RankScorer::observeValue(const AlertSource& source, double value) {
   entry->lastValue = clock_->now();
 }
 
-void RankScorer::observeGoodbye(const AlertSource& source) {
+void RankScorer::observeGoodbye(const SourceInfo& source) {
   if (!source.rank) return;
   const auto run = runs_.find(source.run);
   if (run == runs_.end()) return;
@@ -85,7 +85,7 @@ void RankScorer::observeGoodbye(const AlertSource& source) {
   if (run->second.empty()) runs_.erase(run);
 }
 
-RankScorer::Member* RankScorer::member(const AlertSource& source) {
+RankScorer::Member* RankScorer::member(const SourceInfo& source) {
   if (!source.rank) return nullptr;
   auto run = runs_.find(source.run);
   if (run == runs_.end()) {

@@ -20,7 +20,7 @@ constexpr std::string_view kCommand = "watch";
 }  // namespace
 
 std::string formatAlertText(const Alert& alert) {
-  return localTimeOfDay(alert.time) + " alert " + printableText(describe(alert.source)) + ": " +
+  return localTimeOfDay(alert.time) + " alert " + printableText(alertSourceName(alert.source)) + ": " +
          printableText(alert.message) + " (rule " + quotedPrintableText(alert.rule) + ")";
 }
 
@@ -30,7 +30,7 @@ std::string formatAlertJson(const Alert& alert) {
   json.key("alert").string(alertRuleKindName(alert.kind)).key("rule").string(alert.rule);
   if (!alert.key.empty()) json.key("key").string(alert.key);
   json.key("value").number(alert.value).key("message").string(alert.message);
-  const AlertSource& source = alert.source;
+  const SourceInfo& source = alert.source;
   json.key("source").beginObject().key("run").string(source.run).key("host").string(source.host).key("pid").integer(source.pid);
   if (source.rank) json.key("rank").integer(*source.rank);
   json.key("id").string(hex16(source.instanceId)).endObject().endObject();

@@ -457,9 +457,13 @@ TEST_F(AlertEngineTest, BadOptionsAreRefused) {
   EXPECT_THROW(engine(std::vector<std::string>(1025, "nan")), std::invalid_argument);
 }
 
-TEST(AlertSourceText, DescribesTheSource) {
-  EXPECT_EQ(describe(source("job", 3)), "job@node:42 rank 3");
-  EXPECT_EQ(describe(source("job", std::nullopt)), "job@node:42");
+TEST(AlertSourceName, NamesTheSourceWithoutTheWorldSize) {
+  EXPECT_EQ(alertSourceName(source("job", 3)), "job@node:42 rank 3");
+  EXPECT_EQ(alertSourceName(source("job", std::nullopt)), "job@node:42");
+  SourceInfo ranked = source("job", 3);
+  ranked.worldSize = 8;
+  EXPECT_EQ(alertSourceName(ranked), "job@node:42 rank 3") << "alerts name a rank as they always did";
+  EXPECT_EQ(describe(ranked), "job@node:42 rank 3/8");
 }
 
 }  // namespace

@@ -79,16 +79,12 @@ class AnalysisFeedTest : public ::testing::Test {
   std::shared_ptr<const std::string> endpoint_ = std::make_shared<const std::string>("tcp://127.0.0.1:5555");
 };
 
-TEST(AlertSourceOf, TakesThePublishersIdentityAndNamesAMissingOneUnknown) {
-  const AlertSource source = alertSourceOf(sourceInfo(3).get());
-  EXPECT_EQ(source.run, "job");
-  EXPECT_EQ(source.host, "node");
-  EXPECT_EQ(source.pid, 43);
-  EXPECT_EQ(source.rank, 3);
-  EXPECT_EQ(source.instanceId, 7u);
-  AlertSource unknown;
+TEST(AnalysisFeedSource, IsThePublishersOwnIdentityAndNamesAMissingOneUnknown) {
+  const auto info = sourceInfo(3);
+  EXPECT_EQ(&AnalysisFeed::source(info), info.get()) << "the subscriber's SourceInfo itself, not a copy";
+  SourceInfo unknown;
   unknown.run = "unknown";
-  EXPECT_EQ(alertSourceOf(nullptr), unknown);
+  EXPECT_EQ(AnalysisFeed::source(nullptr), unknown);
 }
 
 TEST_F(AnalysisFeedTest, AnEventsAlertComesFromItsSourceAndEndpoint) {
@@ -103,7 +99,7 @@ TEST_F(AnalysisFeedTest, AnEventsAlertComesFromItsSourceAndEndpoint) {
   ASSERT_EQ(fed.size(), 1u);
   EXPECT_EQ(fed[0].alert.kind, AlertRuleKind::NotFinite);
   EXPECT_EQ(fed[0].alert.key, "loss.mean");
-  EXPECT_EQ(fed[0].alert.source, alertSourceOf(source.get()));
+  EXPECT_EQ(fed[0].alert.source, *source);
   EXPECT_EQ(fed[0].source, source);
   EXPECT_EQ(fed[0].endpoint, endpoint_);
   EXPECT_TRUE(feed.takeAlerts().empty()) << "taken alerts are gone";

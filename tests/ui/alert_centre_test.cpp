@@ -44,7 +44,7 @@ class AlertCentreTest : public ::testing::Test {
   static Alert ruleAlert(std::string rule, double value) {
     Alert alert;
     alert.time = test::atMs(1'700'000'000'000.0);
-    alert.source = AlertSource{"refused", "host", 9, std::nullopt, 1};
+    alert.source = SourceInfo{"refused", "host", 9, std::nullopt, 1, {}, {}, {}};
     alert.kind = AlertRuleKind::Threshold;
     alert.rule = std::move(rule);
     alert.key = "train.loss.mean";

@@ -2,6 +2,8 @@
 // ZeroMQ guide's Clone pattern: subscribe live, hold the live messages back, ask the source for
 // its history on a socket of its own, deliver the answer, then release what was held. Sequence
 // numbers make the seam exact.
+#include "subscriber_history.h"
+
 #include <cerrno>
 #include <cstring>
 
@@ -10,7 +12,7 @@
 #include <livemon/transport/error.h>
 
 #include "history_server.h"
-#include "subscriber_state.h"
+#include "subscriber_endpoint.h"
 #include "zmq_support.h"
 
 namespace livemon::transport {
@@ -36,136 +38,141 @@ std::string_view historyOutcomeName(HistoryOutcome outcome) noexcept {
   return "unknown";
 }
 
-void Subscriber::State::startHistory(Socket& socket) {
-  socket.history = std::make_unique<HistoryFetch>();
-  socket.history->since = clock.now();
-  socket.history->status.endpoint = socket.endpoint;
+namespace detail {
+
+HistoryFetch::HistoryFetch(const SubscriberOptions& options, Clock& clock, void* context,
+                           std::shared_ptr<const std::string> endpoint, std::shared_ptr<SocketSecurity> security)
+    : options_(options), clock_(clock), context_(context), security_(std::move(security)), since_(clock.now()) {
+  status_.endpoint = std::move(endpoint);
 }
 
-void Subscriber::State::closeHistory(HistoryFetch& fetch) {
-  if (fetch.dealer == nullptr) return;
-  zmq_close(fetch.dealer);
-  fetch.dealer = nullptr;
+HistoryFetch::~HistoryFetch() { closeDealer(); }
+
+void HistoryFetch::closeDealer() noexcept {
+  if (dealer_ == nullptr) return;
+  zmq_close(dealer_);
+  dealer_ = nullptr;
 }
 
-bool Subscriber::State::holdBack(Socket& socket, std::string_view topic, std::string_view payload, bool wellFramed,
-                                 std::vector<detail::Delivery>& deliveries) {
-  HistoryFetch& fetch = *socket.history;
-  // Heartbeats go through at once: they carry the advertisement, and no events.
-  if (fetch.phase == HistoryFetch::Phase::Releasing || topic == kHeartbeatTopic) return false;
-  fetch.held.push_back(Held{std::string(topic), std::string(payload), wellFramed});
-  fetch.heldBytes += topic.size() + payload.size();
-  if (fetch.heldBytes > options.historyHoldBytes) {
-    finishHistory(socket, HistoryOutcome::Failed,
-                  "live messages outgrew historyHoldBytes (" + std::to_string(options.historyHoldBytes) +
-                      " bytes) while the history came",
-                  deliveries);
+bool HistoryFetch::holdBack(std::string_view topic, std::string_view payload, bool wellFramed,
+                            std::vector<Delivery>& deliveries) {
+  if (phase_ == Phase::Releasing || topic == kHeartbeatTopic) return false;
+  held_.push_back(Held{std::string(topic), std::string(payload), wellFramed});
+  heldBytes_ += topic.size() + payload.size();
+  if (heldBytes_ > options_.historyHoldBytes) {
+    finish(HistoryOutcome::Failed,
+           "live messages outgrew historyHoldBytes (" + std::to_string(options_.historyHoldBytes) +
+               " bytes) while the history came",
+           deliveries);
   }
   return true;
 }
 
-void Subscriber::State::noticeAdvertisement(Socket& socket) {
-  HistoryFetch& fetch = *socket.history;
-  if (fetch.phase != HistoryFetch::Phase::Waiting || message.kind != MessageKind::Heartbeat || message.history.empty()) return;
-  const std::string server =
-      detail::resolveHistoryEndpoint(message.history, *socket.endpoint, socket.mode == EndpointMode::Bind);
-  fetch.status.server = server;
-  fetch.phase = HistoryFetch::Phase::Requesting;
-  fetch.since = clock.now();
-  void* dealer = zmq_socket(context.get(), ZMQ_DEALER);
-  if (dealer == nullptr) return;  // the answer's deadline ends the fetch
-  fetch.dealer = dealer;
+void HistoryFetch::noticeAdvertisement(const WireMessage& message) {
+  if (phase_ != Phase::Waiting || message.kind != MessageKind::Heartbeat || message.history.empty()) return;
+  // Only endpoints the subscriber connects to fetch a history.
+  request(resolveHistoryEndpoint(message.history, *status_.endpoint, false));
+}
+
+// Asks `server` for the history. A failure leaves the fetch without a dealer: the answer's
+// deadline ends it.
+void HistoryFetch::request(const std::string& server) {
+  status_.server = server;
+  phase_ = Phase::Requesting;
+  since_ = clock_.now();
+  void* dealer = zmq_socket(context_, ZMQ_DEALER);
+  if (dealer == nullptr) return;
+  dealer_ = dealer;
   try {
-    detail::setIntOption(dealer, ZMQ_LINGER, 0, "ZMQ_LINGER");
-    detail::setIntOption(dealer, ZMQ_RCVHWM, kAnswerHighWaterMark, "ZMQ_RCVHWM");
-    detail::setInt64Option(dealer, ZMQ_MAXMSGSIZE, detail::maxFrameBytes(options.limits), "ZMQ_MAXMSGSIZE");
-    detail::setIntOption(dealer, ZMQ_RECONNECT_IVL, static_cast<int>(options.reconnectInterval.count()),
-                         "ZMQ_RECONNECT_IVL");
+    setIntOption(dealer, ZMQ_LINGER, 0, "ZMQ_LINGER");
+    setIntOption(dealer, ZMQ_RCVHWM, kAnswerHighWaterMark, "ZMQ_RCVHWM");
+    setInt64Option(dealer, ZMQ_MAXMSGSIZE, maxFrameBytes(options_.limits), "ZMQ_MAXMSGSIZE");
+    setIntOption(dealer, ZMQ_RECONNECT_IVL, static_cast<int>(options_.reconnectInterval.count()), "ZMQ_RECONNECT_IVL");
   } catch (const TransportError&) {
     // Defaults then; the answer still comes.
   }
   try {
-    socket.security->prepareConnect(dealer);
+    security_->prepareConnect(dealer);
   } catch (const std::exception& error) {
-    fetch.status.error = std::string("cannot secure the request to ") + server + ": " + error.what();
-    closeHistory(fetch);  // the answer's deadline ends the fetch
+    status_.error = std::string("cannot secure the request to ") + server + ": " + error.what();
+    closeDealer();
     return;
   }
   HistoryRequest request;
-  request.filters = options.filters;
+  request.filters = options_.filters;
   const std::string payload = encodeHistoryRequest(request);
   // The request waits in the DEALER's queue until the connection is up.
   if (zmq_connect(dealer, server.c_str()) != 0 ||
       zmq_send(dealer, kHistoryTopic.data(), kHistoryTopic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
       zmq_send(dealer, payload.data(), payload.size(), ZMQ_DONTWAIT) < 0) {
-    fetch.status.error = "cannot ask " + server + ": " + zmq_strerror(errno);
-    closeHistory(fetch);  // the answer's deadline ends the fetch
+    status_.error = "cannot ask " + server + ": " + zmq_strerror(errno);
+    closeDealer();
   }
 }
 
-void Subscriber::State::finishHistory(Socket& socket, HistoryOutcome outcome, std::string error,
-                                      std::vector<detail::Delivery>& deliveries) {
-  HistoryFetch& fetch = *socket.history;
-  closeHistory(fetch);
-  fetch.phase = HistoryFetch::Phase::Releasing;
-  fetch.status.outcome = outcome;
-  if (!error.empty()) fetch.status.error = std::move(error);
-  deliveries.emplace_back(fetch.status);
+void HistoryFetch::finish(HistoryOutcome outcome, std::string error, std::vector<Delivery>& deliveries) {
+  closeDealer();
+  phase_ = Phase::Releasing;
+  status_.outcome = outcome;
+  if (!error.empty()) status_.error = std::move(error);
+  deliveries.emplace_back(status_);
 }
 
-std::size_t Subscriber::State::serviceHistory(Socket& socket, std::vector<detail::Delivery>& deliveries,
-                                              std::size_t& bytes) {
-  HistoryFetch& fetch = *socket.history;
-  std::size_t taken = 0;
+void HistoryFetch::receiveAnswer(std::vector<Delivery>& deliveries, std::size_t& bytes, std::size_t& taken,
+                                 const Handler& handle) {
+  const auto now = clock_.now();
   auto withinBounds = [&] {
-    return taken < kAnswerBurst && deliveries.size() < detail::kMaxDeliveriesPerPoll &&
-           bytes < detail::kMaxPayloadBytesPerPoll;
+    return taken < kAnswerBurst && deliveries.size() < kMaxDeliveriesPerPoll && bytes < kMaxPayloadBytesPerPoll;
   };
-  const auto now = clock.now();
-  if (fetch.phase == HistoryFetch::Phase::Waiting && now - fetch.since > options.historyWait) {
-    finishHistory(socket, HistoryOutcome::Unavailable,
-                  "no source advertised a history within " + milliseconds(options.historyWait), deliveries);
-  }
-  while (fetch.phase == HistoryFetch::Phase::Requesting && fetch.dealer != nullptr && withinBounds()) {
-    detail::ReceivedFrames frames;
-    if (!frames.receive(fetch.dealer)) break;
+  while (phase_ == Phase::Requesting && dealer_ != nullptr && withinBounds()) {
+    ReceivedFrames frames;
+    if (!frames.receive(dealer_)) break;
     ++taken;
     bytes += frames.bytes();
-    fetch.since = now;
+    since_ = now;
     if (frames.topic() == kHistoryTopic) {
       HistoryEnd end;
       std::string error;
       if (!frames.wellFramed() || decodeHistoryEnd(frames.payload(), end, &error) != DecodeStatus::Ok) {
-        finishHistory(socket, HistoryOutcome::Failed, "a malformed end of the history: " + error, deliveries);
+        finish(HistoryOutcome::Failed, "a malformed end of the history: " + error, deliveries);
         break;
       }
-      fetch.status.truncated = end.truncated;
-      fetch.status.oldest = end.oldest;
-      finishHistory(socket, end.error.empty() ? HistoryOutcome::Received : HistoryOutcome::Refused, end.error,
-                    deliveries);
+      status_.truncated = end.truncated;
+      status_.oldest = end.oldest;
+      finish(end.error.empty() ? HistoryOutcome::Received : HistoryOutcome::Refused, end.error, deliveries);
       break;
     }
-    ++fetch.status.messages;
-    const auto delivered = handle(socket.endpoint, frames.topic(), frames.payload(), frames.wellFramed(), deliveries,
-                                  Origin::History);
-    fetch.status.events += delivered.value_or(0);
+    ++status_.messages;
+    const auto delivered = handle(frames.topic(), frames.payload(), frames.wellFramed(), Origin::History);
+    status_.events += delivered.value_or(0);
   }
-  if (fetch.phase == HistoryFetch::Phase::Requesting && (fetch.dealer == nullptr || now - fetch.since > options.historyTimeout)) {
-    std::string error = fetch.status.error.empty()
-                            ? "the history from " + fetch.status.server + " stopped for " + milliseconds(options.historyTimeout)
-                            : fetch.status.error;
-    finishHistory(socket, HistoryOutcome::Failed, std::move(error), deliveries);
+  if (phase_ == Phase::Requesting && (dealer_ == nullptr || now - since_ > options_.historyTimeout)) {
+    std::string error = status_.error.empty()
+                            ? "the history from " + status_.server + " stopped for " + milliseconds(options_.historyTimeout)
+                            : status_.error;
+    finish(HistoryOutcome::Failed, std::move(error), deliveries);
   }
-  while (fetch.phase == HistoryFetch::Phase::Releasing && !fetch.held.empty() && withinBounds()) {
-    const Held& held = fetch.held.front();
+}
+
+std::size_t HistoryFetch::service(std::vector<Delivery>& deliveries, std::size_t& bytes, const Handler& handle) {
+  std::size_t taken = 0;
+  if (phase_ == Phase::Waiting && clock_.now() - since_ > options_.historyWait) {
+    finish(HistoryOutcome::Unavailable, "no source advertised a history within " + milliseconds(options_.historyWait),
+           deliveries);
+  }
+  receiveAnswer(deliveries, bytes, taken, handle);
+  while (phase_ == Phase::Releasing && !held_.empty() && taken < kAnswerBurst &&
+         deliveries.size() < kMaxDeliveriesPerPoll && bytes < kMaxPayloadBytesPerPoll) {
+    const Held& held = held_.front();
     ++taken;
     bytes += held.topic.size() + held.payload.size();
-    handle(socket.endpoint, held.topic, held.payload, held.wellFramed, deliveries, Origin::Released);
-    fetch.heldBytes -= held.topic.size() + held.payload.size();
-    fetch.held.pop_front();
+    handle(held.topic, held.payload, held.wellFramed, Origin::Released);
+    heldBytes_ -= held.topic.size() + held.payload.size();
+    held_.pop_front();
   }
-  if (fetch.phase == HistoryFetch::Phase::Releasing && fetch.held.empty()) socket.history.reset();
   return taken;
 }
+
+}  // namespace detail
 
 }  // namespace livemon::transport

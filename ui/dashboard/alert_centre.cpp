@@ -62,7 +62,7 @@ void AlertCentre::raiseStaged(const std::vector<StagedAlert>& staged) {
     AlertEntry entry;
     entry.timeMs = std::chrono::duration<double, std::milli>(alert.time.time_since_epoch()).count();
     const SourceEntry* source = one.source ? registry_.source(*one.source) : nullptr;
-    entry.source = source != nullptr ? source->label : QString::fromStdString(describe(alert.source));
+    entry.source = source != nullptr ? source->label : QString::fromStdString(alertSourceName(alert.source));
     if (source != nullptr) entry.sourceId = source->id;
     const std::string_view kind = alertRuleKindName(alert.kind);
     entry.kind = QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()));

@@ -106,7 +106,7 @@ void RankScoresModel::observe(const IngestBatch& batch) {
     if (!isKeySeries(sample.series)) continue;
     const SeriesEntry* series = registry_.series(sample.series);
     const SourceEntry* source = series != nullptr ? registry_.source(series->source) : nullptr;
-    if (source != nullptr) scorer_->observeValue(alertSourceOf(source->info.get()), sample.y);
+    if (source != nullptr) scorer_->observeValue(AnalysisFeed::source(source->info), sample.y);
   }
 }
 

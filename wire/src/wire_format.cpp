@@ -184,15 +184,6 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
 
 }  // namespace
 
-std::string describe(const SourceInfo& source) {
-  std::string text = source.run + "@" + source.host + ":" + std::to_string(source.pid);
-  if (source.rank) {
-    text += " rank " + std::to_string(*source.rank);
-    if (source.worldSize) text += "/" + std::to_string(*source.worldSize);
-  }
-  return text;
-}
-
 const char* identityBroken(const SourceInfo& source) noexcept {
   if (source.localRank && *source.localRank < 0) return "local_rank is negative";
   if (!source.worldSize) return nullptr;

@@ -14,6 +14,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/source_info.h>
 
 // Alert rules and the engine that applies them to what a subscriber receives. Pure logic on an
 // injected clock, no threads and no I/O, so the dashboard and `livemonctl watch` run the same
@@ -80,27 +81,20 @@ std::string describeAlertRuleError(std::string_view text, const AlertRuleError& 
 // Parses one rule; throws std::invalid_argument with describeAlertRuleError()'s message.
 AlertRule parseAlertRuleOrThrow(std::string_view text);
 
-// Thread-safety: a plain value type.
-// Who an alert is about: a publisher's identity as the wire carries it.
-struct AlertSource {
-  std::string run;
-  std::string host;
-  int64_t pid = 0;
-  std::optional<int64_t> rank;
-  uint64_t instanceId = 0;  // tells a restarted publisher from the one before
+// Who an alert is about: the publisher's identity (core's SourceInfo). The old name, kept so code
+// written against it compiles; it is the same type.
+using AlertSource = SourceInfo;
 
-  friend bool operator==(const AlertSource&, const AlertSource&) = default;
-};
-
-// "run@host:pid", plus " rank N" when a rank is set (not escaped).
-std::string describe(const AlertSource& source);
+// "run@host:pid", plus " rank N" when a rank is set (not escaped): the source as alerts name it,
+// without the world size describe() adds.
+std::string alertSourceName(const SourceInfo& source);
 
 // Thread-safety: a plain value type.
 // One triggered rule. Text in it may come from a peer (keys, topics, the source): escape it before
 // printing it on a terminal.
 struct Alert {
   std::chrono::system_clock::time_point time;  // the event's time; the clock's wall time for silence
-  AlertSource source;
+  SourceInfo source;
   std::size_t ruleIndex = 0;  // into AlertEngine::rules()
   AlertRuleKind kind = AlertRuleKind::NotFinite;
   std::string rule;     // the rule's text
@@ -159,18 +153,18 @@ class AlertEngine {
   const std::vector<AlertRule>& rules() const noexcept { return rules_; }
 
   // An event from `source`; also counts as hearing from it now.
-  void observeEvent(const AlertSource& source, const Event& event, std::vector<Alert>& out);
+  void observeEvent(const SourceInfo& source, const Event& event, std::vector<Alert>& out);
   // Anything from `source`, heartbeats included, last arrived at `lastHeard` (the clock's
   // monotonic time). `heartbeatInterval`: what its heartbeats say, for the default silence.
-  void observeHeard(const AlertSource& source, std::chrono::steady_clock::time_point lastHeard,
+  void observeHeard(const SourceInfo& source, std::chrono::steady_clock::time_point lastHeard,
                     std::optional<std::chrono::milliseconds> heartbeatInterval = std::nullopt);
   // The source said goodbye: its silence is not an alert (until it is heard again).
-  void observeGoodbye(const AlertSource& source);
+  void observeGoodbye(const SourceInfo& source);
   // `missed` events of `topic` never arrived (a sequence gap).
-  void observeGap(const AlertSource& source, std::string_view topic, uint64_t missed, std::vector<Alert>& out);
+  void observeGap(const SourceInfo& source, std::string_view topic, uint64_t missed, std::vector<Alert>& out);
   // The publisher's own count of events it dropped, as its latest heartbeat says. The first count
   // seen is the baseline; only growth is a loss.
-  void observePublisherDropped(const AlertSource& source, uint64_t droppedTotal, std::vector<Alert>& out);
+  void observePublisherDropped(const SourceInfo& source, uint64_t droppedTotal, std::vector<Alert>& out);
   // Looks for sources silent for longer than their rules allow. Call it regularly (every poll).
   void checkSilence(std::vector<Alert>& out);
 
@@ -178,7 +172,7 @@ class AlertEngine {
 
  private:
   struct SourceHash {
-    std::size_t operator()(const AlertSource& source) const noexcept;
+    std::size_t operator()(const SourceInfo& source) const noexcept;
   };
   struct SourceEntry;
   using SourceList = std::list<SourceEntry>;
@@ -194,7 +188,7 @@ class AlertEngine {
   struct KeyState;
   using StateList = std::list<KeyState>;
 
-  SourceEntry& sourceEntry(const AlertSource& source);
+  SourceEntry& sourceEntry(const SourceInfo& source);
   void valueSeen(SourceEntry& entry, const Event& event, const std::string& key, double value,
                  const std::vector<uint32_t>* thresholds, std::vector<Alert>& out);
   StateList::iterator findState(const StateKey& key);
@@ -217,7 +211,7 @@ class AlertEngine {
 
   // Most recently heard first.
   SourceList sources_;
-  std::unordered_map<AlertSource, SourceList::iterator, SourceHash> sourceIndex_;
+  std::unordered_map<SourceInfo, SourceList::iterator, SourceHash> sourceIndex_;
   uint64_t nextSerial_ = 1;
   // Most recently touched first.
   StateList states_;

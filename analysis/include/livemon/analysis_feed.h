@@ -13,9 +13,6 @@
 // dashboard's ingest thread.
 namespace livemon {
 
-// A publisher's identity as the analyses take it; a missing source reads as run "unknown".
-AlertSource alertSourceOf(const transport::SourceInfo* info);
-
 // Thread-safety: a plain value type. An alert, with the subscriber's record of the source that
 // raised it.
 struct FedAlert {
@@ -35,8 +32,7 @@ struct FedAlert {
 // themselves, and so who fell silent. The alerts raised wait, with their sources, for
 // takeAlerts(): at most those of one poll when it is called after every poll.
 //
-// A subscriber shares one SourceInfo per source, so consecutive events usually come from the same
-// object: it is converted once per run of its events, not per event.
+// The analyses take the subscriber's SourceInfo as it is: nothing is converted per event.
 class AnalysisFeed {
  public:
   // Either may be null; what is given must outlive the feed (or be replaced first).
@@ -58,8 +54,8 @@ class AnalysisFeed {
   // The alerts raised since the last call, oldest first.
   std::vector<FedAlert> takeAlerts();
 
-  // `info` as the analyses know it, converted once per run of the same SourceInfo.
-  const AlertSource& source(const std::shared_ptr<const transport::SourceInfo>& info);
+  // `info` itself; a missing source (null) reads as one whose run is "unknown".
+  static const SourceInfo& source(const std::shared_ptr<const SourceInfo>& info);
 
  private:
   // Moves the alerts just raised to the fed ones, from `info` heard on `endpoint`.
@@ -70,8 +66,6 @@ class AnalysisFeed {
   RankScorer* ranks_;
   std::vector<Alert> raised_;  // by the engine call in progress
   std::vector<FedAlert> fed_;
-  std::shared_ptr<const transport::SourceInfo> lastInfo_;
-  AlertSource lastSource_;
 };
 
 }  // namespace livemon

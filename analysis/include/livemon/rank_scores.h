@@ -108,11 +108,11 @@ class RankScorer {
 
   // An event from `source`: when it carries the key as a number (a Stat event's "<stat>.<agg>"
   // field, or "<event>.<field>" of another event), that value becomes the rank's latest.
-  void observeEvent(const AlertSource& source, const Event& event);
+  void observeEvent(const SourceInfo& source, const Event& event);
   // The key's value from `source`, directly.
-  void observeValue(const AlertSource& source, double value);
+  void observeValue(const SourceInfo& source, double value);
   // The source said goodbye: its rank leaves the group at once.
-  void observeGoodbye(const AlertSource& source);
+  void observeGoodbye(const SourceInfo& source);
 
   // Closes a window: scores every run's ranks by their latest values and advances their flags.
   // One RankWindow per run, runs in name order; ranks forgotten now are left out.
@@ -131,7 +131,7 @@ class RankScorer {
   };
   using Run = std::map<int64_t, Member>;
 
-  Member* member(const AlertSource& source);
+  Member* member(const SourceInfo& source);
   double scoreOf(double value, double median) const noexcept;
 
   Options options_;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <livemon/event.h>
+#include <livemon/source_info.h>
 
 // Version 1 of the livemon wire format, specified byte for byte in docs/wire-format.md.
 // Nothing here depends on ZeroMQ: recorders and tools can encode and decode payloads directly.
@@ -40,29 +41,10 @@ struct WireLimits {
   std::size_t maxIdentityStringBytes = 1024;      // run name, host
 };
 
-// Thread-safety: a plain value type.
-// Who published a message. A restarted publisher has a new instanceId and startTime, so it is a
-// different source even when run, host and pid repeat.
-struct SourceInfo {
-  std::string run;
-  std::string host;
-  int64_t pid = 0;
-  std::optional<int64_t> rank;
-  uint64_t instanceId = 0;                           // random, drawn when the publisher starts
-  std::chrono::system_clock::time_point startTime;   // when the publisher started
-  // The distributed job's size and this process's rank on its node (torchrun's WORLD_SIZE and
-  // LOCAL_RANK). On the wire a worldSize is at least 1 and bounds rank and localRank; see
-  // identityBroken(). Last, so that brace-initialised SourceInfos written before them still
-  // compile.
-  std::optional<int64_t> worldSize;
-  std::optional<int64_t> localRank;
-
-  friend bool operator==(const SourceInfo&, const SourceInfo&) = default;
-  friend auto operator<=>(const SourceInfo&, const SourceInfo&) = default;
-};
-
-// "run@host:pid" plus " rank N" when a rank is set, " rank N/W" when the world size is set too.
-std::string describe(const SourceInfo& source);
+// Who published a message: the identity type of core (<livemon/source_info.h>), named here too so
+// code written against the wire's name keeps compiling; describe() is core's.
+using SourceInfo = livemon::SourceInfo;
+using livemon::describe;
 
 // What makes `source`'s rank, worldSize and localRank unfit for the wire, or nullptr when they
 // are fine: a worldSize below 1, a negative localRank, or a rank or localRank of worldSize or

@@ -1,0 +1,174 @@
+#include "source_table.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace livemon::transport::detail {
+
+SourceTable::SourceTable(SourceTableLimits limits, Clock& clock, SubscriberStats& stats)
+    : limits_(limits), clock_(clock), stats_(stats) {}
+
+SourceTable::Source& SourceTable::sourceFor(const SourceInfo& info, const std::shared_ptr<const std::string>& endpoint,
+                                            std::chrono::steady_clock::time_point now,
+                                            std::vector<Delivery>& deliveries) {
+  auto found = sources_.find(info);
+  if (found != sources_.end()) {
+    sourceOrder_.splice(sourceOrder_.end(), sourceOrder_, found->second.inOrder);
+    return found->second;
+  }
+  if (sources_.size() >= limits_.maxSources) forgetSource(*sourceOrder_.front());
+  auto [inserted, unused] = sources_.try_emplace(info);
+  Source& source = inserted->second;
+  source.key = &inserted->first;
+  source.inOrder = sourceOrder_.insert(sourceOrder_.end(), &source);
+  source.status.source = std::make_shared<const SourceInfo>(info);
+  source.status.firstSeen = now;
+  ++stats_.sourcesJoined;
+  deliveries.emplace_back(SourceChange{source.status.source, SourceState::Alive, true, endpoint});
+  return source;
+}
+
+// The topic's state, made the most recently heard; a new topic may push out the one heard from
+// longest ago, of this source or of all.
+SourceTable::Topic& SourceTable::topicFor(Source& source, const std::string& name) {
+  auto found = source.topics.find(name);
+  if (found != source.topics.end()) {
+    Topic& topic = found->second;
+    source.topicOrder.splice(source.topicOrder.end(), source.topicOrder, topic.inSource);
+    topicOrder_.splice(topicOrder_.end(), topicOrder_, topic.inAll);
+    return topic;
+  }
+  if (source.topics.size() >= limits_.maxTopicsPerSource) {
+    forgetTopic(source, source.topics.find(*source.topicOrder.front()));
+  }
+  if (topicOrder_.size() >= limits_.maxTopics) {
+    const TopicRef oldest = topicOrder_.front();
+    forgetTopic(*oldest.source, oldest.source->topics.find(*oldest.name));
+  }
+  auto [inserted, unused] = source.topics.try_emplace(name);
+  Topic& topic = inserted->second;
+  topic.inSource = source.topicOrder.insert(source.topicOrder.end(), &inserted->first);
+  topic.inAll = topicOrder_.insert(topicOrder_.end(), TopicRef{&source, &inserted->first});
+  return topic;
+}
+
+void SourceTable::forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic) {
+  source.topicOrder.erase(topic->second.inSource);
+  topicOrder_.erase(topic->second.inAll);
+  source.topics.erase(topic);
+  ++stats_.topicsEvicted;
+}
+
+void SourceTable::forgetSource(Source& source) {
+  for (auto& [name, topic] : source.topics) topicOrder_.erase(topic.inAll);
+  sourceOrder_.erase(source.inOrder);
+  sources_.erase(*source.key);
+  ++stats_.sourcesEvicted;
+}
+
+std::size_t SourceTable::accept(WireMessage& message, const std::shared_ptr<const std::string>& endpoint, Origin origin,
+                                std::vector<Delivery>& deliveries) {
+  const auto now = clock_.now();
+  Source& source = sourceFor(message.source, endpoint, now, deliveries);
+  SourceStatus& s = source.status;
+  s.lastSeen = now;
+  s.endpoint = endpoint;
+  if (message.kind == MessageKind::Goodbye) {
+    ++stats_.heartbeats;
+    s.lastCounters = message.counters;
+    s.state = SourceState::Gone;
+    deliveries.emplace_back(SourceChange{s.source, SourceState::Gone, false, endpoint});
+    return 0;
+  }
+  if (s.state != SourceState::Alive) {
+    s.state = SourceState::Alive;
+    deliveries.emplace_back(SourceChange{s.source, SourceState::Alive, false, endpoint});
+  }
+  if (message.kind == MessageKind::Heartbeat) {
+    ++stats_.heartbeats;
+    s.lastHeartbeat = now;
+    s.lastCounters = message.counters;
+    return 0;
+  }
+  return deliverEvents(source, message, endpoint, origin, deliveries);
+}
+
+std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message,
+                                       const std::shared_ptr<const std::string>& endpoint, Origin origin,
+                                       std::vector<Delivery>& deliveries) {
+  SourceStatus& s = source.status;
+  const uint64_t first = message.sequence;
+  const uint64_t count = message.events.size();
+  Topic& tracked = topicFor(source, message.name);
+  if (count == 0) return 0;
+  const uint64_t end = first + count;
+  const SequenceRanges::Verdict verdict = tracked.delivered.classify(first, end);
+  if (verdict.kind == SequenceRanges::Kind::Gap) {
+    const uint64_t missed = first - verdict.missingFrom;
+    ++s.gaps;
+    ++stats_.gaps;
+    s.missedEvents += missed;
+    stats_.missedEvents += missed;
+    deliveries.emplace_back(GapInfo{s.source, message.name, verdict.missingFrom, first});
+  } else if (verdict.kind == SequenceRanges::Kind::Restart) {
+    ++s.sequenceResets;
+    ++stats_.sequenceResets;
+  }
+  // Only numbers already delivered are duplicates (one publisher reached over two endpoints).
+  const bool someSeen = tracked.delivered.overlaps(first, end);
+  const auto wallNow = clock_.wallNow();
+  uint64_t delivered = 0;
+  uint64_t seam = 0;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (someSeen && tracked.delivered.contains(first + i)) {
+      // Live events that came in a history answer too overlap its end: the seam, not duplicates.
+      if (first + i < tracked.historyEnd) ++seam;
+      continue;
+    }
+    auto& received = std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
+    received.event = std::move(message.events[i]);
+    received.source = s.source;
+    received.sequence = first + i;
+    received.endpoint = endpoint;
+    received.receivedAt = wallNow;
+    received.fromHistory = origin == Origin::History;
+    tracked.lastSequence = first + i;
+    ++delivered;
+  }
+  tracked.delivered.add(first, end);
+  stats_.historyOverlap += seam;
+  s.duplicates += count - delivered - seam;
+  stats_.duplicates += count - delivered - seam;
+  if (origin == Origin::History) {
+    stats_.historyEvents += delivered;
+    tracked.historyEnd = std::max(tracked.historyEnd, end);
+  }
+  s.events += delivered;
+  stats_.events += delivered;
+  return delivered;
+}
+
+void SourceTable::checkStaleness(std::vector<Delivery>& deliveries) {
+  const auto now = clock_.now();
+  for (auto& [info, source] : sources_) {
+    SourceStatus& s = source.status;
+    if (s.state == SourceState::Alive && now - s.lastSeen > limits_.staleAfter) {
+      s.state = SourceState::Stale;
+      deliveries.emplace_back(SourceChange{s.source, SourceState::Stale, false, s.endpoint});
+    }
+  }
+}
+
+std::vector<SourceStatus> SourceTable::statuses() const {
+  std::vector<SourceStatus> result;
+  result.reserve(sources_.size());
+  for (const auto& [info, source] : sources_) {
+    SourceStatus& status = result.emplace_back(source.status);
+    for (const auto& [name, topic] : source.topics) {
+      if (topic.lastSequence) status.lastSequence.emplace(name, *topic.lastSequence);
+    }
+  }
+  return result;
+}
+
+}  // namespace livemon::transport::detail

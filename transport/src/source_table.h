@@ -1,0 +1,112 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <variant>
+#include <vector>
+
+#include <livemon/clock.h>
+#include <livemon/transport/subscriber.h>
+#include <livemon/transport/wire_format.h>
+
+#include "sequence_ranges.h"
+
+// The Subscriber's record of the sources it hears. No ZeroMQ: only transport/src and the
+// transport tests include this header.
+namespace livemon::transport::detail {
+
+// What one poll() hands to the callbacks, in order.
+using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo, HistoryStatus>;
+
+// Where a message came from, which decides how its overlaps count: events that came both in a
+// history answer and live are the seam, not duplicates.
+enum class Origin { Live, History, Released };
+
+// Thread-safety: a plain value type. The bounds of a SourceTable (SubscriberOptions' meanings).
+struct SourceTableLimits {
+  std::chrono::milliseconds staleAfter{3000};
+  std::size_t maxSources = 1024;
+  std::size_t maxTopicsPerSource = 1024;
+  std::size_t maxTopics = 16384;
+};
+
+// Not thread-safe: one owner at a time (the Subscriber uses it under its state lock).
+//
+// Per source (a publisher's identity): when it was first and last heard, whether it is alive,
+// stale or gone, its last heartbeat and counters, and per topic the sequence numbers delivered, so
+// that gaps, duplicates (one publisher reached over two endpoints), late numbers and the seam
+// between a history answer and the live stream are told apart. A number too far off to be believed
+// restarts the topic's numbering (SequenceRanges), so a forged far-ahead number does not silence
+// the real source. Pure logic on an injected clock: staleness is measured with clock.now(), and
+// events are stamped with clock.wallNow().
+//
+// Memory is bounded: beyond maxSources the source silent longest is forgotten; beyond
+// maxTopicsPerSource or maxTopics the topic heard from longest ago (its next message starts it
+// afresh, uncounted as a gap). The counters it keeps are those of SubscriberStats that concern
+// sources (events, heartbeats, gaps, duplicates, resets, joins, evictions, history).
+class SourceTable {
+ public:
+  // `clock` and `stats` must outlive the table; it adds to `stats`.
+  SourceTable(SourceTableLimits limits, Clock& clock, SubscriberStats& stats);
+  SourceTable(const SourceTable&) = delete;
+  SourceTable& operator=(const SourceTable&) = delete;
+
+  // Takes one decoded message heard on `endpoint` (its events are moved from) and appends what it
+  // means to `deliveries`: a source joining or coming back, a gap, the events not delivered
+  // before. Returns the events delivered. The events' sequence numbers must not run past 2^64.
+  std::size_t accept(WireMessage& message, const std::shared_ptr<const std::string>& endpoint, Origin origin,
+                     std::vector<Delivery>& deliveries);
+
+  // Marks every alive source silent for longer than staleAfter stale (a change appended once).
+  void checkStaleness(std::vector<Delivery>& deliveries);
+
+  // Every source remembered, with the last sequence number delivered per topic.
+  std::vector<SourceStatus> statuses() const;
+  std::size_t size() const noexcept { return sources_.size(); }
+
+ private:
+  struct Source;
+  // A topic in the order topics were last heard, over all sources.
+  struct TopicRef {
+    Source* source;
+    const std::string* name;  // the key in source->topics
+  };
+  struct Topic {
+    SequenceRanges delivered;
+    std::optional<uint64_t> lastSequence;  // of the last event delivered
+    uint64_t historyEnd = 0;               // past the highest number delivered from a history answer
+    std::list<const std::string*>::iterator inSource;
+    std::list<TopicRef>::iterator inAll;
+  };
+  struct Source {
+    SourceStatus status;              // lastSequence is filled in by statuses()
+    const SourceInfo* key = nullptr;  // in sources_
+    std::list<Source*>::iterator inOrder;
+    std::unordered_map<std::string, Topic> topics;
+    std::list<const std::string*> topicOrder;  // heard from longest ago first
+  };
+
+  Source& sourceFor(const SourceInfo& info, const std::shared_ptr<const std::string>& endpoint,
+                    std::chrono::steady_clock::time_point now, std::vector<Delivery>& deliveries);
+  Topic& topicFor(Source& source, const std::string& name);
+  void forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic);
+  void forgetSource(Source& source);
+  std::size_t deliverEvents(Source& source, WireMessage& message, const std::shared_ptr<const std::string>& endpoint,
+                            Origin origin, std::vector<Delivery>& deliveries);
+
+  const SourceTableLimits limits_;
+  Clock& clock_;
+  SubscriberStats& stats_;
+  std::map<SourceInfo, Source> sources_;
+  std::list<Source*> sourceOrder_;  // heard from longest ago first
+  std::list<TopicRef> topicOrder_;  // over all sources, heard from longest ago first
+};
+
+}  // namespace livemon::transport::detail
