@@ -452,6 +452,10 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
   // Only numbers already delivered are duplicates (one publisher reached over two endpoints).
   const bool someSeen = tracked.delivered.overlaps(first, end);
   const auto wallNow = clock.wallNow();
+  std::shared_ptr<const ReceivedMessage> arrived;
+  if (options.keepMessages && !someSeen) {
+    arrived = std::make_shared<const ReceivedMessage>(ReceivedMessage{std::string(topic), std::string(payload), first, count});
+  }
   uint64_t delivered = 0;
   uint64_t seam = 0;
   for (uint64_t i = 0; i < count; ++i) {
@@ -467,6 +471,7 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
     received.endpoint = endpoint;
     received.receivedAt = wallNow;
     received.fromHistory = origin == Origin::History;
+    received.message = arrived;
     tracked.lastSequence = first + i;
     ++delivered;
   }
