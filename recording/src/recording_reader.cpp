@@ -159,6 +159,8 @@ class File {
   [[noreturn]] void gone(uint64_t at) const {
     struct stat st {};
     const bool known = ::fstat(fd_, &st) == 0;
+    // Bytes cached before the cut may have been read past it: name where the file ends now.
+    if (known && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) < at) at = static_cast<uint64_t>(st.st_size);
     throw mcap::ParseError{at, "the file ends here" +
                                    (known ? " (it has " + std::to_string(st.st_size) + " bytes now, " +
                                                 std::to_string(size_) + " when it was opened)"

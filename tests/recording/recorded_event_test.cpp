@@ -287,7 +287,7 @@ TEST_F(RecordedEventTest, Format1RecordingsStillRead) {
   for (const ReceivedEvent& event : events) {
     ++perName[event.event.name];
     EXPECT_EQ(event.source->run, "format-1");
-    EXPECT_TRUE(event.event.step.has_value());
+    EXPECT_TRUE(statedStep(event.event).has_value());
   }
   EXPECT_EQ(perName, (std::map<std::string, int>{{"livemon.Stat", 61}, {"eval", 5}}));
 }
