@@ -116,7 +116,6 @@ def test_every_message_is_the_wire_payload_of_published_events(recording):
             assert payload["v"] == 1 and payload["kind"] == "events"
             assert payload["name"] == channel.topic
             assert payload["src"]["run"] == "mcap-reader"
-            for event in payload["events"]:
             assert payload["events"][0][0] == message.publish_time
             for event in payload["events"]:
                 if channel.topic == EVENT:
