@@ -20,6 +20,22 @@ using test::received;
 using test::source;
 namespace fs = std::filesystem;
 
+// What the single-event decode says of each message of `path` it refuses; a message it takes
+// fails the test.
+std::vector<std::string> singleDecodeErrors(const std::string& path) {
+  RecordingReader reader(path);
+  RecordedEventDecoder decoder(path);
+  std::vector<std::string> errors;
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    ReceivedEvent event;
+    std::string error;
+    EXPECT_FALSE(decoder.decode(message, event, &error));
+    errors.push_back(error);
+    return true;
+  });
+  return errors;
+}
+
 class RecordedEventTest : public ::testing::Test {
  protected:
   void writeSample() { test::writeSampleRecording(path_); }
@@ -146,15 +162,9 @@ TEST_F(RecordedEventTest, DecoderRejectsPayloadsThatAreNotEvents) {
     RecordingWriter writer(path_);
     writer.write("garbage", 1, 1, "\xc1 not msgpack");
   }
-  RecordingReader reader(path_);
-  RecordedEventDecoder decoder(path_);
-  reader.forEachMessage([&](const RecordedMessage& message) {
-    ReceivedEvent event;
-    std::string error;
-    EXPECT_FALSE(decoder.decode(message, event, &error));
-    EXPECT_FALSE(error.empty());
-    return true;
-  });
+  const std::vector<std::string> errors = singleDecodeErrors(path_);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_FALSE(errors[0].empty());
 }
 
 TEST_F(RecordedEventTest, RecordingGoesOnPastTheEventNameLimit) {
@@ -249,15 +259,9 @@ TEST_F(RecordedEventTest, TheSingleEventDecodeRefusesABatchAndSaysSo) {
     ReceivedEventRecorder recorder(writer);
     for (const ReceivedEvent& event : arrivedTogether(source("run", 7), 0, "train", 0ms, 3)) recorder.record(event);
   }
-  RecordingReader reader(path_);
-  RecordedEventDecoder decoder(path_);
-  reader.forEachMessage([&](const RecordedMessage& message) {
-    ReceivedEvent event;
-    std::string error;
-    EXPECT_FALSE(decoder.decode(message, event, &error));
-    EXPECT_NE(error.find("holds 3 events"), std::string::npos) << error;
-    return true;
-  });
+  const std::vector<std::string> errors = singleDecodeErrors(path_);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("holds 3 events"), std::string::npos) << errors[0];
 }
 
 TEST_F(RecordedEventTest, AMessageRefusedByTheWriterCountsItsEventsAsNotRecorded) {
