@@ -135,9 +135,10 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
   if (options.format == ExportFormat::Csv && !options.wide) sink << "time_ns,time,source,name,seq,key,type,value,step\n";
 
   RecordedEventDecoder decoder(options.path);
-  ReceivedEvent event;
+  std::vector<ReceivedEvent> batch;  // the events of one message
   uint64_t exported = 0;
-  uint64_t undecodable = 0;
+  uint64_t undecodable = 0;  // messages
+  std::string firstDecodeError;
   std::string line;
   auto showProgress = [&](const char* what) {
     return [&status, &exported, what](uint64_t done, uint64_t total) {
@@ -154,8 +155,10 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
     reader->forEachMessage(
         from, to,
         [&](const RecordedMessage& message) {
-          if (keyDecoder.decode(message, event)) {
-            for (const auto& field : event.event.data) columns.add(field.first);
+          if (keyDecoder.decode(message, batch)) {
+            for (const ReceivedEvent& event : batch) {
+              for (const auto& field : event.event.data) columns.add(field.first);
+            }
           }
           return !stop.load(std::memory_order_relaxed);
         },
@@ -172,47 +175,50 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
   if (!stop.load(std::memory_order_relaxed)) reader->forEachMessage(
       from, to,
       [&](const RecordedMessage& message) {
-        if (!decoder.decode(message, event)) {
-          ++undecodable;
+        std::string error;
+        if (!decoder.decode(message, batch, &error)) {
+          if (undecodable++ == 0) firstDecodeError = error;
           return !stop.load(std::memory_order_relaxed);
         }
-        if (options.format == ExportFormat::JsonLines) {
-          sink << formatEventJson(event) << '\n';
-        } else if (options.wide) {
-          line = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) + "," +
-                 csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," + stepCell(event.event);
-          std::fill(cells.begin(), cells.end(), nullptr);
-          for (const auto& field : event.event.data) {
-            const auto column = columns.index.find(field.first);
-            if (column != columns.index.end()) cells[column->second] = &field.second;
-          }
-          for (const DataValue* cell : cells) {
-            line += ',';
-            if (cell) line += csvValue(*cell);
-          }
-          sink << line << '\n';
-        } else {
-          const std::string prefix = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) +
-                                     "," + csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," +
-                                     std::to_string(event.sequence) + ",";
-          std::vector<const std::pair<const std::string, DataValue>*> fields;
-          for (const auto& field : event.event.data) fields.push_back(&field);
-          std::sort(fields.begin(), fields.end(), [](auto* a, auto* b) { return a->first < b->first; });
-          const std::string step = stepCell(event.event);
-          for (const auto* field : fields) {
-            line = prefix + csvField(field->first) + ",";
-            const DataValue& value = field->second;
-            switch (value.index()) {
-              case 0: line += "string,"; break;
-              case 1: line += "double,"; break;
-              case 2: line += "int,"; break;
-              default: line += "bool,"; break;
+        for (const ReceivedEvent& event : batch) {
+          if (options.format == ExportFormat::JsonLines) {
+            sink << formatEventJson(event) << '\n';
+          } else if (options.wide) {
+            line = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) + "," +
+                   csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," + stepCell(event.event);
+            std::fill(cells.begin(), cells.end(), nullptr);
+            for (const auto& field : event.event.data) {
+              const auto column = columns.index.find(field.first);
+              if (column != columns.index.end()) cells[column->second] = &field.second;
             }
-            line += csvValue(value) + "," + step;
+            for (const DataValue* cell : cells) {
+              line += ',';
+              if (cell) line += csvValue(*cell);
+            }
             sink << line << '\n';
+          } else {
+            const std::string prefix = std::to_string(message.logTimeNs) + "," + csvField(utcText(message.logTimeNs)) +
+                                       "," + csvField(describe(*event.source)) + "," + csvField(event.event.name) + "," +
+                                       std::to_string(event.sequence) + ",";
+            std::vector<const std::pair<const std::string, DataValue>*> fields;
+            for (const auto& field : event.event.data) fields.push_back(&field);
+            std::sort(fields.begin(), fields.end(), [](auto* a, auto* b) { return a->first < b->first; });
+            const std::string step = stepCell(event.event);
+            for (const auto* field : fields) {
+              line = prefix + csvField(field->first) + ",";
+              const DataValue& value = field->second;
+              switch (value.index()) {
+                case 0: line += "string,"; break;
+                case 1: line += "double,"; break;
+                case 2: line += "int,"; break;
+                default: line += "bool,"; break;
+              }
+              line += csvValue(value) + "," + step;
+              sink << line << '\n';
+            }
           }
+          ++exported;
         }
-        ++exported;
         return !stop.load(std::memory_order_relaxed);
       },
       showProgress("exporting"));
@@ -230,6 +236,10 @@ int exportRecording(const ExportOptions& options, const std::atomic<bool>& stop,
   err << "exported " << exported << " events" << (options.output.empty() ? "" : " to " + options.output);
   if (undecodable) err << " (" << undecodable << " undecodable skipped)";
   err << '\n';
+  if (undecodable) {
+    commandMessage(err, kCommand) << "skipped " << undecodable << " undecodable message(s), the first: "
+                                  << printableText(firstDecodeError) << '\n';
+  }
   if (columns.leftOutCount > 0) {
     commandMessage(err, kCommand) << columns.leftOutCount << (columns.leftOut.size() < kMaxWideColumns ? "" : " or more")
                                   << " data key(s) beyond the limit of " << kMaxWideColumns

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <vector>
 #include <ostream>
 
 #include <CLI/CLI.hpp>
@@ -48,6 +49,16 @@ struct SourceCounts {
   StepRange steps;
 };
 
+// What reading every message found: events per source and per channel, and in all.
+struct EventCounts {
+  std::map<SourceInfo, SourceCounts> perSource;
+  std::map<uint16_t, uint64_t> perChannel;
+  uint64_t events = 0;
+  StepRange steps;
+  uint64_t undecodable = 0;  // messages
+  int format = 1;            // the highest format version of a channel
+};
+
 // From the first event to the last; 0 without events.
 double durationSeconds(const RecordingSummary& summary) {
   return summary.messageCount ? static_cast<double>(summary.endTimeNs - summary.startTimeNs) / 1e9 : 0.0;
@@ -73,24 +84,26 @@ void writeSteps(detail::JsonWriter& json, const StepRange& steps) {
 }
 
 // `info --json`: one object, spaced as it has always been.
-std::string infoJson(const std::string& path, const RecordingReader& reader, const std::map<SourceInfo, SourceCounts>& perSource,
-                     const StepRange& allSteps, uint64_t undecodable) {
+std::string infoJson(const std::string& path, const RecordingReader& reader, const EventCounts& counts) {
   const RecordingSummary& summary = reader.summary();
   detail::JsonWriter json(detail::JsonWriter::Separators::Spaced);
   json.beginObject().key("path").string(path).key("bytes").integer(summary.fileSize);
-  json.key("indexed").boolean(reader.indexed()).key("events").integer(summary.messageCount);
+  json.key("indexed").boolean(reader.indexed()).key("events").integer(counts.events);
+  json.key("messages").integer(summary.messageCount).key("format").integer(counts.format);
   json.key("start_ns").integer(summary.startTimeNs).key("end_ns").integer(summary.endTimeNs);
   json.key("duration_s").number(durationSeconds(summary)).key("chunks").integer(summary.chunks.size());
   json.key("compressed_bytes").integer(summary.compressedBytes).key("uncompressed_bytes").integer(summary.uncompressedBytes);
   json.key("compression_ratio").number(compressionRatio(summary.uncompressedBytes, summary.compressedBytes));
   json.key("channels").beginArray();
   for (const auto& [id, channel] : summary.channels) {
-    const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
+    const auto messages = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
+    const auto events = counts.perChannel.count(id) ? counts.perChannel.at(id) : 0;
     json.beginObject().key("id").integer(id).key("topic").string(channel.topic);
-    json.key("encoding").string(channel.messageEncoding).key("events").integer(count).endObject();
+    json.key("encoding").string(channel.messageEncoding).key("events").integer(events);
+    json.key("messages").integer(messages).endObject();
   }
   json.endArray().key("sources").beginArray();
-  for (const auto& [source, count] : perSource) {
+  for (const auto& [source, count] : counts.perSource) {
     json.beginObject().key("run").string(source.run).key("host").string(source.host).key("pid").integer(source.pid);
     writeOptional(json.key("rank"), source.rank);
     writeOptional(json.key("world_size"), source.worldSize);
@@ -100,8 +113,8 @@ std::string infoJson(const std::string& path, const RecordingReader& reader, con
     json.endObject();
   }
   json.endArray();
-  writeSteps(json.key("steps"), allSteps);
-  json.key("undecodable").integer(undecodable).key("problems").beginArray();
+  writeSteps(json.key("steps"), counts.steps);
+  json.key("undecodable").integer(counts.undecodable).key("problems").beginArray();
   for (const auto& problem : reader.problems()) {
     json.beginObject().key("offset").integer(problem.offset).key("what").string(problem.what).endObject();
   }
@@ -146,24 +159,27 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
   const RecordingSummary& summary = reader->summary();
   // Sources are inside the payloads, so counting them reads every chunk.
   RecordedEventDecoder decoder(options.path);
-  std::map<SourceInfo, SourceCounts> perSource;
-  StepRange allSteps;
-  uint64_t undecodable = 0;
+  EventCounts counts;
+  counts.format = recordingFormatVersion(summary);
   std::string firstDecodeError;
-  ReceivedEvent event;
+  std::vector<ReceivedEvent> events;
   reader->forEachMessage(
       0, UINT64_MAX,
       [&](const RecordedMessage& message) {
         std::string error;
-        if (decoder.decode(message, event, &error)) {
-          SourceCounts& counts = perSource[*event.source];
-          ++counts.events;
+        if (!decoder.decode(message, events, &error)) {
+          if (counts.undecodable++ == 0) firstDecodeError = error;
+          return true;
+        }
+        counts.events += events.size();
+        counts.perChannel[message.channel->id] += events.size();
+        SourceCounts& source = counts.perSource[*events.front().source];
+        source.events += events.size();
+        for (const ReceivedEvent& event : events) {
           if (const auto step = statedStep(event.event)) {
+            source.steps.add(*step);
             counts.steps.add(*step);
-            allSteps.add(*step);
           }
-        } else {
-          if (undecodable++ == 0) firstDecodeError = error;
         }
         return true;
       },
@@ -174,7 +190,7 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
   status.finish();
 
   if (options.json) {
-    out << infoJson(options.path, *reader, perSource, allSteps, undecodable) << std::endl;
+    out << infoJson(options.path, *reader, counts) << std::endl;
     return 0;
   }
 
@@ -187,23 +203,26 @@ int info(const InfoOptions& options, const std::atomic<bool>& stop, std::ostream
     out << "duration     " << fixedDecimals(duration, 3) << " s, " << utcText(summary.startTimeNs) << " to "
         << utcText(summary.endTimeNs) << '\n';
   }
-  out << "events       " << summary.messageCount << '\n';
+  out << "events       " << counts.events << '\n';
+  if (summary.messageCount != counts.events) {
+    out << "messages     " << summary.messageCount << " (as received; format " << counts.format << ")\n";
+  }
   out << "chunks       " << summary.chunks.size() << ", compression " << fixedDecimals(compression, 1) << "x ("
       << humanBytes(summary.uncompressedBytes) << " in " << humanBytes(summary.compressedBytes) << ")\n";
-  out << "steps        " << (allSteps.events ? rangeText(allSteps) : "none (no steps in any event)") << '\n';
+  out << "steps        " << (counts.steps.events ? rangeText(counts.steps) : "none (no steps in any event)") << '\n';
   out << "by name\n";
   for (const auto& [id, channel] : summary.channels) {
-    const auto count = summary.messageCounts.count(id) ? summary.messageCounts.at(id) : 0;
+    const auto count = counts.perChannel.count(id) ? counts.perChannel.at(id) : 0;
     const std::string topic = printableText(channel.topic);
     out << "  " << topic << std::string(topic.size() < 40 ? 40 - topic.size() : 1, ' ') << count << '\n';
   }
   out << "by source\n";
-  for (const auto& [source, count] : perSource) {
+  for (const auto& [source, count] : counts.perSource) {
     const std::string name = printableText(describe(source));
     out << "  " << name << std::string(name.size() < 40 ? 40 - name.size() : 1, ' ') << count.events << '\n';
     out << "    " << (count.steps.events ? "steps " + rangeText(count.steps) : "no steps") << '\n';
   }
-  if (undecodable) out << "undecodable  " << undecodable << " events (first: " << printableText(firstDecodeError) << ")\n";
+  if (counts.undecodable) out << "undecodable  " << counts.undecodable << " messages (first: " << printableText(firstDecodeError) << ")\n";
   if (!reader->problems().empty()) {
     out << "problems\n";
     for (const auto& problem : reader->problems()) {

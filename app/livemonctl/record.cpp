@@ -31,6 +31,7 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   subscriberOptions.connect = options.endpoints;
   subscriberOptions.filters = options.filters;
   subscriberOptions.curve = options.curve;
+  subscriberOptions.keepMessages = true;  // recorded as they arrived
   Subscriber subscriber(subscriberOptions);
   std::unique_ptr<RecordingWriter> writer;
   try {
@@ -41,6 +42,7 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   }
   std::string where;
   for (const auto& endpoint : options.endpoints) where += (where.empty() ? "" : ", ") + endpoint;
+  ReceivedEventRecorder recorder(*writer);
   out << "recording " << where << " to " << options.output << " (Ctrl-C stops)" << std::endl;
 
   // Only names that were recorded: at most kMaxRecordingChannels.
@@ -48,7 +50,7 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   std::set<SourceInfo> sources;
   SubscriberCallbacks callbacks;
   callbacks.onEvent = [&](ReceivedEvent& event) {
-    if (!recordEvent(*writer, event)) return;
+    if (!recorder.record(event)) return;
     ++perName[event.event.name];
     if (event.source && sources.size() < kMaxCountedSources) sources.insert(*event.source);
   };
@@ -67,10 +69,10 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
       if (options.duration.count() > 0 && elapsed >= options.duration) break;
       subscriber.poll(std::chrono::milliseconds(100), callbacks);
       writer->flushIfDue();
-      status.show("recording: " + std::to_string(writer->messageCount()) + " events, " +
+      status.show("recording: " + std::to_string(recorder.events()) + " events, " +
                   humanBytes(writer->bytesWritten()) + ", " +
                   fixedDecimals(std::chrono::duration<double>(SteadyClock::now() - started).count(), 0) + " s" +
-                  (writer->droppedCount() ? ", " + std::to_string(writer->droppedCount()) + " not recorded" : ""));
+                  (recorder.notRecorded() ? ", " + std::to_string(recorder.notRecorded()) + " not recorded" : ""));
     }
     writer->close();
   } catch (const RecordingError& error) {
@@ -80,13 +82,13 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   }
   status.finish();
   const double seconds = std::chrono::duration<double>(SteadyClock::now() - started).count();
-  out << (exitCode == 0 ? "wrote " : "stopped after ") << writer->messageCount() << " events (" << perName.size()
+  out << (exitCode == 0 ? "wrote " : "stopped after ") << recorder.events() << " events (" << perName.size()
       << " event names, " << sources.size() << (sources.size() == kMaxCountedSources ? "+" : "") << " sources) in "
       << fixedDecimals(seconds, 1) << " s to " << options.output << ": " << humanBytes(writer->bytesWritten())
       << ", compression " << fixedDecimals(compressionRatio(writer->uncompressedBytes(), writer->compressedBytes()), 1)
       << "x";
-  if (writer->droppedCount() > 0) {
-    out << "; " << writer->droppedCount() << " events not recorded: a recording holds at most " << kMaxRecordingChannels
+  if (recorder.notRecorded() > 0) {
+    out << "; " << recorder.notRecorded() << " events not recorded: a recording holds at most " << kMaxRecordingChannels
         << " event names of up to " << kMaxRecordingTopicBytes << " bytes";
   }
   out << std::endl;

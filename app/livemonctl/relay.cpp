@@ -87,8 +87,9 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.curve = options.curve;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
-    relayOptions.onMessage = [&recorder, &metrics, &options](std::string_view topic, const transport::WireMessage& message) {
-      if (recorder) recorder->write(topic, message);
+    relayOptions.onRawMessage = [&recorder, &metrics, &options](std::string_view topic, std::string_view payload,
+                                                                const transport::WireMessage& message) {
+      if (recorder) recorder->write(topic, payload, message);
       if (metrics) metrics->observe(message);
       if (options.onMessage) options.onMessage(topic, message);
     };

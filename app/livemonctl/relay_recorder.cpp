@@ -3,8 +3,6 @@
 #include <ctime>
 #include <stdexcept>
 
-#include <livemon/transport/recorded_event.h>
-#include <livemon/transport/subscriber.h>
 
 namespace livemon::livemonctl {
 
@@ -50,27 +48,22 @@ void RelayRecorder::open() {
 
 void RelayRecorder::finishFile() {
   if (!writer_) return;
-  dropped_ += writer_->droppedCount();
   writer_->close();
   writer_.reset();
 }
 
-void RelayRecorder::write(std::string_view topic, const transport::WireMessage& message) {
-  if (closed_ || !failure_.empty() || message.kind != transport::MessageKind::Events) return;
+void RelayRecorder::write(std::string_view topic, std::string_view payload, const transport::WireMessage& message) {
+  if (closed_ || !failure_.empty() || message.kind != transport::MessageKind::Events || message.events.empty()) return;
   try {
     if (writer_->bytesWritten() >= options_.rotateBytes || clock_.now() - openedAt_ >= options_.rotateAfter) {
       finishFile();
       open();
     }
-    transport::ReceivedEvent received;
-    received.source = std::make_shared<const transport::SourceInfo>(message.source);
-    received.receivedAt = clock_.wallNow();
-    for (std::size_t i = 0; i < message.events.size(); ++i) {
-      received.event = message.events[i];
-      received.event.name = std::string(topic);
-      received.sequence = message.sequence + i;
-      if (transport::recordEvent(*writer_, received)) ++events_;
-    }
+    // The message as it arrived, one MCAP message per wire message (docs/recording-format.md).
+    const bool written = writer_->write(topic, static_cast<uint64_t>(transport::toWireTime(clock_.wallNow())),
+                                        static_cast<uint64_t>(transport::toWireTime(message.events.front().timestamp)),
+                                        payload);
+    (written ? events_ : dropped_) += message.events.size();
     writer_->flushIfDue();
   } catch (const transport::RecordingError& error) {
     failure_ = error.what();

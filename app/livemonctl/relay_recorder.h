@@ -25,10 +25,10 @@ struct RelayRecorderOptions {
 // Not thread-safe: one thread writes (the relay's worker), and the owner reads or closes it only
 // after that thread stopped.
 //
-// Writes every event of the messages it is given into MCAP files in `dir` named
-// relay-<UTC time>.mcap (relay-<UTC time>-<n>.mcap when that name is taken), one event per
-// message as `livemonctl record` does, and starts a new file when the current one reaches
-// rotateBytes or rotateAfter. Heartbeats are not recorded. A write that fails (disk full) is
+// Writes the event messages it is given into MCAP files in `dir` named relay-<UTC time>.mcap
+// (relay-<UTC time>-<n>.mcap when that name is taken), each as it arrived (its payload bytes, a
+// batch of events: docs/recording-format.md) as `livemonctl record` does, and starts a new file
+// when the current one reaches rotateBytes or rotateAfter. Heartbeats are not recorded. A write that fails (disk full) is
 // kept in failure(): the file is readable up to its last chunk and nothing more is written.
 class RelayRecorder {
  public:
@@ -40,13 +40,14 @@ class RelayRecorder {
   RelayRecorder(const RelayRecorder&) = delete;
   RelayRecorder& operator=(const RelayRecorder&) = delete;
 
-  void write(std::string_view topic, const transport::WireMessage& message);
+  // `payload` is the message's payload frame as it arrived, `message` the same decoded.
+  void write(std::string_view topic, std::string_view payload, const transport::WireMessage& message);
   // Closes the current file; later writes do nothing.
   void close();
 
   const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
   uint64_t eventCount() const noexcept { return events_; }
-  uint64_t droppedCount() const noexcept { return dropped_; }  // names beyond a file's channels
+  uint64_t droppedCount() const noexcept { return dropped_; }  // events whose names were beyond a file's channels
   const std::string& failure() const noexcept { return failure_; }
 
  private:

@@ -90,7 +90,8 @@ int replay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ost
   publisherOptions.sendHighWaterMark = 100000;
   publisherOptions.curve = options.curve;
   PayloadPublisher publisher(publisherOptions);
-  out << "replaying " << printableText(options.path) << " (" << summary.messageCount << " events, "
+  out << "replaying " << printableText(options.path) << " (" << summary.messageCount
+      << (recordingFormatVersion(summary) == 1 ? " events, " : " messages, ")
       << fixedDecimals(recordedSeconds, 1) << " s) on " << publisher.endpoints().front() << " at " << options.speed << "x"
       << (options.loop ? ", looping" : "") << " (Ctrl-C stops)" << std::endl;
   if (options.waitForSubscriber.count() > 0 && !publisher.waitForSubscriber(options.waitForSubscriber, stop)) {
@@ -100,7 +101,8 @@ int replay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ost
 
   StatusLine status(err, options.progress);
   RecordedEventDecoder decoder(options.path);
-  ReceivedEvent event;
+  std::vector<ReceivedEvent> batch;  // the events of one message
+  std::vector<Event> events;
   uint64_t sent = 0;
   for (uint64_t pass = 0; !stop.load(std::memory_order_relaxed); ++pass) {
     struct ReplayedSource {
@@ -162,16 +164,19 @@ int replay(const ReplayOptions& options, const std::atomic<bool>& stop, std::ost
         sleepUntil(std::min({due, nextHeartbeat, now + std::chrono::milliseconds(50)}));
       }
       if (stop.load(std::memory_order_relaxed)) return false;
-      if (!decoder.decode(message, event)) return true;
-      ReplayedSource& source = replayedIdentity(*event.source);
-      ++source.events;
+      if (!decoder.decode(message, batch)) return true;
+      ReplayedSource& source = replayedIdentity(*batch.front().source);
+      source.events += batch.size();
+      // A message goes out as it was recorded: one event, or a batch as it was received.
       if (pass == 0) {
         publisher.send(message.channel->topic, message.payload);
       } else {
+        events.clear();
+        for (ReceivedEvent& event : batch) events.push_back(std::move(event.event));
         publisher.send(message.channel->topic,
-                    encodeEventsPayload(source.identity, event.sequence, event.event.name, std::vector<Event>{event.event}));
+                       encodeEventsPayload(source.identity, batch.front().sequence, message.channel->topic, events));
       }
-      ++sent;
+      sent += batch.size();
       const double at = static_cast<double>(after(summary.startTimeNs, message.logTimeNs)) / 1e9;
       status.show("replaying: " + fixedDecimals(at, 1) + " / " + fixedDecimals(recordedSeconds, 1) + " s (" +
                   fixedDecimals(recordedSeconds > 0 ? std::min(100.0, 100.0 * at / recordedSeconds) : 100.0, 0) + " %), " +

@@ -1,16 +1,22 @@
 // Recording throughput, size and read speed: MCAP recordings beside JSON lines of the same events,
-// written and read in the same run. Results: docs/benchmarks.md.
+// written and read in the same run; and recording wire messages as they arrive (format version 2)
+// beside re-encoding every event as a message of its own (version 1), for several batch sizes,
+// medians of five alternating runs. Results: docs/benchmarks.md.
 //
-//   build/bench/transport/recording_bench [EVENTS] [DIR]     (defaults: 1000000, /tmp)
+//   build/bench/recording/recording_bench [EVENTS] [DIR]     (defaults: 1000000, /tmp)
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 #include <livemonctl/event_format.h>
 #include <livemonctl/export.h>
 
+#include <time.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <random>
@@ -157,6 +163,91 @@ class JsonLineReader {
   std::size_t at_ = 0;
 };
 
+// CPU time of this thread, in seconds.
+double cpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
+// `events` as a subscriber delivers them when the publishers sent batches of `batchSize` events of
+// one source: each event carries the message it arrived in (SubscriberOptions::keepMessages).
+std::vector<ReceivedEvent> arrivedInBatches(const std::vector<ReceivedEvent>& events, std::size_t batchSize) {
+  std::map<const SourceInfo*, std::vector<const ReceivedEvent*>> perSource;
+  for (const auto& e : events) perSource[e.source.get()].push_back(&e);
+  std::vector<ReceivedEvent> out;
+  out.reserve(events.size());
+  for (auto& [source, list] : perSource) {
+    for (std::size_t first = 0; first < list.size(); first += batchSize) {
+      const std::size_t end = std::min(list.size(), first + batchSize);
+      std::vector<Event> plain;
+      for (std::size_t i = first; i < end; ++i) plain.push_back(list[i]->event);
+      const auto message = std::make_shared<const ReceivedMessage>(ReceivedMessage{
+          "livemon.Stat", encodeEventsPayload(*source, list[first]->sequence, "livemon.Stat", plain), list[first]->sequence,
+          end - first});
+      for (std::size_t i = first; i < end; ++i) {
+        out.push_back(*list[i]);
+        out.back().receivedAt = list[first]->receivedAt;
+        out.back().message = message;
+      }
+    }
+  }
+  return out;
+}
+
+// Records `events` the version-1 way (each re-encoded alone) or as received; returns the CPU
+// seconds of the recording thread and the file's size.
+std::pair<double, uint64_t> recordOnce(const std::vector<ReceivedEvent>& events, const std::string& path, bool asReceived) {
+  const double start = cpuSeconds();
+  {
+    RecordingWriter writer(path);
+    if (asReceived) {
+      ReceivedEventRecorder recorder(writer);
+      for (const auto& e : events) recorder.record(e);
+    } else {
+      for (const auto& e : events) recordEvent(writer, e);
+    }
+    writer.close();
+  }
+  return {cpuSeconds() - start, std::filesystem::file_size(path)};
+}
+
+// Format 1 against format 2 for each batch size, side by side: the recorder's CPU time per event
+// and the bytes per event, medians of five runs alternating the two.
+void compareAsReceived(const std::vector<ReceivedEvent>& all, const std::filesystem::path& dir) {
+  const std::size_t n = std::min<std::size_t>(all.size(), 200'000);
+  const std::vector<ReceivedEvent> events(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(n));
+  const std::string path = (dir / "livemon-bench-as-received.mcap").string();
+  std::printf("\nrecording %zu events: each re-encoded alone (format 1) vs messages as received (format 2)\n", n);
+  std::printf("%-8s %16s %16s %8s %16s %16s %8s\n", "batch", "f1 CPU ns/event", "f2 CPU ns/event", "ratio",
+              "f1 bytes/event", "f2 bytes/event", "ratio");
+  for (const std::size_t batchSize : {std::size_t{1}, std::size_t{4}, std::size_t{16}, std::size_t{64}}) {
+    const std::vector<ReceivedEvent> arrived = arrivedInBatches(events, batchSize);
+    std::vector<double> cpu[2];
+    std::vector<double> bytes[2];
+    for (int run = 0; run < 5; ++run) {
+      for (int variant = 0; variant < 2; ++variant) {
+        const int which = run % 2 == 0 ? variant : 1 - variant;  // alternate which goes first
+        const auto [seconds, size] = recordOnce(arrived, path, which == 1);
+        cpu[which].push_back(seconds * 1e9 / static_cast<double>(n));
+        bytes[which].push_back(static_cast<double>(size) / static_cast<double>(n));
+      }
+    }
+    const double cpu1 = median(cpu[0]);
+    const double cpu2 = median(cpu[1]);
+    const double bytes1 = median(bytes[0]);
+    const double bytes2 = median(bytes[1]);
+    std::printf("%-8zu %16.0f %16.0f %7.2fx %16.1f %16.1f %7.2fx\n", batchSize, cpu1, cpu2, cpu1 / cpu2, bytes1, bytes2,
+                bytes1 / bytes2);
+  }
+  std::filesystem::remove(path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -239,5 +330,6 @@ int main(int argc, char** argv) {
   std::printf("(read %zu and %zu events; checksums %.6f and %.6f)\n", mcapRead, jsonRead, checksum, jsonChecksum);
   std::filesystem::remove(mcapPath);
   std::filesystem::remove(jsonPath);
+  compareAsReceived(events, dir);
   return mcapRead == n && jsonRead == n ? 0 : 1;
 }

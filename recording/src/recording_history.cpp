@@ -10,7 +10,8 @@ namespace livemon::transport {
 
 namespace {
 
-// Messages read per piece: recordings hold one event per message, so some 100 KiB.
+// Messages read per piece: a message holds one event (version 1) or a batch as it was received
+// (version 2), so a piece is some 100 KiB to a few MiB.
 constexpr std::size_t kPieceMessages = 512;
 
 struct ReadingState {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <limits>
@@ -158,6 +159,8 @@ class File {
   [[noreturn]] void gone(uint64_t at) const {
     struct stat st {};
     const bool known = ::fstat(fd_, &st) == 0;
+    // Bytes cached before the cut may have been read past it: name where the file ends now.
+    if (known && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) < at) at = static_cast<uint64_t>(st.st_size);
     throw mcap::ParseError{at, "the file ends here" +
                                    (known ? " (it has " + std::to_string(st.st_size) + " bytes now, " +
                                                 std::to_string(size_) + " when it was opened)"
@@ -366,6 +369,8 @@ struct RecordingReader::State {
           message.logTimeNs = content.u64();
           message.publishTimeNs = content.u64();
           message.payload = content.rest();
+          message.chunkOffset = chunk.offset;
+          message.offsetInChunk = at;
           auto channel = summary.channels.find(channelId);
           if (channel == summary.channels.end()) {
             throw mcap::ParseError{0, "a message on channel " + std::to_string(channelId) + ", which was never defined"};
@@ -700,6 +705,21 @@ void RecordingReader::forEachMessage(uint64_t fromNs, uint64_t toNs,
     if (!keepGoing) break;
   }
   if (progress) progress(done, wanted.size());
+}
+
+int recordingFormatVersion(const RecordingChannel& channel) noexcept {
+  const auto found = channel.metadata.find(std::string(kRecordingFormatKey));
+  if (found == channel.metadata.end()) return 1;
+  int version = 0;
+  const std::string& text = found->second;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+  return error == std::errc() && end == text.data() + text.size() && version >= 1 ? version : 1;
+}
+
+int recordingFormatVersion(const RecordingSummary& summary) noexcept {
+  int version = 1;
+  for (const auto& [id, channel] : summary.channels) version = std::max(version, recordingFormatVersion(channel));
+  return version;
 }
 
 }  // namespace livemon::transport

@@ -313,7 +313,8 @@ bool RecordingWriter::write(std::string_view topic, uint64_t logTimeNs, uint64_t
     }
     const auto id = static_cast<uint16_t>(s.channels.size() + 1);
     found = s.channelIds.emplace(std::string(topic), id).first;
-    s.channels[id] = RecordingChannel{id, std::string(topic), "msgpack", {}};
+    s.channels[id] = RecordingChannel{id, std::string(topic), "msgpack",
+                                      {{std::string(kRecordingFormatKey), std::to_string(kRecordingFormatVersion)}}};
   }
   const uint16_t channel = found->second;
   // Channel record, message record and their prefixes.

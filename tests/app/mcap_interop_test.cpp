@@ -22,7 +22,8 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using test::ChildProcess;
 
-// Three sources, five event names, every value type, spread over many chunks.
+// Three sources, six event names, every value type, single events and batches, spread over many
+// chunks.
 void writeRecording(const std::string& path) {
   RecordingWriterOptions options;
   options.chunkBytes = 8 * 1024;
@@ -46,6 +47,25 @@ void writeRecording(const std::string& path) {
                         {"phase", std::string(i % 5 ? "train" : "Δ eval")}};
     event.receivedAt = event.event.timestamp + 2ms;
     recordEvent(writer, event);
+  }
+  // Messages as a recorder receives them: batches of 1 to 9 events of one name from one source
+  // (docs/recording-format.md, version 2), some with steps.
+  uint64_t batchSequence[3] = {0, 0, 0};
+  for (int b = 0; b < 300; ++b) {
+    const auto s = static_cast<std::size_t>(b % 3);
+    std::vector<Event> batch;
+    for (int e = 0; e <= b % 9; ++e) {
+      Event event;
+      event.name = "train.batch";
+      event.timestamp = t0 + std::chrono::milliseconds(31'000 + 10 * b + e);
+      event.data = {{"loss", 1.0 / (b + e + 1)}, {"i", int64_t{e}}};
+      if (b % 2 == 0) event.step = int64_t{b * 10 + e};
+      batch.push_back(std::move(event));
+    }
+    const std::string payload = encodeEventsPayload(*sources[s], batchSequence[s], "train.batch", batch);
+    batchSequence[s] += batch.size();
+    const auto receivedAt = static_cast<uint64_t>(toWireTime(batch.back().timestamp + 2ms));
+    writer.write("train.batch", receivedAt, static_cast<uint64_t>(toWireTime(batch.front().timestamp)), payload);
   }
   // Records so repetitive that the writer pads their chunks with a zstd skippable frame, to stay
   // within the compression ratio readers accept.
@@ -84,6 +104,7 @@ TEST(McapInterop, OfficialReaderAgreesWithLivemonctlInfo) {
   ChildProcess node({LIVEMON_NODE, script.string(), recording, infoPath});
   EXPECT_EQ(node.exitCode(std::chrono::seconds(60)), 0) << node.err() << node.out();
   EXPECT_NE(node.out().find("matching livemonctl info"), std::string::npos) << node.out();
+  EXPECT_NE(node.out().find("(266 of them batches)"), std::string::npos) << node.out();
 }
 
 }  // namespace

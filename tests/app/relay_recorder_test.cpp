@@ -35,15 +35,26 @@ WireMessage message(uint64_t sequence, std::size_t events, std::size_t bytesEach
   return m;
 }
 
-// Events in `path`, each decoded back with its source and sequence number.
-std::vector<transport::ReceivedEvent> readBack(const std::filesystem::path& path) {
+// Hands `m` to the recorder as the relay does: its topic, its payload as it arrived, decoded.
+void write(RelayRecorder& recorder, std::string_view topic, const WireMessage& m) {
+  const std::string payload = m.kind == transport::MessageKind::Events
+                                  ? transport::encodeEventsPayload(m.source, m.sequence, m.name, m.events)
+                                  : transport::encodeHeartbeatPayload(m.kind, m.source, m.sequence, m.counters);
+  recorder.write(topic, payload, m);
+}
+
+// Events in `path`, each decoded back with its source and sequence number; `messages` counts the
+// MCAP messages they came in.
+std::vector<transport::ReceivedEvent> readBack(const std::filesystem::path& path, std::size_t* messages = nullptr) {
   transport::RecordingReader reader(path.string());
   transport::RecordedEventDecoder decoder(path.string());
   std::vector<transport::ReceivedEvent> events;
+  std::vector<transport::ReceivedEvent> batch;
   reader.forEachMessage([&](const transport::RecordedMessage& recorded) {
-    transport::ReceivedEvent event;
-    EXPECT_TRUE(decoder.decode(recorded, event));
-    events.push_back(std::move(event));
+    std::string error;
+    EXPECT_TRUE(decoder.decode(recorded, batch, &error)) << error;
+    for (auto& event : batch) events.push_back(std::move(event));
+    if (messages) ++*messages;
     return true;
   });
   EXPECT_TRUE(reader.problems().empty());
@@ -58,25 +69,28 @@ TEST(RelayRecorder, RotatesAfterTheTimeAndKeepsEveryEventWithItsSource) {
   options.rotateAfter = 60min;
   options.clock = &clock;
   RelayRecorder recorder(options);
-  recorder.write("step", message(0, 2));
+  write(recorder, "step", message(0, 2));
   clock.advance(59min);
-  recorder.write("step", message(2, 1));
+  write(recorder, "step", message(2, 1));
   ASSERT_EQ(recorder.files().size(), 1u) << "not yet an hour";
   clock.advance(1min);
-  recorder.write("step", message(3, 1));
+  write(recorder, "step", message(3, 1));
   WireMessage heartbeat = message(0, 0);
   heartbeat.kind = transport::MessageKind::Heartbeat;
-  recorder.write(std::string(transport::kHeartbeatTopic), heartbeat);
+  write(recorder, std::string(transport::kHeartbeatTopic), heartbeat);
   recorder.close();
-  recorder.write("step", message(4, 1));  // after close: ignored
+  write(recorder, "step", message(4, 1));  // after close: ignored
 
   ASSERT_EQ(recorder.files().size(), 2u);
   EXPECT_EQ(recorder.eventCount(), 4u);
   EXPECT_TRUE(recorder.failure().empty());
   EXPECT_EQ(recorder.files()[0].filename().string().rfind("relay-20231114T", 0), 0u) << recorder.files()[0];
   EXPECT_NE(recorder.files()[0], recorder.files()[1]);
-  const auto first = readBack(recorder.files()[0]);
+  std::size_t messages = 0;
+  const auto first = readBack(recorder.files()[0], &messages);
   ASSERT_EQ(first.size(), 3u);
+  EXPECT_EQ(messages, 2u) << "each message as it arrived: a batch of two, then one";
+  EXPECT_EQ(first[1].sequence, 1u);
   EXPECT_EQ(first[2].sequence, 2u);
   EXPECT_EQ(first[0].event.name, "step");
   EXPECT_EQ(first[0].source->rank, 3);
@@ -97,7 +111,7 @@ TEST(RelayRecorder, RotatesOnceAFileHoldsTheSize) {
   options.clock = &clock;
   RelayRecorder recorder(options);
   // Enough to fill a chunk, so bytes reach the file.
-  for (uint64_t i = 0; i < 40; ++i) recorder.write("step", message(i * 4, 4, 16 * 1024));
+  for (uint64_t i = 0; i < 40; ++i) write(recorder, "step", message(i * 4, 4, 16 * 1024));
   recorder.close();
   ASSERT_GE(recorder.files().size(), 2u);
   std::size_t events = 0;

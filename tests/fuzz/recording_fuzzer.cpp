@@ -11,6 +11,7 @@
 #include <atomic>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
@@ -78,19 +79,32 @@ void readAll(const std::string& path, uint64_t fileSize) {
   const RecordingSummary& summary = reader->summary();
   RecordedEventDecoder decoder(path);
   ReceivedEvent event;
+  std::vector<ReceivedEvent> batch;
+  const WireLimits limits;
   uint64_t earliest = UINT64_MAX;
   uint64_t latest = 0;
   reader->forEachMessage([&](const RecordedMessage& message) {
     LIVEMON_FUZZ_CHECK(message.channel != nullptr);
     earliest = std::min(earliest, message.logTimeNs);
     latest = std::max(latest, message.logTimeNs);
+    // A batch (format version 2) splits into at most the wire format's events per message, each
+    // of the channel's name, numbered on from the message's sequence number.
     std::string error;
-    if (decoder.decode(message, event, &error)) {
-      LIVEMON_FUZZ_CHECK(event.source != nullptr);
-      LIVEMON_FUZZ_CHECK(event.event.name == message.channel->topic);
+    if (decoder.decode(message, batch, &error)) {
+      LIVEMON_FUZZ_CHECK(!batch.empty() && batch.size() <= limits.maxEventsPerMessage);
+      for (std::size_t i = 0; i < batch.size(); ++i) {
+        LIVEMON_FUZZ_CHECK(batch[i].source != nullptr && batch[i].source == batch.front().source);
+        LIVEMON_FUZZ_CHECK(batch[i].event.name == message.channel->topic);
+        LIVEMON_FUZZ_CHECK(batch[i].sequence == batch.front().sequence + i);
+      }
     } else {
-      LIVEMON_FUZZ_CHECK(!error.empty());
+      LIVEMON_FUZZ_CHECK(!error.empty() && batch.empty());
     }
+    // The single-event decode agrees: it takes exactly the one-event messages.
+    std::string singleError;
+    const bool single = decoder.decode(message, event, &singleError);
+    LIVEMON_FUZZ_CHECK(single == (error.empty() && batch.size() == 1));
+    if (single) LIVEMON_FUZZ_CHECK(event.source != nullptr && event.event.name == message.channel->topic);
     return true;
   });
 

@@ -225,6 +225,25 @@ void writeRecordingSeeds(const fs::path& dir, const fs::path& scratch) {
     closed = readFile(path);
     writeFile(dir / "several_chunks", closed);
   }
+  {
+    // Format version 2: messages as they arrived, batches of one to five events, some with steps.
+    RecordingWriter writer(path.string(), options);
+    const SourceInfo trainer = source("train", 100, 0);
+    uint64_t sequence = 0;
+    for (int m = 0; m < 8; ++m) {
+      std::vector<Event> batch;
+      for (int i = 0; i <= m % 5; ++i) {
+        batch.push_back(event("livemon.Stat", std::chrono::seconds(m * 5 + i), {{"loss.mean", 1.0 / (i + 1)}, {"ok", i == 1}}));
+        if (m % 2 == 0) batch.back().step = m * 5 + i;
+      }
+      const auto at = static_cast<uint64_t>(toWireTime(batch.front().timestamp));
+      writer.write("livemon.Stat", at + 3'000'000, at, encodeEventsPayload(trainer, sequence, "livemon.Stat", batch));
+      sequence += batch.size();
+      if (m == 3) writer.flush();
+    }
+    writer.close();
+    writeFile(dir / "batches", readFile(path));
+  }
   writeFile(dir / "truncated_half", std::string_view(closed).substr(0, closed.size() / 2));
   writeFile(dir / "truncated_last_byte", std::string_view(closed).substr(0, closed.size() - 1));
   writeFile(dir / "header_only", std::string_view(closed).substr(0, 40));

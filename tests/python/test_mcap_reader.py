@@ -1,7 +1,8 @@
 """A run recorded with `livemonctl record` from a Python Publisher, read by the official MCAP reader
 for Python (the `mcap` package on PyPI): channels, statistics, chunk indexes and time range agree
 with `livemonctl info --json`, every CRC checks out, and every message is the wire payload of the
-event that was published, decodable with msgpack. tests/interop does the same with @mcap/core."""
+events that were published, as they arrived (a batch of one or more: docs/recording-format.md),
+decodable with msgpack. tests/interop does the same with @mcap/core."""
 
 import datetime
 import json
@@ -27,15 +28,17 @@ EVENT = "mcap.step"
 
 
 def publish_until(stop, published):
-    """Logs EVENT with a running count (and livemon Stat windows) until `stop` is set."""
+    """Logs EVENT with a running count in bursts of ten (and livemon Stat windows) until `stop` is set."""
     loss = livemon.Stat("mcap.loss", [livemon.MEAN, livemon.MAX], datetime.timedelta(milliseconds=20))
     i = 0
     while not stop.is_set():
-        livemon.log_event(livemon.Event(EVENT, datetime.datetime.now(), {"i": i, "phase": "train", "ok": i % 2 == 0,
-                                                                         "x": i / 4}))
-        loss.add(1.0 / (i + 1))
-        published.append(i)
-        i += 1
+        # Bursts, which the publisher sends as batches: the recording keeps each as it arrived.
+        for _ in range(10):
+            livemon.log_event(livemon.Event(EVENT, datetime.datetime.now(), {"i": i, "phase": "train",
+                                                                             "ok": i % 2 == 0, "x": i / 4}))
+            loss.add(1.0 / (i + 1))
+            published.append(i)
+            i += 1
         stop.wait(0.002)
     loss.flush()
 
@@ -88,8 +91,10 @@ def test_the_summary_agrees_with_livemonctl_info(recording):
         assert channel.topic == expected["topic"]
         assert channel.message_encoding == "msgpack"
         assert channel.schema_id == 0
-        assert summary.statistics.channel_message_counts[expected["id"]] == expected["events"]
-    assert summary.statistics.message_count == info["events"]
+        assert channel.metadata == {"livemon.format": "2"}
+        assert summary.statistics.channel_message_counts[expected["id"]] == expected["messages"]
+    assert summary.statistics.message_count == info["messages"] <= info["events"]
+    assert info["format"] == 2
     # Python's json reads integers exactly, nanosecond times included.
     assert (summary.statistics.message_start_time, summary.statistics.message_end_time) == (info["start_ns"],
                                                                                             info["end_ns"])
@@ -97,23 +102,27 @@ def test_the_summary_agrees_with_livemonctl_info(recording):
     assert all(index.compression == "zstd" for index in summary.chunk_indexes)
 
 
-def test_every_message_is_the_wire_payload_of_a_published_event(recording):
+def test_every_message_is_the_wire_payload_of_published_events(recording):
     path, info = recording
     counts = {}
+    messages = {}
     steps = []
     with open(path, "rb") as stream:
         reader = mcap_reader.make_reader(stream, validate_crcs=True)
         for _, channel, message in reader.iter_messages():
-            counts[channel.topic] = counts.get(channel.topic, 0) + 1
             payload = msgpack.unpackb(message.data)
+            messages[channel.topic] = messages.get(channel.topic, 0) + 1
+            counts[channel.topic] = counts.get(channel.topic, 0) + len(payload["events"])
             assert payload["v"] == 1 and payload["kind"] == "events"
             assert payload["name"] == channel.topic
             assert payload["src"]["run"] == "mcap-reader"
+            assert payload["events"][0][0] == message.publish_time
             for event in payload["events"]:
-                assert event[0] == message.publish_time or len(payload["events"]) > 1
                 if channel.topic == EVENT:
                     steps.append(event[1])  # [timestamp, data]
     assert counts == {c["topic"]: c["events"] for c in info["channels"]}
+    assert messages == {c["topic"]: c["messages"] for c in info["channels"]}
+    assert messages[EVENT] < counts[EVENT], "the bursts arrived as batches and were recorded so"
     assert livemon.STAT_EVENT in counts  # the Stat windows were recorded too
     # The recorded steps are consecutive published ones, each with the data it was logged with.
     numbers = [fields["i"] for fields in steps]

@@ -285,21 +285,24 @@ TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {
   window.dashboard().stopRecording();
   EXPECT_FALSE(window.dashboard().isRecording());
 
-  // Every event shown is in the file, in order, with its data and its publisher.
+  // Every event shown is in the file, in order, with its data and its publisher, in the messages
+  // they arrived in.
   transport::RecordingReader reader(path.toStdString());
   EXPECT_TRUE(reader.indexed());
   EXPECT_TRUE(reader.problems().empty());
   transport::RecordedEventDecoder decoder(path.toStdString());
   int next = 0;
+  std::vector<transport::ReceivedEvent> batch;
   reader.forEachMessage([&](const transport::RecordedMessage& message) {
-    transport::ReceivedEvent received;
     std::string error;
-    EXPECT_TRUE(decoder.decode(message, received, &error)) << error;
-    if (received.event.name != "step") return true;
-    EXPECT_EQ(std::get<int64_t>(received.event.data.at("i")), next);
-    EXPECT_EQ(std::get<std::string>(received.event.data.at("tag")), "s" + std::to_string(next));
-    EXPECT_EQ(received.source->run, "e2e");
-    ++next;
+    EXPECT_TRUE(decoder.decode(message, batch, &error)) << error;
+    for (const transport::ReceivedEvent& received : batch) {
+      if (received.event.name != "step") continue;
+      EXPECT_EQ(std::get<int64_t>(received.event.data.at("i")), next);
+      EXPECT_EQ(std::get<std::string>(received.event.data.at("tag")), "s" + std::to_string(next));
+      EXPECT_EQ(received.source->run, "e2e");
+      ++next;
+    }
     return true;
   });
   EXPECT_EQ(next, kEvents);

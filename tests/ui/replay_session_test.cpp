@@ -167,11 +167,11 @@ TEST_F(ReplayTest, ATruncatedFileShowsWhatIsReadableAndAGarbledOneFailsNamingThe
   dashboard.start();
   ReplaySession* session = openReplay(dashboard, truncated);
   EXPECT_FALSE(session->info().indexed);
-  EXPECT_GT(session->info().events, 0U);
-  EXPECT_LT(session->info().events, static_cast<uint64_t>(kEvents));
+  EXPECT_GT(session->info().messages, 0U);
+  EXPECT_LT(session->info().messages, static_cast<uint64_t>(kEvents));
   ASSERT_FALSE(session->info().problems.isEmpty());
   EXPECT_TRUE(session->info().problems.front().startsWith(QStringLiteral("byte ")));
-  EXPECT_EQ(dashboard.eventLog().rowCount(), static_cast<int>(session->info().events));
+  EXPECT_EQ(dashboard.eventLog().rowCount(), static_cast<int>(session->info().messages));
 
   const QString garbled = dir_.filePath(QStringLiteral("garbled.mcap"));
   {

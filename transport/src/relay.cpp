@@ -203,7 +203,7 @@ void Relay::State::open() {
     historyEndpoint = historyServer->endpoint();
   }
 
-  if (options.onMessage || history) {
+  if (options.onMessage || options.onRawMessage || history) {
     capture = socket(ZMQ_PUB, "capture");
     detail::setIntOption(capture, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
     if (zmq_bind(capture, (base + "-capture").c_str()) != 0) detail::throwEndpointError("bind", base + "-capture", errno);
@@ -291,7 +291,7 @@ int Relay::State::drainCapture() {
       // Only a callback needs the message decoded: the history keeps the bytes, and readers decode
       // what it answers as they decode what comes live. Decoding every event here took the relay
       // from a fifth of a core to half of one, and cost the subscribers' throughput on two cores.
-      const bool decode = static_cast<bool>(options.onMessage);
+      const bool decode = options.onMessage || options.onRawMessage;
       if (topic.size() > options.limits.maxTopicBytes || payload.size() > options.limits.maxPayloadBytes ||
           (decode && decodeMessage(topic, payload, options.limits, scratch) != DecodeStatus::Ok)) {
         captureSkipped.fetch_add(1, std::memory_order_relaxed);
@@ -304,7 +304,8 @@ int Relay::State::drainCapture() {
       }
       if (!decode) continue;
       try {
-        options.onMessage(topic, scratch);
+        if (options.onMessage) options.onMessage(topic, scratch);
+        if (options.onRawMessage) options.onRawMessage(topic, payload, scratch);
       } catch (...) {
         callbackErrors.fetch_add(1, std::memory_order_relaxed);
       }

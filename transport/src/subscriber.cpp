@@ -228,6 +228,15 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
     return std::nullopt;
   }
   const std::size_t delivered = sources.accept(message, endpoint, origin, deliveries);
+  if (options.keepMessages && delivered > 0 && delivered == message.events.size()) {
+    // Every event of the message is new (none came before over another endpoint), so a recorder
+    // may store the message as it arrived. The table delivered them last, in order.
+    auto arrived = std::make_shared<const ReceivedMessage>(
+        ReceivedMessage{std::string(topic), std::string(payload), message.sequence, delivered});
+    for (auto it = deliveries.end() - static_cast<std::ptrdiff_t>(delivered); it != deliveries.end(); ++it) {
+      std::get<ReceivedEvent>(*it).message = arrived;
+    }
+  }
   if (endpointIt != endpointStatus.end()) endpointIt->events += delivered;
   return delivered;
 }

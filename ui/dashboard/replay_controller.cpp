@@ -43,7 +43,11 @@ ReplaySession* ReplayController::openRecording(const QString& path, ReplayMode m
   });
   connect(raw, &ReplaySession::loaded, this, &ReplayController::windowLoaded);
   connect(raw, &ReplaySession::opened, this, [this, raw, name] {
-    emit message(tr("Opened %1: %2 events").arg(name, QLocale().toString(static_cast<qulonglong>(raw->info().events))), 5000);
+    const RecordingInfo& info = raw->info();
+    emit message(info.events > 0 || info.messages == 0
+                     ? tr("Opened %1: %2 events").arg(name, QLocale().toString(static_cast<qulonglong>(info.events)))
+                     : tr("Opened %1: %2 messages of events").arg(name, QLocale().toString(static_cast<qulonglong>(info.messages))),
+                 5000);
     for (const QString& problem : raw->info().problems) emit problemFound(QStringLiteral("%1: %2").arg(name, problem));
   });
   raw->setWindow(window());

@@ -20,6 +20,8 @@ transport::SubscriberOptions subscriberOptions(const IngestWorker::Options& opti
   subscriber.clock = options.clock;
   subscriber.history = options.history;
   subscriber.curve = options.curve;
+  // A recording stores messages as they arrived (docs/recording-format.md).
+  subscriber.keepMessages = true;
   return subscriber;
 }
 
@@ -203,6 +205,7 @@ void IngestWorker::startRecording(const std::string& path, transport::RecordingW
     std::lock_guard lock(recorderMutex_);
     previous = std::move(recorder_);
     recorder_ = std::move(writer);
+    eventRecorder_ = std::make_unique<transport::ReceivedEventRecorder>(*recorder_);
     recorderStatus_ = RecordingStatus{true, path, 0, recorder_->bytesWritten()};
   }
   if (previous) {
@@ -220,12 +223,12 @@ IngestWorker::RecordingStatus IngestWorker::stopRecording() {
   {
     std::lock_guard lock(recorderMutex_);
     writer = std::move(recorder_);
+    eventRecorder_.reset();
     recorderStatus_.active = false;
     status = recorderStatus_;
   }
   if (writer) {
     writer->close();
-    status.events = writer->messageCount();
     status.bytes = writer->bytesWritten();
     std::lock_guard lock(recorderMutex_);
     if (!recorder_) recorderStatus_ = status;
@@ -242,11 +245,12 @@ void IngestWorker::record(const transport::ReceivedEvent& event) {
   std::lock_guard lock(recorderMutex_);
   if (!recorder_) return;
   try {
-    transport::recordEvent(*recorder_, event);
-    recorderStatus_.events = recorder_->messageCount();
+    eventRecorder_->record(event);
+    recorderStatus_.events = eventRecorder_->events();
     recorderStatus_.bytes = recorder_->bytesWritten();
-    recorderStatus_.notRecorded = recorder_->droppedCount();
+    recorderStatus_.notRecorded = eventRecorder_->notRecorded();
   } catch (const std::exception& error) {
+    eventRecorder_.reset();
     recorder_.reset();  // the file stays readable up to its last complete chunk
     recorderStatus_.active = false;
     emit recordingFailed(QString::fromStdString(error.what()));
@@ -260,6 +264,7 @@ void IngestWorker::flushRecordingIfDue() {
     recorder_->flushIfDue();
     recorderStatus_.bytes = recorder_->bytesWritten();
   } catch (const std::exception& error) {
+    eventRecorder_.reset();
     recorder_.reset();
     recorderStatus_.active = false;
     emit recordingFailed(QString::fromStdString(error.what()));

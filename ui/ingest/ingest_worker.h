@@ -14,6 +14,7 @@
 #include <QObject>
 #include <QString>
 
+#include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/alert_rules.h>
@@ -49,7 +50,8 @@ namespace livemon::ui {
 // source heard on that endpoint after it); an empty history (HistoryNote::empty) gets no row.
 //
 // Recording: between startRecording() and stopRecording() every event received (or delivered) is
-// also appended to an MCAP recording by the thread that receives it. A write that fails (disk
+// also appended to an MCAP recording by the thread that receives it, in the message it arrived in
+// as it arrived (transport::ReceivedEventRecorder). A write that fails (disk
 // full) ends the recording and is reported as recordingFailed(text); what was written up to then
 // stays readable.
 class IngestWorker : public QObject {
@@ -182,6 +184,7 @@ class IngestWorker : public QObject {
 
   mutable std::mutex recorderMutex_;
   std::unique_ptr<transport::RecordingWriter> recorder_;  // guarded by recorderMutex_
+  std::unique_ptr<transport::ReceivedEventRecorder> eventRecorder_;  // into recorder_; guarded by recorderMutex_
   RecordingStatus recorderStatus_;                        // guarded by recorderMutex_
 
   std::atomic<bool> stopRequested_{false};

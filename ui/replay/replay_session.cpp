@@ -253,13 +253,15 @@ void ReplaySession::handleOpen(const Request& request) {
   constexpr uint64_t kLatest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   info.startNs = static_cast<int64_t>(std::min(summary.startTimeNs, kLatest));
   info.endNs = std::max(info.startNs, static_cast<int64_t>(std::min(summary.endTimeNs, kLatest)));
-  info.events = summary.messageCount;
+  info.messages = summary.messageCount;
+  // Messages hold one event each before version 2, a batch as received from then on.
+  info.events = transport::recordingFormatVersion(summary) == 1 ? summary.messageCount : 0;
   info.chunks = summary.chunks.size();
   info.indexed = w.reader->indexed();
   w.endNs = info.endNs;
   for (const transport::RecordingProblem& problem : w.reader->problems()) info.problems << describeProblem(problem);
   w.problemsReported = w.reader->problems().size();
-  if (info.events == 0 && !info.problems.isEmpty()) {
+  if (info.messages == 0 && !info.problems.isEmpty()) {
     const QString message = tr("%1: no readable events (%2)").arg(info.path, info.problems.join(QStringLiteral("; ")));
     QMetaObject::invokeMethod(this, [this, message] { emit openFailed(message); }, Qt::QueuedConnection);
     return;
@@ -295,6 +297,7 @@ void ReplaySession::handleRead(const Request& request) {
   const auto stillHeld = std::stable_partition(w.heldBack.begin(), w.heldBack.end(), due);
   for (auto it = w.heldBack.begin(); it != stillHeld; ++it) events.push_back(std::move(*it));
   w.heldBack.erase(w.heldBack.begin(), stillHeld);
+  std::vector<transport::ReceivedEvent> batch;  // the events of one message
   std::string firstError;
   uint64_t undecodable = 0;
   uint64_t chunks = 0;
@@ -305,20 +308,21 @@ void ReplaySession::handleRead(const Request& request) {
       request.toNs == std::numeric_limits<int64_t>::max() ? UINT64_MAX : static_cast<uint64_t>(request.toNs),
       [&](const transport::RecordedMessage& message) {
         if (currentGeneration_.load(std::memory_order_relaxed) != generation) return false;
-        transport::ReceivedEvent event;
         std::string error;
-        if (!w.decoder->decode(message, event, &error)) {
+        if (!w.decoder->decode(message, batch, &error)) {
           if (undecodable++ == 0) firstError = error;
           return true;
         }
-        event.source = w.keptApart(event.source);
         messagesRead_.fetch_add(1, std::memory_order_relaxed);
-        if (!due(event) && w.heldBack.size() < kMaxHeldBack) {
-          w.heldBack.push_back(std::move(event));
-          return true;
+        for (transport::ReceivedEvent& event : batch) {
+          event.source = w.keptApart(event.source);
+          if (!due(event) && w.heldBack.size() < kMaxHeldBack) {
+            w.heldBack.push_back(std::move(event));
+            continue;
+          }
+          events.push_back(std::move(event));
+          if (events.size() >= kEventsPerBatch) hand();
         }
-        events.push_back(std::move(event));
-        if (events.size() >= kEventsPerBatch) hand();
         return true;
       },
       [&](uint64_t done, uint64_t total) {
@@ -334,7 +338,7 @@ void ReplaySession::handleRead(const Request& request) {
   }
   if (undecodable > 0) {
     w.undecodable += undecodable;
-    emit problemFound(tr("%1: %2 recorded events could not be decoded (%3)")
+    emit problemFound(tr("%1: %2 recorded messages could not be decoded (%3)")
                           .arg(w.path)
                           .arg(undecodable)
                           .arg(QString::fromStdString(firstError)));
@@ -373,6 +377,7 @@ void ReplaySession::backfillLog(const Request& request) {
   if (newest.empty()) return;
   // Then their log rows, in order, through the converter as every replayed event.
   std::vector<transport::ReceivedEvent> events;
+  std::vector<transport::ReceivedEvent> batch;  // the events of one message
   const auto hand = [&] {
     std::lock_guard lock(stageMutex_);
     if (current()) ingest_.stageReplayed(events, true);
@@ -380,12 +385,13 @@ void ReplaySession::backfillLog(const Request& request) {
   };
   w.reader->forEachMessage(newest.top(), before - 1, [&](const transport::RecordedMessage& message) {
     if (!current()) return false;
-    transport::ReceivedEvent event;
-    if (!w.decoder->decode(message, event, nullptr)) return true;  // the window's read reports damage
-    event.source = w.keptApart(event.source);
+    if (!w.decoder->decode(message, batch, nullptr)) return true;  // the window's read reports damage
     messagesRead_.fetch_add(1, std::memory_order_relaxed);
-    events.push_back(std::move(event));
-    if (events.size() >= kEventsPerBatch) hand();
+    for (transport::ReceivedEvent& event : batch) {
+      event.source = w.keptApart(event.source);
+      events.push_back(std::move(event));
+      if (events.size() >= kEventsPerBatch) hand();
+    }
     return true;
   }, countChunks);
   chunksRead_.fetch_add(chunks, std::memory_order_relaxed);

@@ -28,7 +28,8 @@ struct RecordingInfo {
   QString path;
   int64_t startNs = 0;  // the first event's receive time, ns since the Unix epoch
   int64_t endNs = 0;    // the last event's
-  uint64_t events = 0;
+  uint64_t messages = 0;
+  uint64_t events = 0;  // as many as messages in a version-1 recording; 0 (unknown until read) in later ones
   uint64_t chunks = 0;
   bool indexed = false;  // closed cleanly (else it was scanned)
   QStringList problems;  // damage found on opening, each naming its byte offset

@@ -16,9 +16,9 @@
 
 // Recordings are MCAP files (https://mcap.dev/spec): zstd-compressed chunks, one channel per
 // event name with message encoding "msgpack", and a summary section with chunk indexes, message
-// indexes and statistics. Each MCAP message holds one event as a version-1 wire payload
-// (docs/wire-format.md), so a recording decodes like the live stream. docs/recording-format.md
-// describes the layout.
+// indexes and statistics. Each MCAP message holds a version-1 wire payload (docs/wire-format.md)
+// of one or more events, as it was received, so a recording decodes like the live stream.
+// docs/recording-format.md describes the layout and its versions.
 
 namespace livemon::transport {
 
@@ -40,6 +40,13 @@ inline constexpr std::size_t kMaxRecordingChannels = 65535;
 inline constexpr std::size_t kMaxRecordingTopicBytes = 4096;
 // Problems a reader lists; beyond, they are only counted (RecordingReader::unlistedProblems()).
 inline constexpr std::size_t kMaxRecordingProblems = 1000;
+
+// The recording format (docs/recording-format.md, "Versions"). Version 1 holds one event per
+// message; version 2 holds wire messages as they were received, a batch of events each. A
+// version-2 writer names its version in every channel's metadata, under kRecordingFormatKey;
+// channels without the key are version 1.
+inline constexpr int kRecordingFormatVersion = 2;
+inline constexpr std::string_view kRecordingFormatKey = "livemon.format";
 
 // Thread-safety: a plain value type.
 //
@@ -195,7 +202,18 @@ struct RecordedMessage {
   uint64_t logTimeNs = 0;
   uint64_t publishTimeNs = 0;
   std::string_view payload;  // valid during the callback only
+  // Where the message is: the file offset of its chunk's record, and the message record's offset
+  // among the chunk's uncompressed records. For naming damage inside a payload.
+  uint64_t chunkOffset = 0;
+  uint64_t offsetInChunk = 0;
 };
+
+// The format version of a channel: the number under kRecordingFormatKey in its metadata, 1 when
+// there is none (or it is not a number).
+int recordingFormatVersion(const RecordingChannel& channel) noexcept;
+// A recording's: the highest of its channels' (1 without channels). From version 2 on, a message
+// may hold several events, so RecordingSummary::messageCount is not the number of events.
+int recordingFormatVersion(const RecordingSummary& summary) noexcept;
 
 // Not thread-safe: one thread uses a reader; the stop flag may be set from any thread or a
 // signal handler.

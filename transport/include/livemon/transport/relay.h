@@ -63,6 +63,9 @@ struct RelayOptions {
   // are forwarded as they are but skipped here (RelayStats::captureSkipped). An exception the
   // callback throws is counted (callbackErrors) and forwarding goes on.
   std::function<void(std::string_view topic, const WireMessage& message)> onMessage;
+  // The same, with the payload frame as it arrived beside the decoded message: what a recorder
+  // stores (docs/recording-format.md). Called after onMessage when both are set.
+  std::function<void(std::string_view topic, std::string_view payload, const WireMessage& message)> onRawMessage;
   // The whole run for subscribers that join late: the relay keeps the event messages it
   // forwards, the newest within historyBytes (the oldest go first; a recording keeps them), and
   // answers history requests (docs/wire-format.md, "History") on `history`, which its heartbeats

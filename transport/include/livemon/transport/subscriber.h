@@ -35,6 +35,10 @@ struct SubscriberOptions {
   Clock* clock = nullptr;
   // The decoder's limits; messages beyond them are counted as oversized and skipped.
   WireLimits limits{};
+  // Hand each delivered event the message it arrived in (ReceivedEvent::message: its topic and
+  // payload frames as they arrived, a copy per message), when every event of that message is
+  // delivered: what a recorder stores (docs/recording-format.md).
+  bool keepMessages = false;
   // ZMQ_RCVHWM per endpoint, in messages (a message may carry thousands of events).
   int receiveHighWaterMark = 1000;
   // How soon a lost connection is retried (ZMQ_RECONNECT_IVL and ZMQ_RECONNECT_IVL_MAX).
