@@ -106,18 +106,11 @@ struct Relay::State {
   void* listen = nullptr;         // XSUB
   void* serve = nullptr;          // XPUB
   void* capture = nullptr;        // PUB: never blocks the proxy; a full queue drops the copy
-  void* captureReader = nullptr;  // SUB
   void* controlProxy = nullptr;   // PAIR, the proxy's end
   void* control = nullptr;        // PAIR, ours
   std::unique_ptr<detail::PeerGuard> guard;
   // Kept until the relay is destroyed, after its sockets close: stats() reads its count.
   std::unique_ptr<detail::SocketSecurity> security;
-  std::unique_ptr<PayloadPublisher> reporter;
-  // Worker thread only, with the counters below for stats(); null without history.
-  std::unique_ptr<detail::HistoryStore> history;
-  std::unique_ptr<detail::HistoryServer> historyServer;
-  std::string historyEndpoint;
-  detail::HistoryCounters historyCounters;
 
   mutable std::mutex controlMutex;
   bool proxyRunning = false;  // under controlMutex
@@ -133,10 +126,22 @@ struct Relay::State {
   std::thread proxyThread;
   std::thread workerThread;
 
-  // Worker thread only.
-  uint64_t statSequence = 0;
-  uint64_t heartbeatSequence = 0;
-  WireMessage scratch;
+  // Not thread-safe: one owner at a time; the worker thread's, once open() has made them (the
+  // history's counters are read for stats() under controlMutex).
+  //
+  // What the worker thread reads the proxy's copies with, and keeps and reports.
+  struct Worker {
+    void* captureReader = nullptr;  // SUB
+    std::unique_ptr<PayloadPublisher> reporter;
+    // Null without history.
+    std::unique_ptr<detail::HistoryStore> history;
+    std::unique_ptr<detail::HistoryServer> historyServer;
+    std::string historyEndpoint;
+    detail::HistoryCounters historyCounters;
+    uint64_t statSequence = 0;
+    uint64_t heartbeatSequence = 0;
+    WireMessage scratch;
+  } worker;
 
   void open();
   void closeAll();
@@ -197,20 +202,22 @@ void Relay::State::open() {
       endpoint = options.serve == kDefaultEndpoint ? std::string(kDefaultRelayHistoryEndpoint)
                                                    : detail::defaultHistoryEndpoint(serveEndpoint);
     }
-    history = std::make_unique<detail::HistoryStore>(options.historyBytes);
-    historyServer = std::make_unique<detail::HistoryServer>(context.get(), endpoint, options.limits, *security,
-                                                            options.historyArchive);
-    historyEndpoint = historyServer->endpoint();
+    worker.history = std::make_unique<detail::HistoryStore>(options.historyBytes);
+    worker.historyServer = std::make_unique<detail::HistoryServer>(context.get(), endpoint, options.limits,
+                                                                   *security, options.historyArchive);
+    worker.historyEndpoint = worker.historyServer->endpoint();
   }
 
-  if (options.onMessage || options.onRawMessage || history) {
+  if (options.onMessage || options.onRawMessage || worker.history) {
     capture = socket(ZMQ_PUB, "capture");
     detail::setIntOption(capture, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
     if (zmq_bind(capture, (base + "-capture").c_str()) != 0) detail::throwEndpointError("bind", base + "-capture", errno);
-    captureReader = socket(ZMQ_SUB, "capture");
-    detail::setIntOption(captureReader, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
-    if (zmq_setsockopt(captureReader, ZMQ_SUBSCRIBE, "", 0) != 0) detail::throwEndpointError("subscribe", base, errno);
-    if (zmq_connect(captureReader, (base + "-capture").c_str()) != 0) {
+    worker.captureReader = socket(ZMQ_SUB, "capture");
+    detail::setIntOption(worker.captureReader, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
+    if (zmq_setsockopt(worker.captureReader, ZMQ_SUBSCRIBE, "", 0) != 0) {
+      detail::throwEndpointError("subscribe", base, errno);
+    }
+    if (zmq_connect(worker.captureReader, (base + "-capture").c_str()) != 0) {
       detail::throwEndpointError("connect to", base + "-capture", errno);
     }
     // A copy is for recording or exporting the whole stream, not only what subscribers ask for:
@@ -225,15 +232,15 @@ void Relay::State::open() {
     PayloadPublisherOptions reporterOptions;
     reporterOptions.connect = {base + "-listen"};
     reporterOptions.linger = kReportLinger;
-    reporter = std::make_unique<PayloadPublisher>(reporterOptions);
+    worker.reporter = std::make_unique<PayloadPublisher>(reporterOptions);
   }
 }
 
 void Relay::State::closeAll() {
-  reporter.reset();
-  historyServer.reset();
+  worker.reporter.reset();
+  worker.historyServer.reset();
   guard.reset();  // before the socket it watches closes
-  for (void** s : {&listen, &serve, &capture, &captureReader, &controlProxy, &control}) closeSocket(*s);
+  for (void** s : {&listen, &serve, &capture, &worker.captureReader, &controlProxy, &control}) closeSocket(*s);
 }
 
 RelayStats Relay::State::query() const {
@@ -259,9 +266,9 @@ RelayStats Relay::State::query() const {
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
-  historyCounters.copyTo(stats);
+  worker.historyCounters.copyTo(stats);
   stats.curveRefused = security ? security->refusedCount(guard.get()) : 0;
-  if (historyServer) stats.historyRequests = historyServer->stats().requests;
+  if (worker.historyServer) stats.historyRequests = worker.historyServer->stats().requests;
   return stats;
 }
 
@@ -272,19 +279,19 @@ int Relay::State::drainCapture() {
   for (int i = 0; i < kCaptureBurst; ++i) {
     zmq_msg_t frame;
     zmq_msg_init(&frame);
-    if (zmq_msg_recv(&frame, captureReader, ZMQ_DONTWAIT) < 0) {
+    if (zmq_msg_recv(&frame, worker.captureReader, ZMQ_DONTWAIT) < 0) {
       zmq_msg_close(&frame);
       return i;
     }
     topic.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
     const bool more = zmq_msg_more(&frame) != 0;
     // A single frame is a subscription on its way up (or junk a publisher sent).
-    if (more && zmq_msg_recv(&frame, captureReader, 0) >= 0) {
+    if (more && zmq_msg_recv(&frame, worker.captureReader, 0) >= 0) {
       payload.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
       const bool extra = zmq_msg_more(&frame) != 0;
       zmq_msg_close(&frame);
       if (extra) {
-        discardRest(captureReader);
+        discardRest(worker.captureReader);
         captureSkipped.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
@@ -293,19 +300,20 @@ int Relay::State::drainCapture() {
       // from a fifth of a core to half of one, and cost the subscribers' throughput on two cores.
       const bool decode = options.onMessage || options.onRawMessage;
       if (topic.size() > options.limits.maxTopicBytes || payload.size() > options.limits.maxPayloadBytes ||
-          (decode && decodeMessage(topic, payload, options.limits, scratch) != DecodeStatus::Ok)) {
+          (decode && decodeMessage(topic, payload, options.limits, worker.scratch) != DecodeStatus::Ok)) {
         captureSkipped.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
       captured.fetch_add(1, std::memory_order_relaxed);
-      if (history && topic != kHeartbeatTopic) {
-        keep(topic, payload, decode && !scratch.events.empty() ? toWireTime(scratch.events.front().timestamp)
-                                                               : detail::HistoryStore::kUnknownTime);
+      if (worker.history && topic != kHeartbeatTopic) {
+        const auto& events = worker.scratch.events;
+        keep(topic, payload,
+             decode && !events.empty() ? toWireTime(events.front().timestamp) : detail::HistoryStore::kUnknownTime);
       }
       if (!decode) continue;
       try {
-        if (options.onMessage) options.onMessage(topic, scratch);
-        if (options.onRawMessage) options.onRawMessage(topic, payload, scratch);
+        if (options.onMessage) options.onMessage(topic, worker.scratch);
+        if (options.onRawMessage) options.onRawMessage(topic, payload, worker.scratch);
       } catch (...) {
         callbackErrors.fetch_add(1, std::memory_order_relaxed);
       }
@@ -318,16 +326,16 @@ int Relay::State::drainCapture() {
 
 void Relay::State::keep(std::string_view topic, const std::string& payload, int64_t firstEventNs) {
   try {
-    history->append(topic, std::make_shared<const std::string>(payload), firstEventNs,
+    worker.history->append(topic, std::make_shared<const std::string>(payload), firstEventNs,
                     toWireTime(std::chrono::system_clock::now()));
   } catch (const std::bad_alloc&) {
     return;  // not kept; forwarding goes on
   }
-  historyCounters.update(*history);
+  worker.historyCounters.update(*worker.history);
 }
 
 void Relay::State::report(MessageKind kind) {
-  if (!reporter) return;
+  if (!worker.reporter) return;
   if (kind == MessageKind::Heartbeat) {
     const RelayStats stats = query();
     Event event{std::string(kStatEventName), std::chrono::system_clock::now(), {}};
@@ -339,14 +347,15 @@ void Relay::State::report(MessageKind kind) {
     if (options.curve.enabled()) {
       event.data.emplace("livemon.relay.curve_refused.value", static_cast<double>(stats.curveRefused));
     }
-    reporter->send(kStatEventName, encodeEventsPayload(identity, statSequence++, kStatEventName, {event}));
+    worker.reporter->send(kStatEventName, encodeEventsPayload(identity, worker.statSequence++, kStatEventName, {event}));
   }
   PublisherCounters counters;
   counters.timestamp = std::chrono::system_clock::now();
   counters.interval = options.reportInterval;
-  counters.published = statSequence;
-  counters.dropped = reporter->unsentCount();
-  reporter->send(kHeartbeatTopic, encodeHeartbeatPayload(kind, identity, heartbeatSequence++, counters, historyEndpoint));
+  counters.published = worker.statSequence;
+  counters.dropped = worker.reporter->unsentCount();
+  worker.reporter->send(kHeartbeatTopic, encodeHeartbeatPayload(kind, identity, worker.heartbeatSequence++, counters,
+                                                                 worker.historyEndpoint));
 }
 
 void Relay::State::runWorker() {
@@ -359,28 +368,29 @@ void Relay::State::runWorker() {
     }
     const auto wait = std::min<SteadyClock::duration>(nextReport - SteadyClock::now(), kStopCheck);
     const long waitMs = std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(wait).count());
-    if (historyServer) {
+    if (worker.historyServer) {
       // Everything captured so far goes into the history before a request is answered: a
       // subscriber asks after a message that passed the proxy after its subscription, so what
       // it did not receive live is in the capture queue ahead of that message.
-      zmq_pollitem_t items[] = {{captureReader, 0, ZMQ_POLLIN, 0}, {historyServer->socket(), 0, ZMQ_POLLIN, 0}};
-      zmq_poll(items, 2, historyServer->answering() ? 0 : waitMs);
+      zmq_pollitem_t items[] = {{worker.captureReader, 0, ZMQ_POLLIN, 0},
+                                {worker.historyServer->socket(), 0, ZMQ_POLLIN, 0}};
+      zmq_poll(items, 2, worker.historyServer->answering() ? 0 : waitMs);
       while (drainCapture() == kCaptureBurst && !stopping.load(std::memory_order_relaxed)) {
       }
       try {
-        historyServer->serve(*history);
+        worker.historyServer->serve(*worker.history);
       } catch (const std::bad_alloc&) {
         // The answer waits for memory.
       }
-    } else if (captureReader != nullptr) {
-      zmq_pollitem_t item{captureReader, 0, ZMQ_POLLIN, 0};
+    } else if (worker.captureReader != nullptr) {
+      zmq_pollitem_t item{worker.captureReader, 0, ZMQ_POLLIN, 0};
       if (zmq_poll(&item, 1, waitMs) > 0) drainCapture();
     } else {
       // Nothing to read: the stop flag is checked at least every kStopCheck.
       std::this_thread::sleep_for(std::chrono::milliseconds(waitMs));
     }
   }
-  if (captureReader != nullptr) drainCapture();
+  if (worker.captureReader != nullptr) drainCapture();
   report(MessageKind::Goodbye);
 }
 
@@ -428,7 +438,7 @@ RelayStats Relay::stats() const { return state_->query(); }
 
 const std::string& Relay::listenEndpoint() const noexcept { return state_->listenEndpoint; }
 const std::string& Relay::serveEndpoint() const noexcept { return state_->serveEndpoint; }
-const std::string& Relay::historyEndpoint() const noexcept { return state_->historyEndpoint; }
+const std::string& Relay::historyEndpoint() const noexcept { return state_->worker.historyEndpoint; }
 const SourceInfo& Relay::identity() const noexcept { return state_->identity; }
 
 }  // namespace livemon::transport
