@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,164 +14,28 @@
 #include <tuple>
 #include <utility>
 
+#include "chunk_inflater.h"
 #include "mcap_format.h"
+#include "mcap_records.h"
+#include "recording_file.h"
 
 namespace livemon::transport {
 namespace {
 
-// Record headers are read through a cache of this many bytes, so walking small records costs no
-// system call each.
-constexpr std::size_t kBlockBytes = 64 * 1024;
-// zstd produces at most this much per call, so a stop request is seen within a few milliseconds.
-constexpr std::size_t kDecompressStepBytes = 4 << 20;
 // The longest compression name a chunk may give ("zstd", "lz4", "").
 constexpr std::size_t kMaxCompressionNameBytes = 32;
 // A Chunk record's fields before its records.
 constexpr uint64_t kChunkHeaderBytes = 8 + 8 + 8 + 4 + 4 + kMaxCompressionNameBytes + 8;
-// A Channel record: ids, a topic, an encoding and a little metadata (livemon writes none).
-constexpr std::size_t kMaxEncodingBytes = 64;
-constexpr std::size_t kMaxChannelMetadataBytes = 1024;
-constexpr uint64_t kMaxChannelRecordBytes =
-    2 + 2 + 4 + kMaxRecordingTopicBytes + 4 + kMaxEncodingBytes + 4 + kMaxChannelMetadataBytes;
 // Statistics and Chunk Index records hold a map entry per channel at most (10 bytes each).
 constexpr uint64_t kMaxSummaryRecordBytes = 1 << 20;
 
-std::string hexByte(uint8_t value) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", value);
-  return text;
-}
-
-std::string opcodeName(uint8_t op) {
-  switch (static_cast<mcap::Opcode>(op)) {
-    case mcap::Opcode::Header: return "Header";
-    case mcap::Opcode::Footer: return "Footer";
-    case mcap::Opcode::Schema: return "Schema";
-    case mcap::Opcode::Channel: return "Channel";
-    case mcap::Opcode::Message: return "Message";
-    case mcap::Opcode::Chunk: return "Chunk";
-    case mcap::Opcode::MessageIndex: return "Message Index";
-    case mcap::Opcode::ChunkIndex: return "Chunk Index";
-    case mcap::Opcode::Attachment: return "Attachment";
-    case mcap::Opcode::AttachmentIndex: return "Attachment Index";
-    case mcap::Opcode::Statistics: return "Statistics";
-    case mcap::Opcode::Metadata: return "Metadata";
-    case mcap::Opcode::MetadataIndex: return "Metadata Index";
-    case mcap::Opcode::SummaryOffset: return "Summary Offset";
-    case mcap::Opcode::DataEnd: return "Data End";
-  }
-  return "unknown record " + hexByte(op);
-}
-
-// "Chunk record", "unknown record 0x42".
-std::string recordName(uint8_t op) {
-  std::string name = opcodeName(op);
-  return name.rfind("unknown", 0) == 0 ? name : name + " record";
-}
-
 bool is(uint8_t op, mcap::Opcode opcode) { return op == static_cast<uint8_t>(opcode); }
 
-// `content` holds a whole Channel record's content (at most kMaxChannelRecordBytes).
-RecordingChannel parseChannel(mcap::ByteReader& r) {
-  RecordingChannel channel;
-  channel.id = r.u16();
-  r.u16();  // schema id
-  channel.topic = std::string(r.string("channel topic"));
-  if (channel.topic.size() > kMaxRecordingTopicBytes) {
-    r.fail("a channel topic of " + std::to_string(channel.topic.size()) + " bytes, longer than any event name (" +
-           std::to_string(kMaxRecordingTopicBytes) + ")");
-  }
-  channel.messageEncoding = std::string(r.string("message encoding"));
-  if (channel.messageEncoding.size() > kMaxEncodingBytes) r.fail("a message encoding name longer than any");
-  mcap::ByteReader metadata(r.string("channel metadata"), r.offset());
-  if (metadata.remaining() > kMaxChannelMetadataBytes) r.fail("more channel metadata than livemon reads");
-  while (metadata.remaining() > 0) {
-    std::string key(metadata.string("metadata key"));
-    channel.metadata[key] = std::string(metadata.string("metadata value"));
-  }
-  return channel;
-}
-
-// Not thread-safe: one reader's.
-//
-// The recording's bytes, read with pread(2) into bounded buffers: a file that shrinks while it is
-// read gives an error at the first byte that is gone (a mapping would raise SIGBUS).
-class File {
- public:
-  File() = default;
-  ~File() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  File(const File&) = delete;
-  File& operator=(const File&) = delete;
-
-  // Throws RecordingError naming `path`.
-  void open(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw RecordingError(path, std::nullopt, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd_, &st) != 0) throw RecordingError(path, std::nullopt, std::string("cannot stat: ") + std::strerror(errno));
-    if (!S_ISREG(st.st_mode)) throw RecordingError(path, std::nullopt, "not an MCAP recording: not a regular file");
-    size_ = static_cast<uint64_t>(st.st_size);
-  }
-
-  // The size when the file was opened.
-  uint64_t size() const noexcept { return size_; }
-
-  // Reads exactly `n` bytes at `offset` into `out`. Throws mcap::ParseError at the first byte
-  // that cannot be read.
-  void read(uint64_t offset, std::size_t n, std::string& out, RecordingReadStats& stats) {
-    if (readSome(offset, n, out, stats) < n) gone(offset + out.size());
-  }
-
-  // `n` (at most kBlockBytes) bytes at `offset`, through the block cache; valid until the next
-  // call. Throws mcap::ParseError like read().
-  std::string_view view(uint64_t offset, std::size_t n, RecordingReadStats& stats) {
-    if (offset < blockStart_ || offset - blockStart_ > block_.size() || block_.size() - (offset - blockStart_) < n) {
-      blockStart_ = offset;
-      const uint64_t want = std::max<uint64_t>(n, std::min<uint64_t>(kBlockBytes, size_ > offset ? size_ - offset : 0));
-      if (readSome(offset, static_cast<std::size_t>(want), block_, stats) < n) gone(offset + block_.size());
-    }
-    return std::string_view(block_).substr(static_cast<std::size_t>(offset - blockStart_), n);
-  }
-
- private:
-  std::size_t readSome(uint64_t offset, std::size_t n, std::string& out, RecordingReadStats& stats) {
-    out.resize(n);
-    std::size_t done = 0;
-    while (done < n) {
-      const ssize_t got = ::pread(fd_, out.data() + done, n - done, static_cast<off_t>(offset + done));
-      if (got < 0 && errno == EINTR) continue;
-      if (got < 0) {
-        const int error = errno;
-        out.resize(done);
-        throw mcap::ParseError{offset + done, std::string("cannot read: ") + std::strerror(error)};
-      }
-      if (got == 0) break;
-      done += static_cast<std::size_t>(got);
-    }
-    out.resize(done);
-    stats.bytesRead += done;
-    return done;
-  }
-
-  [[noreturn]] void gone(uint64_t at) const {
-    struct stat st {};
-    const bool known = ::fstat(fd_, &st) == 0;
-    // Bytes cached before the cut may have been read past it: name where the file ends now.
-    if (known && st.st_size >= 0 && static_cast<uint64_t>(st.st_size) < at) at = static_cast<uint64_t>(st.st_size);
-    throw mcap::ParseError{at, "the file ends here" +
-                                   (known ? " (it has " + std::to_string(st.st_size) + " bytes now, " +
-                                                std::to_string(size_) + " when it was opened)"
-                                          : std::string()) +
-                                   ": it was truncated while being read"};
-  }
-
-  int fd_ = -1;
-  uint64_t size_ = 0;
-  std::string block_;
-  uint64_t blockStart_ = 0;
-};
+using mcap::kMaxChannelRecordBytes;
+using mcap::parseChannel;
+using mcap::recordName;
+using mcap::File;
+using mcap::kBlockBytes;
 
 }  // namespace
 
@@ -190,14 +53,8 @@ struct RecordingReader::State {
   uint64_t unlisted = 0;
   RecordingReadStats stats;
   std::string storedBuffer;    // a Chunk record's content
-  std::string inflated;        // a chunk's records, decompressed
+  ChunkInflater inflater;      // a chunk's records, decompressed
   std::string recordBuffer;    // any other record's content
-  ZSTD_DCtx* zstd = nullptr;
-
-  State() = default;
-  ~State() { ZSTD_freeDCtx(zstd); }
-  State(const State&) = delete;
-  State& operator=(const State&) = delete;
 
   bool stopped() const noexcept { return stop != nullptr && stop->load(std::memory_order_relaxed); }
 
@@ -210,92 +67,6 @@ struct RecordingReader::State {
     }
     listed.emplace(offset, what);
     problems.push_back({offset, std::move(what)});
-  }
-
-  // Decompresses a zstd chunk into `records`, allocating only as zstd produces and never more
-  // than the header claims, which is itself checked against the stored size first.
-  std::string_view inflate(const RecordingChunk& chunk, std::string_view data, uint64_t dataOffset) {
-    const uint64_t claimed = chunk.uncompressedSize;
-    if (claimed > kMaxRecordingChunkBytes) {
-      throw mcap::ParseError{chunk.offset, "the chunk claims " + std::to_string(claimed) +
-                                               " bytes uncompressed, more than any recording chunk holds (" +
-                                               std::to_string(kMaxRecordingChunkBytes) + ")"};
-    }
-    if (claimed > kRecordingSmallChunkAllowance && claimed / kMaxRecordingCompressionRatio > data.size()) {
-      throw mcap::ParseError{chunk.offset, "the chunk claims " + std::to_string(claimed) + " bytes uncompressed from " +
-                                               std::to_string(data.size()) + " compressed, more than " +
-                                               std::to_string(kMaxRecordingCompressionRatio) +
-                                               " times as many: a decompression bomb or damage"};
-    }
-    // The frames' own sizes, where they give them, must agree with the header.
-    uint64_t framesHold = 0;
-    bool allKnown = true;
-    for (std::string_view rest = data; !rest.empty();) {
-      const std::size_t frame = ZSTD_findFrameCompressedSize(rest.data(), rest.size());
-      const unsigned long long holds = ZSTD_getFrameContentSize(rest.data(), rest.size());
-      if (ZSTD_isError(frame) || holds == ZSTD_CONTENTSIZE_ERROR) {
-        throw mcap::ParseError{dataOffset + (data.size() - rest.size()), "the chunk's records are not zstd data"};
-      }
-      if (holds == ZSTD_CONTENTSIZE_UNKNOWN) {
-        allKnown = false;
-      } else {
-        framesHold += std::min<uint64_t>(holds, kMaxRecordingChunkBytes + 1);
-      }
-      if (framesHold > claimed) break;
-      rest.remove_prefix(frame);
-    }
-    if (framesHold > claimed || (allKnown && framesHold != claimed)) {
-      throw mcap::ParseError{chunk.offset, "the chunk's zstd data says it holds " + std::to_string(framesHold) +
-                                               " bytes, its header " + std::to_string(claimed)};
-    }
-
-    if (zstd == nullptr) {
-      zstd = ZSTD_createDCtx();
-      if (zstd == nullptr) throw std::bad_alloc();
-    } else {
-      ZSTD_DCtx_reset(zstd, ZSTD_reset_session_only);
-    }
-    // A buffer that held a huge chunk is not kept for the small ones after it (nor is
-    // storedBuffer, in loadChunk).
-    if (inflated.capacity() > (uint64_t{64} << 20) && inflated.capacity() / 4 > claimed) std::string().swap(inflated);
-    inflated.clear();
-    ZSTD_inBuffer in{data.data(), data.size(), 0};
-    std::size_t produced = 0;
-    for (;;) {
-      if (stopped()) throw RecordingStopped(path, chunk.offset);
-      if (produced == inflated.size() && inflated.size() < claimed) {
-        inflated.resize(static_cast<std::size_t>(std::min<uint64_t>(claimed, std::max<uint64_t>(64 * 1024, 2 * inflated.size()))));
-      }
-      // Once the claimed bytes are there, a spare byte shows whether zstd has more.
-      char spare = 0;
-      ZSTD_outBuffer out = produced < inflated.size()
-                               ? ZSTD_outBuffer{inflated.data() + produced,
-                                                std::min(inflated.size() - produced, kDecompressStepBytes), 0}
-                               : ZSTD_outBuffer{&spare, 1, 0};
-      const std::size_t consumedBefore = in.pos;
-      const std::size_t left = ZSTD_decompressStream(zstd, &out, &in);
-      if (ZSTD_isError(left)) {
-        throw mcap::ParseError{dataOffset, std::string("chunk does not decompress: ") + ZSTD_getErrorName(left)};
-      }
-      if (out.dst == &spare) {
-        if (out.pos > 0) {
-          throw mcap::ParseError{chunk.offset, "the chunk decompresses to more than the " + std::to_string(claimed) +
-                                                   " bytes its header says"};
-        }
-      } else {
-        produced += out.pos;
-        stats.bytesDecompressed += out.pos;
-      }
-      if (left == 0 && in.pos == in.size) break;  // every frame decoded and flushed
-      if (out.pos == 0 && in.pos == consumedBefore) {
-        throw mcap::ParseError{dataOffset + data.size(), "the chunk's zstd data ends inside a frame"};
-      }
-    }
-    if (produced != claimed) {
-      throw mcap::ParseError{chunk.offset, "chunk decompresses to " + std::to_string(produced) +
-                                               " bytes, its header says " + std::to_string(claimed)};
-    }
-    return std::string_view(inflated).substr(0, produced);
   }
 
   // Loads the Chunk record at `offset` whose content has `length` bytes, checks its header
@@ -331,7 +102,7 @@ struct RecordingReader::State {
       if (data.size() != chunk.uncompressedSize) throw mcap::ParseError{dataOffset, "chunk size does not match its header"};
       result = data;
     } else if (chunk.compression == "zstd") {
-      result = inflate(chunk, data, dataOffset);
+      result = inflater.inflate(chunk, data, dataOffset, stop, path, stats);
     } else {
       throw mcap::ParseError{offset, "chunk compression '" + chunk.compression + "' is not supported"};
     }
