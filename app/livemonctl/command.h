@@ -32,10 +32,10 @@ int runCommand(std::string_view command, std::ostream& err, const std::function<
 // For main(): reports an exception that escaped `command` and returns kFailedExitCode.
 int reportUnexpected(std::string_view command, std::ostream& err, const std::exception& error);
 
-// Not thread-safe: one command's thread writes it.
-// A progress line on `err`, rewritten in place on a terminal (at most 5 times a second unless
-// forced); nothing when disabled, as when `err` is not a terminal. A line a command prints while
-// the status shows must begin with kClearStatusLine.
+// Not thread-safe: one owner at a time; one command's thread writes it. A progress line on `err`,
+// rewritten in place on a terminal (at most 5 times a second unless forced); nothing when disabled,
+// as when `err` is not a terminal. A line a command prints while the status shows must begin with
+// kClearStatusLine.
 class StatusLine {
  public:
   StatusLine(std::ostream& err, bool enabled) : err_(err), enabled_(enabled) {}

@@ -31,9 +31,9 @@ struct CommandContext {
 // The context of the running process: standard output and error, and whether each is a terminal.
 CommandContext processContext(const std::atomic<bool>& stop);
 
-// Not thread-safe: built, parsed and run on main()'s thread.
-// A command added to an app: its subcommand, and how to run it once the command line has been
-// parsed into the options `run` holds. Lives no longer than the app it was added to.
+// Not thread-safe: one owner at a time; built, parsed and run on main()'s thread. A command added
+// to an app: its subcommand, and how to run it once the command line has been parsed into the
+// options `run` holds. Lives no longer than the app it was added to.
 struct Command {
   CLI::App* cli = nullptr;
   std::function<int(const CommandContext&)> run;

@@ -15,6 +15,8 @@ namespace livemon::livemonctl {
 // "-<rank>" appended. A "*" port stays "*".
 std::string rankEndpoint(const std::string& endpoint, int64_t rank);
 
+// Thread-safety: a plain value type.
+//
 // One rank's share of a synchronous training step.
 struct RankStepTimes {
   double computeMs = 0;    // forward and backward of its own batch

@@ -53,12 +53,12 @@ std::string printableText(std::string_view text);
 // The same between double quotes (a JSON string literal that is also safe to print).
 std::string quotedPrintableText(std::string_view text);
 
-// Not thread-safe: one command's loop calls check().
-// Tells once per endpoint, on `err`, that nothing at all (not even a heartbeat) has come from it
-// `after` the command started: "livemonctl tail: nothing received from EP yet; is a publisher
-// running there?". A user who connects to the wrong port otherwise waits in silence. An `after`
-// of 0 turns it off. A refused connection is told at once, with its reason, instead:
-// "livemonctl tail: tcp://head:5555: the publisher requires CURVE: ...".
+// Not thread-safe: one owner at a time; one command's loop calls check(). Tells once per endpoint,
+// on `err`, that nothing at all (not even a heartbeat) has come from it `after` the command
+// started: "livemonctl tail: nothing received from EP yet; is a publisher running there?". A user
+// who connects to the wrong port otherwise waits in silence. An `after` of 0 turns it off. A
+// refused connection is told at once, with its reason, instead: "livemonctl tail: tcp://head:5555:
+// the publisher requires CURVE: ...".
 class QuietEndpointNotice {
  public:
   QuietEndpointNotice(std::string_view command, const Clock& clock, std::chrono::milliseconds after);

@@ -11,6 +11,7 @@ namespace livemon::livemonctl {
 
 enum class ExportFormat { JsonLines, Csv };
 
+// Thread-safety: a plain value type.
 struct ExportOptions {
   std::string path{};
   ExportFormat format = ExportFormat::JsonLines;

@@ -8,6 +8,7 @@
 // `livemonctl info`: what a recording holds.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct InfoOptions {
   std::string path{};
   bool json = false;

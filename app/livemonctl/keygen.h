@@ -8,6 +8,7 @@
 // it to the other side) and NAME.key_secret (readable by its owner only).
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct KeygenOptions {
   std::string name;       // a file name without '/', not starting with '.'
   std::string dir = ".";  // where the files go (it must exist)

@@ -17,6 +17,7 @@
 // window, for finding a straggler from a terminal (a `top` of ranks).
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct RanksOptions {
   std::vector<std::string> endpoints{std::string(transport::kDefaultEndpoint)};
   std::string stat{kDefaultRankScoreKey};  // the value key scored (RankScorerOptions::key)

@@ -13,6 +13,7 @@
 // `livemonctl record`: records what publishers send into an MCAP file.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct RecordOptions {
   std::vector<std::string> endpoints{std::string(transport::kDefaultEndpoint)};
   std::string output{};

@@ -18,6 +18,7 @@
 // passes through.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct RelayCommandOptions {
   std::string listen{transport::kDefaultRelayListenEndpoint};  // publishers connect here
   std::string serve{transport::kDefaultEndpoint};              // subscribers connect here

@@ -15,6 +15,7 @@
 // What `livemonctl relay --record DIR` writes: the relayed stream in MCAP files, rotated.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct RelayRecorderOptions {
   std::filesystem::path dir;
   uint64_t rotateBytes = 256ull * 1024 * 1024;  // a file is closed once it holds this much
@@ -22,8 +23,8 @@ struct RelayRecorderOptions {
   Clock* clock = nullptr;  // nullptr: livemon::systemClock(); names and rotation follow it
 };
 
-// Not thread-safe: one thread writes (the relay's worker), and the owner reads or closes it only
-// after that thread stopped.
+// Not thread-safe: one owner at a time; one thread writes (the relay's worker), and the owner reads
+// or closes it only after that thread stopped.
 //
 // Writes the event messages it is given into MCAP files in `dir` named relay-<UTC time>.mcap
 // (relay-<UTC time>-<n>.mcap when that name is taken), each as it arrived (its payload bytes, a

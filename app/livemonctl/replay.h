@@ -16,6 +16,7 @@
 // `livemonctl replay`: republishes a recording as its publishers sent it.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct ReplayOptions {
   std::string path{};
   std::string endpoint{transport::kDefaultEndpoint};
@@ -35,11 +36,12 @@ struct ReplayOptions {
   transport::CurveOptions curve;
 };
 
-// Not thread-safe: a plain value type.
-// The waits of a replay. Each message is due `gap / speed` after the one before it, where `gap`
-// is the difference of their log times: never negative (a message logged earlier than the one
-// before it is due at once) and never more than `maxGap`. What a recording claims cannot make a
-// replay wait for years, and no arithmetic here overflows.
+// Thread-safety: a plain value type.
+//
+// The waits of a replay. Each message is due `gap / speed` after the one before it, where `gap` is
+// the difference of their log times: never negative (a message logged earlier than the one before
+// it is due at once) and never more than `maxGap`. What a recording claims cannot make a replay
+// wait for years, and no arithmetic here overflows.
 class ReplayPacer {
  public:
   // Throws std::invalid_argument when `speed` is not a positive finite number or maxGap < 0.

@@ -7,6 +7,8 @@
 // The numbers a plausible training run produces, for `livemonctl demo` and its ranks.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
+//
 // The numbers of one simulated training step.
 struct TrainingStep {
   int64_t step = 0;
@@ -19,6 +21,8 @@ struct TrainingStep {
   double memoryGb = 0;          // a gauge: a slow sawtooth with noise
 };
 
+// Thread-safety: a plain value type.
+//
 // An evaluation at the end of an epoch.
 struct EvalResult {
   int64_t epoch = 0;
@@ -27,8 +31,8 @@ struct EvalResult {
   double loss = 0;
 };
 
-// Not thread-safe: one job belongs to one thread.
-// Generates the numbers of a plausible training run; deterministic for a given seed.
+// Not thread-safe: one owner at a time; one job belongs to one thread. Generates the numbers of a
+// plausible training run; deterministic for a given seed.
 class SyntheticTrainingJob {
  public:
   SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, int64_t batchSize = 64);

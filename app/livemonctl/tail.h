@@ -15,6 +15,7 @@
 // `livemonctl tail`: prints what publishers send, readably or as JSON lines.
 namespace livemon::livemonctl {
 
+// Thread-safety: a plain value type.
 struct TailOptions {
   std::vector<std::string> endpoints{std::string(transport::kDefaultEndpoint)};
   std::vector<std::string> filters;  // event-name prefixes; empty prints every event

@@ -22,6 +22,7 @@ inline constexpr int kAlertExitCode = 3;
 // What watch applies when no rule is given.
 inline const std::vector<std::string> kDefaultWatchRules{"nan", "silent", "loss"};
 
+// Thread-safety: a plain value type.
 struct WatchOptions {
   std::vector<std::string> endpoints{std::string(transport::kDefaultEndpoint)};
   std::vector<std::string> rules;  // alert_rules.h's texts; empty: kDefaultWatchRules

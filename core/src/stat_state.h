@@ -18,8 +18,8 @@
 
 namespace livemon::detail {
 
-// Thread-safe. Lock order: closeMutex_, then lock_; resultMutex_ on its own. No lock is held
-// while handlers run.
+// Thread-safe: every member, from any thread. Lock order: closeMutex_, then lock_; resultMutex_ on
+// its own. No lock is held while handlers run.
 //
 // The shared state behind a Stat. The window scheduler holds it weakly, so a window closing on
 // the scheduler's thread keeps it alive while the Stat object itself is destroyed.

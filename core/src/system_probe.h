@@ -23,6 +23,8 @@ std::optional<uint64_t> parseResidentPages(std::string_view text);
 // MemAvailable exceeds MemTotal.
 std::optional<uint64_t> parseHostMemoryUsedBytes(std::string_view text);
 
+// Thread-safety: a plain value type.
+//
 // One GPU's reading; a field NVML would not give is unset.
 struct GpuReading {
   std::optional<double> utilPercent;
@@ -31,7 +33,7 @@ struct GpuReading {
   std::optional<double> powerWatts;
 };
 
-// Not thread-safe: one sampler uses it, one read at a time.
+// Not thread-safe: one owner at a time; one sampler uses it, one read at a time.
 //
 // NVML loaded with dlopen(): the functions livemon calls, declared here from NVML's C API so
 // that nothing of CUDA is needed to build. A library that is missing, lacks a function or fails

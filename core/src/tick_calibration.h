@@ -38,7 +38,7 @@ struct TickMapping {
   int64_t toSteadyNs(int64_t ticks) const noexcept;
 };
 
-// Not thread-safe: its owner serialises every call.
+// Not thread-safe: one owner at a time; its owner serialises every call.
 //
 // Converts ticks of a fast counter into steady_clock nanoseconds.
 //

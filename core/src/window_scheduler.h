@@ -17,7 +17,7 @@ namespace livemon::detail {
 
 class StatState;
 
-// Thread-safe.
+// Thread-safe: every member, from any thread.
 //
 // Closes Stat windows when they end. Each Stat with an open, non-empty window has one entry
 // here, keyed by the window's end on the clock's monotonic axis.

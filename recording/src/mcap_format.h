@@ -44,7 +44,7 @@ inline uint32_t crc32(std::string_view bytes, uint32_t crc = 0) noexcept {
   return static_cast<uint32_t>(crc32_z(crc, reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
 }
 
-// Not thread-safe: appends to one string. Writes little-endian fields.
+// Not thread-safe: one owner at a time; appends to one string. Writes little-endian fields.
 class ByteWriter {
  public:
   explicit ByteWriter(std::string& out) : out_(out) {}
@@ -94,7 +94,7 @@ struct ParseError {
   std::string what;
 };
 
-// Not thread-safe: reads one span.
+// Not thread-safe: one owner at a time; reads one span.
 //
 // Reads little-endian fields from a span of the file, checking every bound. `base` is the span's
 // offset in the file, for error messages.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Checks that the comment above every class and struct of the dashboard (ui/) starts with its
-threading contract, in one of the wordings ui/README.md lists (a qualification may follow it, after
-a full stop, a comma, a colon or in brackets):
+"""Checks that the comment above every class and struct of livemon's libraries, the dashboard (ui/)
+and app/ starts with its threading contract, in one of the wordings ui/README.md lists (a
+qualification may follow it, after a full stop, a comma, a colon, a semicolon or in brackets):
 
   Thread-safe: <which members, from which threads>
   GUI thread only
@@ -9,8 +9,8 @@ a full stop, a comma, a colon or in brackets):
   Immutable after construction: any thread
   Thread-safety: a plain value type
 
-Checked: the classes and structs at namespace scope of every header under ui/, and those nested in
-a public section (a private helper type falls under its class's contract).
+Checked: the classes and structs at namespace scope of every header under the folders of CHECKED,
+and those nested in a public section (a private helper type falls under its class's contract).
 
 usage: check_threading_comments.py SOURCE_ROOT | --self-test
 Prints each offending type as FILE:LINE: NAME: reason and exits 1 if there is any.
@@ -29,8 +29,8 @@ WORDINGS = [
     "Immutable after construction: any thread",
     "Thread-safety: a plain value type",
 ]
-QUALIFIER = re.compile(r"$|[.,:]|\s\(")
-CHECKED = ["ui"]
+QUALIFIER = re.compile(r"$|[.,:;]|\s\(")
+CHECKED = ["core", "wire", "transport", "recording", "exporters", "analysis", "ui", "app"]
 
 TYPE = re.compile(r"^\s*(?:template\s*<[^>]*>\s*)?(class|struct)\s+(\w+)\b[^;]*$")
 ACCESS = re.compile(r"^\s*(public|protected|private)\s*:")
@@ -38,6 +38,8 @@ ACCESS = re.compile(r"^\s*(public|protected|private)\s*:")
 
 def comment_above(lines, index):
     """The comment lines right above lines[index], first to last, without their slashes."""
+    if index > 0 and lines[index - 1].strip().startswith("template"):
+        index -= 1  # the comment stands above the template's head
     start = index
     while start > 0 and lines[start - 1].strip().startswith("//"):
         start -= 1

@@ -28,8 +28,8 @@ struct HistoryServerStats {
   uint64_t malformed = 0;  // requests that were not valid
 };
 
-// Not thread-safe: owned by the thread that owns the HistoryStore it serves (a publisher's I/O
-// thread, a relay's worker); stats() may be read from any thread.
+// Not thread-safe: one owner at a time; owned by the thread that owns the HistoryStore it serves (a
+// publisher's I/O thread, a relay's worker); stats() may be read from any thread.
 //
 // Answers history requests (docs/wire-format.md, "History") on a ROUTER socket of its own, so a
 // request never touches the threads that log events. An answer is the stored messages, oldest

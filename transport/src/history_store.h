@@ -15,7 +15,8 @@
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
 
-// Not thread-safe: owned by one thread (a publisher's I/O thread, a relay's worker).
+// Not thread-safe: one owner at a time; owned by one thread (a publisher's I/O thread, a relay's
+// worker).
 //
 // The event messages a source sent, as sent (topic and payload bytes), oldest first, within a
 // byte bound: appending beyond it drops the oldest. What a late subscriber asks for to see the

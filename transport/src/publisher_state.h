@@ -40,8 +40,8 @@ inline constexpr std::size_t kRecordNameHeader = 3;
 // and the atomic counters; the socket and the members after "I/O thread only" belong to the I/O
 // thread; `wake` wakes the I/O thread from its sleep (see WakeSignal).
 struct Publisher::State {
-  // Not thread-safe: owned by the I/O thread. One topic's pending batch and its next sequence
-  // number.
+  // Not thread-safe: one owner at a time; owned by the I/O thread. One topic's pending batch and
+  // its next sequence number.
   struct Batch {
     std::string name;
     std::string body;   // concatenated event entries
@@ -50,7 +50,8 @@ struct Publisher::State {
     uint32_t count = 0;
     uint64_t nextSequence = 0;
   };
-  // Not thread-safe: owned by the I/O thread. The pending batch of each topic, by name.
+  // Not thread-safe: one owner at a time; owned by the I/O thread. The pending batch of each topic,
+  // by name.
   struct BatchTable {
     Batch& operator[](std::string_view name) {
       auto found = index.find(std::string(name));
@@ -77,6 +78,8 @@ struct Publisher::State {
              droppedAtShutdown.load(std::memory_order_relaxed);
     }
   };
+  // Thread-safety: a plain value type.
+  //
   // Thread-safe, as Stat is. The publisher's counters as Stats (PublisherOptions::statName); all
   // null when off, curveRefused without CURVE.
   struct OwnStats {

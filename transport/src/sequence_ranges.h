@@ -8,7 +8,7 @@
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
 
-// Thread-compatible: a plain value type.
+// Thread-safety: a plain value type.
 //
 // The sequence numbers of one source's topic delivered so far, as a few disjoint ranges. A single
 // "next expected" number would let one message silence the topic: anyone can send a source's
@@ -30,6 +30,7 @@ class SequenceRanges {
     Restart,    // too far from every number delivered to be believed: a new numbering
     Before,     // below all numbers delivered, not too far: late numbers (a second path, a late join)
   };
+  // Thread-safety: a plain value type.
   struct Verdict {
     Kind kind = Kind::First;
     uint64_t missingFrom = 0;  // Gap: the first number that did not come

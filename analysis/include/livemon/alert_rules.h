@@ -65,6 +65,8 @@ inline constexpr uint32_t kMaxAlertConsecutive = 1'000'000;
 inline constexpr std::chrono::milliseconds kMinSilentAfter{1};
 inline constexpr std::chrono::milliseconds kMaxSilentAfter{std::chrono::hours(24 * 7)};
 
+// Thread-safety: a plain value type.
+//
 // Where and why a rule's text was refused.
 struct AlertRuleError {
   std::size_t position = 0;  // byte offset into the text as given
@@ -104,6 +106,7 @@ struct Alert {
   std::optional<int64_t> step;  // the event's step (statedStep); none for silence and loss
 };
 
+// Thread-safety: a plain value type.
 struct AlertEngineOptions {
   // Measures silence and stamps silence alerts; nullptr means livemon::systemClock(). Must outlive
   // the engine.
@@ -122,6 +125,7 @@ struct AlertEngineOptions {
   std::chrono::milliseconds lossQuiet{10000};
 };
 
+// Thread-safety: a plain value type.
 struct AlertEngineStats {
   uint64_t alerts = 0;
   std::size_t states = 0;
@@ -130,8 +134,9 @@ struct AlertEngineStats {
   uint64_t sourcesForgotten = 0;
 };
 
-// Not thread-safe: one thread at a time (a dashboard's GUI or ingest thread, a command's loop).
-// Applies rules to what a subscriber sees and appends each alert to the caller's vector.
+// Not thread-safe: one owner at a time; one thread at a time (a dashboard's GUI or ingest thread, a
+// command's loop). Applies rules to what a subscriber sees and appends each alert to the caller's
+// vector.
 //
 // Each rule alerts once per crossing and source: "nan" once per key until that key is finite
 // again; a threshold when the N-th value in a row crosses, then not until a value does not;

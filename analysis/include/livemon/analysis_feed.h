@@ -24,7 +24,7 @@ struct FedAlert {
   std::shared_ptr<const std::string> endpoint;
 };
 
-// Not thread-safe: one thread, the one that polls the Subscriber.
+// Not thread-safe: one owner at a time; one thread, the one that polls the Subscriber.
 //
 // Feeds an AlertEngine, a RankScorer or both with what a Subscriber delivers: events, sequence
 // gaps and goodbyes through callbacks(), and after each poll the subscriber's source table

@@ -29,6 +29,7 @@ enum class RankScoreDirection : uint8_t {
   HigherIsFaster,  // a rate (samples/s): score = value / median
 };
 
+// Thread-safety: a plain value type.
 struct RankScorerOptions {
   std::string key{kDefaultRankScoreKey};  // a value key, as value_key.h names it
   RankScoreDirection direction = RankScoreDirection::LowerIsFaster;
@@ -79,6 +80,7 @@ struct RankWindow {
   std::vector<int64_t> flagged;  // ascending
 };
 
+// Thread-safety: a plain value type.
 struct RankScorerStats {
   std::size_t runs = 0;
   std::size_t ranks = 0;
@@ -87,8 +89,8 @@ struct RankScorerStats {
   uint64_t forgotten = 0;  // ranks forgotten after forgetAfter, or said goodbye
 };
 
-// Not thread-safe: one thread at a time (a dashboard's GUI or ingest thread, a command's loop).
-// Groups ranked sources by run and scores them per window; see RankScorerOptions.
+// Not thread-safe: one owner at a time; one thread at a time (a dashboard's GUI or ingest thread, a
+// command's loop). Groups ranked sources by run and scores them per window; see RankScorerOptions.
 //
 // The caller decides the windows: evaluate() closes one for every run from each rank's latest
 // value, so publishers whose Stat windows close at different moments (each on its own monotonic

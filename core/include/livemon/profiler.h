@@ -25,7 +25,7 @@ enum class ProfilerAction {
 // "NONE" "WARMUP" "RECORD" "RECORD_AND_SAVE"
 std::string_view profilerActionName(ProfilerAction action) noexcept;
 
-// Thread-safety: a value type; operator() is const.
+// Thread-safety: a plain value type; operator() is const.
 //
 // torch.profiler.schedule: skip the first `skipFirst` steps, then cycles of `wait` steps of
 // None, `warmup` of Warmup and `active` of Record, the last of which is RecordAndSave.
@@ -126,9 +126,9 @@ struct ProfilerOptions {
   bool recordSteps = true;
 };
 
-// Not thread-safe: start(), step(), stop() and the destructor are called from one thread (the
-// training loop). Ranges may be recorded on any thread meanwhile. One Profiler runs at a time
-// in a process; start() throws std::logic_error while another runs.
+// Not thread-safe: one owner at a time; start(), step(), stop() and the destructor are called from
+// one thread (the training loop). Ranges may be recorded on any thread meanwhile. One Profiler runs
+// at a time in a process; start() throws std::logic_error while another runs.
 //
 // Drives the schedule: which steps record ranges, and when a recorded trace is handed over.
 class Profiler {

@@ -5,7 +5,8 @@
 
 namespace livemon {
 
-// Not thread-safe: one thread at a time uses a sketch (a Stat's is guarded by the Stat's lock).
+// Not thread-safe: one owner at a time; one thread at a time uses a sketch (a Stat's is guarded by
+// the Stat's lock).
 //
 // A mergeable quantile sketch with a fixed relative error.
 //

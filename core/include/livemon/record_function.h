@@ -53,8 +53,8 @@ class RangeName {
   mutable std::atomic<uint32_t> id_{0};
 };
 
-// Not thread-safe: a RecordFunction is opened and closed on one thread. Any number of threads
-// may open ranges at once, and ranges nest.
+// Not thread-safe: one owner at a time; a RecordFunction is opened and closed on one thread. Any
+// number of threads may open ranges at once, and ranges nest.
 //
 // A labelled range of CPU time: from construction to destruction, on the constructing thread.
 //

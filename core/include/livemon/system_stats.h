@@ -16,6 +16,8 @@
 // LIVEMON_SYSTEM_STATS=1.
 namespace livemon {
 
+// Thread-safety: a plain value type.
+//
 // The Stats, each "<prefix>.<name>" (prefix "system" by default), one sample per period:
 //   cpu_percent                 value mean max   the process's CPU time over wall time; 100 = one core
 //   rss_bytes                   value max        the process's resident memory

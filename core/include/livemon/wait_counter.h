@@ -21,7 +21,7 @@ struct WaitCounterTotals {
   std::chrono::nanoseconds maxTime{0};       // longest finished wait
 };
 
-// Not thread-safe: one guard belongs to one thread at a time. Move-only.
+// Not thread-safe: one owner at a time; one guard belongs to one thread at a time. Move-only.
 //
 // Measures one wait, from WaitCounter::start() until stop() or destruction, whichever comes
 // first.

@@ -17,7 +17,7 @@ namespace livemon::detail {
 // come out as "nan", "inf" and "-inf" (not JSON: JsonWriter::number() spells them as strings).
 void appendExactDouble(std::string& out, double value);
 
-// Not thread-safe: one writer builds one document on one thread.
+// Not thread-safe: one owner at a time; one writer builds one document on one thread.
 //
 // Writes one JSON value, usually an object, into a string, token by token:
 //

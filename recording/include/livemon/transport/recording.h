@@ -91,7 +91,7 @@ struct RecordingWriterOptions {
   Clock* clock = nullptr;
 };
 
-// Not thread-safe: one thread writes.
+// Not thread-safe: one owner at a time; one thread writes.
 //
 // Writes an MCAP recording. Every chunk reaches the operating system (write(2)) as soon
 // as it is complete, so a process killed afterwards leaves it readable. A write that fails (disk
@@ -215,8 +215,8 @@ int recordingFormatVersion(const RecordingChannel& channel) noexcept;
 // may hold several events, so RecordingSummary::messageCount is not the number of events.
 int recordingFormatVersion(const RecordingSummary& summary) noexcept;
 
-// Not thread-safe: one thread uses a reader; the stop flag may be set from any thread or a
-// signal handler.
+// Not thread-safe: one owner at a time; one thread uses a reader; the stop flag may be set from any
+// thread or a signal handler.
 //
 // Reads an MCAP recording, including one cut off by a crash.
 //

@@ -8,7 +8,8 @@
 
 namespace livemon::transport {
 
-// Not thread-safe: the thread that answers history requests (a relay's worker) reads it.
+// Not thread-safe: one owner at a time; the thread that answers history requests (a relay's worker)
+// reads it.
 //
 // A relay's history older than it holds in memory, from the MCAP recordings it writes of what it
 // forwards (`livemonctl relay --record DIR`): RelayOptions::historyArchive. Read a piece of a few

@@ -13,6 +13,7 @@
 
 namespace livemon::transport {
 
+// Thread-safety: a plain value type.
 struct PayloadPublisherOptions {
   // Endpoints to bind and to connect to (at least one in all). Port "*" binds a free port;
   // PayloadPublisher::endpoints() tells which.
@@ -32,6 +33,8 @@ struct PayloadPublisherOptions {
   CurveOptions curve;
 };
 
+// Thread-safety: a plain value type.
+//
 // Counters of one PayloadPublisher.
 struct PayloadPublisherStats {
   uint64_t sent = 0;    // messages handed to the socket
@@ -40,8 +43,8 @@ struct PayloadPublisherStats {
   uint64_t curveRefused = 0;             // CURVE subscribers refused: not in curve.allow, no CURVE, wrong server key
 };
 
-// Not thread-safe: one thread at a time calls its members; stats() and the counts may be read from
-// any thread.
+// Not thread-safe: one owner at a time; one thread at a time calls its members; stats() and the
+// counts may be read from any thread.
 //
 // Sends messages that are already encoded (a topic and a payload, docs/wire-format.md) to
 // subscribers, under whatever identity each payload carries: what a replay of a recording or a

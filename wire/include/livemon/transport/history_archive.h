@@ -16,8 +16,8 @@ struct HistoryMessage {
   int64_t keptNs = 0;        // when it was kept (wall clock, wire time)
 };
 
-// Not thread-safe: the thread that answers history requests (a relay's worker) reads it; each
-// answer keeps its place in a Cursor of its own.
+// Not thread-safe: one owner at a time; the thread that answers history requests (a relay's worker)
+// reads it; each answer keeps its place in a Cursor of its own.
 //
 // History older than a relay holds in memory: where the messages went that the relay dropped to
 // stay within RelayOptions::historyBytes (docs/wire-format.md, "History"). Transport only asks;
@@ -25,6 +25,8 @@ struct HistoryMessage {
 // `livemonctl relay --record DIR` writes.
 class HistoryArchive {
  public:
+  // Thread-safety: a plain value type.
+  //
   // Where an answer is in the archive; default-constructed at its start.
   struct Cursor {
     std::shared_ptr<void> state;

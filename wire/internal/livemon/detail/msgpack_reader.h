@@ -20,7 +20,7 @@ struct DecodeFailure {
   std::string message;
 };
 
-// Not thread-safe: reads one buffer.
+// Not thread-safe: one owner at a time; reads one buffer.
 class MsgpackReader {
  public:
   enum class Type { Nil, Bool, Int, Float, Str, Bin, Array, Map, Ext };

@@ -11,7 +11,7 @@
 // value, so 1.0 stays a double on the wire.
 namespace livemon::transport::detail {
 
-// Not thread-safe: appends to one string.
+// Not thread-safe: one owner at a time; appends to one string.
 class MsgpackWriter {
  public:
   explicit MsgpackWriter(std::string& out) noexcept : out_(out) {}
