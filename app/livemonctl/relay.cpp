@@ -1,5 +1,7 @@
 #include <livemonctl/relay.h>
 
+#include <sys/resource.h>
+
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -40,6 +42,16 @@ void publishRelayCounters(transport::MetricsExporter& metrics, const transport::
   }
 }
 
+// Every publisher connection takes a descriptor: the soft limit (often 1024) goes up to the hard one,
+// so 1024 ranks and more fit beside the subscribers, the history and the recording.
+void raiseDescriptorLimit() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur < limit.rlim_max) {
+    limit.rlim_cur = limit.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+}
+
 int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
   if (options.rotateMb < 1) throw std::invalid_argument("--rotate-mb must be at least 1");
   if (!(options.rotateMinutes > 0)) throw std::invalid_argument("--rotate-minutes must be positive");
@@ -73,11 +85,14 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
     }
   }
 
+  raiseDescriptorLimit();
   transport::RelayOptions relayOptions;
   relayOptions.listen = options.listen;
   relayOptions.serve = options.serve;
   relayOptions.upstream = options.upstream;
   relayOptions.highWaterMark = options.highWaterMark;
+  relayOptions.maxQueuedBytes = static_cast<std::size_t>(options.maxQueuedMb) * 1024 * 1024;
+  relayOptions.maxPublisherConnections = options.maxPublishers;
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
   // What the history drops is answered from the recordings.
@@ -123,11 +138,22 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   out << "forwarded " << stats.downMessages << " messages (" << humanBytes(stats.downBytes) << ") from publishers and "
       << stats.upMessages << " subscription messages" << std::endl;
   if (stats.curveRefused > 0) out << "refused " << stats.curveRefused << " CURVE peers not in the allow list" << std::endl;
+  if (stats.queueDropped > 0) out << "dropped " << stats.queueDropped << " messages beyond --max-queued-mb" << std::endl;
+  if (stats.publishersRefused > 0) {
+    out << "reset " << stats.publishersRefused << " publisher connections beyond --max-publishers" << std::endl;
+  }
+  if (stats.upRefused + stats.downRefused > 0) {
+    out << "dropped " << stats.upRefused << " messages from subscribers that were not subscriptions and "
+        << stats.downRefused << " malformed ones from publishers" << std::endl;
+  }
   if (recorder) {
     recorder->close();
     out << "recorded " << recorder->eventCount() << " events in " << recorder->files().size() << " file"
         << (recorder->files().size() == 1 ? "" : "s") << " in " << options.recordDir;
     if (recorder->droppedCount() > 0) out << "; " << recorder->droppedCount() << " events not recorded (too many names)";
+    if (recorder->unrecordedCount() > 0) {
+      out << "; " << recorder->unrecordedCount() << " events not recorded while no file could be written";
+    }
     out << std::endl;
     if (!recorder->failure().empty()) {
       commandMessage(err, kCommand) << recorder->failure() << '\n';
@@ -152,7 +178,7 @@ Command addRelayCommand(CLI::App& app) {
   const auto parsed = std::make_shared<Parsed>();
   RelayCommandOptions& relay = parsed->relay;
   CLI::App* command = app.add_subcommand(
-      "relay", "Forward what publishers send to subscribers, through ZeroMQ's proxy; relays chain (--upstream)");
+      "relay", "Forward what publishers send to subscribers, and only subscriptions back; relays chain (--upstream)");
   command->add_option("--listen", relay.listen, "Endpoint to bind for publishers (they connect to it)")
       ->option_text("EP")
       ->capture_default_str();
@@ -165,6 +191,16 @@ Command addRelayCommand(CLI::App& app) {
                       "Messages queued per connection each way; a subscriber that falls further behind misses messages")
       ->option_text("N")
       ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  command->add_option("--max-queued-mb", relay.maxQueuedMb,
+                      "MiB a subscriber that stops reading may make the relay hold (all together: 4 times this); "
+                      "messages beyond are dropped")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1024 * 1024}))
+      ->capture_default_str();
+  command->add_option("--max-publishers", relay.maxPublishers,
+                      "Publisher connections to --listen; the newest beyond is reset")
+      ->option_text("N")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}))
       ->capture_default_str();
   command->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, named by their start time")
       ->option_text("DIR");

@@ -24,6 +24,8 @@ struct RelayCommandOptions {
   std::string serve{transport::kDefaultEndpoint};              // subscribers connect here
   std::vector<std::string> upstream;                           // other relays' listen endpoints
   int highWaterMark = 10000;  // messages queued per connection each way (RelayOptions::highWaterMark)
+  uint64_t maxQueuedMb = transport::RelayOptions{}.maxQueuedBytes / (1024 * 1024);  // RelayOptions::maxQueuedBytes
+  std::size_t maxPublishers = transport::RelayOptions{}.maxPublisherConnections;   // RelayOptions::maxPublisherConnections
   std::string recordDir;     // empty: no recording
   uint64_t rotateMb = 256;
   double rotateMinutes = 60;

@@ -125,12 +125,12 @@ void PeerGuard::Watch::run(int stopFd, std::atomic<uint64_t>& closed) noexcept {
       items.push_back(zmq_pollitem_t{nullptr, stopFd, ZMQ_POLLIN, 0});
       // While busy the descriptors are not watched: data libzmq has not read yet would keep the
       // poll returning at once.
-      if (!busy) {
+      if (!busy && limits.countBytes) {
         for (const Peer& peer : peers) {
           if (!peer.reset) items.push_back(zmq_pollitem_t{nullptr, peer.fd, ZMQ_POLLIN, 0});
         }
       }
-      const long timeout = peers.empty() ? -1 : busy ? kBusyCheckMs : kQuietCheckMs;
+      const long timeout = peers.empty() || !limits.countBytes ? -1 : busy ? kBusyCheckMs : kQuietCheckMs;
       if (zmq_poll(items.data(), static_cast<int>(items.size()), timeout) < 0 && zmq_errno() == ETERM) return;
       if (items[1].revents != 0) return;
       const bool joined = (items[0].revents & ZMQ_POLLIN) != 0 && readEvents();
@@ -211,7 +211,7 @@ bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
     tcp_info info{};
     socklen_t size = sizeof(info);
     // Fails only once libzmq has closed it; its DISCONNECTED follows.
-    if (getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
+    if (limits.countBytes && getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
         size >= offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) {
       sent = sent || info.tcpi_bytes_received != peer.received;
       peer.received = info.tcpi_bytes_received;

@@ -15,6 +15,9 @@ struct PeerLimits {
   std::size_t maxBytesPerPeer = 64 * 1024;   // received over one TCP connection, in all
   std::size_t maxBytesTotal = 256 * 1024;    // received over all live TCP connections together
   std::size_t maxPeers = 128;                // live TCP connections
+  // False: only the connections are counted (a socket whose peers send data, such as a relay's
+  // listen socket); the guard then wakes only when one comes or goes.
+  bool countBytes = true;
 };
 
 // Thread-safe: closedCount() may be called from any thread; the constructor and the destructor

@@ -1,5 +1,6 @@
 #include <livemon/transport/relay.h>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include "history_server.h"
 #include "history_store.h"
 #include "peer_guard.h"
+#include "relay_proxy.h"
 #include "zmq_support.h"
 
 namespace livemon::transport {
@@ -38,10 +40,25 @@ constexpr int64_t kFrameHeadroomBytes = 1024 * 1024;
 constexpr std::chrono::milliseconds kStopCheck{50};
 // Messages the worker takes off the capture socket before it looks at the clock again.
 constexpr int kCaptureBurst = 1024;
-// A proxy that does not answer STATISTICS within this long has ended.
-constexpr int kStatisticsTimeoutMs = 5000;
+// A forwarding loop that does not take TERMINATE within this long has ended.
+constexpr int kControlTimeoutMs = 5000;
+// Room for a few large batches.
+constexpr std::size_t kMinQueuedBytes = 1024 * 1024;
 // The relay's own goodbye gets this long to leave.
 constexpr std::chrono::milliseconds kReportLinger{200};
+
+// Descriptors kept beside the subscribers' for the recording, the history and libzmq's own.
+constexpr std::size_t kReservedDescriptors = 64;
+
+// maxPublisherConnections, or fewer when the descriptors the process may open leave room for
+// fewer beside the subscribers': beyond that accept() fails anyway, and a recording rotation with it.
+std::size_t publisherConnectionCap(const RelayOptions& options) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return options.maxPublisherConnections;
+  const std::size_t reserved = options.maxSubscriberConnections + kReservedDescriptors;
+  const std::size_t room = limit.rlim_cur > reserved ? static_cast<std::size_t>(limit.rlim_cur) - reserved : 1;
+  return std::clamp<std::size_t>(room, 1, options.maxPublisherConnections);
+}
 
 void validate(const RelayOptions& options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("RelayOptions: " + message); };
@@ -51,6 +68,11 @@ void validate(const RelayOptions& options) {
     if (endpoint.empty()) bad("an upstream endpoint is empty");
   }
   if (options.highWaterMark < 1) bad("highWaterMark must be at least 1, got " + std::to_string(options.highWaterMark));
+  if (options.maxPublisherConnections < 1) bad("maxPublisherConnections must be at least 1");
+  if (options.maxQueuedBytes < kMinQueuedBytes) {
+    bad("maxQueuedBytes must be at least " + std::to_string(kMinQueuedBytes) + ", got " +
+        std::to_string(options.maxQueuedBytes));
+  }
   if (options.reportInterval.count() < 1 || options.reportInterval.count() > 1000) {
     bad("reportInterval must be 1..1000 ms, got " + std::to_string(options.reportInterval.count()) + " ms");
   }
@@ -78,23 +100,11 @@ void closeSocket(void*& socket) {
   socket = nullptr;
 }
 
-// Receives the rest of a multipart message and throws it away.
-void discardRest(void* socket) {
-  zmq_msg_t frame;
-  zmq_msg_init(&frame);
-  int more = 1;
-  std::size_t size = sizeof(more);
-  while (zmq_getsockopt(socket, ZMQ_RCVMORE, &more, &size) == 0 && more != 0) {
-    if (zmq_msg_recv(&frame, socket, 0) < 0) break;
-  }
-  zmq_msg_close(&frame);
-}
-
 }  // namespace
 
-// Thread-safe: the listen, serve and capture sockets belong to the proxy thread while it runs;
-// the capture reader and the reporter to the worker thread; the control socket is used under
-// controlMutex; the counters are atomic.
+// Thread-safe: the listen, serve and capture sockets belong to the forwarding loop's thread while
+// it runs; the capture reader and the reporter to the worker thread; the control socket is used
+// under controlMutex; the counters are atomic (the loop's in RelayProxy).
 struct Relay::State {
   explicit State(RelayOptions o) : options(std::move(o)) {}
 
@@ -105,16 +115,17 @@ struct Relay::State {
   std::shared_ptr<void> context;
   void* listen = nullptr;         // XSUB
   void* serve = nullptr;          // XPUB
-  void* capture = nullptr;        // PUB: never blocks the proxy; a full queue drops the copy
-  void* controlProxy = nullptr;   // PAIR, the proxy's end
+  void* capture = nullptr;        // PUB: never blocks the loop; a full queue drops the copy
+  void* controlProxy = nullptr;   // PAIR, the loop's end
   void* control = nullptr;        // PAIR, ours
-  std::unique_ptr<detail::PeerGuard> guard;
+  std::unique_ptr<detail::RelayProxy> proxy;
+  std::unique_ptr<detail::PeerGuard> guard;        // serve's: what subscribers send
+  std::unique_ptr<detail::PeerGuard> listenGuard;  // listen's: how many publishers connect
   // Kept until the relay is destroyed, after its sockets close: stats() reads its count.
   std::unique_ptr<detail::SocketSecurity> security;
 
   mutable std::mutex controlMutex;
   bool proxyRunning = false;  // under controlMutex
-  mutable RelayStats last;    // under controlMutex: the proxy's latest answer
 
   std::atomic<uint64_t> captured{0};
   std::atomic<uint64_t> captureSkipped{0};
@@ -149,7 +160,7 @@ struct Relay::State {
   void runWorker();
   bool keepsHistory() const { return options.historyBytes > 0 && options.upstream.empty(); }
   int drainCapture();
-  void keep(std::string_view topic, const std::string& payload, int64_t firstEventNs);
+  void keep(std::string_view topic, std::string_view payload, int64_t firstEventNs);
   void report(MessageKind kind);
 };
 
@@ -165,6 +176,9 @@ void Relay::State::open() {
   detail::setIntOption(listen, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
   const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
   detail::setInt64Option(listen, ZMQ_MAXMSGSIZE, static_cast<int64_t>(largest) + kFrameHeadroomBytes, "ZMQ_MAXMSGSIZE");
+  listenGuard = std::make_unique<detail::PeerGuard>(
+      context.get(), listen,
+      detail::PeerLimits{SIZE_MAX, SIZE_MAX, publisherConnectionCap(options), /*countBytes=*/false});
   security = std::make_unique<detail::SocketSecurity>(options.curve, "RelayOptions");
   security->prepareBind(listen, options.listen);
   if (zmq_bind(listen, options.listen.c_str()) != 0) detail::throwEndpointError("bind", options.listen, errno);
@@ -192,8 +206,7 @@ void Relay::State::open() {
   controlProxy = socket(ZMQ_PAIR, "control");
   if (zmq_bind(controlProxy, (base + "-control").c_str()) != 0) detail::throwEndpointError("bind", base + "-control", errno);
   control = socket(ZMQ_PAIR, "control");
-  detail::setIntOption(control, ZMQ_RCVTIMEO, kStatisticsTimeoutMs, "ZMQ_RCVTIMEO");
-  detail::setIntOption(control, ZMQ_SNDTIMEO, kStatisticsTimeoutMs, "ZMQ_SNDTIMEO");
+  detail::setIntOption(control, ZMQ_SNDTIMEO, kControlTimeoutMs, "ZMQ_SNDTIMEO");
   if (zmq_connect(control, (base + "-control").c_str()) != 0) detail::throwEndpointError("connect to", base + "-control", errno);
 
   if (keepsHistory()) {
@@ -227,6 +240,9 @@ void Relay::State::open() {
     if (zmq_send(listen, &kSubscribeAll, 1, 0) != 1) detail::throwEndpointError("subscribe at", listenEndpoint, errno);
   }
 
+  proxy = std::make_unique<detail::RelayProxy>(detail::ProxySockets{listen, serve, capture, controlProxy},
+                                               static_cast<std::size_t>(options.highWaterMark), options.maxQueuedBytes);
+
   if (!options.runName.empty()) {
     // The report enters like any publisher's, so subscribers and upstream relays see it.
     PayloadPublisherOptions reporterOptions;
@@ -237,32 +253,19 @@ void Relay::State::open() {
 }
 
 void Relay::State::closeAll() {
+  std::lock_guard lock(controlMutex);
   worker.reporter.reset();
   worker.historyServer.reset();
   guard.reset();  // before the socket it watches closes
+  listenGuard.reset();
   for (void** s : {&listen, &serve, &capture, &worker.captureReader, &controlProxy, &control}) closeSocket(*s);
 }
 
 RelayStats Relay::State::query() const {
-  std::lock_guard lock(controlMutex);
-  if (proxyRunning && zmq_send(control, "STATISTICS", 10, 0) == 10) {
-    std::array<uint64_t, 8> values{};
-    bool complete = true;
-    for (uint64_t& value : values) {
-      if (zmq_recv(control, &value, sizeof(value), 0) != static_cast<int>(sizeof(value))) {
-        complete = false;
-        break;
-      }
-    }
-    if (complete) {
-      // (frontend recv, send, backend recv, send) x (messages, bytes); frontend is `listen`.
-      last.downMessages = values[0];
-      last.downBytes = values[1];
-      last.upMessages = values[4];
-      last.upBytes = values[5];
-    }
-  }
-  RelayStats stats = last;
+  std::lock_guard lock(controlMutex);  // closeAll() resets the guards and the history server under it
+  RelayStats stats;
+  proxy->addTo(stats);
+  stats.publishersRefused = listenGuard ? listenGuard->closedCount() : 0;
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
@@ -274,59 +277,59 @@ RelayStats Relay::State::query() const {
 
 // Takes up to kCaptureBurst messages off the capture socket; returns how many.
 int Relay::State::drainCapture() {
-  std::string topic;
-  std::string payload;
-  for (int i = 0; i < kCaptureBurst; ++i) {
-    zmq_msg_t frame;
-    zmq_msg_init(&frame);
-    if (zmq_msg_recv(&frame, worker.captureReader, ZMQ_DONTWAIT) < 0) {
-      zmq_msg_close(&frame);
-      return i;
+  // Only a callback needs the message decoded: the history keeps the bytes, and readers decode
+  // what it answers as they decode what comes live. Decoding every event here took the relay
+  // from a fifth of a core to half of one, and cost the subscribers' throughput on two cores.
+  const bool decode = options.onMessage || options.onRawMessage;
+  std::array<zmq_msg_t, 2> frames;
+  for (zmq_msg_t& frame : frames) zmq_msg_init(&frame);
+  int taken = 0;
+  for (; taken < kCaptureBurst; ++taken) {
+    if (zmq_msg_recv(&frames[0], worker.captureReader, ZMQ_DONTWAIT) < 0) break;
+    // The loop sends only two-frame messages here.
+    std::size_t count = 1;
+    while (zmq_msg_more(&frames[count - 1]) != 0 && count < frames.size() &&
+           zmq_msg_recv(&frames[count], worker.captureReader, 0) >= 0) {
+      ++count;
     }
-    topic.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
-    const bool more = zmq_msg_more(&frame) != 0;
-    // A single frame is a subscription on its way up (or junk a publisher sent).
-    if (more && zmq_msg_recv(&frame, worker.captureReader, 0) >= 0) {
-      payload.assign(static_cast<const char*>(zmq_msg_data(&frame)), zmq_msg_size(&frame));
-      const bool extra = zmq_msg_more(&frame) != 0;
-      zmq_msg_close(&frame);
-      if (extra) {
-        discardRest(worker.captureReader);
-        captureSkipped.fetch_add(1, std::memory_order_relaxed);
-        continue;
+    if (zmq_msg_more(&frames[count - 1]) != 0) {  // more than two: not a publisher's
+      while (zmq_msg_more(&frames[count - 1]) != 0 && zmq_msg_recv(&frames[count - 1], worker.captureReader, 0) >= 0) {
       }
-      // Only a callback needs the message decoded: the history keeps the bytes, and readers decode
-      // what it answers as they decode what comes live. Decoding every event here took the relay
-      // from a fifth of a core to half of one, and cost the subscribers' throughput on two cores.
-      const bool decode = options.onMessage || options.onRawMessage;
-      if (topic.size() > options.limits.maxTopicBytes || payload.size() > options.limits.maxPayloadBytes ||
-          (decode && decodeMessage(topic, payload, options.limits, worker.scratch) != DecodeStatus::Ok)) {
-        captureSkipped.fetch_add(1, std::memory_order_relaxed);
-        continue;
-      }
-      captured.fetch_add(1, std::memory_order_relaxed);
-      if (worker.history && topic != kHeartbeatTopic) {
-        const auto& events = worker.scratch.events;
-        keep(topic, payload,
-             decode && !events.empty() ? toWireTime(events.front().timestamp) : detail::HistoryStore::kUnknownTime);
-      }
-      if (!decode) continue;
-      try {
-        if (options.onMessage) options.onMessage(topic, worker.scratch);
-        if (options.onRawMessage) options.onRawMessage(topic, payload, worker.scratch);
-      } catch (...) {
-        callbackErrors.fetch_add(1, std::memory_order_relaxed);
-      }
-    } else {
-      zmq_msg_close(&frame);
+      captureSkipped.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    std::array<std::string_view, 2> views;
+    for (std::size_t i = 0; i < count; ++i) {
+      views[i] = {static_cast<const char*>(zmq_msg_data(&frames[i])), zmq_msg_size(&frames[i])};
+    }
+    if (detail::judgeCapture(std::span(views.data(), count), options.limits, decode, worker.scratch) ==
+        detail::CaptureVerdict::Skip) {
+      captureSkipped.fetch_add(1, std::memory_order_relaxed);
+      continue;
+    }
+    captured.fetch_add(1, std::memory_order_relaxed);
+    const std::string_view topic = views[0];
+    const std::string_view payload = views[1];
+    if (worker.history && topic != kHeartbeatTopic) {
+      const auto& events = worker.scratch.events;
+      keep(topic, payload,
+           decode && !events.empty() ? toWireTime(events.front().timestamp) : detail::HistoryStore::kUnknownTime);
+    }
+    if (!decode) continue;
+    try {
+      if (options.onMessage) options.onMessage(topic, worker.scratch);
+      if (options.onRawMessage) options.onRawMessage(topic, payload, worker.scratch);
+    } catch (...) {
+      callbackErrors.fetch_add(1, std::memory_order_relaxed);
     }
   }
-  return kCaptureBurst;
+  for (zmq_msg_t& frame : frames) zmq_msg_close(&frame);
+  return taken;
 }
 
-void Relay::State::keep(std::string_view topic, const std::string& payload, int64_t firstEventNs) {
+void Relay::State::keep(std::string_view topic, std::string_view payload, int64_t firstEventNs) {
   try {
-    worker.history->append(topic, std::make_shared<const std::string>(payload), firstEventNs,
+    worker.history->append(topic, std::make_shared<const std::string>(payload.data(), payload.size()), firstEventNs,
                     toWireTime(std::chrono::system_clock::now()));
   } catch (const std::bad_alloc&) {
     return;  // not kept; forwarding goes on
@@ -408,7 +411,7 @@ Relay::Relay(Options options) {
   state.proxyRunning = true;
   // The sockets move to the threads; starting them orders everything above before.
   state.proxyThread = std::thread([&state] {
-    zmq_proxy_steerable(state.listen, state.serve, state.capture, state.controlProxy);
+    state.proxy->run();
     std::lock_guard lock(state.controlMutex);
     state.proxyRunning = false;
   });
@@ -422,10 +425,9 @@ void Relay::stop() {
   std::lock_guard stopLock(state.stopMutex);
   if (state.stopped) return;
   state.stopped = true;
-  // The worker first: its goodbye still goes through the proxy, and it queries the proxy.
+  // The worker first: its goodbye still goes through the loop.
   state.stopping.store(true, std::memory_order_relaxed);
   state.workerThread.join();
-  state.query();  // the final counters, kept for stats() after the stop
   {
     std::lock_guard lock(state.controlMutex);
     if (state.proxyRunning) zmq_send(state.control, "TERMINATE", 9, 0);

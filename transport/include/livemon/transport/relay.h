@@ -40,6 +40,12 @@ struct RelayOptions {
   // It is also what a stalled subscriber may make the relay hold: this many messages, most of a
   // few hundred bytes (a batch is at most 256 KiB).
   int highWaterMark = 10000;
+  // Bytes: what one subscriber that stops reading may make the relay hold (the last highWaterMark
+  // messages it forwarded are kept within this; a message that would exceed it is dropped for
+  // every subscriber and counted in RelayStats::queueDropped), and a quarter of what all queues
+  // together may hold. A stream whose messages average more than maxQueuedBytes / highWaterMark
+  // (26 KiB by default) loses the excess.
+  std::size_t maxQueuedBytes = 256 * 1024 * 1024;
   // Frames beyond maxPayloadBytes (plus 1 MiB, as the Subscriber allows) drop the publisher's
   // connection (ZMQ_MAXMSGSIZE); onMessage sees only messages these limits accept.
   WireLimits limits{};
@@ -48,6 +54,11 @@ struct RelayOptions {
   std::size_t maxSubscriberBytes = 64 * 1024;
   std::size_t maxTotalSubscriberBytes = 256 * 1024;
   std::size_t maxSubscriberConnections = 128;
+  // Live TCP connections to `listen` (publishers, downstream relays): the newest beyond it is reset
+  // (RelayStats::publishersRefused), so idle connections cannot use up the relay's file
+  // descriptors. Fewer when RLIMIT_NOFILE leaves room for fewer beside maxSubscriberConnections and
+  // 64 more (`livemonctl relay` raises its soft limit to the hard one).
+  std::size_t maxPublisherConnections = 4096;
   // The relay reports itself as a source with this run name: heartbeats and the Stats
   // livemon.relay.{down,up}_{messages,bytes} (value: totals so far) every reportInterval. An empty
   // run name turns the report off. With CURVE, livemon.relay.curve_refused too (RelayStats).
@@ -88,14 +99,18 @@ struct RelayOptions {
   CurveOptions curve;
 };
 
-// Thread-safety: a plain value type. Totals since the relay started, from libzmq's proxy
-// statistics: messages and their bytes. libzmq 4.3 counts a multipart message (a topic frame and a
-// payload frame) once; later versions count each frame.
+// Thread-safety: a plain value type. Totals since the relay started: messages (a topic frame and a
+// payload frame count once) and their bytes.
 struct RelayStats {
   uint64_t downMessages = 0;  // received from publishers, forwarded toward subscribers
   uint64_t downBytes = 0;
   uint64_t upMessages = 0;    // subscriptions received from subscribers, forwarded toward publishers
   uint64_t upBytes = 0;
+  uint64_t downRefused = 0;   // from publishers, not a topic and a payload frame: dropped
+  uint64_t upRefused = 0;     // from subscribers, not a subscription (one frame, 0 or 1 first): dropped
+  uint64_t queueDropped = 0;  // dropped to keep the queues within RelayOptions::maxQueuedBytes
+  uint64_t queuedBytes = 0;   // of forwarded messages, held in the queues now
+  uint64_t publishersRefused = 0;  // connections to listen reset beyond maxPublisherConnections
   uint64_t captured = 0;        // messages handed to onMessage
   uint64_t captureSkipped = 0;  // messages not handed to onMessage: malformed or beyond the limits
   uint64_t callbackErrors = 0;
@@ -111,9 +126,9 @@ struct RelayStats {
 // Thread-safe: every member may be called from any thread.
 //
 // Forwards every message from the publishers connected to `listen` to the subscribers connected
-// to `serve`, and their subscriptions back, through libzmq's own proxy (zmq_proxy_steerable) on a
-// thread of its own: filtering happens at the publishers, and the relay never decodes what it
-// forwards. A worker thread reports the relay's counters (see RelayOptions::runName) and, when
+// to `serve`, and their subscriptions back (and nothing else a subscriber sends), with a loop of
+// its own on a thread of its own: filtering happens at the publishers, and the relay never decodes
+// what it forwards. A worker thread reports the relay's counters (see RelayOptions::runName) and, when
 // RelayOptions::onMessage is set, decodes a copy of the stream for it.
 // Overflow policy: per connection, up to highWaterMark messages queue; beyond that a slow
 // subscriber misses messages (it sees sequence gaps) and a publisher faster than the relay drops
@@ -132,10 +147,10 @@ class Relay {
   Relay(const Relay&) = delete;
   Relay& operator=(const Relay&) = delete;
 
-  // Stops forwarding (the proxy's TERMINATE) and joins the threads. A second call does nothing.
+  // Stops forwarding and joins the threads. A second call does nothing.
   void stop();
 
-  // Fresh counters from the proxy; after stop(), the last ones it gave.
+  // The counters now; after stop(), the final ones.
   RelayStats stats() const;
 
   // As bound: a "tcp://host:*" endpoint appears with its port.
