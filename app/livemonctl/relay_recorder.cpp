@@ -25,6 +25,7 @@ RelayRecorder::RelayRecorder(RelayRecorderOptions options)
   if (options_.dir.empty()) throw std::invalid_argument("the recording directory is empty");
   if (options_.rotateBytes < 1) throw std::invalid_argument("rotate size must be at least 1 byte");
   if (options_.rotateAfter.count() < 1) throw std::invalid_argument("rotate time must be at least 1 ms");
+  if (options_.retryAfter.count() < 1) throw std::invalid_argument("retry time must be at least 1 ms");
   std::error_code error;
   std::filesystem::create_directories(options_.dir, error);
   if (error) {
@@ -53,11 +54,18 @@ void RelayRecorder::finishFile() {
 }
 
 void RelayRecorder::write(std::string_view topic, std::string_view payload, const transport::WireMessage& message) {
-  if (closed_ || !failure_.empty() || message.kind != transport::MessageKind::Events || message.events.empty()) return;
+  if (closed_ || message.kind != transport::MessageKind::Events || message.events.empty()) return;
   try {
-    if (writer_->bytesWritten() >= options_.rotateBytes || clock_.now() - openedAt_ >= options_.rotateAfter) {
+    if (writer_ && (writer_->bytesWritten() >= options_.rotateBytes || clock_.now() - openedAt_ >= options_.rotateAfter)) {
       finishFile();
+    }
+    if (!writer_) {
+      if (retryAt_ && clock_.now() < *retryAt_) {
+        unrecorded_ += message.events.size();
+        return;
+      }
       open();
+      retryAt_.reset();
     }
     // The message as it arrived, one MCAP message per wire message (docs/recording-format.md).
     const bool written = writer_->write(topic, static_cast<uint64_t>(transport::toWireTime(clock_.wallNow())),
@@ -67,6 +75,10 @@ void RelayRecorder::write(std::string_view topic, std::string_view payload, cons
     writer_->flushIfDue();
   } catch (const transport::RecordingError& error) {
     failure_ = error.what();
+    unrecorded_ += message.events.size();
+    // The file keeps what reached its last chunk; the next one is tried after retryAfter.
+    writer_.reset();
+    retryAt_ = clock_.now() + options_.retryAfter;
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,7 +21,10 @@ struct RelayRecorderOptions {
   std::filesystem::path dir;
   uint64_t rotateBytes = 256ull * 1024 * 1024;  // a file is closed once it holds this much
   std::chrono::milliseconds rotateAfter{std::chrono::minutes(60)};  // ... or has been open this long
-  Clock* clock = nullptr;  // nullptr: livemon::systemClock(); names and rotation follow it
+  // After a file could not be opened or written (descriptors or disk used up), a new file is
+  // tried this long later; the events in between are counted in unrecordedCount().
+  std::chrono::milliseconds retryAfter{1000};
+  Clock* clock = nullptr;  // nullptr: livemon::systemClock(); names, rotation and retries follow it
 };
 
 // Not thread-safe: one owner at a time; one thread writes (the relay's worker), and the owner reads
@@ -29,8 +33,10 @@ struct RelayRecorderOptions {
 // Writes the event messages it is given into MCAP files in `dir` named relay-<UTC time>.mcap
 // (relay-<UTC time>-<n>.mcap when that name is taken), each as it arrived (its payload bytes, a
 // batch of events: docs/recording-format.md) as `livemonctl record` does, and starts a new file
-// when the current one reaches rotateBytes or rotateAfter. Heartbeats are not recorded. A write that fails (disk full) is
-// kept in failure(): the file is readable up to its last chunk and nothing more is written.
+// when the current one reaches rotateBytes or rotateAfter. Heartbeats are not recorded. A file that
+// cannot be opened or written (no descriptor left, disk full) is kept in failure(): the file is
+// readable up to its last chunk, and a new file is tried retryAfter later, so the rest of the run
+// is recorded once the cause has passed.
 class RelayRecorder {
  public:
   // Creates `dir` if needed and opens the first file. Throws std::invalid_argument for bad
@@ -49,6 +55,8 @@ class RelayRecorder {
   const std::vector<std::filesystem::path>& files() const noexcept { return files_; }
   uint64_t eventCount() const noexcept { return events_; }
   uint64_t droppedCount() const noexcept { return dropped_; }  // events whose names were beyond a file's channels
+  uint64_t unrecordedCount() const noexcept { return unrecorded_; }  // events that came while no file could be written
+  // The latest failure to open or write a file; empty if there was none.
   const std::string& failure() const noexcept { return failure_; }
 
  private:
@@ -62,7 +70,9 @@ class RelayRecorder {
   std::vector<std::filesystem::path> files_;
   uint64_t events_ = 0;
   uint64_t dropped_ = 0;
+  uint64_t unrecorded_ = 0;
   std::string failure_;
+  std::optional<std::chrono::steady_clock::time_point> retryAt_;  // set while no file is open after a failure
   bool closed_ = false;
 };
 

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <fstream>
 
 #include <livemon/clock.h>
@@ -117,6 +120,58 @@ TEST(RelayRecorder, RotatesOnceAFileHoldsTheSize) {
   std::size_t events = 0;
   for (const auto& file : recorder.files()) events += readBack(file).size();
   EXPECT_EQ(events, 160u);
+}
+
+// Not thread-safe: for a test's thread while no other opens files.
+// While it lives, this process may open no more files (EMFILE), as when idle connections have
+// used up a relay's descriptors.
+class NoDescriptorsLeft {
+ public:
+  NoDescriptorsLeft() {
+    getrlimit(RLIMIT_NOFILE, &saved_);
+    rlimit limit = saved_;
+    limit.rlim_cur = 0;  // no new descriptor at all; those open stay usable
+    setrlimit(RLIMIT_NOFILE, &limit);
+  }
+  ~NoDescriptorsLeft() { setrlimit(RLIMIT_NOFILE, &saved_); }
+  NoDescriptorsLeft(const NoDescriptorsLeft&) = delete;
+  NoDescriptorsLeft& operator=(const NoDescriptorsLeft&) = delete;
+
+ private:
+  rlimit saved_{};
+};
+
+// A rotation that fails (no descriptor left) is tried again retryAfter later, so the rest of the
+// run is recorded, in a new file; what came in between is counted.
+TEST(RelayRecorder, ARotationThatFailsIsRetriedAndTheRestOfTheRunRecorded) {
+  transport::test::TempDir dir;
+  ManualClock clock;
+  RelayRecorderOptions options;
+  options.dir = dir.path();
+  options.rotateAfter = 1min;
+  options.retryAfter = 1s;
+  options.clock = &clock;
+  RelayRecorder recorder(options);
+  write(recorder, "step", message(0, 1));
+  clock.advance(1min);
+  {
+    NoDescriptorsLeft exhausted;
+    write(recorder, "step", message(1, 1));  // the rotation's new file cannot be opened
+  }
+  EXPECT_NE(recorder.failure(), "") << "the failure is reported";
+  write(recorder, "step", message(2, 1));  // before the retry
+  clock.advance(1s);
+  write(recorder, "step", message(3, 1));
+  write(recorder, "step", message(4, 1));
+  recorder.close();
+  EXPECT_EQ(recorder.eventCount(), 3u);
+  EXPECT_EQ(recorder.unrecordedCount(), 2u);
+  ASSERT_EQ(recorder.files().size(), 2u);
+  EXPECT_EQ(readBack(recorder.files()[0]).size(), 1u);
+  const auto rest = readBack(recorder.files()[1]);
+  ASSERT_EQ(rest.size(), 2u);
+  EXPECT_EQ(rest[0].sequence, 3u);
+  EXPECT_EQ(rest[1].sequence, 4u);
 }
 
 TEST(RelayRecorder, ADirectoryThatCannotBeCreatedIsAnError) {
