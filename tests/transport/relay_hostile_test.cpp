@@ -12,6 +12,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <mutex>
 #include <set>
 #include <string>
@@ -24,6 +26,7 @@
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/subscriber.h>
 
+#include "raw_subscriber.h"
 #include "test_support.h"
 
 namespace livemon::transport {
@@ -237,6 +240,116 @@ TEST(RelayHostile, ConnectionsBeyondMaxPublisherConnectionsAreReset) {
   Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
   Subscriber subscriber(connectTo({relay.serveEndpoint()}));
   EXPECT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+}
+
+// Five watchers at `endpoint` each send 50 subscriptions of 1000 distinct bytes: some 250 KiB,
+// within what a relay's serve socket takes (64 KiB each, 256 KiB together). False if the relay
+// reset one of them.
+bool subscribeALot(const std::string& endpoint, std::vector<std::unique_ptr<test::RawSubscriber>>& watchers) {
+  for (int w = 0; w < 5; ++w) {
+    watchers.push_back(std::make_unique<test::RawSubscriber>(endpoint));
+    for (int i = 0; i < 50; ++i) {
+      std::string prefix(1000, 'p');
+      char tag[32];
+      const int length = std::snprintf(tag, sizeof(tag), "w%d-%d-", w, i);
+      std::copy_n(tag, length, prefix.begin());
+      if (!watchers.back()->subscribe(prefix)) return false;
+    }
+  }
+  return true;
+}
+
+// Logs "step" until `subscriber` receives one from `source` after the call.
+bool stepsStillArrive(Subscriber& subscriber, const SourceInfo& source) {
+  bool seen = false;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) { seen = seen || (*event.source == source && event.event.name == "step"); };
+  const auto end = std::chrono::steady_clock::now() + test::kDeadline;
+  while (!seen && std::chrono::steady_clock::now() < end) {
+    logEvent(makeEvent("step", {{"x", 1.0}}));
+    subscriber.poll(20ms, callbacks);
+  }
+  return seen;
+}
+
+// The subscriptions of many watchers reach the publishers through the relay; a publisher does not
+// take them for a flood from the relay and cut itself off.
+TEST(RelayHostile, ManySubscriptionsDoNotCutAPublisherOffTheRelay) {
+  Relay relay(loopbackRelayOptions());
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
+  Subscriber subscriber(connectTo({relay.serveEndpoint()}));
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+  std::vector<std::unique_ptr<test::RawSubscriber>> watchers;
+  ASSERT_TRUE(subscribeALot(relay.serveEndpoint(), watchers));
+  const uint64_t subscriptions = 5 * 50;
+  ASSERT_TRUE(test::waitUntil([&] { return relay.stats().upMessages >= subscriptions; }))
+      << relay.stats().upMessages << " subscription messages went up";
+  EXPECT_TRUE(stepsStillArrive(subscriber, publisher.identity()));
+  EXPECT_EQ(publisher.stats().subscribersDisconnected, 0u) << "the publisher reset its connection to the relay";
+}
+
+// The same through a chain: the head relay passes its watchers' subscriptions down to the node
+// relay's serve socket, over the connection the node relay made (--upstream); the node relay's
+// guard does not reset it, so the node's publishers stay heard at the head.
+TEST(RelayHostile, ManySubscriptionsAtTheHeadDoNotCutANodeRelayOff) {
+  Relay head(loopbackRelayOptions());
+  RelayOptions nodeOptions = loopbackRelayOptions();
+  nodeOptions.upstream = {head.listenEndpoint()};
+  Relay node(nodeOptions);
+  Publisher publisher(connectedPublisherOptions(node.listenEndpoint()));
+  Subscriber subscriber(connectTo({head.serveEndpoint()}));
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+  std::vector<std::unique_ptr<test::RawSubscriber>> watchers;
+  ASSERT_TRUE(subscribeALot(head.serveEndpoint(), watchers));
+  ASSERT_TRUE(test::waitUntil([&] { return node.stats().upMessages >= 5 * 50; }))
+      << node.stats().upMessages << " subscription messages reached the node relay";
+  EXPECT_TRUE(stepsStillArrive(subscriber, publisher.identity()));
+  EXPECT_EQ(publisher.stats().subscribersDisconnected, 0u);
+}
+
+// A batch forged under a real source's identity, claiming its next 20 000 sequence numbers,
+// does not make a Subscriber take the source's real events that follow for duplicates.
+// DISABLED: it fails, on main as here. The Subscriber delivers the forged events, so the numbers
+// count as delivered (SequenceRanges) and the real events with them are dropped as duplicates
+// until the source passes them. The fix belongs in SourceTable::deliverEvents (a duplicate should
+// be the same message again, not any message whose numbers overlap), outside the relay.
+TEST(RelayHostile, DISABLED_AForgedBatchAheadOfARealSourceDoesNotSilenceIt) {
+  Relay relay(loopbackRelayOptions());
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
+  Subscriber subscriber(connectTo({relay.serveEndpoint()}));
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+  uint64_t next = 0;
+  SubscriberCallbacks before;
+  before.onEvent = [&](ReceivedEvent& event) {
+    if (*event.source == publisher.identity() && event.event.name == "step") next = std::max(next, event.sequence + 1);
+  };
+  ASSERT_TRUE(test::waitUntil([&] {
+    logEvent(makeEvent("step", {{"x", 1.0}}));
+    subscriber.poll(20ms, before);
+    return next > 0;
+  }));
+
+  PayloadPublisherOptions forgerOptions;
+  forgerOptions.connect = {relay.listenEndpoint()};
+  PayloadPublisher forger(forgerOptions);
+  std::vector<Event> claimed(20000, makeEvent("step", {{"forged", 1.0}}));
+  const std::string forged = encodeEventsPayload(publisher.identity(), next, "step", claimed);
+  uint64_t forgedSeen = 0;
+  uint64_t realSeen = 0;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    if (*event.source != publisher.identity()) return;
+    if (event.event.data.contains("forged")) ++forgedSeen;
+    if (event.event.data.contains("real")) ++realSeen;
+  };
+  // Until the forged batch has been delivered, so the real events come after it.
+  ASSERT_TRUE(test::waitUntil([&] {
+    forger.send("step", forged);
+    subscriber.poll(20ms, callbacks);
+    return forgedSeen > 0;
+  }));
+  for (int i = 0; i < 100; ++i) logEvent(makeEvent("step", {{"real", 1.0}}));
+  EXPECT_TRUE(test::pollUntil(subscriber, callbacks, [&] { return realSeen >= 100; })) << realSeen << " real events arrived";
 }
 
 }  // namespace

@@ -183,16 +183,18 @@ bool PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view 
   const int fd = static_cast<int>(value);
   // Whatever was known under this descriptor belonged to an earlier connection.
   std::erase_if(peers, [&](const Peer& peer) { return peer.fd == fd; });
-  if (event != ZMQ_EVENT_ACCEPTED && event != ZMQ_EVENT_CONNECTED) return false;
+  // Only accepted connections: one the socket made itself is to a peer the user named (a
+  // Publisher's --connect relay, a relay's --upstream), which passes on the subscriptions of all
+  // its own subscribers. Counting those would cut the link whenever many watch, or subscriptions
+  // come and go long enough (RelayHostile.ManySubscriptionsDoNotCutAPublisherOffTheRelay).
+  if (event != ZMQ_EVENT_ACCEPTED) return false;
   Peer peer;
   peer.fd = fd;
   if (!readAddresses(fd, peer.local, peer.remote)) return false;  // ipc://, or closed already
   // The event may be read after libzmq closed the connection and the descriptor was reused: keep
-  // it only if it still has the port of this socket's endpoint (its own for an accepted
-  // connection, the remote one for a connection it made).
+  // it only if it still has the port of this socket's endpoint.
   const std::optional<uint16_t> port = endpointPort(address);
-  const uint16_t actual = event == ZMQ_EVENT_ACCEPTED ? peer.local.port() : peer.remote.port();
-  if (!port || *port != actual) return false;
+  if (!port || *port != peer.local.port()) return false;
   peer.order = nextOrder++;
   peers.push_back(peer);
   return true;

@@ -35,7 +35,10 @@ struct PeerLimits {
 // or 50 ms have passed: a flood is stopped within about a millisecond (some 15 KB at the speed
 // libzmq takes subscriptions in), and quiet subscribers cost 20 wakeups a second.
 //
-// ipc:// connections are not watched: only processes allowed to write the socket file reach them.
+// Only connections the socket accepted are watched: one it made itself (a Publisher connected to a
+// relay, a relay to its --upstream) goes to a peer the user named, which passes on the
+// subscriptions of all its own subscribers. ipc:// connections are not watched: only processes
+// allowed to write the socket file reach them.
 class PeerGuard {
  public:
   // Starts monitoring `socket` (in `context`); call before it binds or connects. Throws
