@@ -10,6 +10,10 @@
 // Results: docs/benchmarks.md.
 //
 //   build/bench/transport/relay_throughput [rounds, default 3] [events per publisher, default 20000]
+// LIVEMON_BENCH_RELAY_COMPARE=/path/to/another/livemonctl adds a third path in every round, through
+// that program's relay ("relay-b"): two builds compared in one run, on the same machine state
+// (LIVEMON_BENCH_RELAY_B_ARGS: its extra options). With queues this deep, give this build's relay
+// "--max-queued-mb 65536" too, or it keeps them within its default byte bound by dropping.
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -52,7 +56,7 @@ constexpr auto kIdleLimit = 3s;  // a subscriber that hears nothing this long ha
 // A `livemonctl relay` child on free loopback ports.
 class RelayProcess {
  public:
-  RelayProcess() {
+  explicit RelayProcess(const char* livemonctl = LIVEMONCTL_PATH, const char* argsVariable = "LIVEMON_BENCH_RELAY_ARGS") {
     int out[2];
     if (pipe(out) != 0) std::abort();
     posix_spawn_file_actions_t actions;
@@ -61,10 +65,10 @@ class RelayProcess {
     posix_spawn_file_actions_addclose(&actions, out[0]);
     // Queues as deep as the direct path's (unlimited there): the rate compared is the path's, not
     // how much a relay drops for a subscriber that decodes slower than publishers send.
-    std::vector<std::string> argv{LIVEMONCTL_PATH, "relay", "--listen", "tcp://127.0.0.1:*", "--serve",
+    std::vector<std::string> argv{livemonctl, "relay", "--listen", "tcp://127.0.0.1:*", "--serve",
                                   "tcp://127.0.0.1:*", "--high-water-mark", "10000000"};
     // More relay options, separated by spaces: "--history-mb 0" measures a relay without history.
-    if (const char* extra = std::getenv("LIVEMON_BENCH_RELAY_ARGS")) {
+    if (const char* extra = std::getenv(argsVariable)) {
       std::istringstream words(extra);
       for (std::string word; words >> word;) argv.push_back(word);
     }
@@ -251,18 +255,22 @@ int main(int argc, char** argv) {
   const uint64_t perPublisher = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20000;
   std::printf("N,path,round,events_per_s,lost,latency_p50_ms,latency_p99_ms,relay_cpu\n");
   for (std::size_t n : {16u, 64u, 256u}) {
-    std::vector<double> rate[2], p50[2], p99[2], cpu;
-    uint64_t lost[2] = {0, 0};
+    std::vector<double> rate[3], p50[3], p99[3], cpu[3];
+    uint64_t lost[3] = {0, 0, 0};
+    const char* other = std::getenv("LIVEMON_BENCH_RELAY_COMPARE");
+    const int paths = other != nullptr ? 3 : 2;
     for (int round = 0; round < rounds; ++round) {
-      for (int path = 0; path < 2; ++path) {  // 0: direct, 1: through the relay
-        std::unique_ptr<RelayProcess> relay = path == 1 ? std::make_unique<RelayProcess>() : nullptr;
+      for (int path = 0; path < paths; ++path) {  // 0: direct, 1: through the relay, 2: the other relay
+        std::unique_ptr<RelayProcess> relay = path == 1   ? std::make_unique<RelayProcess>()
+                                              : path == 2 ? std::make_unique<RelayProcess>(other, "LIVEMON_BENCH_RELAY_B_ARGS")
+                                                          : nullptr;
         Setup setup = connect(n, relay.get());
         const Result throughput = run(setup, perPublisher, 0, relay.get());
         // Paced: each publisher sends about 2 s worth.
         const uint64_t pacedPerPublisher =
             std::max<uint64_t>(kEventsPerMessage, static_cast<uint64_t>(2 * kPacedEventsPerSecond / static_cast<double>(n)));
         const Result paced = run(setup, pacedPerPublisher, kPacedEventsPerSecond, relay.get());
-        std::printf("%zu,%s,%d,%.0f,%llu,%.3f,%.3f,%.2f\n", n, path ? "relay" : "direct", round,
+        std::printf("%zu,%s,%d,%.0f,%llu,%.3f,%.3f,%.2f\n", n, path == 2 ? "relay-b" : path == 1 ? "relay" : "direct", round,
                     throughput.eventsPerSecond, static_cast<unsigned long long>(throughput.lost + paced.lost),
                     paced.p50Ms, paced.p99Ms, throughput.relayCpu);
         std::fflush(stdout);
@@ -270,13 +278,19 @@ int main(int argc, char** argv) {
         p50[path].push_back(paced.p50Ms);
         p99[path].push_back(paced.p99Ms);
         lost[path] += throughput.lost + paced.lost;
-        if (path == 1) cpu.push_back(throughput.relayCpu);
+        cpu[path].push_back(throughput.relayCpu);
       }
     }
     std::printf("# N=%zu medians: direct %.0f events/s, relay %.0f events/s (%.2fx); p50 %.3f -> %.3f ms, p99 %.3f -> "
                 "%.3f ms (added %.3f ms); lost %llu / %llu; relay CPU %.0f %% of a core\n",
                 n, median(rate[0]), median(rate[1]), median(rate[1]) / median(rate[0]), median(p50[0]), median(p50[1]),
                 median(p99[0]), median(p99[1]), median(p99[1]) - median(p99[0]),
-                static_cast<unsigned long long>(lost[0]), static_cast<unsigned long long>(lost[1]), 100 * median(cpu));
+                static_cast<unsigned long long>(lost[0]), static_cast<unsigned long long>(lost[1]), 100 * median(cpu[1]));
+    if (paths == 3) {
+      std::printf("# N=%zu medians: relay-b %.0f events/s (relay/relay-b %.2fx); p50 %.3f ms, p99 %.3f ms; lost %llu; "
+                  "relay-b CPU %.0f %% of a core\n",
+                  n, median(rate[2]), median(rate[1]) / median(rate[2]), median(p50[2]), median(p99[2]),
+                  static_cast<unsigned long long>(lost[2]), 100 * median(cpu[2]));
+    }
   }
 }

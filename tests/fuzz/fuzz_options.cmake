@@ -12,8 +12,8 @@ function(livemon_fuzz_options target source_dir out)
     list(APPEND options -max_len=32768 -malloc_limit_mb=512)
   endif()
   set(dictionary "${source_dir}/${target}.dict")
-  if(target STREQUAL "subscriber")
-    set(dictionary "${source_dir}/wire_decoder.dict")  # the subscriber reads the same payloads
+  if(target STREQUAL "subscriber" OR target STREQUAL "relay_capture")
+    set(dictionary "${source_dir}/wire_decoder.dict")  # they read the same payloads
   endif()
   if(EXISTS "${dictionary}")
     list(APPEND options "-dict=${dictionary}")

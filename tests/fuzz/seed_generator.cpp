@@ -355,6 +355,45 @@ void writeCurveCertificateSeeds(const fs::path& dir) {
   for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
 }
 
+// relay_capture: the window (length 4, budget 4 KiB), then what a relay is sent: a publisher's
+// events, heartbeat and goodbye, subscriptions and their cancellations, a watcher's forged
+// two-frame message, a third frame, and the same asking for decoding and for small limits.
+void writeRelayCaptureSeeds(const fs::path& dir) {
+  const SourceInfo trainer = source("train", 100, 0);
+  const std::string events = encodeEventsPayload(
+      trainer, 3, "step", {event("step", 0ms, {{"x", 1.0}}, int64_t{1}), event("step", 1ms, {{"x", 2.0}})});
+  const std::string heartbeat = encodeHeartbeatPayload(MessageKind::Heartbeat, trainer, 1, counters(4));
+  const std::string goodbye = encodeHeartbeatPayload(MessageKind::Goodbye, trainer, 2, counters(5));
+  const std::string hb(kHeartbeatTopic);
+  // The control byte: frames - 1, and the flags.
+  auto message = [](std::string& out, uint8_t flags, const std::vector<std::string_view>& frames) {
+    out += static_cast<char>(((frames.size() - 1) & 3) | flags);
+    for (std::string_view frame : frames) {
+      livemon::fuzz::appendU16(out, frame.size());
+      out.append(frame);
+    }
+  };
+  std::vector<std::pair<std::string, std::string>> seeds;
+  for (uint8_t flags : {uint8_t{0}, uint8_t{0x04}, uint8_t{0x0c}}) {
+    const std::string suffix = flags == 0 ? "" : flags == 0x04 ? "_decoded" : "_small";
+    std::string publisher = "\3";
+    livemon::fuzz::appendU16(publisher, 4096);
+    std::string watcher = publisher;
+    message(publisher, flags, {"step", events});
+    message(publisher, flags, {hb, heartbeat});
+    message(publisher, flags, {hb, goodbye});
+    seeds.emplace_back("publisher" + suffix, publisher);
+    message(watcher, flags, {std::string_view("\1step", 5)});
+    message(watcher, flags, {std::string_view("\0step", 5)});
+    message(watcher, flags, {std::string_view("\1", 1)});
+    message(watcher, flags, {"step", events});
+    message(watcher, flags, {"step", events, "extra"});
+    message(watcher, flags, {""});
+    seeds.emplace_back("watcher" + suffix, watcher);
+  }
+  for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -365,7 +404,7 @@ int main(int argc, char** argv) {
   try {
     const fs::path root = argv[1];
     for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule", "history_protocol",
-                               "curve_certificate"}) {
+                               "curve_certificate", "relay_capture"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -376,6 +415,7 @@ int main(int argc, char** argv) {
     writeAlertRuleSeeds(root / "alert_rule");
     writeHistorySeeds(root / "history_protocol");
     writeCurveCertificateSeeds(root / "curve_certificate");
+    writeRelayCaptureSeeds(root / "relay_capture");
   } catch (const std::exception& error) {
     std::cerr << "livemon_fuzz_seeds: " << error.what() << '\n';
     return 1;

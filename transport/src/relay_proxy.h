@@ -34,7 +34,7 @@ enum class CaptureVerdict {
 CaptureVerdict judgeCapture(std::span<const std::string_view> frames, const WireLimits& limits, bool decode,
                             WireMessage& scratch);
 
-// Not thread-safe: the forwarding loop's thread owns it.
+// Not thread-safe: one owner at a time; the forwarding loop's thread.
 //
 // Keeps every run of `messages` consecutive forwarded messages within `budget` bytes: a message
 // that would make the latest run exceed it is refused. A subscriber that stops reading holds at

@@ -37,8 +37,8 @@ struct RelayOptions {
   // subscriber that stops reading misses what goes beyond, as with a Publisher; the others do not
   // wait for it. Ten times a Publisher's, because one connection of a relay carries the messages
   // of many publishers (toward an upstream relay: all of them); raise it for hundreds of ranks.
-  // It is also what a stalled subscriber may make the relay hold: this many messages, most of a
-  // few hundred bytes (a batch is at most 256 KiB).
+  // It is also what a stalled subscriber may make the relay hold: this many messages, within
+  // maxQueuedBytes.
   int highWaterMark = 10000;
   // Bytes: what one subscriber that stops reading may make the relay hold (the last highWaterMark
   // messages it forwarded are kept within this; a message that would exceed it is dropped for
