@@ -18,6 +18,7 @@ extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #endif
 
 #include <livemon/event.h>
+#include <livemon/transport/payload_publisher.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
@@ -175,6 +176,22 @@ inline Event makeEvent(std::string name, std::unordered_map<std::string, DataVal
 }
 
 inline std::string sourceDir() { return LIVEMON_SOURCE_DIR; }
+
+// Sends an event named `name` under `source` (numbered from `sequence` on) until `subscriber`
+// receives one: then the subscription has reached the publisher, and what it sent before has
+// passed (one connection keeps its order).
+inline bool sendUntilReceived(PayloadPublisher& publisher, Subscriber& subscriber, const SourceInfo& source,
+                              const std::string& name, uint64_t& sequence) {
+  bool seen = false;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) { seen = seen || event.event.name == name; };
+  const auto end = std::chrono::steady_clock::now() + kDeadline;
+  while (!seen && std::chrono::steady_clock::now() < end) {
+    publisher.send(name, encodeEventsPayload(source, sequence++, name, {makeEvent(name, {{"x", 1.0}})}));
+    subscriber.poll(std::chrono::milliseconds(20), callbacks);
+  }
+  return seen;
+}
 
 }  // namespace livemon::transport::test
 

@@ -137,15 +137,7 @@ TEST(RelayHostile, AWatcherCannotWriteIntoTheRecordingOrTheHistory) {
 
 // Sends `name` from `publisher` until `subscriber` receives it.
 bool sendUntilReceived(PayloadPublisher& publisher, Subscriber& subscriber, const std::string& name, uint64_t& sequence) {
-  bool seen = false;
-  SubscriberCallbacks callbacks;
-  callbacks.onEvent = [&](ReceivedEvent& event) { seen = seen || event.event.name == name; };
-  const auto end = std::chrono::steady_clock::now() + test::kDeadline;
-  while (!seen && std::chrono::steady_clock::now() < end) {
-    publisher.send(name, encodeEventsPayload(inventedSource(), sequence++, name, {makeEvent(name, {{"x", 1.0}})}));
-    subscriber.poll(20ms, callbacks);
-  }
-  return seen;
+  return test::sendUntilReceived(publisher, subscriber, inventedSource(), name, sequence);
 }
 
 // This process's resident memory now, in KiB.

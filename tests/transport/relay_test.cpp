@@ -149,15 +149,7 @@ SourceInfo rawSource() {
 
 // Sends `name` until the subscriber receives it: then the subscription has reached the publisher.
 bool sendUntilReceived(PayloadPublisher& publisher, Subscriber& subscriber, const std::string& name, uint64_t& sequence) {
-  bool seen = false;
-  SubscriberCallbacks callbacks;
-  callbacks.onEvent = [&](ReceivedEvent& event) { seen = seen || event.event.name == name; };
-  const auto end = std::chrono::steady_clock::now() + test::kDeadline;
-  while (!seen && std::chrono::steady_clock::now() < end) {
-    publisher.send(name, encodeEventsPayload(rawSource(), sequence++, name, {makeEvent(name, {{"x", 1.0}})}));
-    subscriber.poll(20ms, callbacks);
-  }
-  return seen;
+  return test::sendUntilReceived(publisher, subscriber, rawSource(), name, sequence);
 }
 
 // How many bytes the relay took from publishers while 32 large "unwanted" messages, then a
