@@ -169,7 +169,7 @@ TEST(RelayHostile, AStalledSubscriberHoldsAtMostMaxQueuedBytes) {
   uint64_t sequence = 0;
   ASSERT_TRUE(sendUntilReceived(publisher, reader, "sync", sequence));
 
-  const int64_t before = residentKb();
+  [[maybe_unused]] const int64_t before = residentKb();
   // What the frames hold does not matter to the relay, which does not decode them here.
   const std::string blob(kFrame, 'b');
   for (int i = 0; i < kFrames; ++i) publisher.send("large", blob);

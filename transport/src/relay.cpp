@@ -285,7 +285,11 @@ int Relay::State::drainCapture() {
   for (zmq_msg_t& frame : frames) zmq_msg_init(&frame);
   int taken = 0;
   for (; taken < kCaptureBurst; ++taken) {
+    // Receiving lets go of the frames before, which libzmq may free on another thread: what was
+    // read of them happens before.
+    detail::annotateBeforeSend();
     if (zmq_msg_recv(&frames[0], worker.captureReader, ZMQ_DONTWAIT) < 0) break;
+    detail::annotateAfterReceive();
     // The loop sends only two-frame messages here.
     std::size_t count = 1;
     while (zmq_msg_more(&frames[count - 1]) != 0 && count < frames.size() &&
@@ -323,6 +327,7 @@ int Relay::State::drainCapture() {
       callbackErrors.fetch_add(1, std::memory_order_relaxed);
     }
   }
+  detail::annotateBeforeSend();
   for (zmq_msg_t& frame : frames) zmq_msg_close(&frame);
   return taken;
 }

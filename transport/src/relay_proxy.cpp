@@ -8,6 +8,8 @@
 
 #include <zmq.h>
 
+#include "zmq_support.h"
+
 namespace livemon::transport::detail {
 
 namespace {
@@ -83,7 +85,10 @@ struct TrackedHeader {
   std::size_t size;
 };
 
+// On whichever libzmq thread lets go of the buffer last; what the loop wrote before it handed the
+// buffer over happens before (annotateBeforeSend).
 void releaseTracked(void*, void* hint) {
+  annotateAfterReceive();
   auto* header = static_cast<TrackedHeader*>(hint);
   header->queued->fetch_sub(header->size, std::memory_order_relaxed);
   header->~TrackedHeader();
@@ -165,6 +170,7 @@ bool RelayProxy::forwardDown() {
                !tracked(topic) || !tracked(payload)) {
       counters.queueDropped.fetch_add(1, std::memory_order_relaxed);
     } else {
+      annotateBeforeSend();
       // The worker's copy first: what a subscriber received is then already queued for the history.
       if (sockets_.capture != nullptr) {
         zmq_msg_t copy;
