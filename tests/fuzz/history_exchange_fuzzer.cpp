@@ -40,18 +40,27 @@ using livemon::fuzz::InputReader;
 constexpr std::size_t kMaxMessagesPerInput = 48;
 constexpr std::size_t kReaders = 10;  // more than HistoryServer::kMaxAnswers, so some are told "busy"
 
-void* context() {
-  static void* shared = zmq_ctx_new();
-  return shared;
-}
+// Not thread-safe: one input's. A ZeroMQ context of its own, so sockets closed by one input are
+// gone before the next (a socket left open would hang its termination: a finding).
+class Context {
+ public:
+  Context() { LIVEMON_FUZZ_CHECK(context_ != nullptr); }
+  ~Context() { zmq_ctx_term(context_); }
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+  void* get() const noexcept { return context_; }
+
+ private:
+  void* context_ = zmq_ctx_new();
+};
 
 std::string uniqueEndpoint() {
   static uint64_t count = 0;
   return "inproc://livemon-fuzz-history-" + std::to_string(count++);
 }
 
-void* socketOf(int type) {
-  void* socket = zmq_socket(context(), type);
+void* socketOf(void* context, int type) {
+  void* socket = zmq_socket(context, type);
   LIVEMON_FUZZ_CHECK(socket != nullptr);
   const int zero = 0;
   zmq_setsockopt(socket, ZMQ_LINGER, &zero, sizeof zero);
@@ -107,17 +116,17 @@ class FewPieces : public HistoryArchive {
   std::shared_ptr<const std::string> payload_ = std::make_shared<const std::string>("older payload");
 };
 
-void server(InputReader& input) {
+void server(void* context, InputReader& input) {
   static const WireLimits limits;
   static detail::SocketSecurity security(CurveOptions{}, "PublisherOptions");
   ManualClock clock;
   const auto payload = std::make_shared<const std::string>("stored payload");
   detail::HistoryStore store(12 * detail::HistoryStore::costOf("train.a", payload->size()));
   for (int i = 0; i < 16; ++i) store.append(i % 3 ? "train.a" : "eval.b", payload, i + 1, i + 1);
-  detail::HistoryServer historyServer(context(), uniqueEndpoint(), limits, security, std::make_shared<FewPieces>(), clock);
+  detail::HistoryServer historyServer(context, uniqueEndpoint(), limits, security, std::make_shared<FewPieces>(), clock);
   void* readers[kReaders];
   for (void*& reader : readers) {
-    reader = socketOf(ZMQ_DEALER);
+    reader = socketOf(context, ZMQ_DEALER);
     const int hwm = 4;  // small, so answers wait on full queues
     zmq_setsockopt(reader, ZMQ_RCVHWM, &hwm, sizeof hwm);
     LIVEMON_FUZZ_CHECK(zmq_connect(reader, historyServer.endpoint().c_str()) == 0);
@@ -165,18 +174,18 @@ void server(InputReader& input) {
   }
 }
 
-void reader(InputReader& input) {
+void reader(void* context, InputReader& input) {
   static const WireLimits limits;
   SubscriberOptions options;
   options.history = true;
   options.historyHoldBytes = 2048;  // small, so inputs reach "outgrew historyHoldBytes"
   options.filters = {"train"};
   ManualClock clock;
-  void* router = socketOf(ZMQ_ROUTER);
+  void* router = socketOf(context, ZMQ_ROUTER);
   const std::string endpoint = uniqueEndpoint();
   LIVEMON_FUZZ_CHECK(zmq_bind(router, endpoint.c_str()) == 0);
   auto security = std::make_shared<detail::SocketSecurity>(CurveOptions{}, "SubscriberOptions");
-  detail::HistoryFetch fetch(options, clock, context(), std::make_shared<const std::string>("inproc://source"), security);
+  detail::HistoryFetch fetch(options, clock, context, std::make_shared<const std::string>("inproc://source"), security);
   WireMessage heartbeat;
   heartbeat.kind = MessageKind::Heartbeat;
   heartbeat.history = endpoint;
@@ -248,10 +257,11 @@ void reader(InputReader& input) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   InputReader input(data, size);
+  const Context context;
   if (input.u8() % 2 == 0) {
-    server(input);
+    server(context.get(), input);
   } else {
-    reader(input);
+    reader(context.get(), input);
   }
   return 0;
 }

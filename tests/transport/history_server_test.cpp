@@ -117,6 +117,25 @@ class HistoryServerTest : public ::testing::Test {
     return std::nullopt;
   }
 
+  // A reader with a queue of one that has asked for everything, and been taken.
+  void* askWithShortQueue() {
+    void* dealer = ask({}, 1);
+    EXPECT_TRUE(serveUntilTaken(server_->stats().requests + 1));
+    return dealer;
+  }
+
+  // A reader that takes `quota` messages, then `step` passes, for at most `rounds` rounds or
+  // until the end comes, which it returns; `made` counts the rounds.
+  std::optional<HistoryEnd> readAtRate(void* dealer, uint64_t& messages, uint64_t quota,
+                                       std::chrono::steady_clock::duration step, int rounds, int& made) {
+    std::optional<HistoryEnd> end;
+    for (made = 0; made < rounds && !end; ++made) {
+      end = takeRound(dealer, messages, quota);
+      clock_.advance(step);
+    }
+    return end;
+  }
+
   // Serves and takes until `dealer` took `quota` more messages, or the end, which it returns.
   std::optional<HistoryEnd> takeRound(void* dealer, uint64_t& messages, uint64_t quota) {
     const uint64_t target = messages + quota;
@@ -233,14 +252,10 @@ TEST_F(HistoryServerTest, ReadingTheRecordingsIsBoundedPerCall) {
 TEST_F(HistoryServerTest, AReaderTooSlowIsEndedAndItsSlotFreed) {
   fill(20'000);
   HistoryServer& server = start();
-  void* slow = ask({}, 1);
-  ASSERT_TRUE(serveUntilTaken(1));
+  void* slow = askWithShortQueue();
   uint64_t messages = 0;
-  std::optional<HistoryEnd> end;
-  for (int round = 0; round < 10 && !end; ++round) {
-    end = takeRound(slow, messages, 40);  // 40 every 29 s: less than 64 in 30 s
-    clock_.advance(29s);
-  }
+  int rounds = 0;
+  std::optional<HistoryEnd> end = readAtRate(slow, messages, 40, 29s, 10, rounds);  // under 64 in 30 s
   serveWhileWorking();
   EXPECT_FALSE(server.answering()) << "after " << messages << " messages in 290 s";
   EXPECT_EQ(server.stats().abandoned, 1u);
@@ -261,14 +276,11 @@ TEST_F(HistoryServerTest, AReaderTooSlowIsEndedAndItsSlotFreed) {
 TEST_F(HistoryServerTest, AReaderAtTheMinimumRateGetsItsWholeAnswer) {
   fill(1'000);  // some 7 minutes at that rate, within kAnswerDeadline
   HistoryServer& server = start();
-  void* reader = ask({}, 1);
-  ASSERT_TRUE(serveUntilTaken(1));
+  void* reader = askWithShortQueue();
   uint64_t messages = 0;
-  std::optional<HistoryEnd> end;
-  for (int round = 0; round < 100 && !end; ++round) {
-    end = takeRound(reader, messages, HistoryServer::kMinMessagesPerWindow + 8);
-    clock_.advance(HistoryServer::kRateWindow - 1s);
-  }
+  int rounds = 0;
+  const auto end = readAtRate(reader, messages, HistoryServer::kMinMessagesPerWindow + 8, HistoryServer::kRateWindow - 1s,
+                              100, rounds);
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(messages, 1'000u);
   EXPECT_TRUE(end->error.empty()) << end->error;
@@ -278,15 +290,10 @@ TEST_F(HistoryServerTest, AReaderAtTheMinimumRateGetsItsWholeAnswer) {
 TEST_F(HistoryServerTest, AnAnswerEndsAtItsDeadlineHoweverFastItsReader) {
   fill(100'000);
   HistoryServer& server = start();
-  void* reader = ask({}, 1);
-  ASSERT_TRUE(serveUntilTaken(1));
+  void* reader = askWithShortQueue();
   uint64_t messages = 0;
-  std::optional<HistoryEnd> end;
   int minutes = 0;
-  for (; minutes < 12 && !end; ++minutes) {
-    end = takeRound(reader, messages, 1000);  // far above the minimum rate
-    clock_.advance(1min);
-  }
+  const auto end = readAtRate(reader, messages, 1000, 1min, 12, minutes);  // far above the minimum rate
   ASSERT_TRUE(end.has_value()) << messages << " messages in 12 minutes";
   EXPECT_EQ(end->error, "too slow");
   EXPECT_EQ(minutes, 11) << "ended in the round after 10 minutes passed";

@@ -112,6 +112,8 @@ bool HistoryServer::serve(const HistoryStore& store) {
       ++i;
     }
   }
+  // The next call begins with the next answer, so one that uses the whole budget starves no other.
+  if (answers_.size() > 1) std::rotate(answers_.begin(), answers_.begin() + 1, answers_.end());
   return worked;
 }
 
