@@ -117,23 +117,27 @@ class HistoryServerTest : public ::testing::Test {
     return std::nullopt;
   }
 
-  // A reader with a queue of one that has asked for everything, and been taken.
-  void* askWithShortQueue() {
-    void* dealer = ask({}, 1);
-    EXPECT_TRUE(serveUntilTaken(server_->stats().requests + 1));
-    return dealer;
-  }
-
-  // A reader that takes `quota` messages, then `step` passes, for at most `rounds` rounds or
-  // until the end comes, which it returns; `made` counts the rounds.
-  std::optional<HistoryEnd> readAtRate(void* dealer, uint64_t& messages, uint64_t quota,
-                                       std::chrono::steady_clock::duration step, int rounds, int& made) {
+  // Thread-safety: a plain value type. How a reader at a rate fared.
+  struct RateRun {
+    void* reader = nullptr;
+    uint64_t messages = 0;
+    int rounds = 0;
     std::optional<HistoryEnd> end;
-    for (made = 0; made < rounds && !end; ++made) {
-      end = takeRound(dealer, messages, quota);
+  };
+
+  // A store of `stored` messages, and a reader with a queue of one that asks for them all, then
+  // takes `quota` messages before `step` passes, for at most `rounds` rounds or until its end comes.
+  RateRun readAtRate(int stored, uint64_t quota, std::chrono::steady_clock::duration step, int rounds) {
+    fill(stored);
+    start();
+    RateRun run;
+    run.reader = ask({}, 1);
+    EXPECT_TRUE(serveUntilTaken(1));
+    for (; run.rounds < rounds && !run.end; ++run.rounds) {
+      run.end = takeRound(run.reader, run.messages, quota);
       clock_.advance(step);
     }
-    return end;
+    return run;
   }
 
   // Serves and takes until `dealer` took `quota` more messages, or the end, which it returns.
@@ -250,55 +254,41 @@ TEST_F(HistoryServerTest, ReadingTheRecordingsIsBoundedPerCall) {
 // Issue 29, item 4c: a reader that takes a few messages now and then kept its answer (and one of
 // kMaxAnswers slots) for as long as it liked: the stall timeout counted from the last message.
 TEST_F(HistoryServerTest, AReaderTooSlowIsEndedAndItsSlotFreed) {
-  fill(20'000);
-  HistoryServer& server = start();
-  void* slow = askWithShortQueue();
-  uint64_t messages = 0;
-  int rounds = 0;
-  std::optional<HistoryEnd> end = readAtRate(slow, messages, 40, 29s, 10, rounds);  // under 64 in 30 s
+  RateRun run = readAtRate(20'000, 40, 29s, 10);  // under 64 in 30 s
+  HistoryServer& server = *server_;
   serveWhileWorking();
-  EXPECT_FALSE(server.answering()) << "after " << messages << " messages in 290 s";
+  EXPECT_FALSE(server.answering()) << "after " << run.messages << " messages in 290 s";
   EXPECT_EQ(server.stats().abandoned, 1u);
   EXPECT_EQ(server.stats().answered, 0u);
-  if (!end) end = take(slow, messages);
-  ASSERT_TRUE(end.has_value()) << "told, once its queue had room";
-  EXPECT_EQ(end->error, "too slow");
-  EXPECT_LT(messages, 200u);
+  if (!run.end) run.end = take(run.reader, run.messages);
+  ASSERT_TRUE(run.end.has_value()) << "told, once its queue had room";
+  EXPECT_EQ(run.end->error, "too slow");
+  EXPECT_LT(run.messages, 200u);
 
   // The slot is free: another reader is answered in full.
   void* next = ask();
   uint64_t nextMessages = 0;
-  end = serveToEnd(next, nextMessages);
+  const auto end = serveToEnd(next, nextMessages);
   ASSERT_TRUE(end.has_value());
   EXPECT_EQ(nextMessages, 20'000u);
 }
 
 TEST_F(HistoryServerTest, AReaderAtTheMinimumRateGetsItsWholeAnswer) {
-  fill(1'000);  // some 7 minutes at that rate, within kAnswerDeadline
-  HistoryServer& server = start();
-  void* reader = askWithShortQueue();
-  uint64_t messages = 0;
-  int rounds = 0;
-  const auto end = readAtRate(reader, messages, HistoryServer::kMinMessagesPerWindow + 8, HistoryServer::kRateWindow - 1s,
-                              100, rounds);
-  ASSERT_TRUE(end.has_value());
-  EXPECT_EQ(messages, 1'000u);
-  EXPECT_TRUE(end->error.empty()) << end->error;
-  EXPECT_EQ(server.stats().answered, 1u);
+  // 1 000 messages: some 7 minutes at that rate, within kAnswerDeadline.
+  const RateRun run = readAtRate(1'000, HistoryServer::kMinMessagesPerWindow + 8, HistoryServer::kRateWindow - 1s, 100);
+  ASSERT_TRUE(run.end.has_value());
+  EXPECT_EQ(run.messages, 1'000u);
+  EXPECT_TRUE(run.end->error.empty()) << run.end->error;
+  EXPECT_EQ(server_->stats().answered, 1u);
 }
 
 TEST_F(HistoryServerTest, AnAnswerEndsAtItsDeadlineHoweverFastItsReader) {
-  fill(100'000);
-  HistoryServer& server = start();
-  void* reader = askWithShortQueue();
-  uint64_t messages = 0;
-  int minutes = 0;
-  const auto end = readAtRate(reader, messages, 1000, 1min, 12, minutes);  // far above the minimum rate
-  ASSERT_TRUE(end.has_value()) << messages << " messages in 12 minutes";
-  EXPECT_EQ(end->error, "too slow");
-  EXPECT_EQ(minutes, 11) << "ended in the round after 10 minutes passed";
-  EXPECT_FALSE(server.answering());
-  EXPECT_EQ(server.stats().abandoned, 1u);
+  const RateRun run = readAtRate(100'000, 1000, 1min, 12);  // far above the minimum rate
+  ASSERT_TRUE(run.end.has_value()) << run.messages << " messages in 12 minutes";
+  EXPECT_EQ(run.end->error, "too slow");
+  EXPECT_EQ(run.rounds, 11) << "ended in the round after 10 minutes passed";
+  EXPECT_FALSE(server_->answering());
+  EXPECT_EQ(server_->stats().abandoned, 1u);
 }
 
 // Issue 29, item 11: a reader whose queue stays full does not hold up the others, and is ended.
