@@ -95,16 +95,27 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.maxPublisherConnections = options.maxPublishers;
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
-  // What the history drops is answered from the recordings.
-  if (!options.recordDir.empty()) {
-    relayOptions.historyArchive = std::make_shared<transport::RecordingHistoryArchive>(options.recordDir);
+  // What the history drops is answered from the recordings this relay writes, and no others: the
+  // archive is told of each file the recorder opens, on the worker thread, as it writes.
+  std::shared_ptr<transport::RecordingHistoryArchive> archive;
+  std::size_t archived = 0;
+  const auto tellArchive = [&archive, &archived, &recorder] {
+    for (; archive && archived < recorder->files().size(); ++archived) archive->add(recorder->files()[archived]);
+  };
+  if (recorder) {
+    archive = std::make_shared<transport::RecordingHistoryArchive>();
+    tellArchive();
+    relayOptions.historyArchive = archive;
   }
   relayOptions.curve = options.curve;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
-    relayOptions.onRawMessage = [&recorder, &metrics, &options](std::string_view topic, std::string_view payload,
-                                                                const transport::WireMessage& message) {
-      if (recorder) recorder->write(topic, payload, message);
+    relayOptions.onRawMessage = [&recorder, &metrics, &options, &tellArchive](
+                                    std::string_view topic, std::string_view payload, const transport::WireMessage& message) {
+      if (recorder) {
+        recorder->write(topic, payload, message);
+        tellArchive();
+      }
       if (metrics) metrics->observe(message);
       if (options.onMessage) options.onMessage(topic, message);
     };

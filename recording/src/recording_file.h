@@ -36,13 +36,17 @@ class File {
   File(const File&) = delete;
   File& operator=(const File&) = delete;
 
-  // Throws RecordingError naming `path`.
-  void open(const std::string& path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // Throws RecordingError naming `path`. O_NONBLOCK: a FIFO is refused, not waited on (it means
+  // nothing to a regular file).
+  void open(const std::string& path, const RecordingFileCheck& check) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | (check.followSymlinks ? 0 : O_NOFOLLOW));
     if (fd_ < 0) throw RecordingError(path, std::nullopt, std::string("cannot open: ") + std::strerror(errno));
     struct stat st {};
     if (::fstat(fd_, &st) != 0) throw RecordingError(path, std::nullopt, std::string("cannot stat: ") + std::strerror(errno));
     if (!S_ISREG(st.st_mode)) throw RecordingError(path, std::nullopt, "not an MCAP recording: not a regular file");
+    if (check.identity && *check.identity != std::pair<uint64_t, uint64_t>(st.st_dev, st.st_ino)) {
+      throw RecordingError(path, std::nullopt, "not the file expected: another one took its name");
+    }
     size_ = static_cast<uint64_t>(st.st_size);
   }
 

@@ -1,7 +1,6 @@
 #include <livemon/transport/recording_history.h>
 
-#include <algorithm>
-#include <system_error>
+#include <sys/stat.h>
 
 #include <livemon/transport/recording.h>
 #include <livemon/transport/wire_format.h>
@@ -14,89 +13,96 @@ namespace {
 // (version 2), so a piece is some 100 KiB to a few MiB.
 constexpr std::size_t kPieceMessages = 512;
 
+// Thread-safety: one answer's, on the thread that answers.
 struct ReadingState {
-  std::vector<std::filesystem::path> files;
+  std::size_t count = 0;  // the files added when the answer began (or resumed)
   std::size_t file = 0;
   std::unique_ptr<RecordingReader> reader;
   uint64_t lastLogTimeNs = 0;  // of the last message taken
   uint64_t takenAtLast = 0;    // messages taken at exactly lastLogTimeNs, in this file
 };
 
-std::vector<std::filesystem::path> recordingsIn(const std::filesystem::path& dir) {
-  std::vector<std::pair<std::filesystem::file_time_type, std::filesystem::path>> found;
-  std::error_code error;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
-    if (entry.path().extension() != ".mcap") continue;
-    std::error_code timeError;
-    const auto written = entry.last_write_time(timeError);
-    if (!timeError) found.emplace_back(written, entry.path());
-  }
-  std::sort(found.begin(), found.end());
-  std::vector<std::filesystem::path> files;
-  for (auto& [written, path] : found) files.push_back(std::move(path));
-  return files;
+}  // namespace
+
+bool RecordingHistoryArchive::add(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  const std::lock_guard lock(mutex_);
+  files_.push_back(Recording{file, static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)});
+  return true;
 }
 
-}  // namespace
+std::size_t RecordingHistoryArchive::count() const {
+  const std::lock_guard lock(mutex_);
+  return files_.size();
+}
+
+RecordingHistoryArchive::Recording RecordingHistoryArchive::at(std::size_t index) const {
+  const std::lock_guard lock(mutex_);
+  return files_.at(index);
+}
 
 bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector<HistoryMessage>& out) {
   if (!cursor.state) {
     auto state = std::make_shared<ReadingState>();
-    state->files = recordingsIn(dir_);
+    state->count = count();
     cursor.state = state;
   }
   auto& state = *static_cast<ReadingState*>(cursor.state.get());
-  if (beforeNs <= 0) return false;
+  if (beforeNs <= 0 || state.file >= state.count) return false;
   const auto before = static_cast<uint64_t>(beforeNs);
-  while (state.file < state.files.size()) {
-    if (!state.reader) {
-      try {
-        state.reader = std::make_unique<RecordingReader>(state.files[state.file].string());
-      } catch (const RecordingError&) {
-        ++state.file;
-        continue;
-      }
+  if (!state.reader) {
+    const Recording file = at(state.file);
+    RecordingFileCheck check;
+    check.followSymlinks = false;
+    check.identity = std::pair(file.device, file.inode);
+    try {
+      state.reader = std::make_unique<RecordingReader>(file.path.string(), check);
+    } catch (const RecordingError&) {
+      ++state.file;  // the next call opens the next one
+      return state.file < state.count;
     }
-    // From where the last piece ended (the chunk index skips what lies before), skipping the
-    // messages at exactly that time that the last piece took.
-    std::size_t taken = 0;
-    uint64_t skipAtLast = state.takenAtLast;
-    state.reader->forEachMessage(state.lastLogTimeNs, before - 1, [&](const RecordedMessage& message) {
-      if (message.logTimeNs == state.lastLogTimeNs && skipAtLast > 0) {
-        --skipAtLast;
-        return true;
-      }
-      if (message.logTimeNs == state.lastLogTimeNs) {
-        ++state.takenAtLast;
-      } else {
-        state.lastLogTimeNs = message.logTimeNs;
-        state.takenAtLast = 1;
-      }
-      ++taken;
-      if (message.channel != nullptr && message.channel->topic != kHeartbeatTopic) {
-        out.push_back(HistoryMessage{message.channel->topic, std::make_shared<const std::string>(message.payload),
-                                          static_cast<int64_t>(message.publishTimeNs),
-                                          static_cast<int64_t>(message.logTimeNs)});
-      }
-      return taken < kPieceMessages;
-    });
-    if (taken > 0) return true;
-    // This file holds nothing more from before `before`; the next one (later) may.
-    state.reader.reset();
-    if (state.file + 1 < state.files.size()) state.takenAtLast = 0;  // kept for resume() in the last
-    ++state.file;
   }
-  return false;
+  // From where the last piece ended (the chunk index skips what lies before), skipping the
+  // messages at exactly that time that the last piece took.
+  std::size_t taken = 0;
+  uint64_t skipAtLast = state.takenAtLast;
+  state.reader->forEachMessage(state.lastLogTimeNs, before - 1, [&](const RecordedMessage& message) {
+    if (message.logTimeNs == state.lastLogTimeNs && skipAtLast > 0) {
+      --skipAtLast;
+      return true;
+    }
+    if (message.logTimeNs == state.lastLogTimeNs) {
+      ++state.takenAtLast;
+    } else {
+      state.lastLogTimeNs = message.logTimeNs;
+      state.takenAtLast = 1;
+    }
+    ++taken;
+    if (message.channel != nullptr && message.channel->topic != kHeartbeatTopic) {
+      out.push_back(HistoryMessage{message.channel->topic, std::make_shared<const std::string>(message.payload),
+                                   static_cast<int64_t>(message.publishTimeNs), static_cast<int64_t>(message.logTimeNs)});
+    }
+    return taken < kPieceMessages;
+  });
+  if (taken > 0) return true;
+  // This file holds nothing more from before `before`; the next one (later) may, on the next call.
+  state.reader.reset();
+  if (state.file + 1 < state.count) state.takenAtLast = 0;  // kept for resume() in the last
+  ++state.file;
+  return state.file < state.count;
 }
 
 void RecordingHistoryArchive::resume(Cursor& cursor) {
   if (!cursor.state) return;
   auto& state = *static_cast<ReadingState*>(cursor.state.get());
-  if (state.file < state.files.size() || state.files.empty()) return;
-  const std::filesystem::path last = state.files.back();
-  state.files = recordingsIn(dir_);
-  const auto found = std::find(state.files.begin(), state.files.end(), last);
-  state.file = found == state.files.end() ? state.files.size() : static_cast<std::size_t>(found - state.files.begin());
+  if (state.file < state.count || state.count == 0) {
+    state.count = count();
+    return;
+  }
+  // Read the last file again from where it ended, then those added since.
+  state.file = state.count - 1;
+  state.count = count();
   state.reader.reset();
 }
 

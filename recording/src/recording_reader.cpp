@@ -420,11 +420,15 @@ struct RecordingReader::State {
 };
 
 RecordingReader::RecordingReader(std::string path, const Progress& progress, const std::atomic<bool>* stop)
+    : RecordingReader(std::move(path), RecordingFileCheck{}, progress, stop) {}
+
+RecordingReader::RecordingReader(std::string path, const RecordingFileCheck& check, const Progress& progress,
+                                 const std::atomic<bool>* stop)
     : state_(std::make_unique<State>()) {
   State& s = *state_;  // owns the descriptor: a throw below closes it
   s.path = std::move(path);
   s.stop = stop;
-  s.file.open(s.path);
+  s.file.open(s.path, check);
   s.readHeader();
   s.indexed = s.readSummary();
   if (!s.indexed) s.scan(progress);

@@ -94,6 +94,27 @@ inline void appendSubscriberRepeat(std::string& out, unsigned advanceSeconds = 0
   out += static_cast<char>(kSubscriberRepeat | ((advanceSeconds & 0x1f) << 3));
 }
 
+// history_exchange input: a byte choosing the end (even: a HistoryServer, odd: a HistoryFetch),
+// then messages, each
+//   control (u8): bits 0-1: the number of frames - 1;
+//     server: bits 2-5: which of ten readers sends it (modulo 10); kHistoryExchangeAdvance: the
+//       clock moves 40 s first; kHistoryExchangeTake: then that reader takes what waits for it;
+//     reader: kHistoryExchangeLive: a live message (topic, payload) on the endpoint instead of a
+//       message of the answer; kHistoryExchangeWait: then the clock moves 500 ms × bits 4-7;
+//   then each frame: length (u16), bytes.
+inline constexpr uint8_t kHistoryExchangeAdvance = 0x40;
+inline constexpr uint8_t kHistoryExchangeTake = 0x80;
+inline constexpr uint8_t kHistoryExchangeLive = 0x04;
+inline constexpr uint8_t kHistoryExchangeWait = 0x08;
+
+inline void appendHistoryExchangeMessage(std::string& out, uint8_t flags, const std::vector<std::string_view>& frames) {
+  out += static_cast<char>(((frames.size() - 1) & 3) | flags);
+  for (std::string_view frame : frames) {
+    appendU16(out, frame.size());
+    out.append(frame);
+  }
+}
+
 // time_bound input: the recording's start (u64, nanoseconds since the epoch), then the text.
 inline std::string timeBoundInput(uint64_t startNs, std::string_view text) {
   std::string out;

@@ -338,6 +338,64 @@ void writeHistorySeeds(const fs::path& dir) {
   for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
 }
 
+// history_exchange: readers asking a server (for everything, with filters, again, too many at
+// once, too slowly, with junk), and a server answering a reader (in full, "busy", cut short, with
+// a malformed end, while live messages pile up).
+void writeHistoryExchangeSeeds(const fs::path& dir) {
+  using fuzz::appendHistoryExchangeMessage;
+  const std::string topic(kHistoryTopic);
+  HistoryRequest filtered;
+  filtered.filters = {"train", "eval.b"};
+  const std::string all = encodeHistoryRequest({});
+  const std::string some = encodeHistoryRequest(filtered);
+  auto server = [&](const std::vector<std::pair<uint8_t, std::vector<std::string_view>>>& messages) {
+    std::string out(1, '\0');
+    for (const auto& [flags, frames] : messages) appendHistoryExchangeMessage(out, flags, frames);
+    return out;
+  };
+  std::vector<std::pair<uint8_t, std::vector<std::string_view>>> crowd;
+  for (uint8_t reader = 0; reader < 10; ++reader) crowd.push_back({static_cast<uint8_t>(reader << 2), {topic, all}});
+  crowd.push_back({fuzz::kHistoryExchangeAdvance | fuzz::kHistoryExchangeTake, {"junk"}});
+
+  const SourceInfo source{"seed", "host", 1, 0, 7, std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000))};
+  std::vector<std::string> steps;
+  for (uint64_t i = 0; i < 3; ++i) {
+    steps.push_back(encodeEventsPayload(source, i, "train.loss", {Event{"train.loss", source.startTime, {{"v", 1.0}}}}));
+  }
+  HistoryEnd end;
+  end.messages = 3;
+  end.oldest = source.startTime;
+  HistoryEnd busy;
+  busy.error = "busy";
+  const std::string endPayload = encodeHistoryEnd(end);
+  const std::string busyPayload = encodeHistoryEnd(busy);
+  const std::string bulkX(1500, 'x');
+  const std::string bulkY(1500, 'y');
+  auto reader = [&](const std::vector<std::pair<uint8_t, std::vector<std::string_view>>>& messages) {
+    std::string out(1, '\1');
+    for (const auto& [flags, frames] : messages) appendHistoryExchangeMessage(out, flags, frames);
+    return out;
+  };
+  const std::vector<std::pair<std::string, std::string>> seeds = {
+      {"server_all", server({{fuzz::kHistoryExchangeTake, {topic, all}}, {fuzz::kHistoryExchangeTake, {"x"}}})},
+      {"server_filtered_again", server({{0, {topic, some}}, {fuzz::kHistoryExchangeTake, {topic, some}},
+                                        {fuzz::kHistoryExchangeAdvance, {topic, all, "extra"}}})},
+      {"server_crowd", server(crowd)},
+      {"server_slow", server({{0, {topic, all}}, {fuzz::kHistoryExchangeAdvance, {"x"}},
+                              {fuzz::kHistoryExchangeAdvance | fuzz::kHistoryExchangeTake, {"x"}}})},
+      {"server_junk", server({{0, {topic, steps[0]}}, {0, {"livemon.history", "\x81\xa1v\x02"}}, {0, {"", "", "", ""}}})},
+      {"reader_full", reader({{0, {"train.loss", steps[0]}}, {0, {"train.loss", steps[1]}},
+                              {fuzz::kHistoryExchangeLive, {"train.loss", steps[2]}}, {0, {topic, endPayload}}})},
+      {"reader_busy", reader({{fuzz::kHistoryExchangeLive, {"train.loss", steps[0]}}, {0, {topic, busyPayload}}})},
+      {"reader_cut", reader({{0, {"train.loss", steps[0]}}, {fuzz::kHistoryExchangeWait | 0xf0, {"train.loss", steps[1]}}})},
+      {"reader_bad_end", reader({{0, {"train.loss", steps[0]}}, {0, {topic, endPayload.substr(0, 9)}}, {0, {topic}}})},
+      {"reader_overflow", reader({{fuzz::kHistoryExchangeLive, {"train.loss", bulkX}},
+                                  {fuzz::kHistoryExchangeLive, {"train.loss", bulkY}},
+                                  {0, {"train.loss", steps[0]}}})},
+  };
+  for (const auto& [name, bytes] : seeds) writeFile(dir / name, bytes);
+}
+
 // curve_certificate: certificates as livemonctl keygen writes them, czmq's layout with CRLF and
 // single quotes, and near misses.
 void writeCurveCertificateSeeds(const fs::path& dir) {
@@ -404,7 +462,7 @@ int main(int argc, char** argv) {
   try {
     const fs::path root = argv[1];
     for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule", "history_protocol",
-                               "curve_certificate", "relay_capture"}) {
+                               "history_exchange", "curve_certificate", "relay_capture"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
@@ -414,6 +472,7 @@ int main(int argc, char** argv) {
     writeTimeBoundSeeds(root / "time_bound");
     writeAlertRuleSeeds(root / "alert_rule");
     writeHistorySeeds(root / "history_protocol");
+    writeHistoryExchangeSeeds(root / "history_exchange");
     writeCurveCertificateSeeds(root / "curve_certificate");
     writeRelayCaptureSeeds(root / "relay_capture");
   } catch (const std::exception& error) {

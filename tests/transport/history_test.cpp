@@ -378,7 +378,9 @@ TEST(History, WhatTheRelayDroppedComesFromItsRecording) {
   std::atomic<int64_t> lastStep{-1};
   RelayOptions options = loopbackRelayOptions();
   options.historyBytes = 64 * 1024;  // some 250 of the 2000 events
-  options.historyArchive = std::make_shared<RecordingHistoryArchive>(dir.path());
+  auto archive = std::make_shared<RecordingHistoryArchive>();
+  ASSERT_TRUE(archive->add(dir.path() / "relay-1.mcap"));
+  options.historyArchive = archive;
   // As `livemonctl relay --record` does: one recorded message per event.
   options.onMessage = [&](std::string_view topic, const WireMessage& message) {
     if (message.kind != MessageKind::Events) return;
@@ -428,6 +430,133 @@ TEST(History, WhatTheRelayDroppedComesFromItsRecording) {
   EXPECT_EQ(collected.sequences.back(), static_cast<uint64_t>(logged - 1));
   EXPECT_EQ(collected.gaps, 0u) << collected.lastGap;
   relay.stop();
+}
+
+// Not thread-safe: one test. A source made by hand: an XPUB that publishes heartbeats advertising
+// a ROUTER that answers history requests as the test says, or dies.
+class FakeSource {
+ public:
+  FakeSource() {
+    const int zero = 0;
+    for (void* socket : {xpub_, router_}) zmq_setsockopt(socket, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_bind(xpub_, "tcp://127.0.0.1:*");
+    zmq_bind(router_, "tcp://127.0.0.1:*");
+    source_.run = "fake";
+    source_.host = "host";
+    source_.pid = 1;
+    source_.instanceId = 7;
+    source_.startTime = std::chrono::system_clock::now();
+  }
+  ~FakeSource() {
+    zmq_close(xpub_);
+    if (router_ != nullptr) zmq_close(router_);
+    zmq_ctx_term(context_);
+  }
+
+  std::string endpoint() const { return lastEndpoint(xpub_); }
+
+  // Advertises the history until a request for it came (polling `subscriber` meanwhile).
+  bool awaitRequest(Subscriber& subscriber, const SubscriberCallbacks& callbacks) {
+    const std::string history = lastEndpoint(router_);
+    return pollUntil(subscriber, callbacks, [&] {
+      PublisherCounters counters;
+      counters.timestamp = std::chrono::system_clock::now();
+      counters.interval = 20ms;
+      send(xpub_, {std::string(kHeartbeatTopic), encodeHeartbeatPayload(MessageKind::Heartbeat, source_, heartbeats_++, counters, history)});
+      char id[256];
+      const int size = zmq_recv(router_, id, sizeof id, ZMQ_DONTWAIT);
+      if (size < 0) return false;
+      reader_.assign(id, static_cast<std::size_t>(size));
+      int more = 1;
+      while (more) {
+        char frame[1024];
+        zmq_recv(router_, frame, sizeof frame, 0);
+        std::size_t length = sizeof more;
+        zmq_getsockopt(router_, ZMQ_RCVMORE, &more, &length);
+      }
+      return true;
+    });
+  }
+  // One "step" event with the next sequence number, in the answer or live.
+  void answerStep() { send(router_, {reader_, "step", step()}); }
+  void answerEnd(const HistoryEnd& end) { send(router_, {reader_, std::string(kHistoryTopic), encodeHistoryEnd(end)}); }
+  void publishStep() { send(xpub_, {"step", step()}); }
+  // The history server goes away mid-answer; the source goes on publishing.
+  void killHistory() {
+    zmq_close(router_);
+    router_ = nullptr;
+  }
+
+ private:
+  static std::string lastEndpoint(void* socket) {
+    char text[256];
+    std::size_t size = sizeof text;
+    zmq_getsockopt(socket, ZMQ_LAST_ENDPOINT, text, &size);
+    return text;
+  }
+  static void send(void* socket, const std::vector<std::string>& frames) {
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      zmq_send(socket, frames[i].data(), frames[i].size(), i + 1 < frames.size() ? ZMQ_SNDMORE : 0);
+    }
+  }
+  std::string step() { return encodeEventsPayload(source_, steps_++, "step", {makeEvent("step", {})}); }
+
+  void* context_ = zmq_ctx_new();
+  void* xpub_ = zmq_socket(context_, ZMQ_XPUB);
+  void* router_ = zmq_socket(context_, ZMQ_ROUTER);
+  SourceInfo source_;
+  std::string reader_;
+  uint64_t heartbeats_ = 0;
+  uint64_t steps_ = 0;
+};
+
+// Issue 29, item 11: the history server dies mid-answer. The reader says so once its timeout
+// passes (on its clock) and goes on live: what was held back meanwhile, then what comes.
+TEST(History, WhenTheHistoryServerDiesMidAnswerTheReaderSaysSoAndGoesOnLive) {
+  FakeSource source;
+  ManualClock clock;
+  SubscriberOptions options = withHistory(source.endpoint());
+  options.clock = &clock;
+  Subscriber subscriber(options);
+  Collected collected;
+  const auto callbacks = collected.callbacks();
+  ASSERT_TRUE(source.awaitRequest(subscriber, callbacks));
+  for (int i = 0; i < 3; ++i) source.answerStep();
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return collected.sequences.size() == 3; }));
+  source.killHistory();
+  for (int i = 0; i < 3; ++i) source.publishStep();
+  // Held back while the history is awaited; nothing is reported before the timeout.
+  subscriber.poll(50ms, callbacks);
+  EXPECT_TRUE(collected.histories.empty());
+  clock.advance(options.historyTimeout + 1s);
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return collected.sequences.size() == 6; }));
+  ASSERT_EQ(collected.histories.size(), 1u);
+  EXPECT_EQ(collected.histories.front().outcome, HistoryOutcome::Failed);
+  EXPECT_NE(collected.histories.front().error.find("stopped"), std::string::npos) << collected.histories.front().error;
+  EXPECT_EQ(collected.histories.front().messages, 3u);
+  EXPECT_EQ(collected.sequences, (std::vector<uint64_t>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(collected.fromHistory, (std::vector<bool>{true, true, true, false, false, false}));
+  source.publishStep();
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return collected.sequences.size() == 7; })) << "live goes on";
+}
+
+// Issue 29, item 11: the reader past the server's maximum is told "busy" and goes on live.
+TEST(History, AReaderToldBusyReportsItAndGoesOnLive) {
+  FakeSource source;
+  Subscriber subscriber(withHistory(source.endpoint()));
+  Collected collected;
+  const auto callbacks = collected.callbacks();
+  ASSERT_TRUE(source.awaitRequest(subscriber, callbacks));
+  source.publishStep();
+  HistoryEnd busy;
+  busy.error = "busy";
+  source.answerEnd(busy);
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return !collected.histories.empty() && collected.sequences.size() == 1; }));
+  EXPECT_EQ(collected.histories.front().outcome, HistoryOutcome::Refused);
+  EXPECT_EQ(collected.histories.front().error, "busy");
+  source.publishStep();
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return collected.sequences.size() == 2; }));
+  EXPECT_EQ(collected.sequences, (std::vector<uint64_t>{0, 1}));
 }
 
 }  // namespace

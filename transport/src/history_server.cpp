@@ -12,10 +12,8 @@ namespace livemon::transport::detail {
 
 namespace {
 
-using SteadyClock = std::chrono::steady_clock;
-
-// What one serve() call sends at most, over all answers, before it lets its thread go on.
-constexpr std::size_t kSendBudgetMessages = 256;
+// How often an owner rechecks answers that all wait for their readers to take more.
+constexpr long kBlockedRecheckMs = 10;
 // Requests one serve() call takes at most.
 constexpr int kRequestsPerServe = 16;
 // Messages queued per reader: few, because each may be a batch of up to 256 KiB that the store
@@ -60,8 +58,8 @@ bool receiveFrame(void* socket, std::string& out, bool& more) {
 }  // namespace
 
 HistoryServer::HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits, SocketSecurity& security,
-                             std::shared_ptr<HistoryArchive> older)
-    : limits_(limits), older_(std::move(older)) {
+                             std::shared_ptr<HistoryArchive> older, Clock& clock)
+    : limits_(limits), older_(std::move(older)), clock_(clock) {
   socket_ = zmq_socket(context, ZMQ_ROUTER);
   if (socket_ == nullptr) throwEndpointError("open a history socket for", endpoint, errno);
   try {
@@ -95,6 +93,8 @@ HistoryServerStats HistoryServer::stats() const noexcept {
   stats.refused = refused_.load(std::memory_order_relaxed);
   stats.abandoned = abandoned_.load(std::memory_order_relaxed);
   stats.malformed = malformed_.load(std::memory_order_relaxed);
+  stats.scanned = scanned_.load(std::memory_order_relaxed);
+  stats.pieces = pieces_.load(std::memory_order_relaxed);
   return stats;
 }
 
@@ -102,17 +102,25 @@ bool HistoryServer::serve(const HistoryStore& store) {
   const uint64_t before = requests_.load(std::memory_order_relaxed) + malformed_.load(std::memory_order_relaxed);
   takeRequests(store);
   bool worked = requests_.load(std::memory_order_relaxed) + malformed_.load(std::memory_order_relaxed) != before;
-  std::size_t budget = kSendBudgetMessages;
-  for (std::size_t i = 0; i < answers_.size() && budget > 0;) {
-    bool finished = false;
-    worked = progress(answers_[i], store, budget, finished) || worked;
+  Budget budget;
+  for (std::size_t i = 0; i < answers_.size();) {
+    bool finished = tooSlow(answers_[i]);
+    if (!finished && budget.left()) worked = progress(answers_[i], store, budget, finished) || worked;
     if (finished) {
       answers_.erase(answers_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
       ++i;
     }
   }
+  // The next call begins with the next answer, so one that uses the whole budget starves no other.
+  if (answers_.size() > 1) std::rotate(answers_.begin(), answers_.begin() + 1, answers_.end());
   return worked;
+}
+
+long HistoryServer::pollTimeoutMs(long idleMs) const noexcept {
+  if (answers_.empty()) return idleMs;
+  const bool anyCanGoOn = std::any_of(answers_.begin(), answers_.end(), [](const Answer& answer) { return !answer.blocked; });
+  return anyCanGoOn ? 0 : std::min(idleMs, kBlockedRecheckMs);
 }
 
 void HistoryServer::takeRequests(const HistoryStore& store) {
@@ -146,7 +154,8 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
     answer.next = store.begin();
     answer.end = store.end();
     answer.filters = std::move(request.filters);
-    answer.lastProgress = SteadyClock::now();
+    answer.started = clock_.now();
+    answer.windowStart = answer.started;
     // What the store dropped may still be in the recordings.
     if (older_ && store.truncated()) {
       answer.fromOlder = true;
@@ -155,12 +164,62 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
   }
 }
 
-bool HistoryServer::progressOlder(Answer& answer, std::size_t& budget, bool& worked, bool& finished) {
-  while (budget > 0 && answer.fromOlder) {
+bool HistoryServer::tooSlow(Answer& answer) {
+  const auto now = clock_.now();
+  const auto elapsed = now - answer.windowStart;
+  bool slow = now - answer.started >= kAnswerDeadline;
+  if (elapsed >= kRateWindow) {
+    // What the reader took against what the rate asks for the time that passed: a window may be
+    // longer than kRateWindow when serve() came late.
+    const auto windows = std::chrono::duration<double>(elapsed) / std::chrono::duration<double>(kRateWindow);
+    slow = slow || (answer.fullInWindow && static_cast<double>(answer.sentInWindow) < windows * kMinMessagesPerWindow);
+    answer.windowStart = now;
+    answer.sentInWindow = 0;
+    answer.fullInWindow = answer.blocked;
+  }
+  if (!slow) return false;
+  abandoned_.fetch_add(1, std::memory_order_relaxed);
+  // Told when its queue takes it; otherwise its own timeout tells it.
+  HistoryEnd end;
+  end.messages = answer.sent;
+  end.error = "too slow";
+  sendEnd(answer.routingId, end);
+  return true;
+}
+
+bool HistoryServer::offer(Answer& answer, const HistoryStore::Entry& entry, Budget& budget, bool& worked,
+                          bool& finished) {
+  budget.spend(std::max<std::size_t>(1, answer.filters.size()));
+  if (startsWithAny(entry.topic, answer.filters)) {
+    const Send sent = sendEntry(answer.routingId, entry);
+    if (sent == Send::Gone) {
+      abandoned_.fetch_add(1, std::memory_order_relaxed);
+      finished = true;
+      return false;
+    }
+    if (sent == Send::Full) {
+      answer.blocked = true;
+      answer.fullInWindow = true;
+      return false;  // looked at again when the reader takes more
+    }
+    ++answer.sent;
+    ++answer.sentInWindow;
+    --budget.sends;
+  }
+  scanned_.fetch_add(1, std::memory_order_relaxed);
+  worked = true;
+  return true;
+}
+
+bool HistoryServer::progressOlder(Answer& answer, Budget& budget, bool& worked, bool& finished) {
+  while (budget.left() && answer.fromOlder) {
     if (answer.olderNext == answer.olderPiece.size()) {
       answer.olderPiece.clear();
       answer.olderNext = 0;
       bool more = false;
+      budget.spend(kArchivePieceCost);
+      pieces_.fetch_add(1, std::memory_order_relaxed);
+      worked = true;
       try {
         more = older_->next(answer.olderCursor, answer.olderBeforeNs, answer.olderPiece);
       } catch (const std::exception&) {
@@ -174,40 +233,22 @@ bool HistoryServer::progressOlder(Answer& answer, std::size_t& budget, bool& wor
       continue;
     }
     const HistoryStore::Entry& entry = answer.olderPiece[answer.olderNext];
-    if (!startsWithAny(entry.topic, answer.filters)) {
-      ++answer.olderNext;
-      continue;
-    }
-    const Send sent = sendEntry(answer.routingId, entry);
-    if (sent == Send::Gone) {
-      abandoned_.fetch_add(1, std::memory_order_relaxed);
-      finished = true;
-      return false;
-    }
-    if (sent == Send::Full) return false;
-    if (!answer.oldestSentNs || entry.firstEventNs < *answer.oldestSentNs) answer.oldestSentNs = entry.firstEventNs;
+    const uint64_t sentBefore = answer.sent;
+    if (!offer(answer, entry, budget, worked, finished)) return false;
     ++answer.olderNext;
-    ++answer.olderSent;
-    ++answer.sent;
-    --budget;
-    worked = true;
-    answer.lastProgress = SteadyClock::now();
+    if (answer.sent != sentBefore) {
+      ++answer.olderSent;
+      if (!answer.oldestSentNs || entry.firstEventNs < *answer.oldestSentNs) answer.oldestSentNs = entry.firstEventNs;
+    }
   }
   return !answer.fromOlder;
 }
 
-bool HistoryServer::progress(Answer& answer, const HistoryStore& store, std::size_t& budget, bool& finished) {
+bool HistoryServer::progress(Answer& answer, const HistoryStore& store, Budget& budget, bool& finished) {
   bool worked = false;
+  answer.blocked = false;
   if (answer.fromOlder) {
-    if (!progressOlder(answer, budget, worked, finished)) {
-      if (finished) return true;
-      if (!worked && SteadyClock::now() - answer.lastProgress > kStallTimeout) {
-        abandoned_.fetch_add(1, std::memory_order_relaxed);
-        finished = true;
-        return true;
-      }
-      return worked;
-    }
+    if (!progressOlder(answer, budget, worked, finished)) return worked || finished;
     // What the store dropped while the recordings were read is in them too: read on up to
     // what it holds now, then the store from there.
     if (store.completeSinceNs() > answer.olderBeforeNs) {
@@ -221,48 +262,29 @@ bool HistoryServer::progress(Answer& answer, const HistoryStore& store, std::siz
   }
   // What the store dropped meanwhile is gone; the reader sees a gap in its sequence numbers.
   answer.next = std::max(answer.next, store.begin());
-  while (budget > 0 && answer.next < answer.end) {
-    const HistoryStore::Entry& entry = store.at(answer.next);
-    if (!startsWithAny(entry.topic, answer.filters)) {
-      ++answer.next;
-      continue;
-    }
-    const Send sent = sendEntry(answer.routingId, entry);
-    if (sent == Send::Gone) {
-      abandoned_.fetch_add(1, std::memory_order_relaxed);
-      finished = true;
-      return true;
-    }
-    if (sent == Send::Full) break;
+  while (budget.left() && answer.next < answer.end) {
+    if (!offer(answer, store.at(answer.next), budget, worked, finished)) return worked || finished;
     ++answer.next;
-    ++answer.sent;
-    --budget;
-    worked = true;
-    answer.lastProgress = SteadyClock::now();
   }
-  if (answer.next >= answer.end && budget > 0) {
-    HistoryEnd end;
-    end.messages = answer.sent;
-    // With the recordings' part, the history reaches back to what they hold.
-    end.truncated = store.truncated() && answer.olderSent == 0;
-    if (answer.oldestSentNs) {
-      end.oldest = fromWireTime(*answer.oldestSentNs);
-    } else if (const auto oldest = oldestEventNs(store, limits_)) {
-      end.oldest = fromWireTime(*oldest);
-    }
-    const Send sent = sendEnd(answer.routingId, end);
-    if (sent != Send::Full) {
-      (sent == Send::Sent ? answered_ : abandoned_).fetch_add(1, std::memory_order_relaxed);
-      finished = true;
-      return true;
-    }
+  if (answer.next < answer.end || budget.sends == 0) return worked;
+  HistoryEnd end;
+  end.messages = answer.sent;
+  // With the recordings' part, the history reaches back to what they hold.
+  end.truncated = store.truncated() && answer.olderSent == 0;
+  if (answer.oldestSentNs) {
+    end.oldest = fromWireTime(*answer.oldestSentNs);
+  } else if (const auto oldest = oldestEventNs(store, limits_)) {
+    end.oldest = fromWireTime(*oldest);
   }
-  if (!worked && SteadyClock::now() - answer.lastProgress > kStallTimeout) {
-    abandoned_.fetch_add(1, std::memory_order_relaxed);
-    finished = true;
-    return true;
+  const Send sent = sendEnd(answer.routingId, end);
+  if (sent == Send::Full) {
+    answer.blocked = true;
+    answer.fullInWindow = true;
+    return worked;
   }
-  return worked;
+  (sent == Send::Sent ? answered_ : abandoned_).fetch_add(1, std::memory_order_relaxed);
+  finished = true;
+  return true;
 }
 
 HistoryServer::Send HistoryServer::sendEntry(const std::string& routingId, const HistoryStore::Entry& entry) {

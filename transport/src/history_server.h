@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include <livemon/clock.h>
 #include <livemon/transport/history_archive.h>
 #include <livemon/transport/wire_format.h>
 
@@ -24,8 +25,10 @@ struct HistoryServerStats {
   uint64_t requests = 0;   // well-formed requests taken
   uint64_t answered = 0;   // answers sent to their end
   uint64_t refused = 0;    // requests answered "busy"
-  uint64_t abandoned = 0;  // answers given up: the reader left or stopped reading
+  uint64_t abandoned = 0;  // answers given up: the reader left, or read too slowly (kMinMessagesPerWindow)
   uint64_t malformed = 0;  // requests that were not valid
+  uint64_t scanned = 0;    // stored messages looked at, matching the request's filters or not
+  uint64_t pieces = 0;     // pieces read from the recordings (HistoryArchive::next calls)
 };
 
 // Not thread-safe: one owner at a time; owned by the thread that owns the HistoryStore it serves (a
@@ -38,19 +41,31 @@ struct HistoryServerStats {
 // full) and resumes there on the next call. Payloads go out without a copy (they are shared with
 // the store), so an answer costs the store's memory, not more.
 // Bounded: at most kMaxAnswers answers at once (more get "busy"), a request frame of at most
-// kMaxRequestBytes, the connections' bytes watched by a PeerGuard, and an answer whose reader
-// takes nothing for kStallTimeout is abandoned.
+// kMaxRequestBytes, the connections' bytes watched by a PeerGuard; one serve() call sends at most
+// kSendBudget messages and does at most kWorkBudget units of work over all answers (a stored
+// message looked at costs one per filter of its request, matching or not; a piece read from the
+// recordings kArchivePieceCost), so filters that match nothing cost the thread no more per call
+// than filters that match everything. An answer whose reader took fewer than
+// kMinMessagesPerWindow messages in a kRateWindow while its queue was full is ended ("too slow"),
+// and so is one still going after kAnswerDeadline, so a reader that takes one message now and then
+// cannot hold a slot.
 class HistoryServer {
  public:
   static constexpr std::size_t kMaxAnswers = 8;
   static constexpr std::size_t kMaxRequestBytes = 16 * 1024;
-  static constexpr std::chrono::seconds kStallTimeout{30};
+  static constexpr std::size_t kSendBudget = 256;
+  static constexpr std::size_t kWorkBudget = 16 * 1024;
+  static constexpr std::size_t kArchivePieceCost = kWorkBudget / 4;
+  static constexpr std::chrono::seconds kRateWindow{30};
+  static constexpr uint64_t kMinMessagesPerWindow = 64;
+  static constexpr std::chrono::minutes kAnswerDeadline{10};
 
   // Binds `endpoint` ("tcp://host:*" picks a free port), secured as its owner's sockets are by
   // `security` (which must outlive it). Throws TransportError naming it. With `older`, an answer
-  // begins with what the store dropped and `older` still has.
+  // begins with what the store dropped and `older` still has. `clock` (which must outlive it)
+  // times the readers' rates.
   HistoryServer(void* context, const std::string& endpoint, const WireLimits& limits, SocketSecurity& security,
-                std::shared_ptr<HistoryArchive> older = nullptr);
+                std::shared_ptr<HistoryArchive> older = nullptr, Clock& clock = systemClock());
   ~HistoryServer();
 
   HistoryServer(const HistoryServer&) = delete;
@@ -64,17 +79,34 @@ class HistoryServer {
   bool serve(const HistoryStore& store);
   // An answer is in progress: call serve() again soon.
   bool answering() const noexcept { return !answers_.empty(); }
+  // How long its owner may wait on socket() before calling serve() again: 0 when an answer can
+  // go on now, a short recheck when every answer waits for its reader to take more, else `idleMs`.
+  long pollTimeoutMs(long idleMs) const noexcept;
 
   HistoryServerStats stats() const noexcept;
 
  private:
+  // Thread-safety: a plain value type. What one serve() call may still do.
+  struct Budget {
+    std::size_t sends = kSendBudget;
+    std::size_t work = kWorkBudget;
+    bool left() const noexcept { return sends > 0 && work > 0; }
+    void spend(std::size_t units) noexcept { work -= std::min(work, units); }
+  };
+  // Thread-safety: a plain value type. One reader's answer in progress.
   struct Answer {
     std::string routingId;
     uint64_t next = 0;  // the store's numbering
     uint64_t end = 0;
     uint64_t sent = 0;
     std::vector<std::string> filters;
-    std::chrono::steady_clock::time_point lastProgress;
+    // The reader's rate: what it took in the window that began at windowStart, and whether its
+    // queue was full meanwhile; blocked: the last send found it full.
+    std::chrono::steady_clock::time_point started;
+    std::chrono::steady_clock::time_point windowStart;
+    uint64_t sentInWindow = 0;
+    bool fullInWindow = false;
+    bool blocked = false;
     // Before the store: what it dropped, from `older`, up to when its oldest message was kept.
     bool fromOlder = false;
     int64_t olderBeforeNs = 0;
@@ -87,9 +119,15 @@ class HistoryServer {
   enum class Send { Sent, Full, Gone };
 
   void takeRequests(const HistoryStore& store);
-  bool progress(Answer& answer, const HistoryStore& store, std::size_t& budget, bool& finished);
-  // Sends from `older` while the answer is there; false when the reader's queue is full or it left.
-  bool progressOlder(Answer& answer, std::size_t& budget, bool& worked, bool& finished);
+  bool progress(Answer& answer, const HistoryStore& store, Budget& budget, bool& finished);
+  // Sends from `older` while the answer is there; false when the reader's queue is full, it left,
+  // or the budget ran out.
+  bool progressOlder(Answer& answer, Budget& budget, bool& worked, bool& finished);
+  // Sends `entry` when it matches the answer's filters, spending the budget; false when the
+  // reader's queue is full or it left (`finished`).
+  bool offer(Answer& answer, const HistoryStore::Entry& entry, Budget& budget, bool& worked, bool& finished);
+  // Ends the answer when its reader took too little in a window while its queue was full.
+  bool tooSlow(Answer& answer);
   Send sendEntry(const std::string& routingId, const HistoryStore::Entry& entry);
   Send sendEnd(const std::string& routingId, const HistoryEnd& end);
 
@@ -98,12 +136,15 @@ class HistoryServer {
   WireLimits limits_;
   std::unique_ptr<PeerGuard> guard_;
   std::shared_ptr<HistoryArchive> older_;
+  Clock& clock_;
   std::vector<Answer> answers_;
   std::atomic<uint64_t> requests_{0};
   std::atomic<uint64_t> answered_{0};
   std::atomic<uint64_t> refused_{0};
   std::atomic<uint64_t> abandoned_{0};
   std::atomic<uint64_t> malformed_{0};
+  std::atomic<uint64_t> scanned_{0};
+  std::atomic<uint64_t> pieces_{0};
 };
 
 // The endpoint a history socket binds by default beside `endpoint`, the first endpoint its

@@ -382,7 +382,7 @@ void Relay::State::runWorker() {
       // it did not receive live is in the capture queue ahead of that message.
       zmq_pollitem_t items[] = {{worker.captureReader, 0, ZMQ_POLLIN, 0},
                                 {worker.historyServer->socket(), 0, ZMQ_POLLIN, 0}};
-      zmq_poll(items, 2, worker.historyServer->answering() ? 0 : waitMs);
+      zmq_poll(items, 2, worker.historyServer->pollTimeoutMs(waitMs));
       while (drainCapture() == kCaptureBurst && !stopping.load(std::memory_order_relaxed)) {
       }
       try {

@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <livemon/clock.h>
@@ -215,6 +216,14 @@ int recordingFormatVersion(const RecordingChannel& channel) noexcept;
 // may hold several events, so RecordingSummary::messageCount is not the number of events.
 int recordingFormatVersion(const RecordingSummary& summary) noexcept;
 
+// Thread-safety: a plain value type. What a RecordingReader checks of the file it opens, besides
+// its being a regular file (which it checks without waiting on a FIFO).
+struct RecordingFileCheck {
+  bool followSymlinks = true;  // false: a symbolic link is refused (O_NOFOLLOW)
+  // The (st_dev, st_ino) the file must have: another file under the name is refused.
+  std::optional<std::pair<uint64_t, uint64_t>> identity;
+};
+
 // Not thread-safe: one owner at a time; one thread uses a reader; the stop flag may be set from any
 // thread or a signal handler.
 //
@@ -242,6 +251,9 @@ class RecordingReader {
   // scanning a file without one). `stop` (may be null) is also checked between the records
   // forEachMessage reads; it must outlive the reader.
   explicit RecordingReader(std::string path, const Progress& progress = {}, const std::atomic<bool>* stop = nullptr);
+  // As above, opening the file only if it passes `check`.
+  RecordingReader(std::string path, const RecordingFileCheck& check, const Progress& progress = {},
+                  const std::atomic<bool>* stop = nullptr);
   ~RecordingReader();
   RecordingReader(const RecordingReader&) = delete;
   RecordingReader& operator=(const RecordingReader&) = delete;

@@ -1,30 +1,50 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <mutex>
 #include <vector>
 
 #include <livemon/transport/history_archive.h>
 
 namespace livemon::transport {
 
-// Not thread-safe: one owner at a time; the thread that answers history requests (a relay's worker)
-// reads it.
+// Thread-safe: add() may be called from any thread; next() and resume() by the thread that answers
+// history requests (a relay's worker), each answer with a Cursor of its own.
 //
 // A relay's history older than it holds in memory, from the MCAP recordings it writes of what it
-// forwards (`livemonctl relay --record DIR`): RelayOptions::historyArchive. Read a piece of a few
-// hundred messages at a time, oldest file first (by modification time), so an answer holds one
-// piece in memory; a relay's recordings have log times that only grow, which a piece resumes
-// from. Damaged or vanished files are skipped.
+// forwards (`livemonctl relay --record DIR`): RelayOptions::historyArchive. It serves only the files
+// it is told of with add(), the ones the relay's recorder opened in this run, never the others in
+// the directory (earlier runs, files put there by others), and each only if its name still leads,
+// without a symbolic link, to the file that was there when it was added. Read a piece of a few
+// hundred messages at a time, oldest file first (in the order added), so an answer holds one piece
+// in memory and one next() call opens at most one file; a relay's recordings have log times that
+// only grow, which a piece resumes from. Damaged, vanished or replaced files are skipped.
 class RecordingHistoryArchive : public HistoryArchive {
  public:
-  explicit RecordingHistoryArchive(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  RecordingHistoryArchive() = default;
+
+  // Serves `file` too, after those added before. Takes its identity (device, inode) now; false,
+  // and not served, when it is not a regular file here (a symbolic link, a FIFO, missing).
+  bool add(const std::filesystem::path& file);
 
   bool next(Cursor& cursor, int64_t beforeNs, std::vector<HistoryMessage>& out) override;
   void resume(Cursor& cursor) override;
 
  private:
-  std::filesystem::path dir_;
+  // Thread-safety: a plain value type. A file added, as it was then.
+  struct Recording {
+    std::filesystem::path path;
+    uint64_t device = 0;
+    uint64_t inode = 0;
+  };
+
+  std::size_t count() const;
+  Recording at(std::size_t index) const;
+
+  mutable std::mutex mutex_;
+  std::vector<Recording> files_;
 };
 
 }  // namespace livemon::transport

@@ -36,7 +36,10 @@ class HistoryArchive {
 
   // Appends to `out` the next piece of the event messages kept before `beforeNs` (wall time, as
   // kept), oldest first: a few hundred messages, so an answer holds one piece in memory. False
-  // when there are no more. What cannot be read (a damaged or vanished file) is skipped.
+  // when there are no more; true with nothing appended when a call passed over something (a file
+  // that held nothing more): call again. Each call does a bounded part of the work (opens at most
+  // one file), and its caller counts the calls against its own budget. What cannot be read (a
+  // damaged or vanished file) is skipped.
   virtual bool next(Cursor& cursor, int64_t beforeNs, std::vector<HistoryMessage>& out) = 0;
   // After next() ran out: reads on from where it ended, through what was kept since.
   virtual void resume(Cursor& cursor) = 0;

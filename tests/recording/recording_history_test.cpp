@@ -1,0 +1,127 @@
+// RecordingHistoryArchive: a relay's history older than it holds, from the recordings it writes
+// (`livemonctl relay --record DIR`). It serves the files of this run it was told of and nothing
+// else in the directory, never through a symbolic link, and one call opens at most one file.
+#include <livemon/transport/recording_history.h>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <livemon/transport/recording.h>
+
+#include "test_support.h"
+
+namespace livemon::transport {
+namespace {
+
+constexpr int64_t kBefore = 1'000'000;
+
+// A closed recording at `path` of `count` messages on `topic`, logged at `first`, `first` + 1, ...
+void writeRecording(const std::filesystem::path& path, const std::string& topic, int count = 3, uint64_t first = 1) {
+  RecordingWriter writer(path.string());
+  for (uint64_t i = first; i < first + static_cast<uint64_t>(count); ++i) writer.write(topic, i, i, "payload");
+  writer.close();
+}
+
+// Every topic the archive serves, piece by piece; `calls` counts the next() calls.
+std::multiset<std::string> readAll(HistoryArchive& archive, int* calls = nullptr) {
+  HistoryArchive::Cursor cursor;
+  std::vector<HistoryMessage> piece;
+  std::multiset<std::string> topics;
+  int made = 0;
+  while (archive.next(cursor, kBefore, piece) && made < 10'000) {
+    ++made;
+    for (const HistoryMessage& message : piece) topics.insert(message.topic);
+    piece.clear();
+  }
+  if (calls != nullptr) *calls = made;
+  return topics;
+}
+
+// Issue 29, item 6: every *.mcap in the directory was served, symbolic links followed.
+TEST(RecordingHistory, ServesOnlyThisRunsRecordingsNeverThroughASymbolicLink) {
+  test::TempDir dir;
+  test::TempDir elsewhere;
+  writeRecording(dir.path() / "relay-20260101T000000Z.mcap", "earlier.run");  // an earlier run's
+  writeRecording(dir.path() / "notes.mcap", "foreign");                       // put there by someone else
+  writeRecording(elsewhere.path() / "secret.mcap", "elsewhere");
+  std::filesystem::create_symlink(elsewhere.path() / "secret.mcap", dir.path() / "relay-20261127T000000Z.mcap");
+  writeRecording(dir.path() / "relay-20261127T000001Z.mcap", "this.run");
+
+  RecordingHistoryArchive archive;
+  EXPECT_FALSE(archive.add(dir.path() / "relay-20261127T000000Z.mcap")) << "a symbolic link is refused";
+  EXPECT_FALSE(archive.add(dir.path() / "missing.mcap"));
+  ASSERT_TRUE(archive.add(dir.path() / "relay-20261127T000001Z.mcap"));
+  EXPECT_EQ(readAll(archive), (std::multiset<std::string>{"this.run", "this.run", "this.run"}));
+}
+
+TEST(RecordingHistory, AFileReplacedAfterItWasAddedIsNotServed) {
+  test::TempDir dir;
+  test::TempDir elsewhere;
+  const auto own = dir.path() / "relay-a.mcap";
+  const auto swapped = dir.path() / "relay-b.mcap";
+  writeRecording(own, "this.run");
+  writeRecording(swapped, "this.run");
+  RecordingHistoryArchive archive;
+  ASSERT_TRUE(archive.add(own));
+  ASSERT_TRUE(archive.add(swapped));
+
+  // One replaced by a symbolic link to a file elsewhere, the other by another file under its name.
+  writeRecording(elsewhere.path() / "secret.mcap", "elsewhere");
+  std::filesystem::remove(own);
+  std::filesystem::create_symlink(elsewhere.path() / "secret.mcap", own);
+  writeRecording(dir.path() / "other.mcap", "foreign");
+  std::filesystem::rename(dir.path() / "other.mcap", swapped);
+  EXPECT_TRUE(readAll(archive).empty());
+}
+
+// Issue 29, item 4b: one call listed the whole directory and opened files until one held
+// something, so recordings that hold nothing for the answer were all opened in one call.
+TEST(RecordingHistory, OneCallOpensAtMostOneFile) {
+  test::TempDir dir;
+  RecordingHistoryArchive archive;
+  constexpr int kFiles = 30;
+  for (int i = 0; i < kFiles; ++i) {
+    const auto path = dir.path() / ("relay-" + std::to_string(i) + ".mcap");
+    if (i % 2 == 0) {
+      writeRecording(path, "late", 1, kBefore + 10);  // logged after what the answer asks for
+    } else {
+      std::ofstream(path) << "not a recording";
+    }
+    ASSERT_TRUE(archive.add(path));
+  }
+  int calls = 0;
+  EXPECT_TRUE(readAll(archive, &calls).empty());
+  EXPECT_GE(calls, kFiles - 1) << "the files were opened in fewer calls";
+}
+
+TEST(RecordingHistory, ReadsOnThroughFilesAddedAfterItRanOut) {
+  test::TempDir dir;
+  RecordingHistoryArchive archive;
+  writeRecording(dir.path() / "relay-1.mcap", "first", 2);
+  ASSERT_TRUE(archive.add(dir.path() / "relay-1.mcap"));
+  HistoryArchive::Cursor cursor;
+  std::vector<HistoryMessage> piece;
+  std::size_t messages = 0;
+  while (archive.next(cursor, kBefore, piece)) {
+    messages += piece.size();
+    piece.clear();
+  }
+  EXPECT_EQ(messages, 2u);
+  writeRecording(dir.path() / "relay-2.mcap", "second", 1, 5);
+  ASSERT_TRUE(archive.add(dir.path() / "relay-2.mcap"));
+  archive.resume(cursor);
+  while (archive.next(cursor, kBefore, piece)) {
+    messages += piece.size();
+  }
+  ASSERT_EQ(messages, 3u);
+  EXPECT_EQ(piece.back().topic, "second");
+}
+
+}  // namespace
+}  // namespace livemon::transport
