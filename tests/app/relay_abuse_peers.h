@@ -207,10 +207,12 @@ struct HistoryReply {
 };
 
 // Asks `server` for its history on `dealer` and reads the answer to its end, handing each answer
-// message (topic, payload) to `onMessage`; gives up when nothing came for `quiet`.
+// message (topic, payload) to `onMessage`; gives up when nothing came for `quiet`, and stops
+// reading after `most` messages (a long run's answer is its whole recording).
 inline HistoryReply askHistory(ZmqSocket& dealer, const std::vector<std::string>& filters,
                                std::chrono::milliseconds quiet,
-                               const std::function<void(const std::string&, const std::string&)>& onMessage = {}) {
+                               const std::function<void(const std::string&, const std::string&)>& onMessage = {},
+                               uint64_t most = UINT64_MAX) {
   HistoryReply reply;
   HistoryRequest request;
   request.filters = filters;
@@ -224,6 +226,7 @@ inline HistoryReply askHistory(ZmqSocket& dealer, const std::vector<std::string>
     }
     ++reply.messages;
     if (onMessage) onMessage((*frames)[0], (*frames)[1]);
+    if (reply.messages >= most) return reply;
   }
   return reply;
 }
