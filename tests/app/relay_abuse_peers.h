@@ -305,12 +305,8 @@ class HostilePeers {
   void injectAtServe() {
     ZmqSocket injector(context_.get(), ZMQ_XSUB);
     injector.connect(targets_.serve);
-    SourceInfo invented;
-    invented.run = "forged-serve";
-    invented.host = "nowhere";
-    invented.pid = 4242;
-    invented.instanceId = 99;
-    invented.startTime = std::chrono::system_clock::now();
+    const SourceInfo invented{"forged-serve", "nowhere", 4242, std::nullopt, 99,
+                              std::chrono::system_clock::now(), std::nullopt, std::nullopt};
     for (uint64_t sequence = 0; running_; std::this_thread::sleep_for(std::chrono::milliseconds(5))) {
       const Event event{"train.step", std::chrono::system_clock::now(),
                         {{"i", static_cast<int64_t>(sequence)}, {"kind", std::string("forged-serve")}}};
