@@ -266,6 +266,7 @@ class ChildProcess {
   }
 
   void signal(int number) { kill(pid_, number); }
+  pid_t pid() const { return pid_; }
 
   // The exit status (as from waitpid), or nothing if the child still runs after `deadline`.
   // Collects its remaining output.
