@@ -60,13 +60,14 @@ constexpr std::size_t heapBytes(std::size_t size) { return size < 16 ? 0 : size 
 // A data field's node in the event's hash map, with its share of the bucket array.
 constexpr std::size_t kFieldNodeBytes = 88 + 2 * sizeof(void*);
 
-// Adds to `decodedBytes` what the event costs in memory beyond the Event itself and its name.
-void readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event, std::size_t& decodedBytes) {
+// Returns what the event costs in memory beyond the Event itself and its name.
+std::size_t readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event) {
   if (reader.arrayHeader("event") != 2) reader.fail("an event is not a [timestamp, data] pair");
   event.timestamp = fromWireTime(reader.int64("event timestamp"));
   const uint32_t fields = reader.mapHeader("event data");
   if (fields > limits.maxFieldsPerEvent) tooLarge("event field count", fields, limits.maxFieldsPerEvent);
   event.data.reserve(fields);
+  std::size_t decodedBytes = fields * kFieldNodeBytes;
   for (uint32_t i = 0; i < fields; ++i) {
     std::string key(reader.str("data key", limits.maxKeyBytes));
     DataValue value;
@@ -77,12 +78,13 @@ void readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event, st
       case MsgpackReader::Type::Str: value = std::string(reader.str("string value", limits.maxStringBytes)); break;
       default: reader.fail("the value of \"" + key + "\" is not a string, float, integer or boolean");
     }
-    decodedBytes += kFieldNodeBytes + heapBytes(key.size());
+    decodedBytes += heapBytes(key.size());
     if (const auto* text = std::get_if<std::string>(&value)) decodedBytes += heapBytes(text->size());
     if (!event.data.emplace(std::move(key), std::move(value)).second) {
       reader.fail("duplicate data key in one event");
     }
   }
+  return decodedBytes;
 }
 
 void decode(std::string_view topic, std::string_view payload, const WireLimits& limits, WireMessage& out) {
@@ -139,7 +141,7 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
             if (count > limits.maxEventsPerMessage) tooLarge("event count", count, limits.maxEventsPerMessage);
             // An event takes at least 3 bytes, so a lying count cannot make this allocate much.
             out.events.reserve(std::min<std::size_t>(count, payload.size() / 3));
-            for (uint32_t e = 0; e < count; ++e) readEvent(reader, limits, out.events.emplace_back(), decodedBytes);
+            for (uint32_t e = 0; e < count; ++e) decodedBytes += readEvent(reader, limits, out.events.emplace_back());
             break;
           }
           case Steps: {
