@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <compare>
 #include <condition_variable>
@@ -71,29 +72,54 @@ prometheus::MetricFamily single(std::string name, std::string help, prometheus::
 }  // namespace
 
 // Thread-safe: every member below `mutex` is guarded by it; Collect() runs on the Exposer's
-// HTTP threads.
+// HTTP threads and holds it only to copy the values.
 struct MetricsExporter::State final : prometheus::Collectable {
   struct SourceKey {
     std::string run;
     std::string host;
     std::string rank;
+    uint64_t instance = 0;
     friend auto operator<=>(const SourceKey&, const SourceKey&) = default;
   };
+  // Thread-safety: a plain value type, immutable once made, shared by a scrape's copy.
+  // The labels of a source's series (id empty unless another source held the same labels).
+  struct SourceLabels {
+    std::string run;
+    std::string host;
+    std::string rank;
+    std::string id;
+  };
+  // Thread-safety: a plain value type, immutable once made, shared by a scrape's copy.
+  // "<stat>\0<aggregation>" after sanitising: the key of the series in its source.
+  struct SeriesName {
+    std::string key;
+    std::string_view stat() const { return std::string_view(key).substr(0, key.find('\0')); }
+    std::string_view aggregation() const { return std::string_view(key).substr(key.find('\0') + 1); }
+  };
+  // Thread-safety: a plain value type.
   struct Series {
-    std::string stat;
-    std::string aggregation;
+    std::shared_ptr<const SeriesName> name;
     double value = 0;
   };
+  // Thread-safety: a plain value type.
   struct Source {
     // Its last message, heartbeat or goodbye: forgetAfter later it is removed.
     std::chrono::steady_clock::time_point lastSeen;
-    // Keyed by "<stat>\0<aggregation>" after sanitising, so two keys that sanitise alike share
-    // one series instead of serving a duplicate.
-    std::map<std::string, Series> series;
+    std::shared_ptr<const SourceLabels> labels;
+    // Keyed by a view of the series' own name, so two keys that sanitise alike share one series
+    // instead of serving a duplicate.
+    std::map<std::string_view, Series, std::less<>> series;
   };
+  // Thread-safety: a plain value type.
   struct Counter {
     std::string help;
     double value = 0;
+  };
+  // Thread-safety: a plain value type. One series as a scrape copied it.
+  struct Row {
+    std::shared_ptr<const SourceLabels> source;
+    std::shared_ptr<const SeriesName> name;
+    double value;
   };
 
   explicit State(MetricsExporterOptions opts) : options(std::move(opts)), clock(options.clock ? *options.clock : systemClock()) {}
@@ -102,8 +128,9 @@ struct MetricsExporter::State final : prometheus::Collectable {
 
   SourceKey keyOf(const SourceInfo& source) const {
     return SourceKey{labelValue(source.run, options.maxLabelBytes), labelValue(source.host, options.maxLabelBytes),
-                     source.rank ? std::to_string(*source.rank) : std::string()};
+                     source.rank ? std::to_string(*source.rank) : std::string(), source.instanceId};
   }
+  std::map<SourceKey, Source>::iterator addSourceLocked(const SourceKey& key, std::chrono::steady_clock::time_point now);
   void observeLocked(const SourceKey& key, const Event& event, std::chrono::steady_clock::time_point now);
   void touchLocked(const SourceInfo& source, std::chrono::steady_clock::time_point now);
   void expireLocked(std::chrono::steady_clock::time_point now) const;
@@ -112,13 +139,30 @@ struct MetricsExporter::State final : prometheus::Collectable {
   Clock& clock;
 
   mutable std::mutex mutex;
-  // Mutable: a scrape forgets expired sources as it renders.
+  // Mutable: a scrape forgets expired sources as it copies.
   mutable std::map<SourceKey, Source> sources;
   mutable std::size_t seriesCount = 0;
   mutable MetricsExporterStats counters;
   mutable std::chrono::steady_clock::time_point lastExpiry{};
   std::map<std::string, Counter> extra;
 };
+
+// A source whose run, host and rank another live source already serves carries its instance id
+// as the label "id", so neither overwrites the other's series.
+std::map<MetricsExporter::State::SourceKey, MetricsExporter::State::Source>::iterator
+MetricsExporter::State::addSourceLocked(const SourceKey& key, std::chrono::steady_clock::time_point now) {
+  const auto sameLabels = sources.lower_bound(SourceKey{key.run, key.host, key.rank, 0});
+  const bool taken = sameLabels != sources.end() && sameLabels->first.run == key.run &&
+                     sameLabels->first.host == key.host && sameLabels->first.rank == key.rank;
+  std::string id;
+  if (taken) {
+    char text[17];
+    std::snprintf(text, sizeof(text), "%016llx", static_cast<unsigned long long>(key.instance));
+    id = text;
+  }
+  auto labels = std::make_shared<const SourceLabels>(SourceLabels{key.run, key.host, key.rank, std::move(id)});
+  return sources.emplace(key, Source{now, std::move(labels), {}}).first;
+}
 
 void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& event,
                                            std::chrono::steady_clock::time_point now) {
@@ -135,15 +179,18 @@ void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& ev
       ++counters.malformedKeys;
       continue;
     }
-    std::string stat = labelValue(std::string_view(field).substr(0, dot), options.maxLabelBytes);
-    std::string aggregation = labelValue(std::string_view(field).substr(dot + 1), options.maxLabelBytes);
-    seriesKey.assign(stat).push_back('\0');
-    seriesKey.append(aggregation);
+    seriesKey.assign(labelValue(std::string_view(field).substr(0, dot), options.maxLabelBytes)).push_back('\0');
+    seriesKey.append(labelValue(std::string_view(field).substr(dot + 1), options.maxLabelBytes));
     if (found != sources.end()) {
-      auto series = found->second.series.find(seriesKey);
+      auto series = found->second.series.find(std::string_view(seriesKey));
       if (series != found->second.series.end()) {
         series->second.value = *number;
         ++counters.statValues;
+        continue;
+      }
+      if (found->second.series.size() >= options.maxSeriesPerSource) {
+        ++counters.seriesDropped;
+        ++counters.seriesDroppedSourceCap;
         continue;
       }
     }
@@ -151,8 +198,10 @@ void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& ev
       ++counters.seriesDropped;
       continue;
     }
-    if (found == sources.end()) found = sources.emplace(key, Source{now, {}}).first;
-    found->second.series.emplace(seriesKey, Series{std::move(stat), std::move(aggregation), *number});
+    if (found == sources.end()) found = addSourceLocked(key, now);
+    auto name = std::make_shared<const SeriesName>(SeriesName{seriesKey});
+    const std::string_view view(name->key);
+    found->second.series.emplace(view, Series{std::move(name), *number});
     ++seriesCount;
     ++counters.statValues;
   }
@@ -179,39 +228,60 @@ void MetricsExporter::State::expireLocked(std::chrono::steady_clock::time_point 
 }
 
 std::vector<prometheus::MetricFamily> MetricsExporter::State::Collect() const {
-  std::lock_guard lock(mutex);
-  expireLocked(clock.now());
-  std::vector<prometheus::MetricFamily> families;
-  prometheus::MetricFamily stats{std::string(kStatMetric),
-                                 "Latest value of each Stat aggregation, per source (run, host, rank)",
-                                 prometheus::MetricType::Gauge,
-                                 {}};
-  stats.metric.reserve(seriesCount);
-  for (const auto& [key, source] : sources) {
-    for (const auto& [unused, series] : source.series) {
-      prometheus::ClientMetric metric;
-      metric.label = {label("aggregation", series.aggregation), label("host", key.host), label("rank", key.rank),
-                      label("run", key.run), label("stat", series.stat)};
-      metric.gauge.value = series.value;
-      stats.metric.push_back(std::move(metric));
+  // Under the lock only the copy: two shared pointers and a double per series.
+  std::vector<Row> rows;
+  MetricsExporterStats stats;
+  std::map<std::string, Counter> extraCopy;
+  {
+    std::lock_guard lock(mutex);
+    expireLocked(clock.now());
+    rows.reserve(seriesCount);
+    for (const auto& [key, source] : sources) {
+      for (const auto& [unused, series] : source.series) rows.push_back(Row{source.labels, series.name, series.value});
     }
+    stats = counters;
+    stats.series = seriesCount;
+    stats.sources = sources.size();
+    extraCopy = extra;
   }
-  families.push_back(std::move(stats));
+  if (options.whileRendering) options.whileRendering();
+  std::vector<prometheus::MetricFamily> families;
+  prometheus::MetricFamily statFamily{std::string(kStatMetric),
+                                      "Latest value of each Stat aggregation, per source (run, host, rank; id "
+                                      "when two live sources share those)",
+                                      prometheus::MetricType::Gauge,
+                                      {}};
+  statFamily.metric.reserve(rows.size());
+  for (const Row& row : rows) {
+    prometheus::ClientMetric metric;
+    metric.label.reserve(6);
+    metric.label.push_back(label("aggregation", std::string(row.name->aggregation())));
+    metric.label.push_back(label("host", row.source->host));
+    if (!row.source->id.empty()) metric.label.push_back(label("id", row.source->id));
+    metric.label.push_back(label("rank", row.source->rank));
+    metric.label.push_back(label("run", row.source->run));
+    metric.label.push_back(label("stat", std::string(row.name->stat())));
+    metric.gauge.value = row.value;
+    statFamily.metric.push_back(std::move(metric));
+  }
+  families.push_back(std::move(statFamily));
   using prometheus::MetricType;
   const std::string own(kOwnPrefix);
   families.push_back(single(own + "events_total", "Events observed", MetricType::Counter,
-                            static_cast<double>(counters.events)));
+                            static_cast<double>(stats.events)));
   families.push_back(single(own + "series", "livemon_stat series served", MetricType::Gauge,
-                            static_cast<double>(seriesCount)));
+                            static_cast<double>(stats.series)));
   families.push_back(single(own + "sources", "Sources with series", MetricType::Gauge,
-                            static_cast<double>(sources.size())));
-  families.push_back(single(own + "series_dropped_total", "New series refused at the series cap",
-                            MetricType::Counter, static_cast<double>(counters.seriesDropped)));
+                            static_cast<double>(stats.sources)));
+  families.push_back(single(own + "series_dropped_total", "New series refused at the series caps",
+                            MetricType::Counter, static_cast<double>(stats.seriesDropped)));
+  families.push_back(single(own + "series_dropped_source_cap_total", "New series refused at the per-source cap",
+                            MetricType::Counter, static_cast<double>(stats.seriesDroppedSourceCap)));
   families.push_back(single(own + "malformed_keys_total", "Stat keys that are not <stat>.<aggregation>",
-                            MetricType::Counter, static_cast<double>(counters.malformedKeys)));
+                            MetricType::Counter, static_cast<double>(stats.malformedKeys)));
   families.push_back(single(own + "sources_forgotten_total", "Sources removed after silence or goodbye",
-                            MetricType::Counter, static_cast<double>(counters.sourcesForgotten)));
-  for (const auto& [name, counter] : extra) {
+                            MetricType::Counter, static_cast<double>(stats.sourcesForgotten)));
+  for (const auto& [name, counter] : extraCopy) {
     families.push_back(single(name, counter.help, MetricType::Counter, counter.value));
   }
   return families;
@@ -283,6 +353,7 @@ MetricsExporter::Server::~Server() {
 MetricsExporter::MetricsExporter(Options options) {
   auto bad = [](const std::string& message) { throw std::invalid_argument("MetricsExporterOptions: " + message); };
   if (options.maxSeries < 1) bad("maxSeries must be at least 1");
+  if (options.maxSeriesPerSource < 1) bad("maxSeriesPerSource must be at least 1");
   if (options.maxLabelBytes < 16) bad("maxLabelBytes must be at least 16, got " + std::to_string(options.maxLabelBytes));
   if (options.forgetAfter.count() < 1) {
     bad("forgetAfter must be at least 1 ms, got " + std::to_string(options.forgetAfter.count()) + " ms");

@@ -70,6 +70,8 @@ py::dict statsDict(const PublisherStats& stats) {
   result["history_dropped"] = stats.historyDropped;
   result["history_requests"] = stats.historyRequests;
   result["curve_refused"] = stats.curveRefused;
+  result["metrics_dropped"] = stats.metricsDropped;
+  result["metrics_unavailable"] = stats.metricsUnavailable;
   return result;
 }
 
@@ -374,7 +376,9 @@ void bindTransport(py::module_& m) {
         the subscribers allowed in; ``curve_server``: connecting to a relay, the relay's
         ``NAME.key``; ``require_curve``: refuse to bind beyond loopback without CURVE. Default:
         LIVEMON_CURVE_SECRET, LIVEMON_CURVE_ALLOW, LIVEMON_CURVE_SERVER, LIVEMON_REQUIRE_CURVE.
-        ``stats()["curve_refused"]`` counts subscribers refused.
+        ``stats()["curve_refused"]`` counts subscribers refused. A ``metrics_port`` that another
+        process holds does not stop the job: ``metrics_port`` reads 0 and
+        ``stats()["metrics_unavailable"]`` is True.
       )doc")
       .def(py::init<const py::object&, const py::object&, const std::string&, std::optional<int64_t>,
                     std::optional<int64_t>, std::optional<int64_t>, std::size_t,

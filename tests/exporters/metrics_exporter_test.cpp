@@ -1,6 +1,9 @@
 #include <livemon/transport/metrics_exporter.h>
 
+#include <condition_variable>
 #include <cstdlib>
+#include <mutex>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +51,13 @@ class MetricsExporterTest : public ::testing::Test {
   }
   ManualClock clock_;
 };
+
+// "s<i>.mean" (built without operator+, which GCC 12 misreads as an overlapping copy).
+std::string seriesKey(int i) {
+  std::string key("s");
+  key.append(std::to_string(i)).append(".mean");
+  return key;
+}
 
 bool hasLine(const std::string& text, const std::string& line) {
   return text.find("\n" + line + "\n") != std::string::npos || text.starts_with(line + "\n");
@@ -116,6 +126,99 @@ TEST_F(MetricsExporterTest, RefusesNewSeriesBeyondTheCapButUpdatesTheKnownOnes) 
   EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="mean",host="h",rank="1",run="r",stat="a"} 5)")) << text;
   EXPECT_TRUE(hasLine(text, "livemon_exporter_series_dropped_total 2")) << text;
   EXPECT_EQ(text.find("other"), std::string::npos);
+}
+
+// One source (a runaway job, or a peer of a relay inventing Stat keys) must not take the whole
+// series cap: each gets at most maxSeriesPerSource, and what is refused is counted and served.
+TEST_F(MetricsExporterTest, EachSourceGetsABoundedShareOfTheSeries) {
+  MetricsExporterOptions o = options(10);
+  o.maxSeriesPerSource = 4;
+  MetricsExporter exporter(o);
+  const SourceInfo greedy = source("greedy", "h", 0);
+  std::unordered_map<std::string, DataValue> many;
+  for (int i = 0; i < 8; ++i) many[seriesKey(i)] = 1.0;
+  exporter.observe(greedy, statEvent(many));
+  exporter.observe(source("late", "h", 1), statEvent({{"a.mean", 1.0}, {"b.mean", 2.0}, {"c.mean", 3.0}}));
+  const MetricsExporterStats stats = exporter.stats();
+  EXPECT_EQ(stats.series, 7u);
+  EXPECT_EQ(stats.seriesDropped, 4u);
+  EXPECT_EQ(stats.seriesDroppedSourceCap, 4u);
+  const std::string text = exporter.text();
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="mean",host="h",rank="1",run="late",stat="c"} 3)"))
+      << text;
+  EXPECT_TRUE(hasLine(text, "livemon_exporter_series_dropped_total 4")) << text;
+  EXPECT_TRUE(hasLine(text, "livemon_exporter_series_dropped_source_cap_total 4")) << text;
+  // The total cap still holds across sources.
+  for (int rank = 2; rank < 6; ++rank) exporter.observe(source("more", "h", rank), statEvent(many));
+  EXPECT_EQ(exporter.stats().series, 10u);
+  o.maxSeriesPerSource = 0;
+  EXPECT_THROW(MetricsExporter{o}, std::invalid_argument);
+}
+
+// A restarted process, or a forger, with the same run, host and rank as a live source: each
+// keeps its own series, neither overwrites the other. The first keeps the plain labels; a later
+// one is told apart by an "id" label (its instance id, as `tail --json` shows it).
+TEST_F(MetricsExporterTest, SourcesWithTheSameLabelsDoNotOverwriteEachOther) {
+  MetricsExporter exporter(options());
+  SourceInfo real = source("job", "node", 0);
+  SourceInfo forger = real;
+  forger.instanceId = 0xdead;
+  forger.pid = 666;
+  exporter.observe(real, statEvent({{"loss.mean", 1.0}}));
+  exporter.observe(forger, statEvent({{"loss.mean", 99.0}}));
+  EXPECT_EQ(exporter.stats().series, 2u);
+  EXPECT_EQ(exporter.stats().sources, 2u);
+  const std::string text = exporter.text();
+  EXPECT_TRUE(hasLine(text, R"(livemon_stat{aggregation="mean",host="node",rank="0",run="job",stat="loss"} 1)"))
+      << text;
+  EXPECT_TRUE(hasLine(text,
+                      R"(livemon_stat{aggregation="mean",host="node",id="000000000000dead",rank="0",run="job",stat="loss"} 99)"))
+      << text;
+  // The forger's goodbye does not cut the real source's life short either.
+  exporter.sourceGone(forger);
+  clock_.advance(4min);
+  exporter.observe(real, statEvent({{"loss.mean", 2.0}}));
+  clock_.advance(90s);
+  const std::string later = exporter.text();
+  EXPECT_TRUE(hasLine(later, R"(livemon_stat{aggregation="mean",host="node",rank="0",run="job",stat="loss"} 2)"))
+      << later;
+  EXPECT_EQ(later.find("dead"), std::string::npos) << later;
+}
+
+// A scrape of a large registry renders without the lock the feeding thread (a Publisher's I/O
+// thread, a relay's worker) needs: an update completes while the scrape is rendering.
+TEST_F(MetricsExporterTest, AnUpdateIsNotBlockedWhileAScrapeRenders) {
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool rendering = false;
+  bool updated = false;
+  bool updateSeenWhileRendering = false;
+  MetricsExporterOptions o = options();
+  o.whileRendering = [&] {
+    std::unique_lock lock(mutex);
+    rendering = true;
+    changed.notify_all();
+    // Waits for the update; bounded, so a render that holds the lock fails instead of hanging.
+    updateSeenWhileRendering = changed.wait_for(lock, 10s, [&] { return updated; });
+  };
+  MetricsExporter exporter(o);
+  std::unordered_map<std::string, DataValue> many;
+  for (int i = 0; i < 2000; ++i) many[seriesKey(i)] = 1.0;
+  for (int rank = 0; rank < 10; ++rank) exporter.observe(source("big", "h", rank), statEvent(many));
+  std::thread scrape([&] { EXPECT_NE(exporter.text().find("s1999"), std::string::npos); });
+  {
+    std::unique_lock lock(mutex);
+    ASSERT_TRUE(changed.wait_for(lock, 10s, [&] { return rendering; }));
+  }
+  exporter.observe(source("big", "h", 0), statEvent({{"s0.mean", 5.0}}));  // the I/O thread's update
+  {
+    std::lock_guard lock(mutex);
+    updated = true;
+  }
+  changed.notify_all();
+  scrape.join();
+  EXPECT_TRUE(updateSeenWhileRendering) << "the update waited for the scrape to finish";
+  EXPECT_NE(exporter.text().find(R"(run="big",stat="s0"} 5)"), std::string::npos);
 }
 
 TEST_F(MetricsExporterTest, ForgetsASilentSourceAfterForgetAfterUnlessItKeepsTalking) {
@@ -347,7 +450,11 @@ TEST(PublisherMetrics, PublishersOfOneProcessShareThePortFromTheEnvironment) {
 
   PublisherOptions own = rankOptions(2);
   own.metricsPort = port;
-  EXPECT_THROW(Publisher{own}, TransportError) << "an explicit port is not shared";
+  {
+    Publisher third(own);  // an explicit port is not shared: this one comes up without metrics
+    EXPECT_EQ(third.metricsPort(), 0);
+    EXPECT_TRUE(third.stats().metricsUnavailable);
+  }
 
   first.reset();
   second->publish(statEvent({{"train.loss.mean", 0.125}}));
@@ -360,6 +467,48 @@ TEST(PublisherMetrics, PublishersOfOneProcessShareThePortFromTheEnvironment) {
     EXPECT_TRUE(test::httpGet(port, "/metrics"));
   }
   unsetenv("LIVEMON_METRICS_PORT");
+}
+
+// On a shared node any local user can take a port first. A monitoring port must never kill the
+// training job: the Publisher comes up without its metrics, says so once on stderr, shows it in
+// its stats, and publishes as ever.
+TEST(PublisherMetrics, APublisherWhoseMetricsPortIsTakenComesUpWithoutItAndPublishes) {
+  MetricsExporter squatter;  // another process took the port first
+  PublisherOptions options = test::testPublisherOptions();
+  options.runName = "port-taken";
+  options.metricsPort = squatter.port();
+  options.handleLoggedEvents = false;
+  ::testing::internal::CaptureStderr();
+  std::unique_ptr<Publisher> publisher;
+  ASSERT_NO_THROW(publisher = std::make_unique<Publisher>(options));
+  const std::string warning = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(warning.find("127.0.0.1:" + std::to_string(squatter.port())), std::string::npos) << warning;
+  EXPECT_NE(warning.find("without"), std::string::npos) << warning;
+  EXPECT_EQ(publisher->metricsPort(), 0);
+  EXPECT_TRUE(publisher->stats().metricsUnavailable);
+
+  Subscriber subscriber(test::connectTo(publisher->endpoints()));
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher->identity()));
+  std::size_t received = 0;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](const ReceivedEvent& event) { received += event.event.name == kStatEventName ? 1 : 0; };
+  publisher->publish(statEvent({{"train.loss.mean", 0.5}}));
+  EXPECT_TRUE(test::pollUntil(subscriber, callbacks, [&] { return received == 1; })) << "it publishes";
+
+  // The same for the port of LIVEMON_METRICS_PORT; the warning is said once.
+  setenv("LIVEMON_METRICS_PORT", std::to_string(squatter.port()).c_str(), 1);
+  options.metricsPort = 0;
+  ::testing::internal::CaptureStderr();
+  {
+    Publisher fromEnvironment(options);
+    Publisher again(options);
+    EXPECT_TRUE(fromEnvironment.stats().metricsUnavailable);
+    EXPECT_TRUE(again.stats().metricsUnavailable);
+  }
+  const std::string later = ::testing::internal::GetCapturedStderr();
+  unsetenv("LIVEMON_METRICS_PORT");
+  EXPECT_EQ(later.find("livemon"), std::string::npos) << "said once: " << later;
+  EXPECT_FALSE(Publisher(test::testPublisherOptions()).stats().metricsUnavailable);
 }
 
 }  // namespace

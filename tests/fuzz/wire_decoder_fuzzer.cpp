@@ -100,7 +100,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   }
   WireMessage decodedAgain;
   const std::string_view topicAgain = message.kind == MessageKind::Events ? std::string_view(message.name) : kHeartbeatTopic;
-  LIVEMON_FUZZ_CHECK(decodeMessage(topicAgain, again, limits, decodedAgain, &error) == DecodeStatus::Ok);
+  const DecodeStatus statusAgain = decodeMessage(topicAgain, again, limits, decodedAgain, &error);
+  // The re-encoding is the shortest form, so the decoded size per payload byte
+  // (WireLimits::decodedBytesPerPayloadByte) may go over where the original, longer, stayed under.
+  if (statusAgain == DecodeStatus::TooLarge && again.size() < payload.size() &&
+      error.find("decoded size") != std::string::npos) {
+    return 0;
+  }
+  LIVEMON_FUZZ_CHECK(statusAgain == DecodeStatus::Ok);
   LIVEMON_FUZZ_CHECK(sameMessage(message, decodedAgain));
   return 0;
 }

@@ -40,3 +40,16 @@ def test_publisher_serves_its_stats_for_prometheus():
 def test_publisher_without_a_metrics_port_serves_nothing():
     with livemon.Publisher("tcp://127.0.0.1:*") as publisher:
         assert publisher.metrics_port == 0
+
+
+def test_a_taken_metrics_port_does_not_stop_the_job():
+    # Another process on the node holds the port: the job comes up without metrics and says so.
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        port = squatter.getsockname()[1]
+        with livemon.Publisher("tcp://127.0.0.1:*", metrics_port=port) as publisher:
+            assert publisher.metrics_port == 0
+            assert publisher.stats()["metrics_unavailable"] is True
+    with livemon.Publisher("tcp://127.0.0.1:*") as publisher:
+        assert publisher.stats()["metrics_unavailable"] is False

@@ -84,9 +84,11 @@ Publisher::Publisher(Options options) {
     }
     state.history =
         detail::makePublisherHistory(opts, state.context.get(), state.endpoints.front(), state.limits, *state.security);
-    if (std::shared_ptr<PublisherMetrics> sink = detail::publisherMetricsFor(opts)) {
+    bool metricsUnavailable = false;
+    if (std::shared_ptr<PublisherMetrics> sink = detail::publisherMetricsFor(opts, metricsUnavailable)) {
       state.metrics = std::make_unique<detail::MetricsFeed>(std::move(sink));
     }
+    state.counters.metricsUnavailable.store(metricsUnavailable, std::memory_order_relaxed);
     if (!opts.statName.empty()) {
       auto stat = [&](const char* name) {
         return std::make_unique<Stat>(opts.statName + name, std::vector{Aggregation::Value}, opts.statWindow);
@@ -168,6 +170,7 @@ PublisherStats Publisher::stats() const noexcept {
   stats.curveRefused = state_->security->refusedCount(state_->guard.get());
   if (state_->history) state_->history->copyTo(stats);
   if (state_->metrics) stats.metricsDropped = state_->metrics->droppedCount();
+  stats.metricsUnavailable = counters.metricsUnavailable.load(std::memory_order_relaxed);
   return stats;
 }
 

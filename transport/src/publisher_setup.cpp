@@ -6,13 +6,16 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <random>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 
 #include <livemon/detail/wire_codec.h>
+#include <livemon/transport/error.h>
 
 #include "peer_guard.h"
 
@@ -66,11 +69,26 @@ SourceInfo makeIdentity(const PublisherOptions& options) {
   return identity;
 }
 
-std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& options) {
+// A port that cannot be served is said once per address on stderr.
+std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& options, bool& unavailable) {
+  unavailable = false;
   // The address is null unless livemon::exporters is linked (its target has the linker take it).
   if (livemon_exporters_publisher_metrics != nullptr) {
     std::shared_ptr<PublisherMetrics> metrics;
-    livemon_exporters_publisher_metrics(options, metrics);
+    try {
+      livemon_exporters_publisher_metrics(options, metrics);
+    } catch (const TransportError& error) {
+      // Anyone on the node may hold the port (by accident or not): the job goes on unwatched by
+      // Prometheus rather than not at all.
+      unavailable = true;
+      static std::mutex mutex;
+      static std::set<std::string>* const warned = new std::set<std::string>();  // read until exit
+      std::lock_guard lock(mutex);
+      if (warned->size() < 64 && warned->insert(error.endpoint()).second) {
+        std::fprintf(stderr, "livemon: %s; this job runs without its Prometheus metrics\n", error.what());
+      }
+      return nullptr;
+    }
     return metrics;
   }
   if (options.metricsPort != 0) {

@@ -26,8 +26,10 @@ std::size_t historyBytesFor(const PublisherOptions& options);
 // The publisher's metrics sink, from livemon::exporters when the program links it (see
 // livemon_exporters_publisher_metrics), null for off. Without livemon::exporters: throws
 // std::invalid_argument for an explicit metricsPort, and says once on stderr that
-// LIVEMON_METRICS_PORT is ignored. Thread-safe.
-std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& options);
+// LIVEMON_METRICS_PORT is ignored. A port that cannot be served (another process holds it) must
+// not stop the job: null, `unavailable` set, and a warning on stderr, once per address.
+// Thread-safe.
+std::shared_ptr<PublisherMetrics> publisherMetricsFor(const PublisherOptions& options, bool& unavailable);
 
 // A share of the process's system Stats (enableSystemStats) when `options` or LIVEMON_SYSTEM_STATS
 // ask for them (see PublisherOptions::systemStats), else an empty handle. Throws

@@ -73,6 +73,8 @@ struct Publisher::State {
     std::atomic<uint64_t> messages{0};
     std::atomic<uint64_t> heartbeats{0};
     std::atomic<uint64_t> ioWakeups{0};
+    // Set by the constructor, before the I/O thread starts: the metrics port could not be served.
+    std::atomic<bool> metricsUnavailable{false};
     uint64_t dropped() const noexcept {
       return droppedQueueFull.load(std::memory_order_relaxed) + droppedTooLarge.load(std::memory_order_relaxed) +
              droppedAtShutdown.load(std::memory_order_relaxed);

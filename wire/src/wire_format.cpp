@@ -54,12 +54,20 @@ SourceInfo readSource(MsgpackReader& reader, const WireLimits& limits) {
   return source;
 }
 
-void readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event) {
+// The heap bytes a std::string of `size` bytes takes beyond the string itself (none within the
+// short-string buffer).
+constexpr std::size_t heapBytes(std::size_t size) { return size < 16 ? 0 : size + 1; }
+// A data field's node in the event's hash map, with its share of the bucket array.
+constexpr std::size_t kFieldNodeBytes = 88 + 2 * sizeof(void*);
+
+// Returns what the event costs in memory beyond the Event itself and its name.
+std::size_t readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event) {
   if (reader.arrayHeader("event") != 2) reader.fail("an event is not a [timestamp, data] pair");
   event.timestamp = fromWireTime(reader.int64("event timestamp"));
   const uint32_t fields = reader.mapHeader("event data");
   if (fields > limits.maxFieldsPerEvent) tooLarge("event field count", fields, limits.maxFieldsPerEvent);
   event.data.reserve(fields);
+  std::size_t decodedBytes = fields * kFieldNodeBytes;
   for (uint32_t i = 0; i < fields; ++i) {
     std::string key(reader.str("data key", limits.maxKeyBytes));
     DataValue value;
@@ -70,10 +78,13 @@ void readEvent(MsgpackReader& reader, const WireLimits& limits, Event& event) {
       case MsgpackReader::Type::Str: value = std::string(reader.str("string value", limits.maxStringBytes)); break;
       default: reader.fail("the value of \"" + key + "\" is not a string, float, integer or boolean");
     }
+    decodedBytes += heapBytes(key.size());
+    if (const auto* text = std::get_if<std::string>(&value)) decodedBytes += heapBytes(text->size());
     if (!event.data.emplace(std::move(key), std::move(value)).second) {
       reader.fail("duplicate data key in one event");
     }
   }
+  return decodedBytes;
 }
 
 void decode(std::string_view topic, std::string_view payload, const WireLimits& limits, WireMessage& out) {
@@ -100,6 +111,7 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
   // "steps" may come before "events" (readers accept any key order), so it is held apart until
   // both are read.
   std::vector<std::optional<int64_t>> steps;
+  std::size_t decodedBytes = 0;  // what the events cost beyond themselves and their names
   enum Key : uint32_t { Kind = 1, Src = 2, Seq = 4, Name = 8, Events = 16, Ts = 32, Interval = 64, Published = 128,
                         Dropped = 256, Steps = 512, History = 1024 };
   // After "v": the keys in the order of Key's bits.
@@ -129,7 +141,7 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
             if (count > limits.maxEventsPerMessage) tooLarge("event count", count, limits.maxEventsPerMessage);
             // An event takes at least 3 bytes, so a lying count cannot make this allocate much.
             out.events.reserve(std::min<std::size_t>(count, payload.size() / 3));
-            for (uint32_t e = 0; e < count; ++e) readEvent(reader, limits, out.events.emplace_back());
+            for (uint32_t e = 0; e < count; ++e) decodedBytes += readEvent(reader, limits, out.events.emplace_back());
             break;
           }
           case Steps: {
@@ -169,6 +181,12 @@ void decode(std::string_view topic, std::string_view payload, const WireLimits& 
       MsgpackReader::failAt(0, "\"steps\" holds " + std::to_string(steps.size()) + " steps for " +
                                    std::to_string(out.events.size()) + " events");
     }
+    // Checked before the names are copied, which is where a message of many small events under a
+    // long name would multiply its size.
+    decodedBytes += out.events.size() * (sizeof(Event) + heapBytes(out.name.size())) +
+                    steps.size() * sizeof(std::optional<int64_t>);
+    const std::size_t allowed = limits.decodedBytesPerPayloadByte * payload.size() + limits.decodedBytesAllowance;
+    if (decodedBytes > allowed) tooLarge("decoded size of", decodedBytes, allowed);
     for (std::size_t e = 0; e < out.events.size(); ++e) {
       out.events[e].name = out.name;
       if (seen & Steps) out.events[e].step = steps[e];

@@ -103,6 +103,9 @@ struct PublisherOptions {
   // them all, each source with its own labels, and stops with the last of them. A later one that
   // asks for another metricsAddress gets an exporter of its own. An explicit metricsPort is never
   // shared: a second Publisher given the same port fails to bind it.
+  // A port that cannot be bound (taken by another process, as anyone on a shared node can) never
+  // stops the job: the Publisher comes up without metrics, says so once on stderr and sets
+  // PublisherStats::metricsUnavailable. A bad LIVEMON_METRICS_PORT value still throws.
   uint16_t metricsPort = 0;
   std::string metricsAddress = "127.0.0.1";
   // True: the publisher registers as an event handler, so every event the process logs goes
@@ -152,6 +155,9 @@ struct PublisherStats {
   uint64_t historyRequests = 0;      // history requests answered or refused
   uint64_t curveRefused = 0;         // CURVE clients refused: a key not in curve.allow, no CURVE, the wrong server key
   uint64_t metricsDropped = 0;       // Stat events the metrics exporter missed: its hand-off was full or busy
+  // A metrics port was asked for (PublisherOptions::metricsPort or LIVEMON_METRICS_PORT) but could
+  // not be served (another process holds it): the publisher runs without it.
+  bool metricsUnavailable = false;
 };
 
 // Thread-safe: every member may be called from any thread.

@@ -39,6 +39,13 @@ struct WireLimits {
   std::size_t maxKeyBytes = 1024;                 // a data key
   std::size_t maxStringBytes = 65536;             // a string value
   std::size_t maxIdentityStringBytes = 1024;      // run name, host
+  // What the decoded events of one message may cost in memory: this many bytes per payload byte
+  // plus the allowance. Each decoded event holds its own copy of the event name, so without it
+  // 200 KB of empty events under a 1 KiB name decode to 75 MB. An event with a real timestamp
+  // takes at least 11 bytes on the wire and at most some 1.2 KB decoded, so every message a
+  // livemon publisher sends fits, whatever its names.
+  std::size_t decodedBytesPerPayloadByte = 128;
+  std::size_t decodedBytesAllowance = 64 * 1024;
 };
 
 // Who published a message: the identity type of core (<livemon/source_info.h>), named here too so
