@@ -165,8 +165,9 @@ void Relay::State::open() {
   detail::setIntOption(listen, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
   const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
   detail::setInt64Option(listen, ZMQ_MAXMSGSIZE, static_cast<int64_t>(largest) + kFrameHeadroomBytes, "ZMQ_MAXMSGSIZE");
-  security = std::make_unique<detail::SocketSecurity>(options.curve, "RelayOptions");
-  security->prepareBind(listen, options.listen);
+  // Publishers are admitted by curveAllowPublish when given; serve and history by curve.allow.
+  security = std::make_unique<detail::SocketSecurity>(options.curve, "RelayOptions", options.curveAllowPublish);
+  security->prepareBind(listen, options.listen, detail::SocketSecurity::Clients::Publishers);
   if (zmq_bind(listen, options.listen.c_str()) != 0) detail::throwEndpointError("bind", options.listen, errno);
   listenEndpoint = detail::lastEndpoint(listen, options.listen);
   // Unique per relay: several may live in one process (tests, a chain in one program).
