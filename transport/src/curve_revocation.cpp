@@ -65,6 +65,8 @@ void forEachTcpConnection(Visit&& visit) {
 // see which one the answer was for (it sends READY).
 constexpr auto kSettleTime = std::chrono::milliseconds(50);
 constexpr auto kSettleStep = std::chrono::microseconds(200);
+// How long after a refusal the refused client's connection may still look as if it waited.
+constexpr auto kRefusalSettleTime = std::chrono::seconds(1);
 
 // The kernel's counters of `fd`; false if it is closed or the kernel has none.
 bool readInfo(int fd, tcp_info& info) {
@@ -117,9 +119,13 @@ AdmittedConnections::Waiting AdmittedConnections::waitingFrom(std::string_view p
   std::vector<bool> live(connections_.size(), false);
   Waiting waiting;
   forEachTcpConnection([&](int fd, const TcpEnds& ends) {
-    for (std::size_t i = 0; i < connections_.size(); ++i) live[i] = live[i] || connections_[i].ends == ends;
+    bool known = false;
+    for (std::size_t i = 0; i < connections_.size(); ++i) {
+      if (connections_[i].ends == ends) live[i] = known = true;
+    }
+    // One already admitted may not have sent its READY yet.
     tcp_info info{};
-    if (!awaitsAnswer(fd, ends, peerAddress, info)) return;
+    if (known || !awaitsAnswer(fd, ends, peerAddress, info)) return;
     const int pinned = ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
     if (pinned >= 0) waiting.pinned_.push_back({pinned, ends, info.tcpi_bytes_sent});
   });
@@ -132,9 +138,13 @@ void AdmittedConnections::admitted(Waiting waiting, const CurveKey& key, const s
   const std::vector<Waiting::Pinned>& pinned = waiting.pinned_;
   std::optional<std::size_t> chosen;
   if (pinned.size() == 1) chosen = 0;
-  // The answer is out: the connection it was for sends READY now, the others wait for theirs.
-  const auto deadline = std::chrono::steady_clock::now() + kSettleTime;
-  while (!chosen && pinned.size() > 1 && std::chrono::steady_clock::now() < deadline) {
+  // The answer is out: the connection it was for sends READY now, the others wait for theirs. A
+  // client refused lately may not have been sent its ERROR yet, and would look the same: then
+  // each is noted.
+  const auto now = std::chrono::steady_clock::now();
+  const bool refusedLately = lastRefusal_ && now - *lastRefusal_ < kRefusalSettleTime;
+  const auto deadline = now + kSettleTime;
+  while (!chosen && !refusedLately && pinned.size() > 1 && std::chrono::steady_clock::now() < deadline) {
     for (std::size_t i = 0; i < pinned.size() && !chosen; ++i) {
       tcp_info info{};
       if (readInfo(pinned[i].fd, info) && info.tcpi_bytes_sent > pinned[i].sent) chosen = i;

@@ -2,9 +2,11 @@
 
 #include <sys/socket.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -33,10 +35,11 @@ struct TcpEnds {
 // libzmq tells neither: a ZAP request names the peer's IP address but not its port, and a socket's
 // monitor names a connection's descriptor but not its key. So for each admission the connections
 // of this process are looked at (/proc/self/fd) for those that wait for an answer: from that
-// address, having sent a CURVE server's greeting and WELCOME (all of it acknowledged) and received
-// more than a client's greeting and HELLO (ZMTP 3.0, RFC 26: libzmq sends READY only after the
-// answer). When several from one address wait at once, the answer is sent and the one that then
-// sends READY is the one (waited for up to kSettleTime; failing that, the key is noted for each,
+// address, not admitted before, having sent a CURVE server's greeting and WELCOME (all of it
+// acknowledged) and received more than a client's greeting and HELLO (ZMTP 3.0, RFC 26: libzmq
+// sends READY only after the answer). When several from one address wait at once, the answer is
+// sent and the one that then sends READY is the one (waited for up to kSettleTime; failing that,
+// or when a client was refused lately and its ERROR may not be out yet, the key is noted for each,
 // so a removal may also cut another, which reconnects and is admitted again, but never misses
 // one). Refused keys cost no look.
 class AdmittedConnections {
@@ -69,6 +72,8 @@ class AdmittedConnections {
   Waiting waitingFrom(std::string_view peerAddress);
   // After the answer admitting `key` (by `allow`) was sent: notes which of `waiting` it was for.
   void admitted(Waiting waiting, const CurveKey& key, const std::shared_ptr<AllowList>& allow);
+  // After an answer refusing a client.
+  void refused() { lastRefusal_ = std::chrono::steady_clock::now(); }
   // Resets the connections whose key has left its allow list (the list read again if its
   // directory changed), each counted there as a refusal; forgets those of lists gone. Returns how
   // many were reset.
@@ -84,6 +89,7 @@ class AdmittedConnections {
     uint64_t generation = 0;  // of `allow` when the key was last found in it
   };
   std::vector<Connection> connections_;
+  std::optional<std::chrono::steady_clock::time_point> lastRefusal_;
 };
 
 }  // namespace livemon::transport::detail

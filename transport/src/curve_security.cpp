@@ -151,7 +151,11 @@ class ZapHandler {
     for (std::size_t i = 0; i < reply.size(); ++i) {
       zmq_send(socket_, reply[i].data(), reply[i].size(), i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
     }
-    if (allowed) admitted_.admitted(std::move(waiting), key, allow);
+    if (allowed) {
+      admitted_.admitted(std::move(waiting), key, allow);
+    } else {
+      admitted_.refused();
+    }
   }
 
   std::shared_ptr<void> context_;
