@@ -37,7 +37,8 @@ void publishRelayCounters(transport::MetricsExporter& metrics, const transport::
   metrics.setCounter("livemon_relay_up_bytes_total", "Subscription bytes forwarded toward publishers",
                      static_cast<double>(stats.upBytes));
   if (curve) {
-    metrics.setCounter("livemon_relay_curve_refused_total", "CURVE peers refused: their key is not in --curve-allow",
+    metrics.setCounter("livemon_relay_curve_refused_total",
+                       "CURVE peers refused: their key is not (or no longer) in their allow list",
                        static_cast<double>(stats.curveRefused));
   }
 }
@@ -108,6 +109,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
     relayOptions.historyArchive = archive;
   }
   relayOptions.curve = options.curve;
+  relayOptions.curveAllowPublish = options.curveAllowPublish;
   if (recorder || metrics || options.onMessage) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
     relayOptions.onRawMessage = [&recorder, &metrics, &options, &tellArchive](
@@ -132,7 +134,14 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   } else if (!options.upstream.empty() && options.historyMb > 0) {
     out << "  keeping no history: the relay at the top of the chain does\n";
   }
-  if (options.curve.enabled()) out << "  CURVE: only peers in " << options.curve.allow << " are admitted\n";
+  if (options.curve.enabled() && options.curveAllowPublish.empty()) {
+    out << "  CURVE: only peers in " << options.curve.allow
+        << " are admitted, to publish and to watch alike (--curve-allow-publish DIR: a list of publishers of its "
+           "own)\n";
+  } else if (options.curve.enabled()) {
+    out << "  CURVE: publishers admitted from " << options.curveAllowPublish << ", watchers (serve, history) from "
+        << options.curve.allow << '\n';
+  }
   if (metrics) out << "  Prometheus metrics: http://" << options.metricsAddress << ':' << metrics->port() << "/metrics\n";
   out << "  publish into it with LIVEMON_CONNECT=" << relay.listenEndpoint() << " or --connect; watch with: livemonctl tail "
       << relay.serveEndpoint() << "; Ctrl-C stops it" << std::endl;
@@ -238,6 +247,15 @@ Command addRelayCommand(CLI::App& app) {
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
   addPublisherCurveOptions(*command, relay.curve, true);
+  command->get_option("--curve-allow")
+      ->description("With --curve-secret: admit only the subscribers (serve, history) whose NAME.key is in DIR; "
+                    "publishers too unless --curve-allow-publish");
+  command->add_option("--curve-allow-publish", relay.curveAllowPublish,
+                      "With --curve-secret: admit only the publishers (and downstream relays) whose NAME.key is in DIR")
+      ->option_text("DIR")
+      ->envname(std::string(transport::kCurveAllowPublishEnvironmentVariable))
+      ->check(CLI::ExistingDirectory)
+      ->needs("--curve-secret");
 
   return {command, [parsed](const CommandContext& context) {
             RelayCommandOptions options = parsed->relay;

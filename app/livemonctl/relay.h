@@ -43,6 +43,9 @@ struct RelayCommandOptions {
   std::function<void(std::string_view topic, const transport::WireMessage& message)> onMessage;
   // CURVE (transport::CurveOptions): --curve-secret, --curve-allow, --curve-server, --require-curve.
   transport::CurveOptions curve;
+  // --curve-allow-publish DIR (RelayOptions::curveAllowPublish): who may publish into the relay.
+  // Empty: curve.allow admits publishers and watchers alike.
+  std::string curveAllowPublish;
 };
 
 // Runs a relay until `stop` (Ctrl-C, SIGTERM) or `duration`; prints where it listens and serves

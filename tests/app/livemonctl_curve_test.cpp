@@ -6,12 +6,17 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <map>
+#include <memory>
 #include <sstream>
 
 #include <livemon/transport/curve.h>
+#include <livemon/transport/publisher.h>
+#include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/keygen.h>
 
+#include "relay_process.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
@@ -65,6 +70,8 @@ TEST(LivemonctlCurve, MissingCertificatesAreUsageErrors) {
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"tail", "tcp://127.0.0.1:5555", "--curve-server", "/nonexistent/server.key"},
            {"relay", "--curve-allow", "/nonexistent"},
+           {"relay", "--curve-allow-publish", "/nonexistent"},
+           {"relay", "--curve-allow-publish", "/tmp"},  // without --curve-secret
            {"demo", "--curve-secret", "/nonexistent/x.key_secret"},
            {"keygen"},
            {"keygen", "x", "--dir", "/nonexistent"}}) {
@@ -132,6 +139,56 @@ TEST(LivemonctlCurve, TailReadsASecuredDemoWithOptionsOrEnvironment) {
   ChildProcess wrongServer({LIVEMONCTL_PATH, "tail", endpoint, "--curve-server", d + "/allow/laptop.key",
                             "--curve-client", d + "/allow/laptop.key_secret"});
   EXPECT_TRUE(says(wrongServer, "is the server certificate (--curve-server) the publisher's?")) << wrongServer.err();
+}
+
+TEST(LivemonctlCurve, ARelayAdmitsPublishersFromAListOfTheirOwn) {
+  TempDir dir;
+  const std::string d = dir.path().string();
+  ASSERT_EQ(mkdir((dir.path() / "watch").c_str(), 0700), 0);
+  ASSERT_EQ(mkdir((dir.path() / "publish").c_str(), 0700), 0);
+  ASSERT_EQ(keygen("server", d, false), 0);
+  ASSERT_EQ(keygen("laptop", d + "/watch", false), 0);
+  ASSERT_EQ(keygen("rank0", d + "/publish", false), 0);
+  // The publish list from its environment variable, the watch list from its option.
+  setenv(std::string(transport::kCurveAllowPublishEnvironmentVariable).c_str(), (d + "/publish").c_str(), 1);
+  std::unique_ptr<ChildProcess> relay;
+  const auto endpoints = transport::test::startRelay(
+      LIVEMONCTL_PATH, relay, {"--curve-secret", d + "/server.key_secret", "--curve-allow", d + "/watch"});
+  unsetenv(std::string(transport::kCurveAllowPublishEnvironmentVariable).c_str());
+  ASSERT_TRUE(endpoints) << relay->out() << relay->err();
+  ASSERT_TRUE(relay->readStdoutUntil([&](const std::string& out) {
+    return out.find("CURVE: publishers admitted from " + d + "/publish, watchers (serve, history) from " + d +
+                    "/watch") != std::string::npos;
+  })) << relay->out();
+
+  const auto publisher = [&](const std::string& run, const std::string& secret) {
+    transport::PublisherOptions options = transport::test::testPublisherOptions();
+    options.bind.clear();
+    options.connect = {endpoints->listen};
+    options.handleLoggedEvents = false;
+    options.runName = run;
+    options.curve = {secret, "", d + "/server.key", false};
+    return std::make_unique<transport::Publisher>(options);
+  };
+  const auto rank = publisher("rank", d + "/publish/rank0.key_secret");
+  const auto watcherPublishing = publisher("laptop", d + "/watch/laptop.key_secret");
+  transport::SubscriberOptions watching = transport::test::connectTo({endpoints->serve});
+  watching.curve = {d + "/watch/laptop.key_secret", "", d + "/server.key", false};
+  transport::Subscriber subscriber(watching);
+  std::map<std::string, int> byRun;
+  transport::SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](transport::ReceivedEvent& e) { ++byRun[e.source->run]; };
+  ASSERT_TRUE(transport::test::waitForSource(subscriber, rank->identity()));
+  EXPECT_TRUE(transport::test::pollUntil(subscriber, callbacks, [&] {
+    for (transport::Publisher* p : {rank.get(), watcherPublishing.get()}) {
+      p->publish(transport::test::makeEvent("curve.test", {{"x", 1.0}}));
+    }
+    return byRun["rank"] >= 20;
+  }));
+  EXPECT_EQ(byRun.count("laptop"), 0u);
+  relay->signal(SIGINT);
+  EXPECT_EQ(relay->exitCode(), 0) << relay->err();
+  EXPECT_NE(relay->out().find("refused "), std::string::npos) << relay->out();
 }
 
 }  // namespace

@@ -16,55 +16,18 @@
 #include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
 
+#include "curve_fixture.h"
 #include "test_support.h"
 
 namespace livemon::transport {
 namespace {
 
 using namespace std::chrono_literals;
+using test::Counted;
+using test::Fixture;
+using test::Keys;
 using test::TempDir;
-
-void writeFile(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-// A key pair written as NAME.key and NAME.key_secret into `dir`.
-struct Keys {
-  Keys(const std::filesystem::path& dir, const std::string& name) : pair(generateCurveKeyPair()) {
-    publicFile = (dir / (name + ".key")).string();
-    secretFile = (dir / (name + ".key_secret")).string();
-    writeFile(publicFile, curveCertificateText(pair, false));
-    writeFile(secretFile, curveCertificateText(pair, true));
-  }
-  CurveKeyPair pair;
-  std::string publicFile;
-  std::string secretFile;
-};
-
-// The keys of a test: a server, a client in the allow list and a stranger who is not.
-struct Fixture {
-  TempDir temp;
-  std::filesystem::path allow = temp.path() / "allow";
-  std::filesystem::path own = temp.path() / "own";
-  Keys server{(std::filesystem::create_directory(own), own), "server"};
-  Keys client{(std::filesystem::create_directory(allow), allow), "client"};
-  Keys stranger{own, "stranger"};
-
-  CurveOptions serverCurve() const { return {server.secretFile, allow.string(), "", false}; }
-  CurveOptions clientCurve(const Keys& keys) const { return {keys.secretFile, "", server.publicFile, false}; }
-  // A publisher that admits the subscribers in `allow`, and a subscriber to it holding `keys`.
-  PublisherOptions publisherOptions() const {
-    PublisherOptions options = test::testPublisherOptions();
-    options.handleLoggedEvents = false;
-    options.curve = serverCurve();
-    return options;
-  }
-  SubscriberOptions subscriberOptions(const std::string& endpoint, const Keys& keys) const {
-    SubscriberOptions options = test::connectTo({endpoint});
-    options.curve = clientCurve(keys);
-    return options;
-  }
-};
+using test::writeFile;
 
 std::string errorOf(const std::function<void()>& action) {
   try {
@@ -194,18 +157,6 @@ TEST(CurveOptionsTest, AnExposedPlainEndpointWarnsOnce) {
   ASSERT_NE(at, std::string::npos) << err;
   EXPECT_EQ(err.find("without CURVE", at + 1), std::string::npos) << err;
 }
-
-// Publishes a numbered event every call; `received` counts what each subscriber got.
-struct Counted {
-  std::atomic<uint64_t> events{0};
-  SubscriberCallbacks callbacks() {
-    SubscriberCallbacks callbacks;
-    callbacks.onEvent = [this](ReceivedEvent& e) {
-      if (e.event.name == "curve.test") ++events;
-    };
-    return callbacks;
-  }
-};
 
 TEST(CurvePublisher, AdmitsOnlyAllowedSubscribersAndCountsRefusals) {
   Fixture keys;

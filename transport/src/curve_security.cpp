@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +16,7 @@
 
 #include <livemon/transport/error.h>
 
+#include "curve_revocation.h"
 #include "peer_guard.h"
 #include "zmq_support.h"
 
@@ -28,6 +30,9 @@ constexpr int kZapPollMs = 50;
 // ZAP requests (RFC 27) come from libzmq itself: 6 frames plus the mechanism's credentials.
 constexpr int kMaxZapFrames = 8;
 constexpr std::size_t kMaxZapFrameBytes = 512;
+// How often the ZAP thread looks whether an allow list lost a key that has live connections
+// (AdmittedConnections::enforce): a removed key is cut off within this and the look itself.
+constexpr auto kRevocationCheck = std::chrono::milliseconds(200);
 
 int64_t nanoseconds(const struct timespec& time) {
   return static_cast<int64_t>(time.tv_sec) * 1'000'000'000 + time.tv_nsec;
@@ -99,7 +104,12 @@ class ZapHandler {
   }
 
   void run() {
+    auto nextCheck = std::chrono::steady_clock::now() + kRevocationCheck;
     while (!stop_.load(std::memory_order_relaxed)) {
+      if (const auto now = std::chrono::steady_clock::now(); now >= nextCheck) {
+        admitted_.enforce();
+        nextCheck = now + kRevocationCheck;
+      }
       zmq_pollitem_t item{socket_, 0, ZMQ_POLLIN, 0};
       if (zmq_poll(&item, 1, kZapPollMs) <= 0 || !(item.revents & ZMQ_POLLIN)) continue;
       answer();
@@ -122,21 +132,29 @@ class ZapHandler {
     }
     // version, request id, domain, address, identity, mechanism, credentials
     bool allowed = false;
+    std::shared_ptr<AllowList> allow;
+    CurveKey key{};
+    AdmittedConnections::Waiting waiting;
     if (count >= 7 && frames[0] == "1.0" && frames[5] == "CURVE" && frames[6].size() == CurveKey{}.size()) {
-      std::shared_ptr<AllowList> allow;
       {
         std::lock_guard lock(mutex_);
         if (auto found = allowLists_.find(frames[2]); found != allowLists_.end()) allow = found->second;
       }
-      CurveKey key{};
       std::memcpy(key.data(), frames[6].data(), key.size());
       allowed = allow && allow->admit(key);
+      // The connections this answer may be for, looked at before it is sent.
+      if (allowed) waiting = admitted_.waitingFrom(frames[3]);
     }
     const std::string requestId = count >= 2 ? frames[1] : std::string();
     const std::array<std::string_view, 6> reply{"1.0", requestId, allowed ? "200" : "400",
                                                 allowed ? "OK" : "key not in the allow list", "", ""};
     for (std::size_t i = 0; i < reply.size(); ++i) {
       zmq_send(socket_, reply[i].data(), reply[i].size(), i + 1 < reply.size() ? ZMQ_SNDMORE : 0);
+    }
+    if (allowed) {
+      admitted_.admitted(std::move(waiting), key, allow);
+    } else {
+      admitted_.refused();
     }
   }
 
@@ -148,6 +166,7 @@ class ZapHandler {
   std::mutex mutex_;
   uint64_t domains_ = 0;  // under mutex_
   std::map<std::string, std::shared_ptr<AllowList>> allowLists_;  // under mutex_
+  AdmittedConnections admitted_;  // the thread's
 };
 
 AllowList::AllowList(std::string directory) : directory_(std::move(directory)) {
@@ -160,22 +179,19 @@ bool AllowList::reload(std::string& error) {
   struct stat info {};
   if (::stat(directory_.c_str(), &info) != 0) {
     error = std::strerror(errno);
-    keys_.clear();
-    seenModified_ = -1;
+    forget();
     return false;
   }
   if (!S_ISDIR(info.st_mode)) {
     error = "not a directory";
-    keys_.clear();
-    seenModified_ = -1;
+    forget();
     return false;
   }
   if (modifiedNs(info) == seenModified_ && filesUnchanged()) return true;
   DIR* dir = ::opendir(directory_.c_str());
   if (dir == nullptr) {
     error = std::strerror(errno);
-    keys_.clear();
-    seenModified_ = -1;
+    forget();
     return false;
   }
   std::set<CurveKey> keys;
@@ -207,6 +223,7 @@ bool AllowList::reload(std::string& error) {
   }
   ::closedir(dir);
   keys_ = std::move(keys);
+  ++generation_;
   seenFiles_ = std::move(seen);
   seenModified_ = modifiedNs(info);
   lastError_ = skipped;
@@ -232,6 +249,29 @@ bool AllowList::admit(const CurveKey& key) {
   const bool allowed = keys_.contains(key);
   if (!allowed) refused_.fetch_add(1, std::memory_order_relaxed);
   return allowed;
+}
+
+uint64_t AllowList::refresh() {
+  std::lock_guard lock(mutex_);
+  std::string error;
+  if (!reload(error)) lastError_ = directory_ + ": " + error;
+  return generation_;
+}
+
+uint64_t AllowList::generation() const {
+  std::lock_guard lock(mutex_);
+  return generation_;
+}
+
+bool AllowList::contains(const CurveKey& key) const {
+  std::lock_guard lock(mutex_);
+  return keys_.contains(key);
+}
+
+void AllowList::forget() {
+  if (!keys_.empty()) ++generation_;
+  keys_.clear();
+  seenModified_ = -1;
 }
 
 std::size_t AllowList::size() const {
@@ -260,7 +300,7 @@ bool isLocalEndpoint(std::string_view endpoint) noexcept {
   return host.starts_with("127.") || host == "::1" || host == "localhost";
 }
 
-SocketSecurity::SocketSecurity(const CurveOptions& options, std::string_view optionsName)
+SocketSecurity::SocketSecurity(const CurveOptions& options, std::string_view optionsName, std::string publishAllow)
     : optionsName_(optionsName), require_(options.require) {
   const auto wrap = [&](auto load) {
     try {
@@ -270,6 +310,10 @@ SocketSecurity::SocketSecurity(const CurveOptions& options, std::string_view opt
     }
   };
   if (options.certificate.empty()) {
+    if (!publishAllow.empty()) {
+      throw std::invalid_argument(optionsName_ + ": curveAllowPublish needs curve.certificate (this side's "
+                                                 "NAME.key_secret)");
+    }
     if (!options.allow.empty() || !options.serverCertificate.empty()) {
       throw std::invalid_argument(optionsName_ +
                                   ": curve.allow and curve.serverCertificate need curve.certificate (this side's "
@@ -281,14 +325,27 @@ SocketSecurity::SocketSecurity(const CurveOptions& options, std::string_view opt
   if (!options.serverCertificate.empty()) {
     server_ = wrap([&] { return readCertificateFile(options.serverCertificate, false).publicKey; });
   }
-  allowDirectory_ = options.allow;
+  readers_.directory = options.allow;
+  publishers_.directory = std::move(publishAllow);
 }
 
 SocketSecurity::~SocketSecurity() {
-  if (zap_) zap_->remove(domain_);
+  if (!zap_) return;
+  for (const Admission* admission : {&readers_, &publishers_}) {
+    if (admission->allow) zap_->remove(admission->domain);
+  }
 }
 
-void SocketSecurity::prepareBind(void* socket, const std::string& endpoint) {
+const std::string& SocketSecurity::domainOf(Admission& admission) {
+  if (!admission.allow) {
+    admission.allow = std::make_shared<AllowList>(admission.directory);
+    if (!zap_) zap_ = ZapHandler::acquire(sharedContext());
+    admission.domain = zap_->add(admission.allow);
+  }
+  return admission.domain;
+}
+
+void SocketSecurity::prepareBind(void* socket, const std::string& endpoint, Clients clients) {
   if (!secret_) {
     if (isLocalEndpoint(endpoint)) return;
     if (require_) {
@@ -307,19 +364,16 @@ void SocketSecurity::prepareBind(void* socket, const std::string& endpoint) {
     }
     return;
   }
-  if (allowDirectory_.empty()) {
+  if (readers_.directory.empty()) {
     throw std::invalid_argument(optionsName_ + ": binding " + endpoint +
                                 " with CURVE needs curve.allow (--curve-allow DIR: the clients' public certificates)");
   }
-  if (!zap_) {
-    allow_ = std::make_shared<AllowList>(allowDirectory_);
-    zap_ = ZapHandler::acquire(sharedContext());
-    domain_ = zap_->add(allow_);
-  }
+  const bool ownList = clients == Clients::Publishers && !publishers_.directory.empty();
+  const std::string& domain = domainOf(ownList ? publishers_ : readers_);
   const int one = 1;
   if (zmq_setsockopt(socket, ZMQ_CURVE_SERVER, &one, sizeof(one)) != 0 ||
       zmq_setsockopt(socket, ZMQ_CURVE_SECRETKEY, secret_->secretKey->data(), secret_->secretKey->size()) != 0 ||
-      zmq_setsockopt(socket, ZMQ_ZAP_DOMAIN, domain_.data(), domain_.size()) != 0) {
+      zmq_setsockopt(socket, ZMQ_ZAP_DOMAIN, domain.data(), domain.size()) != 0) {
     throwEndpointError("set up CURVE to bind", endpoint, errno);
   }
 }
@@ -340,7 +394,13 @@ void SocketSecurity::prepareConnect(void* socket) {
   }
 }
 
-uint64_t SocketSecurity::refusedCount() const noexcept { return allow_ ? allow_->refusedCount() : 0; }
+uint64_t SocketSecurity::refusedCount() const noexcept {
+  uint64_t refused = 0;
+  for (const Admission* admission : {&readers_, &publishers_}) {
+    if (admission->allow) refused += admission->allow->refusedCount();
+  }
+  return refused;
+}
 
 uint64_t SocketSecurity::refusedCount(const PeerGuard* guard) const noexcept {
   return refusedCount() + (enabled() && guard != nullptr ? guard->handshakeFailureCount() : 0);

@@ -179,8 +179,9 @@ void Relay::State::open() {
   listenGuard = std::make_unique<detail::PeerGuard>(
       context.get(), listen,
       detail::PeerLimits{SIZE_MAX, SIZE_MAX, publisherConnectionCap(options), /*countBytes=*/false});
-  security = std::make_unique<detail::SocketSecurity>(options.curve, "RelayOptions");
-  security->prepareBind(listen, options.listen);
+  // Publishers are admitted by curveAllowPublish when given; serve and history by curve.allow.
+  security = std::make_unique<detail::SocketSecurity>(options.curve, "RelayOptions", options.curveAllowPublish);
+  security->prepareBind(listen, options.listen, detail::SocketSecurity::Clients::Publishers);
   if (zmq_bind(listen, options.listen.c_str()) != 0) detail::throwEndpointError("bind", options.listen, errno);
   listenEndpoint = detail::lastEndpoint(listen, options.listen);
   // Unique per relay: several may live in one process (tests, a chain in one program).

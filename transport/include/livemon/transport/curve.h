@@ -8,12 +8,14 @@ namespace livemon::transport {
 // Environment variables that give a process its CURVE settings without a change to its code
 // (docs/wire-format.md, "Security"). Publishers read the first three and the last; clients
 // (subscribers: the dashboard, tail, record, watch, ranks) read LIVEMON_CURVE_CLIENT and
-// LIVEMON_CURVE_SERVER and the last.
+// LIVEMON_CURVE_SERVER and the last; `livemonctl relay` also reads LIVEMON_CURVE_ALLOW_PUBLISH
+// (RelayOptions::curveAllowPublish).
 inline constexpr std::string_view kCurveSecretEnvironmentVariable = "LIVEMON_CURVE_SECRET";
 inline constexpr std::string_view kCurveAllowEnvironmentVariable = "LIVEMON_CURVE_ALLOW";
 inline constexpr std::string_view kCurveServerEnvironmentVariable = "LIVEMON_CURVE_SERVER";
 inline constexpr std::string_view kCurveClientEnvironmentVariable = "LIVEMON_CURVE_CLIENT";
 inline constexpr std::string_view kRequireCurveEnvironmentVariable = "LIVEMON_REQUIRE_CURVE";
+inline constexpr std::string_view kCurveAllowPublishEnvironmentVariable = "LIVEMON_CURVE_ALLOW_PUBLISH";
 
 // Thread-safety: a plain value type.
 //
@@ -30,7 +32,8 @@ struct CurveOptions {
   std::string certificate;
   // Binding side: a directory of the public certificates (*.key) of the clients allowed in. Read
   // again when the directory changes (a file added, removed or renamed into place), at most 1024
-  // files of at most 16 KiB each.
+  // files of at most 16 KiB each. A key removed (or replaced) loses its live TCP connections
+  // within about 200 ms, each counted as a refusal; ipc:// connections are kept.
   std::string allow;
   // Connecting side: the server's public certificate (its NAME.key).
   std::string serverCertificate;

@@ -92,11 +92,18 @@ struct RelayOptions {
   // from the archive first, a piece at a time, so a late subscriber still gets the run from its
   // start. The relay's worker thread reads it.
   std::shared_ptr<HistoryArchive> historyArchive;
-  // CURVE (CurveOptions): the relay is the CURVE server on listen, serve and history, so
-  // publishers and subscribers alike must be in curve.allow; toward `upstream` it is a client of
-  // the relay whose certificate is curve.serverCertificate. `livemonctl relay` fills it from
-  // --curve-secret, --curve-allow, --curve-server and their environment variables.
+  // CURVE (CurveOptions): the relay is the CURVE server on listen, serve and history, with the
+  // key pair curve.certificate on all three. Subscribers (serve, history) must be in curve.allow;
+  // toward `upstream` it is a client of the relay whose certificate is curve.serverCertificate.
+  // `livemonctl relay` fills it from --curve-secret, --curve-allow, --curve-server and their
+  // environment variables.
   CurveOptions curve;
+  // With CURVE: the directory of the public certificates of the publishers (and downstream
+  // relays) admitted at `listen`, read again as curve.allow is (`livemonctl relay
+  // --curve-allow-publish DIR`, LIVEMON_CURVE_ALLOW_PUBLISH). Empty: curve.allow admits
+  // publishers too, so a key allowed to watch may also publish. A key in this list only may
+  // publish but not watch; one in curve.allow only may watch but not publish.
+  std::string curveAllowPublish;
 };
 
 // Thread-safety: a plain value type. Totals since the relay started: messages (a topic frame and a
@@ -118,8 +125,9 @@ struct RelayStats {
   std::size_t historyMessages = 0;
   uint64_t historyDropped = 0;      // messages dropped to stay within RelayOptions::historyBytes
   uint64_t historyRequests = 0;
-  // CURVE peers refused: publishers or subscribers whose key is not in curve.allow, and subscribers
-  // without CURVE or with the wrong server key.
+  // CURVE peers refused: publishers whose key is not in the publish list (curveAllowPublish, or
+  // curve.allow), subscribers whose key is not in curve.allow, subscribers without CURVE or with
+  // the wrong server key, and the live connections cut because their key left its list.
   uint64_t curveRefused = 0;
 };
 
