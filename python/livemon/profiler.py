@@ -28,7 +28,6 @@ ExecutionTraceObserver).
 
 import contextlib
 import enum
-import errno
 import gzip
 import json
 import os
@@ -435,11 +434,12 @@ class profile:
 
 def _write_text(path, text):
     """Writes ``text`` to ``path`` through a temporary file renamed into place, so a reader never
-    sees half a file; gzip for a ".gz" path. The temporary file is a new one of its own beside
-    ``path`` under a name no one can guess, so nothing another user placed in a shared directory
-    is written through; it gets the mode any file created under the umask gets."""
+    sees half a file; gzip for a ".gz" path. The temporary file is created exclusively beside
+    ``path`` under an unguessable name (64 random bits), so nothing another user placed in a shared
+    directory is written through, with mode 0666 under the umask (not tempfile.mkstemp's 0600)."""
     path = os.fspath(path)
-    fd, partial = _create_beside(path)
+    partial = f"{path}.{secrets.token_hex(8)}.partial"
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
         with open(fd, "wb") as raw:
             if path.endswith(".gz"):
@@ -452,20 +452,6 @@ def _write_text(path, text):
         with contextlib.suppress(OSError):
             os.remove(partial)
         raise
-
-
-def _create_beside(path):
-    """A new file in ``path``'s directory, created exclusively under an unguessable name (as
-    tempfile.mkstemp does, but with mode 0666 under the umask rather than 0600): its descriptor
-    and its name."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    for _ in range(64):
-        partial = f"{path}.{secrets.token_hex(8)}.partial"
-        try:
-            return os.open(partial, flags, 0o666), partial
-        except FileExistsError:
-            continue
-    raise FileExistsError(errno.EEXIST, "no unused temporary name beside", path)
 
 
 def _trace_dir(dir_name):
