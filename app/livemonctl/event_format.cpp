@@ -81,42 +81,6 @@ std::string sourceName(const SourceInfo& source) { return printableText(describe
 
 std::string sourceText(const SourceInfo& source) { return sourceName(source) + " (id " + hex16(source.instanceId) + ")"; }
 
-// The UTF-8 encoding of C1 controls (U+0080..U+009F), line and paragraph separators and the
-// bidirectional embeddings, overrides and isolates: a terminal acts on them, or shows the text
-// around them on other lines or in another order.
-std::size_t actedOnLength(std::string_view text, std::size_t i, uint32_t& codePoint) {
-  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  if (at(0) == 0xc2 && i + 1 < text.size() && at(1) >= 0x80 && at(1) <= 0x9f) {
-    codePoint = at(1);
-    return 2;
-  }
-  if (at(0) == 0xe2 && i + 2 < text.size()) {
-    const uint32_t cp = 0x2000 | ((at(1) & 0x3fu) << 6) | (at(2) & 0x3fu);
-    if ((cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069)) {
-      codePoint = cp;
-      return 3;
-    }
-  }
-  return 0;
-}
-
-std::string escapeActedOn(std::string_view json) {
-  std::string out;
-  out.reserve(json.size());
-  for (std::size_t i = 0; i < json.size();) {
-    uint32_t codePoint = 0;
-    if (const std::size_t length = actedOnLength(json, i, codePoint); length != 0) {
-      char escape[8];
-      std::snprintf(escape, sizeof escape, "\\u%04x", static_cast<unsigned>(codePoint));
-      out += escape;
-      i += length;
-    } else {
-      out += json[i++];
-    }
-  }
-  return out;
-}
-
 std::string_view changeName(const SourceChange& change) {
   if (change.joined) return "joined";
   return sourceStateName(change.state);
@@ -145,7 +109,9 @@ std::string isoUtc(std::chrono::system_clock::time_point t) {
   return buffer;
 }
 
-std::string quotedPrintableText(std::string_view text) { return escapeActedOn(jsonString(text)); }
+// jsonString() escapes control characters, C1 controls, line separators and bidirectional
+// overrides, so the text cannot move the cursor, fake a line or reorder what follows.
+std::string quotedPrintableText(std::string_view text) { return jsonString(text); }
 
 std::string printableText(std::string_view text) {
   const std::string quoted = quotedPrintableText(text);

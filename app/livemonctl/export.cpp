@@ -30,9 +30,13 @@ using namespace transport;
 
 constexpr std::string_view kCommand = "export";
 
+// A text cell. One a spreadsheet would run as a formula (starting with = + - @, or a tab or CR
+// that it skips before one) starts with a ' inside quotes, so it shows as the text it is; numbers
+// are written by csvValue() and stay numbers.
 std::string csvField(std::string_view text) {
-  if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
-  std::string quoted = "\"";
+  const bool formula = !text.empty() && std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos;
+  if (!formula && text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
+  std::string quoted = formula ? "\"'" : "\"";
   for (char c : text) {
     if (c == '"') quoted += '"';
     quoted += c;

@@ -42,7 +42,9 @@ void RelayRecorder::open() {
   for (int n = 2; std::filesystem::exists(path); ++n) {
     path = options_.dir / ("relay-" + stamp + "-" + std::to_string(n) + ".mcap");
   }
-  writer_ = std::make_unique<transport::RecordingWriter>(path.string());
+  // Exclusive: a file that appeared since the check (another relay's) is an error, never replaced.
+  writer_ = std::make_unique<transport::RecordingWriter>(path.string(),
+                                                         transport::RecordingWriterOptions{.exclusive = true});
   files_.push_back(path);
   openedAt_ = clock_.now();
 }

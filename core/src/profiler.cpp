@@ -3,12 +3,14 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <system_error>
 
+#include <livemon/detail/exclusive_file.h>
 #include <livemon/detail/json_writer.h>
 
 #include "range_registry.h"
@@ -116,25 +118,28 @@ std::string chromeTraceJson(const Trace& trace) {
 
 void writeChromeTrace(const Trace& trace, const std::filesystem::path& path) {
   const std::string json = chromeTraceJson(trace);
-  std::filesystem::path temporary = path;
-  temporary += ".tmp" + std::to_string(getpid());
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    if (!file) throw std::runtime_error("cannot create trace file " + temporary.string());
-    file.write(json.data(), static_cast<std::streamsize>(json.size()));
-    file.close();
-    if (!file) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw std::runtime_error("cannot write trace file " + temporary.string());
+  // A file of its own beside `path`, under a name no one can guess, renamed into place: a reader
+  // never sees half a trace, and nothing placed at a predictable name is written through.
+  std::string temporary;
+  const int fd = detail::createTemporaryBeside(path.string(), 0666, temporary);
+  if (fd < 0) throw std::runtime_error("cannot create trace file " + path.string() + ": " + std::strerror(errno));
+  auto fail = [&](const std::string& what, int error) {
+    ::unlink(temporary.c_str());
+    throw std::runtime_error(what + ": " + std::strerror(error));
+  };
+  for (std::size_t done = 0; done < json.size();) {
+    const ssize_t n = ::write(fd, json.data() + done, json.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int error = n < 0 ? errno : ENOSPC;
+      ::close(fd);
+      fail("cannot write trace file " + path.string(), error);
     }
+    done += static_cast<std::size_t>(n);
   }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error("cannot rename " + temporary.string() + " to " + path.string() + ": " + error.message());
+  if (::close(fd) != 0) fail("cannot write trace file " + path.string(), errno);
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    fail("cannot rename " + temporary + " to " + path.string(), errno);
   }
 }
 

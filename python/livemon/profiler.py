@@ -31,6 +31,7 @@ import enum
 import gzip
 import json
 import os
+import secrets
 import socket
 import time
 import uuid
@@ -433,11 +434,14 @@ class profile:
 
 def _write_text(path, text):
     """Writes ``text`` to ``path`` through a temporary file renamed into place, so a reader never
-    sees half a file; gzip for a ".gz" path."""
+    sees half a file; gzip for a ".gz" path. The temporary file is created exclusively beside
+    ``path`` under an unguessable name (64 random bits), so nothing another user placed in a shared
+    directory is written through, with mode 0666 under the umask (not tempfile.mkstemp's 0600)."""
     path = os.fspath(path)
-    partial = f"{path}.partial{os.getpid()}"
+    partial = f"{path}.{secrets.token_hex(8)}.partial"
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
-        with open(partial, "wb") as raw:
+        with open(fd, "wb") as raw:
             if path.endswith(".gz"):
                 with gzip.GzipFile(filename=os.path.basename(path)[:-3], mode="wb", fileobj=raw) as packed:
                     packed.write(text.encode())

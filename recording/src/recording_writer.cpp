@@ -1,6 +1,7 @@
 #include <livemon/transport/recording.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -12,6 +13,8 @@
 #include <set>
 #include <utility>
 
+#include <livemon/detail/exclusive_file.h>
+
 #include "mcap_format.h"
 
 namespace livemon::transport {
@@ -21,6 +24,37 @@ std::string describeError(const std::string& path, const std::optional<uint64_t>
   std::string text = path + ": ";
   if (offset) text += "byte " + std::to_string(*offset) + ": ";
   return text + reason;
+}
+
+[[noreturn]] void throwCannotCreate(const std::string& path, const std::string& why) {
+  throw RecordingError(path, std::nullopt, "cannot create: " + why);
+}
+
+// A new file at `path`, never written through a symbolic link or into an existing file's bytes
+// (a hard link or a reader may hold them). Unless `exclusive`, a regular file already there is
+// replaced: the recording is written to a new file of an unguessable name beside it, renamed
+// over it at once.
+int openNewFile(const std::string& path, bool exclusive) {
+  constexpr mode_t kMode = 0644;
+  int fd = detail::createExclusive(path, kMode);
+  if (fd >= 0) return fd;
+  if (errno != EEXIST || exclusive) throwCannotCreate(path, std::strerror(errno));
+  struct stat there {};
+  if (::lstat(path.c_str(), &there) == 0 && S_ISLNK(there.st_mode)) {
+    throwCannotCreate(path, "it is a symbolic link, and recordings are not written through one");
+  }
+  std::string temporary;
+  fd = detail::createTemporaryBeside(path, kMode, temporary);
+  if (fd < 0) throwCannotCreate(path, std::strerror(errno));
+  // rename() replaces whatever is at `path` now, a link put there since the check included, and
+  // never follows it; it fails on a directory.
+  if (::rename(temporary.c_str(), path.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    ::close(fd);
+    throwCannotCreate(path, std::strerror(error));
+  }
+  return fd;
 }
 
 }  // namespace
@@ -271,8 +305,7 @@ RecordingWriter::RecordingWriter(std::string path, Options options) : state_(std
   s.options = std::move(options);
   s.clock = s.options.clock ? s.options.clock : &systemClock();
   if (s.options.chunkBytes == 0) throw std::invalid_argument("RecordingWriter: chunkBytes must be at least 1");
-  s.fd = ::open(s.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (s.fd < 0) throw RecordingError(s.path, std::nullopt, std::string("cannot create: ") + std::strerror(errno));
+  s.fd = openNewFile(s.path, s.options.exclusive);
   std::string start(mcap::kMagic);
   mcap::ByteWriter w(start);
   const auto at = w.beginRecord(mcap::Opcode::Header);

@@ -371,6 +371,44 @@ TEST_F(RecordingCommandsTest, ExportShowsTheStepInEveryFormat) {
   EXPECT_THAT(rows[6], ::testing::EndsWith(",tick,0,done,bool,true,"));
 }
 
+// A spreadsheet runs a cell starting with = + - @ (or a tab or CR before one) as a formula, and a
+// publisher chooses names and text: such text cells get a leading ' inside quotes, so they show as
+// the text they are. Numbers, negative and not finite ones too, stay numbers.
+TEST_F(RecordingCommandsTest, ExportCsvNeutralisesTextThatASpreadsheetWouldRunAsAFormula) {
+  {
+    RecordingWriter writer(path_);
+    recordEvent(writer, received(source("=HYPERLINK(\"x\")", 100), 0, "+name", 1s,
+                                 {{"@key", std::string("=1+2")},
+                                  {"minus", std::string("-2+3")},
+                                  {"plus", std::string("+cmd")},
+                                  {"at", std::string("@SUM(A1)")},
+                                  {"tab", std::string("\t=1")},
+                                  {"cr", std::string("\r=1")},
+                                  {"fine", std::string("a=b")},
+                                  {"neg", -1.5},
+                                  {"ninf", -std::numeric_limits<double>::infinity()},
+                                  {"nan", std::numeric_limits<double>::quiet_NaN()},
+                                  {"int", int64_t{-7}}}));
+  }
+  std::ostringstream narrow;
+  std::ostringstream wide;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv}, stop_, narrow, err), 0) << err.str();
+  const std::string text = narrow.str();
+  for (const char* cells : {",\"'=HYPERLINK(\"\"x\"\")@node-1:100\",\"'+name\",0,", ",\"'@key\",string,\"'=1+2\",",
+                            ",minus,string,\"'-2+3\",", ",plus,string,\"'+cmd\",", ",at,string,\"'@SUM(A1)\",",
+                            ",tab,string,\"'\t=1\",", ",cr,string,\"'\r=1\",", ",fine,string,a=b,", ",neg,double,-1.5,",
+                            ",ninf,double,-inf,", ",nan,double,nan,", ",int,int,-7,"}) {
+    EXPECT_THAT(text, HasSubstr(cells));
+  }
+  ASSERT_EQ(runExport({.path = path_, .format = ExportFormat::Csv, .wide = true}, stop_, wide, err), 0) << err.str();
+  const auto lines = linesOf(wide.str());
+  ASSERT_EQ(lines.size(), 2u) << wide.str();
+  EXPECT_EQ(lines[0], "time_ns,time,source,name,step,\"'@key\",at,cr,fine,int,minus,nan,neg,ninf,plus,tab");
+  EXPECT_THAT(lines[1], ::testing::EndsWith(",\"'=1+2\",\"'@SUM(A1)\",\"'\r=1\",a=b,-7,\"'-2+3\",nan,-1.5,-inf,"
+                                           "\"'+cmd\",\"'\t=1\""));
+}
+
 TEST_F(RecordingCommandsTest, ExportWideOfARecordingWithoutStepsLeavesTheColumnEmpty) {
   writeSample();
   std::ostringstream out;

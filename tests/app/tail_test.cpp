@@ -164,6 +164,37 @@ TEST(Tail, TextLinesEscapeWhatATerminalWouldActOn) {
   expectNothingATerminalActsOn(formatSourceChangeText(joined));
 }
 
+// `tail --json` lines go to terminals and to log viewers as they are: the same characters a
+// terminal acts on are \u escapes there too, and the line reads back as the text that was sent.
+TEST(Tail, JsonLinesEscapeWhatATerminalWouldActOn) {
+  SourceInfo evil;
+  evil.run = "run\xc2\x9b" "2J\xe2\x80\xae";
+  evil.host = "host\xe2\x80\xa8" "fake line";
+  evil.pid = 7;
+  const std::string name = "name\xc2\x85\xe2\x81\xa6x\xe2\x81\xa9\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad";
+  const std::string value = "value\xc2\x80\xc2\x9f\xe2\x80\xa9\xe2\x81\xa7\xe2\x81\xa8 \xc3\xa9 \xe6\x97\xa5";
+  auto r = received(test::makeEvent(name, {{"key\xe2\x80\xae", value}}));
+  r.source = std::make_shared<const SourceInfo>(evil);
+  const std::string line = formatEventJson(r);
+  expectNothingATerminalActsOn(line);
+  for (const char* sequence : {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x81\xa7",
+                               "\xe2\x81\xa8", "\xe2\x81\xa9"}) {
+    EXPECT_EQ(line.find(sequence), std::string::npos) << line;
+  }
+  EXPECT_NE(line.find("name\\u0085\\u2066x\\u2069\\u202a\\u202b\\u202c\\u202d"), std::string::npos) << line;
+  EXPECT_NE(line.find("\xc3\xa9 \xe6\x97\xa5"), std::string::npos) << "printable UTF-8 stays as it is: " << line;
+  const Json json = parseJson(line);
+  EXPECT_EQ(json["name"], name) << line;
+  EXPECT_EQ(json["data"]["key\xe2\x80\xae"], value) << line;
+  EXPECT_EQ(json["source"]["run"], evil.run) << line;
+  EXPECT_EQ(json["source"]["host"], evil.host) << line;
+
+  GapInfo gap{r.source, "topic\xc2\x9b", 1, 3};
+  expectNothingATerminalActsOn(formatGapJson(gap));
+  SourceChange joined{r.source, SourceState::Alive, true, std::make_shared<const std::string>("ep\xe2\x80\xae")};
+  expectNothingATerminalActsOn(formatSourceChangeJson(joined));
+}
+
 TEST(Tail, PrintableTextEscapesOnlyWhatATerminalActsOn) {
   EXPECT_EQ(printableText("a\x1b\xc2\x85\xe2\x80\xa8z é"), "a\\u001b\\u0085\\u2028z é");
   EXPECT_EQ(printableText("\xe2\x81\xa6x\xe2\x81\xa9 \x7f\t"), "\\u2066x\\u2069 \\u007f\\t");

@@ -30,6 +30,20 @@ TEST(JsonString, KeepsValidUtf8AndReplacesEveryInvalidByte) {
   EXPECT_EQ(jsonString("\x80x"), "\"" + replacement + "x\"");  // a stray continuation byte
 }
 
+// Valid JSON either way, but a terminal or a log viewer showing the line acts on these: C1
+// controls, the line and paragraph separators, and the bidirectional embeddings, overrides and
+// isolates (which reorder what follows them). Every JSON output of livemon escapes them.
+TEST(JsonString, EscapesWhatATerminalActsOn) {
+  EXPECT_EQ(jsonString("a\xc2\x80\xc2\x85\xc2\x9fz"), "\"a\\u0080\\u0085\\u009fz\"");
+  EXPECT_EQ(jsonString("\xe2\x80\xa8\xe2\x80\xa9"), "\"\\u2028\\u2029\"");
+  EXPECT_EQ(jsonString("\xe2\x80\xaa\xe2\x80\xab\xe2\x80\xac\xe2\x80\xad\xe2\x80\xae"),
+            "\"\\u202a\\u202b\\u202c\\u202d\\u202e\"");
+  EXPECT_EQ(jsonString("\xe2\x81\xa6\xe2\x81\xa7\xe2\x81\xa8\xe2\x81\xa9"), "\"\\u2066\\u2067\\u2068\\u2069\"");
+  // Their neighbours are printable and stay as they are.
+  EXPECT_EQ(jsonString("\xc2\xa0\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa"),
+            "\"\xc2\xa0\xe2\x80\xa7\xe2\x80\xaf\xe2\x81\xa5\xe2\x81\xaa\"");
+}
+
 TEST(JsonString, AppendsAfterWhatIsThere) {
   std::string out = "{\"name\":";
   appendJsonString(out, "step.data");

@@ -130,6 +130,52 @@ def test_export_chrome_trace_and_one_profile_at_a_time(tmp_path):
         assert any(e.get("name") == "x" for e in json.load(f)["traceEvents"])
 
 
+def _one_trace():
+    prof = profiler.profile()
+    with prof:
+        with profiler.record_function("x"):
+            pass
+    return prof
+
+
+@pytest.mark.parametrize("name", ["t.json", "t.json.gz"])
+def test_export_chrome_trace_never_writes_through_a_name_placed_beside_the_trace(tmp_path, name):
+    # Another local user who can write the directory could place a link at a temporary name it
+    # can guess (the trace's name and the pid); the trace's temporary file is one of its own.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious")
+    path = tmp_path / name
+    for guess in (f"{path}.partial{os.getpid()}", f"{path}.tmp{os.getpid()}", f"{path}.tmp"):
+        os.symlink(victim, guess)
+    old = os.umask(0o022)
+    try:
+        _one_trace().export_chrome_trace(str(path))
+    finally:
+        os.umask(old)
+    assert victim.read_text() == "precious"
+    assert not os.path.islink(path)
+    assert os.stat(path).st_mode & 0o777 == 0o644, "the mode a file created under the umask has"
+    assert sorted(os.listdir(tmp_path)) == sorted([name, "victim.txt"] + [
+        os.path.basename(g) for g in (f"{path}.partial{os.getpid()}", f"{path}.tmp{os.getpid()}", f"{path}.tmp")])
+
+
+def test_export_chrome_trace_replaces_a_file_without_writing_into_it(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text("an earlier trace")
+    os.link(path, tmp_path / "other-name")
+    _one_trace().export_chrome_trace(str(path))
+    assert (tmp_path / "other-name").read_text() == "an earlier trace"
+    with open(path) as f:
+        assert any(e.get("name") == "x" for e in json.load(f)["traceEvents"])
+    assert sorted(os.listdir(tmp_path)) == ["other-name", "t.json"], "no temporary file left behind"
+
+
+def test_export_chrome_trace_into_a_missing_directory_leaves_nothing(tmp_path):
+    with pytest.raises(OSError):
+        _one_trace().export_chrome_trace(str(tmp_path / "missing" / "t.json"))
+    assert os.listdir(tmp_path) == []
+
+
 def test_range_stats_reach_the_event_handlers(collect):
     events = collect(livemon.STAT_EVENT)
     profiler.set_range_stats_enabled(True)

@@ -577,6 +577,65 @@ TEST(Subscriber, OnePollDecodesABoundedAmount) {
   EXPECT_LE(mostInOnePoll, kEventsPerMessage) << "a poll decoded more than one 3 MB message";
 }
 
+// A publisher sending large messages to a consumer that does not read: what the subscriber holds
+// for it is bounded in bytes (receiveBufferBytes), not in messages (a thousand messages of up to
+// 5 MiB are 5 GB). The publisher here never drops (ZMQ_XPUB_NODROP): it stops sending once the
+// subscriber holds what it may, and every byte the subscriber then delivers was held by it, in
+// the kernel's small Unix socket buffers or in the publisher's one-message queue.
+TEST(Subscriber, WhatItHoldsForAConsumerThatDoesNotReadIsBoundedInBytes) {
+  test::TempDir dir;
+  const std::string endpoint = "ipc://" + (dir.path() / "large").string();
+  void* context = zmq_ctx_new();
+  void* publisher = zmq_socket(context, ZMQ_XPUB);
+  int one = 1;
+  int zero = 0;
+  zmq_setsockopt(publisher, ZMQ_LINGER, &zero, sizeof(zero));
+  zmq_setsockopt(publisher, ZMQ_SNDHWM, &one, sizeof(one));
+  zmq_setsockopt(publisher, ZMQ_XPUB_NODROP, &one, sizeof(one));
+  ASSERT_EQ(zmq_bind(publisher, endpoint.c_str()), 0);
+
+  constexpr std::size_t kFrameBytes = 1024 * 1024;
+  constexpr std::size_t kBudget = 8 * 1024 * 1024;
+  constexpr std::size_t kFrames = 48;
+  SubscriberOptions options = test::connectTo({endpoint});
+  options.limits.maxPayloadBytes = kFrameBytes;
+  options.receiveBufferBytes = kBudget;
+  Subscriber subscriber(options);
+  // Its subscription arrives once it is connected.
+  int timeout = 10000;
+  zmq_setsockopt(publisher, ZMQ_RCVTIMEO, &timeout, sizeof(timeout));
+  char subscription[16];
+  ASSERT_GE(zmq_recv(publisher, subscription, sizeof(subscription), 0), 0);
+
+  // Sends until there has been no room for half a second while nothing reads: the subscriber
+  // then holds all it will. (An XPUB always reports room to zmq_poll; a send says.)
+  std::size_t sent = 0;
+  auto lastSent = std::chrono::steady_clock::now();
+  while (sent < kFrames && std::chrono::steady_clock::now() - lastSent < 500ms) {
+    if (zmq_send(publisher, "big", 3, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) {
+      ASSERT_EQ(zmq_errno(), EAGAIN);
+      std::this_thread::sleep_for(1ms);
+      continue;
+    }
+    zmq_msg_t payload;
+    zmq_msg_init_data(&payload, g_zeros, kFrameBytes - 64, nullptr, nullptr);
+    ASSERT_GE(zmq_msg_send(&payload, publisher, 0), 0);
+    ++sent;
+    lastSent = std::chrono::steady_clock::now();
+  }
+  // Now the consumer reads: everything that was sent arrives, and that is what was held.
+  ASSERT_TRUE(test::waitUntil([&] {
+    subscriber.poll(10ms, [](ReceivedEvent&) {});
+    return subscriber.stats().messages >= sent;
+  }));
+  const uint64_t received = subscriber.stats().messages;
+  EXPECT_LE(received * kFrameBytes, kBudget + 4 * kFrameBytes)
+      << received << " messages of 1 MiB were held for a consumer that did not read";
+  EXPECT_GE(received, 2u) << "it holds as much as the budget allows";
+  zmq_close(publisher);
+  zmq_ctx_term(context);
+}
+
 TEST(Subscriber, BadOptionsNameTheOption) {
   SubscriberOptions options;
   options.staleAfter = 0ms;
@@ -586,6 +645,9 @@ TEST(Subscriber, BadOptionsNameTheOption) {
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("staleAfter"), std::string::npos);
   }
+  options = SubscriberOptions{};
+  options.receiveBufferBytes = 0;
+  EXPECT_THROW(Subscriber{options}, std::invalid_argument) << "receiveBufferBytes";
   options = SubscriberOptions{};
   options.connect = {"nonsense"};
   EXPECT_THROW(Subscriber{options}, TransportError);

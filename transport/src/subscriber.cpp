@@ -44,6 +44,7 @@ void validate(const SubscriberOptions& options) {
   if (options.receiveHighWaterMark < 0) {
     bad("receiveHighWaterMark must not be negative, got " + std::to_string(options.receiveHighWaterMark));
   }
+  if (options.receiveBufferBytes < 1) bad("receiveBufferBytes must be at least 1");
   if (options.reconnectInterval.count() < 1) {
     bad("reconnectInterval must be at least 1 ms, got " + std::to_string(options.reconnectInterval.count()) + " ms");
   }

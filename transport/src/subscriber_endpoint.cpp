@@ -56,6 +56,14 @@ std::string describeHandshakeFailure(uint16_t event, uint32_t value, bool curve,
 
 }  // namespace
 
+int receiveQueueMessages(const SubscriberOptions& options) {
+  const auto largest = static_cast<std::size_t>(maxFrameBytes(options.limits)) + options.limits.maxTopicBytes;
+  const std::size_t fits = std::max<std::size_t>(1, options.receiveBufferBytes / largest);
+  const auto bound = static_cast<int>(std::min<std::size_t>(fits, std::numeric_limits<int>::max()));
+  // ZMQ_RCVHWM 0 is no limit in messages: the bytes still bound it.
+  return options.receiveHighWaterMark == 0 ? bound : std::min(options.receiveHighWaterMark, bound);
+}
+
 bool ReceivedFrames::receive(void* socket) {
   if (zmq_msg_recv(&topic_, socket, ZMQ_DONTWAIT) < 0) return false;
   annotateAfterReceive();
@@ -90,7 +98,7 @@ void EndpointSocket::open(const std::string& endpoint, EndpointMode mode) {
   socket_ = zmq_socket(context_, ZMQ_SUB);
   if (socket_ == nullptr) throwEndpointError("open a socket for", endpoint, errno);
   setIntOption(socket_, ZMQ_LINGER, 0, "ZMQ_LINGER");
-  setIntOption(socket_, ZMQ_RCVHWM, options_.receiveHighWaterMark, "ZMQ_RCVHWM");
+  setIntOption(socket_, ZMQ_RCVHWM, receiveQueueMessages(options_), "ZMQ_RCVHWM");
   setIntOption(socket_, ZMQ_RECONNECT_IVL, static_cast<int>(options_.reconnectInterval.count()), "ZMQ_RECONNECT_IVL");
   setIntOption(socket_, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options_.reconnectIntervalMax.count()),
                "ZMQ_RECONNECT_IVL_MAX");

@@ -42,6 +42,11 @@ inline int64_t maxFrameBytes(const WireLimits& limits) {
                               kFrameHeadroomBytes);
 }
 
+// ZMQ_RCVHWM of a subscriber's endpoint sockets: as many messages of the largest size the limits
+// let through as fit in SubscriberOptions::receiveBufferBytes (at least one), and at most
+// receiveHighWaterMark.
+int receiveQueueMessages(const SubscriberOptions& options);
+
 // Not thread-safe: one owner at a time. One message received from a socket, meant to be a topic
 // and a payload frame.
 class ReceivedFrames {

@@ -90,6 +90,8 @@ struct RecordingWriterOptions {
   std::string library = "livemon";
   // Measures chunk age; nullptr means livemon::systemClock(). Must outlive the writer.
   Clock* clock = nullptr;
+  // Refuse a path that exists ("File exists") instead of replacing the file there.
+  bool exclusive = false;
 };
 
 // Not thread-safe: one owner at a time; one thread writes.
@@ -105,7 +107,10 @@ class RecordingWriter {
  public:
   using Options = RecordingWriterOptions;
 
-  // Creates or truncates `path`. Throws RecordingError naming the file and the reason.
+  // Creates `path` (O_EXCL | O_NOFOLLOW). A regular file already there is replaced, unless
+  // options.exclusive: the recording goes to a new file beside it, under a name no one can guess,
+  // renamed over it at once, so the earlier file's bytes are never written over. A symbolic link
+  // at `path` is refused. Throws RecordingError naming the file and the reason.
   explicit RecordingWriter(std::string path, Options options = {});
   // Closes the file if close() was not called; errors are reported on stderr, not thrown.
   ~RecordingWriter();

@@ -41,6 +41,12 @@ struct SubscriberOptions {
   bool keepMessages = false;
   // ZMQ_RCVHWM per endpoint, in messages (a message may carry thousands of events).
   int receiveHighWaterMark = 1000;
+  // What the subscriber holds per connection for a consumer that does not keep up, in bytes:
+  // the receive queue takes at most this many messages of the largest size `limits` let through
+  // (and at most receiveHighWaterMark), so with the defaults 12 messages of up to 5 MiB. Beyond
+  // it ZeroMQ stops reading the connection; the publisher then drops at its own queue, and what
+  // it dropped arrives as a gap (SubscriberStats::gaps, missedEvents).
+  std::size_t receiveBufferBytes = 64 * 1024 * 1024;
   // How soon a lost connection is retried (ZMQ_RECONNECT_IVL and ZMQ_RECONNECT_IVL_MAX).
   std::chrono::milliseconds reconnectInterval{100};
   std::chrono::milliseconds reconnectIntervalMax{1000};
