@@ -109,6 +109,7 @@ class Table {
   SubscriberStats stats_;
   SourceTable table_;
   std::shared_ptr<const std::string> endpoint_ = std::make_shared<const std::string>("tcp://127.0.0.1:1");
+  std::shared_ptr<const std::string> relay_ = std::make_shared<const std::string>("tcp://127.0.0.1:2");  // a second path
   std::vector<Delivery> deliveries_;
 };
 
@@ -197,19 +198,20 @@ TEST(SourceTable, SkipsTheSameMessageAgainAndCountsItsNumbersAsDuplicates) {
 TEST(SourceTable, TheSameMessagesOverTwoEndpointsAreDeliveredOnce) {
   Table t;
   const SourceInfo job = sourceInfo();
-  const auto relay = std::make_shared<const std::string>("tcp://127.0.0.1:2");
   const uint64_t messages = 3 * SourceTable::kRememberedMessages;
   constexpr uint64_t kLag = 7;
+  // The m-th message: three events, on two topics in turn.
+  auto nth = [&](uint64_t m) { return events(job, m % 2 ? "loss" : "lr", 3 * (m / 2), 3); };
   uint64_t delivered = 0;
   for (uint64_t m = 0; m < messages + kLag; ++m) {
-    if (m < messages) delivered += t.accept(events(job, m % 2 ? "loss" : "lr", 3 * (m / 2), 3));
+    if (m < messages) delivered += t.accept(nth(m));
     if (m >= kLag) {
-      EXPECT_EQ(t.acceptVia(events(job, (m - kLag) % 2 ? "loss" : "lr", 3 * ((m - kLag) / 2), 3), relay), 0u) << m;
+      EXPECT_EQ(t.acceptVia(nth(m - kLag), t.relay_), 0u) << m;
     }
   }
   EXPECT_EQ(delivered, 3 * messages);
   // Long after: the table no longer remembers these messages, their numbers stay delivered.
-  EXPECT_EQ(t.acceptVia(events(job, "lr", 0, 3), relay), 0u);
+  EXPECT_EQ(t.acceptVia(events(job, "lr", 0, 3), t.relay_), 0u);
   EXPECT_EQ(t.stats_.duplicates, 3 * messages + 3);
   EXPECT_EQ(t.stats_.conflicts, 0u);
   EXPECT_EQ(t.stats_.gaps, 0u);
@@ -223,7 +225,6 @@ TEST(SourceTable, TheSameMessagesOverTwoEndpointsAreDeliveredOnce) {
 TEST(SourceTable, AForgedBatchAheadWithOtherBytesDoesNotSilenceTheRealSource) {
   Table t;
   const SourceInfo job = sourceInfo();
-  const auto relay = std::make_shared<const std::string>("tcp://127.0.0.1:2");
   t.accept(events(job, "loss", 0, 10));
   EXPECT_EQ(t.accept(forged(job, "loss", 10, 20000)), 20000u);
   EXPECT_EQ(t.accept(forged(job, "loss", 10, 20000)), 0u);
@@ -235,7 +236,7 @@ TEST(SourceTable, AForgedBatchAheadWithOtherBytesDoesNotSilenceTheRealSource) {
     EXPECT_EQ(t.delivered(), std::vector<uint64_t>{n});
     real += got;
     if (n % 100 == 0) {
-      EXPECT_EQ(t.acceptVia(events(job, "loss", n, 1), relay), 0u) << n;
+      EXPECT_EQ(t.acceptVia(events(job, "loss", n, 1), t.relay_), 0u) << n;
     }
     for (const char* other : {"lr", "acc", "grad"}) t.accept(events(job, other, n, 1));
   }
