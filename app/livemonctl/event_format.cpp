@@ -194,6 +194,8 @@ std::string formatReceiveSummary(const SubscriberStats& stats) {
        << stats.malformed << " malformed, " << stats.oversized << " oversized, " << stats.unsupported
        << " unsupported message(s); forgot " << stats.topicsEvicted << " topic(s) and " << stats.sourcesEvicted
        << " source(s); " << stats.protocolErrors << " reconnect(s) after protocol errors";
+  // Events whose numbers another message with other bytes had claimed: a peer posing as a source.
+  if (stats.conflicts > 0) text << "; " << stats.conflicts << " event(s) conflicting with a message claiming their numbers";
   // The reason may quote what a peer sent.
   if (!stats.lastError.empty()) text << " (last: " << printableText(stats.lastError) << ")";
   return text.str();

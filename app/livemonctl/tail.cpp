@@ -67,6 +67,12 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
             << " time(s) after ZeroMQ dropped a connection for breaking the protocol (a frame far beyond the limits)"
             << std::endl;
       }
+      if (now.conflicts != told.conflicts) {
+        commandMessage(err, kCommand) << "notice: " << now.conflicts - told.conflicts
+                                      << " event(s) whose sequence numbers a message with other bytes had claimed"
+                                         " (a peer posing as a source?)"
+                                      << std::endl;
+      }
       told = now;
     };
 

@@ -216,6 +216,11 @@ TEST(Tail, SummaryEscapesTheLastErrorAndCountsEverySkip) {
   EXPECT_NE(summary.find("7 events"), std::string::npos) << summary;
   EXPECT_NE(summary.find("2 malformed"), std::string::npos) << summary;
   EXPECT_NE(summary.find("1 reconnect(s) after protocol errors"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("conflicting"), std::string::npos) << "no conflicts, no mention: " << summary;
+  stats.conflicts = 3;
+  const std::string withConflicts = formatReceiveSummary(stats);
+  EXPECT_NE(withConflicts.find("3 event(s) conflicting with a message claiming their numbers"), std::string::npos)
+      << withConflicts;
 }
 
 TEST(Tail, NoticesForSourcesAndGaps) {

@@ -3,9 +3,13 @@
 // out-of-order numbers, forged numbers far ahead, the seam after a history answer, and the bounds.
 #include "source_table.h"
 
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include <livemon/clock.h>
+
+#include "payload_hash.h"
 
 namespace livemon::transport::detail {
 namespace {
@@ -36,6 +40,13 @@ WireMessage events(const SourceInfo& source, std::string name, uint64_t first, s
   return message;
 }
 
+// A batch under `source`'s identity whose events are not the source's: other bytes.
+WireMessage forged(const SourceInfo& source, std::string name, uint64_t first, std::size_t count) {
+  WireMessage message = events(source, std::move(name), first, count);
+  for (Event& event : message.events) event.data["forged"] = true;
+  return message;
+}
+
 WireMessage control(const SourceInfo& source, MessageKind kind, uint64_t dropped = 0) {
   WireMessage message;
   message.kind = kind;
@@ -50,9 +61,15 @@ class Table {
  public:
   explicit Table(SourceTableLimits limits = {}) : table_(limits, clock_, stats_) {}
 
-  std::size_t accept(WireMessage message, Origin origin = Origin::Live) {
+  // Takes `message` with the payload it would be decoded from (the same message, the same bytes).
+  std::size_t accept(WireMessage message, Origin origin = Origin::Live) { return acceptVia(std::move(message), endpoint_, origin); }
+  std::size_t acceptVia(WireMessage message, const std::shared_ptr<const std::string>& endpoint,
+                        Origin origin = Origin::Live) {
     deliveries_.clear();
-    return table_.accept(message, endpoint_, origin, deliveries_);
+    const std::string payload = message.kind == MessageKind::Events
+                                    ? encodeEventsPayload(message.source, message.sequence, message.name, message.events)
+                                    : std::string();
+    return table_.accept(message, payload, endpoint, origin, deliveries_);
   }
   std::vector<SourceChange> checkStaleness() {
     deliveries_.clear();
@@ -92,6 +109,7 @@ class Table {
   SubscriberStats stats_;
   SourceTable table_;
   std::shared_ptr<const std::string> endpoint_ = std::make_shared<const std::string>("tcp://127.0.0.1:1");
+  std::shared_ptr<const std::string> relay_ = std::make_shared<const std::string>("tcp://127.0.0.1:2");  // a second path
   std::vector<Delivery> deliveries_;
 };
 
@@ -99,6 +117,22 @@ std::vector<uint64_t> range(uint64_t first, uint64_t end) {
   std::vector<uint64_t> numbers;
   for (uint64_t i = first; i < end; ++i) numbers.push_back(i);
   return numbers;
+}
+
+// The same bytes hash the same; any byte changed, or one more (even a zero), hashes otherwise.
+TEST(PayloadHash, TellsBytesApartAtEveryPosition) {
+  for (std::size_t size = 0; size <= 40; ++size) {
+    std::string bytes(size, '\0');
+    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(i * 37 + size);
+    const uint64_t hash = payloadHash(bytes);
+    EXPECT_EQ(payloadHash(std::string(bytes)), hash);
+    EXPECT_NE(payloadHash(bytes + '\0'), hash) << size;
+    for (std::size_t i = 0; i < size; ++i) {
+      std::string changed = bytes;
+      changed[i] = static_cast<char>(changed[i] ^ 1);
+      EXPECT_NE(payloadHash(changed), hash) << size << " " << i;
+    }
+  }
 }
 
 TEST(SourceTable, AFirstMessageJoinsTheSourceAndDeliversItsEvents) {
@@ -140,18 +174,81 @@ TEST(SourceTable, CountsAGapPerTopicOnce) {
   EXPECT_EQ(t.status(job).gaps, 1u);
 }
 
-TEST(SourceTable, SkipsAndCountsDuplicatedNumbers) {
+TEST(SourceTable, SkipsTheSameMessageAgainAndCountsItsNumbersAsDuplicates) {
   Table t;
   const SourceInfo job = sourceInfo();
   t.accept(events(job, "loss", 0, 4));
-  // The same batch over a second endpoint, then one that half overlaps.
+  // The same batch over a second endpoint: duplicates.
   EXPECT_EQ(t.accept(events(job, "loss", 0, 4)), 0u);
-  EXPECT_EQ(t.accept(events(job, "loss", 2, 4)), 2u);
-  EXPECT_EQ(t.delivered(), range(4, 6));
   EXPECT_TRUE(t.gaps().empty());
-  EXPECT_EQ(t.stats_.duplicates, 6u);
-  EXPECT_EQ(t.status(job).duplicates, 6u);
-  EXPECT_EQ(t.stats_.events, 6u);
+  EXPECT_EQ(t.stats_.duplicates, 4u);
+  EXPECT_EQ(t.status(job).duplicates, 4u);
+  EXPECT_EQ(t.stats_.conflicts, 0u);
+  // Another message claiming two of those numbers is no repeat of one delivered: its events are
+  // delivered, the two numbers counted as conflicts.
+  EXPECT_EQ(t.accept(events(job, "loss", 2, 4)), 4u);
+  EXPECT_EQ(t.delivered(), range(2, 6));
+  EXPECT_EQ(t.stats_.duplicates, 4u);
+  EXPECT_EQ(t.stats_.conflicts, 2u);
+  EXPECT_EQ(t.stats_.events, 8u);
+}
+
+// One publisher reached directly and through a relay: every message comes twice, the second path
+// lagging; each repeat is dropped, even one so late that the table no longer remembers the message.
+TEST(SourceTable, TheSameMessagesOverTwoEndpointsAreDeliveredOnce) {
+  Table t;
+  const SourceInfo job = sourceInfo();
+  const uint64_t messages = 3 * SourceTable::kRememberedMessages;
+  constexpr uint64_t kLag = 7;
+  // The m-th message: three events, on two topics in turn.
+  auto nth = [&](uint64_t m) { return events(job, m % 2 ? "loss" : "lr", 3 * (m / 2), 3); };
+  uint64_t delivered = 0;
+  for (uint64_t m = 0; m < messages + kLag; ++m) {
+    if (m < messages) delivered += t.accept(nth(m));
+    if (m >= kLag) {
+      EXPECT_EQ(t.acceptVia(nth(m - kLag), t.relay_), 0u) << m;
+    }
+  }
+  EXPECT_EQ(delivered, 3 * messages);
+  // Long after: the table no longer remembers these messages, their numbers stay delivered.
+  EXPECT_EQ(t.acceptVia(events(job, "lr", 0, 3), t.relay_), 0u);
+  EXPECT_EQ(t.stats_.duplicates, 3 * messages + 3);
+  EXPECT_EQ(t.stats_.conflicts, 0u);
+  EXPECT_EQ(t.stats_.gaps, 0u);
+}
+
+// A peer posing as the source sends a batch claiming its next 20 000 numbers, delivered before the
+// real events with them, and sends it again. The real source goes on one event a message, with
+// messages on other topics in between (far more than the table remembers), and reaches a second
+// endpoint too: every real event is delivered once, those the forger claimed counted as
+// conflicts, the forger's repeats and the real repeats as duplicates.
+TEST(SourceTable, AForgedBatchAheadWithOtherBytesDoesNotSilenceTheRealSource) {
+  Table t;
+  const SourceInfo job = sourceInfo();
+  t.accept(events(job, "loss", 0, 10));
+  EXPECT_EQ(t.accept(forged(job, "loss", 10, 20000)), 20000u);
+  EXPECT_EQ(t.accept(forged(job, "loss", 10, 20000)), 0u);
+  EXPECT_EQ(t.stats_.duplicates, 20000u);
+  uint64_t real = 0;
+  for (uint64_t n = 10; n < 20010; ++n) {
+    const std::size_t got = t.accept(events(job, "loss", n, 1));
+    EXPECT_EQ(got, 1u) << n;
+    EXPECT_EQ(t.delivered(), std::vector<uint64_t>{n});
+    real += got;
+    if (n % 100 == 0) {
+      EXPECT_EQ(t.acceptVia(events(job, "loss", n, 1), t.relay_), 0u) << n;
+    }
+    for (const char* other : {"lr", "acc", "grad"}) t.accept(events(job, other, n, 1));
+  }
+  EXPECT_EQ(real, 20000u);
+  EXPECT_EQ(t.stats_.conflicts, 20000u);
+  EXPECT_EQ(t.stats_.duplicates, 20000u + 200u);
+  EXPECT_EQ(t.stats_.gaps, 0u);
+  EXPECT_EQ(t.status(job).lastSequence.at("loss"), 20009u);
+  // A second forged batch ahead, after all that: the same again.
+  EXPECT_EQ(t.accept(forged(job, "loss", 20010, 5000)), 5000u);
+  for (uint64_t n = 20010; n < 20020; ++n) EXPECT_EQ(t.accept(events(job, "loss", n, 1)), 1u) << n;
+  EXPECT_EQ(t.stats_.conflicts, 20010u);
 }
 
 TEST(SourceTable, DeliversLateNumbersOutOfOrderOnceAndCountsTheGapOnce) {
@@ -163,7 +260,7 @@ TEST(SourceTable, DeliversLateNumbersOutOfOrderOnceAndCountsTheGapOnce) {
   EXPECT_EQ(t.accept(events(job, "loss", 10, 10)), 10u);  // they come late
   EXPECT_EQ(t.delivered(), range(10, 20));
   EXPECT_TRUE(t.gaps().empty());
-  EXPECT_EQ(t.accept(events(job, "loss", 15, 10)), 0u);  // and again: duplicates now
+  EXPECT_EQ(t.accept(events(job, "loss", 10, 10)), 0u);  // and again: duplicates now
   EXPECT_EQ(t.accept(events(job, "loss", 30, 1)), 1u);   // the stream goes on without a gap
   EXPECT_TRUE(t.gaps().empty());
   EXPECT_EQ(t.stats_.gaps, 1u);
@@ -264,17 +361,21 @@ TEST(SourceTable, ARestartedPublisherIsANewSourceNotAGap) {
 TEST(SourceTable, LiveEventsThatCameInTheHistoryAreTheSeamNotDuplicates) {
   Table t;
   const SourceInfo job = sourceInfo();
-  EXPECT_EQ(t.accept(events(job, "loss", 0, 10), Origin::History), 10u);
+  // The history answer: the messages as the source sent them.
+  EXPECT_EQ(t.accept(events(job, "loss", 0, 8), Origin::History), 8u);
   EXPECT_TRUE(std::get<ReceivedEvent>(t.deliveries_.at(1)).fromHistory);
-  // Held back while the answer came: overlaps its end.
-  EXPECT_EQ(t.accept(events(job, "loss", 8, 4), Origin::Released), 2u);
-  EXPECT_EQ(t.delivered(), range(10, 12));
+  EXPECT_EQ(t.accept(events(job, "loss", 8, 4), Origin::History), 4u);
+  // Held back while the answer came: the answer's last message again, then the live stream.
+  EXPECT_EQ(t.accept(events(job, "loss", 8, 4), Origin::Released), 0u);
+  EXPECT_EQ(t.accept(events(job, "loss", 12, 2), Origin::Released), 2u);
+  EXPECT_EQ(t.delivered(), range(12, 14));
   EXPECT_FALSE(std::get<ReceivedEvent>(t.deliveries_.at(0)).fromHistory);
-  EXPECT_EQ(t.stats_.historyEvents, 10u);
-  EXPECT_EQ(t.stats_.historyOverlap, 2u);
+  EXPECT_EQ(t.stats_.historyEvents, 12u);
+  EXPECT_EQ(t.stats_.historyOverlap, 4u);
   EXPECT_EQ(t.stats_.duplicates, 0u);
+  EXPECT_EQ(t.stats_.conflicts, 0u);
   // Past the history's end a repeat is a duplicate again.
-  EXPECT_EQ(t.accept(events(job, "loss", 10, 2)), 0u);
+  EXPECT_EQ(t.accept(events(job, "loss", 12, 2)), 0u);
   EXPECT_EQ(t.stats_.duplicates, 2u);
 }
 

@@ -1,7 +1,10 @@
 #include "source_table.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
+
+#include "payload_hash.h"
 
 namespace livemon::transport::detail {
 
@@ -66,7 +69,8 @@ void SourceTable::forgetSource(Source& source) {
   ++stats_.sourcesEvicted;
 }
 
-std::size_t SourceTable::accept(WireMessage& message, const std::shared_ptr<const std::string>& endpoint, Origin origin,
+std::size_t SourceTable::accept(WireMessage& message, std::string_view payload,
+                                const std::shared_ptr<const std::string>& endpoint, Origin origin,
                                 std::vector<Delivery>& deliveries) {
   const auto now = clock_.now();
   Source& source = sourceFor(message.source, endpoint, now, deliveries);
@@ -90,10 +94,41 @@ std::size_t SourceTable::accept(WireMessage& message, const std::shared_ptr<cons
     s.lastCounters = message.counters;
     return 0;
   }
-  return deliverEvents(source, message, endpoint, origin, deliveries);
+  return deliverEvents(source, message, payloadHash(payload), endpoint, origin, deliveries);
 }
 
-std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message,
+// A remembered message the same as this one makes it a duplicate; one of its topic overlapping it
+// with other numbers or bytes makes it a conflict (and is remembered afresh, so that it stays
+// while the real source is inside its numbers); none at all leaves the numbers to the older rule.
+SourceTable::Overlap SourceTable::judgeOverlap(Source& source, const Remembered& message) {
+  bool conflict = false;
+  std::array<std::size_t, 8> touched{};
+  std::size_t touchedCount = 0;
+  const std::size_t size = source.recent.size();
+  for (std::size_t i = 0; i < size; ++i) {
+    const Remembered& r = source.recent[i];
+    if (r.topic != message.topic || r.end <= message.first || message.end <= r.first) continue;
+    if (r.first == message.first && r.end == message.end && r.hash == message.hash) return Overlap::SameMessage;
+    conflict = true;
+    // Its age: how many messages were remembered after it.
+    const std::size_t age = (source.recentNext + size - i - 1) % size;
+    if (age >= kRememberedMessages / 2 && touchedCount < touched.size()) touched[touchedCount++] = i;
+  }
+  for (std::size_t i = 0; i < touchedCount; ++i) remember(source, Remembered(source.recent[touched[i]]));
+  return conflict ? Overlap::Conflict : Overlap::Duplicate;
+}
+
+void SourceTable::remember(Source& source, const Remembered& message) {
+  if (source.recent.size() < kRememberedMessages) {
+    source.recent.push_back(message);
+    source.recentNext = source.recent.size() % kRememberedMessages;
+    return;
+  }
+  source.recent[source.recentNext] = message;
+  source.recentNext = (source.recentNext + 1) % kRememberedMessages;
+}
+
+std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message, uint64_t hash,
                                        const std::shared_ptr<const std::string>& endpoint, Origin origin,
                                        std::vector<Delivery>& deliveries) {
   SourceStatus& s = source.status;
@@ -114,16 +149,25 @@ std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message,
     ++s.sequenceResets;
     ++stats_.sequenceResets;
   }
-  // Only numbers already delivered are duplicates (one publisher reached over two endpoints).
+  // Only numbers already delivered are duplicates, and only in the same message again (one
+  // publisher reached over two endpoints, a history answer overlapping the live stream).
+  const Remembered remembered{payloadHash(message.name), first, end, hash};
   const bool someSeen = tracked.delivered.overlaps(first, end);
+  const Overlap overlap = someSeen ? judgeOverlap(source, remembered) : Overlap::Duplicate;
+  if (overlap != Overlap::SameMessage) remember(source, remembered);
   const auto wallNow = clock_.wallNow();
   uint64_t delivered = 0;
   uint64_t seam = 0;
+  uint64_t conflicts = 0;
   for (uint64_t i = 0; i < count; ++i) {
     if (someSeen && tracked.delivered.contains(first + i)) {
-      // Live events that came in a history answer too overlap its end: the seam, not duplicates.
-      if (first + i < tracked.historyEnd) ++seam;
-      continue;
+      if (overlap == Overlap::Conflict) {
+        ++conflicts;
+      } else {
+        // Live events that came in a history answer too overlap its end: the seam, not duplicates.
+        if (first + i < tracked.historyEnd) ++seam;
+        continue;
+      }
     }
     auto& received = std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
     received.event = std::move(message.events[i]);
@@ -137,6 +181,7 @@ std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message,
   }
   tracked.delivered.add(first, end);
   stats_.historyOverlap += seam;
+  stats_.conflicts += conflicts;
   s.duplicates += count - delivered - seam;
   stats_.duplicates += count - delivered - seam;
   if (origin == Origin::History) {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <variant>
 #include <vector>
@@ -47,6 +48,14 @@ struct SourceTableLimits {
 // the real source. Pure logic on an injected clock: staleness is measured with clock.now(), and
 // events are stamped with clock.wallNow().
 //
+// A duplicate is the same message again: numbers already delivered are skipped only when the
+// message is one remembered (same topic, same numbers, same payload hash), or when no remembered
+// message of the topic covers them (delivered longer ago than remembered). A message claiming
+// delivered numbers with different bytes, such as a forger's batch ahead of the real source or
+// the real source's events after one, is delivered and counted as a conflict. Per source the last
+// kRememberedMessages messages are remembered (32 bytes each); one a conflict touched is
+// remembered afresh once it is older than half of them.
+//
 // Memory is bounded: beyond maxSources the source silent longest is forgotten; beyond
 // maxTopicsPerSource or maxTopics the topic heard from longest ago (its next message starts it
 // afresh, uncounted as a gap). The counters it keeps are those of SubscriberStats that concern
@@ -58,11 +67,14 @@ class SourceTable {
   SourceTable(const SourceTable&) = delete;
   SourceTable& operator=(const SourceTable&) = delete;
 
-  // Takes one decoded message heard on `endpoint` (its events are moved from) and appends what it
-  // means to `deliveries`: a source joining or coming back, a gap, the events not delivered
-  // before. Returns the events delivered. The events' sequence numbers must not run past 2^64.
-  std::size_t accept(WireMessage& message, const std::shared_ptr<const std::string>& endpoint, Origin origin,
-                     std::vector<Delivery>& deliveries);
+  static constexpr std::size_t kRememberedMessages = 1024;
+
+  // Takes one decoded message heard on `endpoint` (its events are moved from), `payload` the bytes
+  // it was decoded from, and appends what it means to `deliveries`: a source joining or coming
+  // back, a gap, the events not delivered before. Returns the events delivered. The events'
+  // sequence numbers must not run past 2^64.
+  std::size_t accept(WireMessage& message, std::string_view payload, const std::shared_ptr<const std::string>& endpoint,
+                     Origin origin, std::vector<Delivery>& deliveries);
 
   // Marks every alive source silent for longer than staleAfter stale (a change appended once).
   void checkStaleness(std::vector<Delivery>& deliveries);
@@ -85,21 +97,35 @@ class SourceTable {
     std::list<const std::string*>::iterator inSource;
     std::list<TopicRef>::iterator inAll;
   };
+  // One event message delivered: its topic (hashed), numbers and payload hash.
+  struct Remembered {
+    uint64_t topic = 0;
+    uint64_t first = 0;
+    uint64_t end = 0;
+    uint64_t hash = 0;
+  };
   struct Source {
     SourceStatus status;              // lastSequence is filled in by statuses()
     const SourceInfo* key = nullptr;  // in sources_
     std::list<Source*>::iterator inOrder;
     std::unordered_map<std::string, Topic> topics;
     std::list<const std::string*> topicOrder;  // heard from longest ago first
+    std::vector<Remembered> recent;            // a ring of at most kRememberedMessages
+    std::size_t recentNext = 0;                // where the next one goes once the ring is full
   };
+  // How a message whose numbers overlap delivered ones is taken.
+  enum class Overlap { Duplicate, SameMessage, Conflict };
 
   Source& sourceFor(const SourceInfo& info, const std::shared_ptr<const std::string>& endpoint,
                     std::chrono::steady_clock::time_point now, std::vector<Delivery>& deliveries);
   Topic& topicFor(Source& source, const std::string& name);
   void forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic);
   void forgetSource(Source& source);
-  std::size_t deliverEvents(Source& source, WireMessage& message, const std::shared_ptr<const std::string>& endpoint,
-                            Origin origin, std::vector<Delivery>& deliveries);
+  std::size_t deliverEvents(Source& source, WireMessage& message, uint64_t hash,
+                            const std::shared_ptr<const std::string>& endpoint, Origin origin,
+                            std::vector<Delivery>& deliveries);
+  static Overlap judgeOverlap(Source& source, const Remembered& message);
+  static void remember(Source& source, const Remembered& message);
 
   const SourceTableLimits limits_;
   Clock& clock_;

@@ -228,7 +228,7 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
     reject(status, error);
     return std::nullopt;
   }
-  const std::size_t delivered = sources.accept(message, endpoint, origin, deliveries);
+  const std::size_t delivered = sources.accept(message, payload, endpoint, origin, deliveries);
   if (options.keepMessages && delivered > 0 && delivered == message.events.size()) {
     // Every event of the message is new (none came before over another endpoint), so a recorder
     // may store the message as it arrived. The table delivered them last, in order.

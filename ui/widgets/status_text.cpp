@@ -215,6 +215,8 @@ StatusText summaryStatusText(const transport::SubscriberStats& stats, uint64_t d
   // Beyond the subscriber's limits: gaps on what it forgot go uncounted until heard again.
   const uint64_t forgotten = stats.topicsEvicted + stats.sourcesEvicted;
   if (forgotten > 0) result.text += tr(" · %1 topics or sources forgotten").arg(number(forgotten));
+  // Events whose numbers a message with other bytes had claimed: a peer posing as a source.
+  if (stats.conflicts > 0) result.text += tr(" · %1 conflicting events").arg(number(stats.conflicts));
   if (droppedByDashboard > 0) result.text += tr(" · %1 dropped by the dashboard").arg(number(droppedByDashboard));
   if (!stats.lastError.empty()) result.toolTip = tr("Last bad message: %1").arg(QString::fromStdString(stats.lastError));
   return result;

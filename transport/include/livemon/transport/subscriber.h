@@ -167,7 +167,10 @@ struct SubscriberStats {
   uint64_t unsupported = 0;  // skipped: an unknown version or message kind
   uint64_t gaps = 0;
   uint64_t missedEvents = 0;
-  uint64_t duplicates = 0;   // skipped: sequence numbers seen before
+  uint64_t duplicates = 0;   // skipped: sequence numbers seen before, in the same message again
+  // Events delivered although their sequence numbers had been delivered before in a message with
+  // other bytes: a peer posing as the source claimed them (or the source's own events after it).
+  uint64_t conflicts = 0;
   // Messages whose sequence numbers jumped too far to be believed (more than 2^32 ahead of or
   // behind what came before), such as a peer posing as a source could send: followed from there
   // as if the numbering had restarted, neither a gap nor duplicates.
