@@ -36,6 +36,14 @@ void publishRelayCounters(transport::MetricsExporter& metrics, const transport::
                      static_cast<double>(stats.upMessages));
   metrics.setCounter("livemon_relay_up_bytes_total", "Subscription bytes forwarded toward publishers",
                      static_cast<double>(stats.upBytes));
+  metrics.setCounter("livemon_relay_refused_messages_total",
+                     "Messages dropped for their shape: from subscribers other than subscriptions, from publishers "
+                     "other than a topic and a payload",
+                     static_cast<double>(stats.downRefused + stats.upRefused));
+  metrics.setCounter("livemon_relay_queue_dropped_total", "Messages dropped to keep the queues within --max-queued-mb",
+                     static_cast<double>(stats.queueDropped));
+  metrics.setCounter("livemon_relay_publishers_refused_total",
+                     "Publisher connections reset beyond --max-publishers", static_cast<double>(stats.publishersRefused));
   if (curve) {
     metrics.setCounter("livemon_relay_curve_refused_total",
                        "CURVE peers refused: their key is not (or no longer) in their allow list",

@@ -143,6 +143,13 @@ TEST_F(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
   const std::optional<double> forwarded = ask("livemon_relay_down_messages_total > 0", answer);
   ASSERT_TRUE(forwarded) << "the relay's own counter: " << answer;
   EXPECT_GT(*forwarded, 0.0);
+  // The relay's bounds are watched from Prometheus too: what it refused and dropped, none here.
+  for (const char* counter : {"livemon_relay_refused_messages_total", "livemon_relay_queue_dropped_total",
+                              "livemon_relay_publishers_refused_total"}) {
+    const std::optional<double> value = ask(counter, answer);
+    ASSERT_TRUE(value) << counter << ": " << answer;
+    EXPECT_EQ(*value, 0.0) << counter;
+  }
 
   demo.signal(SIGINT);
   EXPECT_EQ(demo.exitCode(), 0) << demo.err();

@@ -291,8 +291,11 @@ TEST(RelayAbuse, ThirtyTwoPublishersReachTwoReadersWhileEveryHostilePeerTriesAtO
   // A new file every 1.2 s: rotations fall inside the idle-connection flood (item 3); 64 MiB of
   // history in memory (about 9 s of the stream), older parts answered from the recordings, so an
   // answer outgrows the socket buffers of a reader that stops (item 4).
+  // Its descriptors are limited below after it started, so it is told the publisher cap that
+  // limit leaves room for (started under a lower limit, it works the cap out itself).
   const auto endpoints = test::startRelay(LIVEMONCTL_PATH, relay,
-                                          {"--record", recordDir, "--rotate-minutes", "0.02", "--history-mb", "64"});
+                                          {"--record", recordDir, "--rotate-minutes", "0.02", "--history-mb", "64",
+                                           "--max-publishers", std::to_string(kRelayFileLimit - 512)});
   ASSERT_TRUE(endpoints) << relay->out() << relay->err();
   const auto history = historyEndpoint(*relay);
   ASSERT_TRUE(history) << relay->out();
@@ -454,9 +457,14 @@ TEST(RelayAbuse, ThirtyTwoPublishersReachTwoReadersWhileEveryHostilePeerTriesAtO
   }
   EXPECT_EQ(recorded.forgedServe, 0u) << "[item 1] the recording holds events a watch-only peer sent into --serve";
   EXPECT_EQ(historyTally.forgedServe, 0u) << "[item 1] the history holds events a watch-only peer sent into --serve";
-  EXPECT_TRUE(answered) << "[item 4] a history request at the end was not answered ("
-                        << (answer.ended ? answer.end.error : std::string("no end")) << ") while "
-                        << hostileCounts.stalledHistoryReaders << " readers trickled through theirs";
+  // Eight readers that trickle through their answers and ask again as soon as one is ended may
+  // hold every answer slot (the history answers at most 8 at once; a reader too slow is ended
+  // after 30 s, then asks again): a request at the end must get an answer or a clear "busy",
+  // never hang.
+  EXPECT_TRUE(answered || (answer.ended && answer.end.error == "busy"))
+      << "[item 4] a history request at the end got neither an answer nor \"busy\" ("
+      << (answer.ended ? answer.end.error : std::string("no end")) << ") while "
+      << hostileCounts.stalledHistoryReaders << " readers trickled through theirs";
   EXPECT_LT(watch.peakKb(), kMemoryBoundKb) << "[item 5] the relay's resident memory reached " << watch.peakKb() / 1024
                                              << " MiB with a stalled subscriber and 4.5 MiB frames";
   EXPECT_LT(watch.peakFiles(), static_cast<int64_t>(kRelayFileLimit))

@@ -352,6 +352,11 @@ void Relay::State::report(MessageKind kind) {
     event.data.emplace("livemon.relay.down_bytes.value", static_cast<double>(stats.downBytes));
     event.data.emplace("livemon.relay.up_messages.value", static_cast<double>(stats.upMessages));
     event.data.emplace("livemon.relay.up_bytes.value", static_cast<double>(stats.upBytes));
+    // What the relay refused or dropped to hold its bounds, so a user sees an abusive peer's effect.
+    event.data.emplace("livemon.relay.refused_messages.value", static_cast<double>(stats.downRefused + stats.upRefused));
+    event.data.emplace("livemon.relay.queue_dropped.value", static_cast<double>(stats.queueDropped));
+    event.data.emplace("livemon.relay.queued_bytes.value", static_cast<double>(stats.queuedBytes));
+    event.data.emplace("livemon.relay.publishers_refused.value", static_cast<double>(stats.publishersRefused));
     // Peers refused for a key not in the allow list, beside the traffic, where users look.
     if (options.curve.enabled()) {
       event.data.emplace("livemon.relay.curve_refused.value", static_cast<double>(stats.curveRefused));

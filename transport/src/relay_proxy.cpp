@@ -120,7 +120,9 @@ bool track(zmq_msg_t& frame, const std::shared_ptr<void>& owner, std::atomic<uin
 
 RelayProxy::RelayProxy(ProxySockets sockets, std::size_t highWaterMark, std::size_t maxQueuedBytes)
     : sockets_(sockets),
-      window_(highWaterMark, maxQueuedBytes),
+      smallBytes_(maxQueuedBytes / 2 / std::max<std::size_t>(highWaterMark, 1)),
+      smallWindow_(highWaterMark, maxQueuedBytes / 2),
+      largeWindow_(highWaterMark, maxQueuedBytes / 2),
       maxHeld_(maxQueuedBytes > std::numeric_limits<std::size_t>::max() / kQueuedWindows
                    ? std::numeric_limits<std::size_t>::max()
                    : maxQueuedBytes * kQueuedWindows),
@@ -166,7 +168,7 @@ bool RelayProxy::forwardDown() {
     if (!two) {
       discardRest(sockets_.listen, zmq_msg_more(&payload) != 0 ? payload : topic);
       counters.downRefused.fetch_add(1, std::memory_order_relaxed);
-    } else if (counters.queued.load(std::memory_order_relaxed) + size > maxHeld_ || !window_.admit(size) ||
+    } else if (counters.queued.load(std::memory_order_relaxed) + size > maxHeld_ || !(size <= smallBytes_ ? smallWindow_ : largeWindow_).admit(size) ||
                !tracked(topic) || !tracked(payload)) {
       counters.queueDropped.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -72,7 +72,8 @@ struct ProxySockets {
 // Memory: every forwarded frame larger than a few dozen bytes is copied once into a buffer whose
 // release (when the last queue let go of it) is counted, so queuedBytes is exact, and a message
 // is refused when the run of the last highWaterMark forwarded messages would exceed
-// maxQueuedBytes (ForwardWindow), or all queues together kQueuedWindows times it.
+// maxQueuedBytes (two ForwardWindows of half of it: one for small messages, which always fit, one
+// for large ones), or all queues together kQueuedWindows times it.
 class RelayProxy {
  public:
   static constexpr std::size_t kQueuedWindows = 4;
@@ -93,7 +94,12 @@ class RelayProxy {
   bool forwardUp();
 
   ProxySockets sockets_;
-  ForwardWindow window_;
+  // Messages up to smallBytes_ (maxQueuedBytes / 2 / highWaterMark) always fit their window;
+  // larger ones share the other half, so a peer sending large frames cannot crowd out the small
+  // messages most traffic is. Each half bounds its part of a stalled queue's run.
+  std::size_t smallBytes_;
+  ForwardWindow smallWindow_;
+  ForwardWindow largeWindow_;
   std::size_t maxHeld_;
   std::shared_ptr<Counters> counters_;  // shared with the buffers still queued
 };
