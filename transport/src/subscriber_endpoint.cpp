@@ -98,7 +98,11 @@ void EndpointSocket::open(const std::string& endpoint, EndpointMode mode) {
   socket_ = zmq_socket(context_, ZMQ_SUB);
   if (socket_ == nullptr) throwEndpointError("open a socket for", endpoint, errno);
   setIntOption(socket_, ZMQ_LINGER, 0, "ZMQ_LINGER");
-  setIntOption(socket_, ZMQ_RCVHWM, receiveQueueMessages(options_), "ZMQ_RCVHWM");
+  // An inproc:// peer is this process: what it queues is its own memory already, and the queue is
+  // the one both ends share, so it keeps the depth in messages a publisher's flush relies on.
+  const bool inproc = endpoint.starts_with("inproc://");
+  setIntOption(socket_, ZMQ_RCVHWM, inproc ? options_.receiveHighWaterMark : receiveQueueMessages(options_),
+               "ZMQ_RCVHWM");
   setIntOption(socket_, ZMQ_RECONNECT_IVL, static_cast<int>(options_.reconnectInterval.count()), "ZMQ_RECONNECT_IVL");
   setIntOption(socket_, ZMQ_RECONNECT_IVL_MAX, static_cast<int>(options_.reconnectIntervalMax.count()),
                "ZMQ_RECONNECT_IVL_MAX");
