@@ -357,7 +357,13 @@ void writeHistoryExchangeSeeds(const fs::path& dir) {
   for (uint8_t reader = 0; reader < 10; ++reader) crowd.push_back({static_cast<uint8_t>(reader << 2), {topic, all}});
   crowd.push_back({fuzz::kHistoryExchangeAdvance | fuzz::kHistoryExchangeTake, {"junk"}});
 
-  const SourceInfo source{"seed", "host", 1, 0, 7, std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000))};
+  SourceInfo source;
+  source.run = "seed";
+  source.host = "host";
+  source.pid = 1;
+  source.rank = 0;
+  source.instanceId = 7;
+  source.startTime = std::chrono::system_clock::time_point(std::chrono::seconds(1'700'000'000));
   std::vector<std::string> steps;
   for (uint64_t i = 0; i < 3; ++i) {
     steps.push_back(encodeEventsPayload(source, i, "train.loss", {Event{"train.loss", source.startTime, {{"v", 1.0}}}}));
