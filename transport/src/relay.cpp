@@ -69,6 +69,7 @@ void validate(const RelayOptions& options) {
   }
   if (options.highWaterMark < 1) bad("highWaterMark must be at least 1, got " + std::to_string(options.highWaterMark));
   if (options.maxPublisherConnections < 1) bad("maxPublisherConnections must be at least 1");
+  if (options.maxStall.count() < 0) bad("maxStall must not be negative, got " + std::to_string(options.maxStall.count()) + " ms");
   if (options.maxQueuedBytes < kMinQueuedBytes) {
     bad("maxQueuedBytes must be at least " + std::to_string(kMinQueuedBytes) + ", got " +
         std::to_string(options.maxQueuedBytes));
@@ -126,6 +127,9 @@ struct Relay::State {
 
   mutable std::mutex controlMutex;
   bool proxyRunning = false;  // under controlMutex
+  // The guards' counts when closeAll() let go of them, for stats() after stop(); under controlMutex.
+  uint64_t publishersRefusedAtClose = 0;
+  uint64_t subscribersCutAtClose = 0;
 
   std::atomic<uint64_t> captured{0};
   std::atomic<uint64_t> captureSkipped{0};
@@ -195,7 +199,8 @@ void Relay::State::open() {
   // Subscribers send only subscriptions: short frames, a bounded number of bytes per connection.
   guard = detail::guardSendingSocket(
       context.get(), serve,
-      detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections});
+      detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections,
+                         /*countBytes=*/true, options.maxStall});
   security->prepareBind(serve, options.serve);
   if (zmq_bind(serve, options.serve.c_str()) != 0) detail::throwEndpointError("bind", options.serve, errno);
   serveEndpoint = detail::lastEndpoint(serve, options.serve);
@@ -257,6 +262,8 @@ void Relay::State::closeAll() {
   std::lock_guard lock(controlMutex);
   worker.reporter.reset();
   worker.historyServer.reset();
+  if (guard) subscribersCutAtClose = guard->stalledCount();
+  if (listenGuard) publishersRefusedAtClose = listenGuard->closedCount();
   guard.reset();  // before the socket it watches closes
   listenGuard.reset();
   for (void** s : {&listen, &serve, &capture, &worker.captureReader, &controlProxy, &control}) closeSocket(*s);
@@ -266,7 +273,8 @@ RelayStats Relay::State::query() const {
   std::lock_guard lock(controlMutex);  // closeAll() resets the guards and the history server under it
   RelayStats stats;
   proxy->addTo(stats);
-  stats.publishersRefused = listenGuard ? listenGuard->closedCount() : 0;
+  stats.publishersRefused = listenGuard ? listenGuard->closedCount() : publishersRefusedAtClose;
+  stats.subscribersCut = guard ? guard->stalledCount() : subscribersCutAtClose;
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
@@ -357,6 +365,7 @@ void Relay::State::report(MessageKind kind) {
     event.data.emplace("livemon.relay.queue_dropped.value", static_cast<double>(stats.queueDropped));
     event.data.emplace("livemon.relay.queued_bytes.value", static_cast<double>(stats.queuedBytes));
     event.data.emplace("livemon.relay.publishers_refused.value", static_cast<double>(stats.publishersRefused));
+    event.data.emplace("livemon.relay.subscribers_cut.value", static_cast<double>(stats.subscribersCut));
     // Peers refused for a key not in the allow list, beside the traffic, where users look.
     if (options.curve.enabled()) {
       event.data.emplace("livemon.relay.curve_refused.value", static_cast<double>(stats.curveRefused));
