@@ -120,16 +120,21 @@ struct Relay::State {
   void* controlProxy = nullptr;   // PAIR, the loop's end
   void* control = nullptr;        // PAIR, ours
   std::unique_ptr<detail::RelayProxy> proxy;
-  std::unique_ptr<detail::PeerGuard> guard;        // serve's: what subscribers send
-  std::unique_ptr<detail::PeerGuard> listenGuard;  // listen's: how many publishers connect
+  // Not thread-safe: one owner at a time; made by open(), then let go of by closeAll() and read
+  // by query() under controlMutex.
+  //
+  // The peer guards, and their counts once let go of (for stats() after stop()).
+  struct Guards {
+    std::unique_ptr<detail::PeerGuard> serve;   // what subscribers send, whether they read
+    std::unique_ptr<detail::PeerGuard> listen;  // how many publishers connect
+    uint64_t publishersRefused = 0;
+    uint64_t subscribersCut = 0;
+  } guards;
   // Kept until the relay is destroyed, after its sockets close: stats() reads its count.
   std::unique_ptr<detail::SocketSecurity> security;
 
   mutable std::mutex controlMutex;
   bool proxyRunning = false;  // under controlMutex
-  // The guards' counts when closeAll() let go of them, for stats() after stop(); under controlMutex.
-  uint64_t publishersRefusedAtClose = 0;
-  uint64_t subscribersCutAtClose = 0;
 
   std::atomic<uint64_t> captured{0};
   std::atomic<uint64_t> captureSkipped{0};
@@ -180,7 +185,7 @@ void Relay::State::open() {
   detail::setIntOption(listen, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
   const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
   detail::setInt64Option(listen, ZMQ_MAXMSGSIZE, static_cast<int64_t>(largest) + kFrameHeadroomBytes, "ZMQ_MAXMSGSIZE");
-  listenGuard = std::make_unique<detail::PeerGuard>(
+  guards.listen = std::make_unique<detail::PeerGuard>(
       context.get(), listen,
       detail::PeerLimits{SIZE_MAX, SIZE_MAX, publisherConnectionCap(options), /*countBytes=*/false});
   // Publishers are admitted by curveAllowPublish when given; serve and history by curve.allow.
@@ -197,7 +202,7 @@ void Relay::State::open() {
   detail::setIntOption(serve, ZMQ_LINGER, 0, "ZMQ_LINGER");
   detail::setIntOption(serve, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
   // Subscribers send only subscriptions: short frames, a bounded number of bytes per connection.
-  guard = detail::guardSendingSocket(
+  guards.serve = detail::guardSendingSocket(
       context.get(), serve,
       detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections,
                          /*countBytes=*/true, options.maxStall});
@@ -262,10 +267,10 @@ void Relay::State::closeAll() {
   std::lock_guard lock(controlMutex);
   worker.reporter.reset();
   worker.historyServer.reset();
-  if (guard) subscribersCutAtClose = guard->stalledCount();
-  if (listenGuard) publishersRefusedAtClose = listenGuard->closedCount();
-  guard.reset();  // before the socket it watches closes
-  listenGuard.reset();
+  if (guards.serve) guards.subscribersCut = guards.serve->stalledCount();
+  if (guards.listen) guards.publishersRefused = guards.listen->closedCount();
+  guards.serve.reset();  // before the socket it watches closes
+  guards.listen.reset();
   for (void** s : {&listen, &serve, &capture, &worker.captureReader, &controlProxy, &control}) closeSocket(*s);
 }
 
@@ -273,13 +278,13 @@ RelayStats Relay::State::query() const {
   std::lock_guard lock(controlMutex);  // closeAll() resets the guards and the history server under it
   RelayStats stats;
   proxy->addTo(stats);
-  stats.publishersRefused = listenGuard ? listenGuard->closedCount() : publishersRefusedAtClose;
-  stats.subscribersCut = guard ? guard->stalledCount() : subscribersCutAtClose;
+  stats.publishersRefused = guards.listen ? guards.listen->closedCount() : guards.publishersRefused;
+  stats.subscribersCut = guards.serve ? guards.serve->stalledCount() : guards.subscribersCut;
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
   worker.historyCounters.copyTo(stats);
-  stats.curveRefused = security ? security->refusedCount(guard.get()) : 0;
+  stats.curveRefused = security ? security->refusedCount(guards.serve.get()) : 0;
   if (worker.historyServer) stats.historyRequests = worker.historyServer->stats().requests;
   return stats;
 }
