@@ -44,6 +44,9 @@ void publishRelayCounters(transport::MetricsExporter& metrics, const transport::
                      static_cast<double>(stats.queueDropped));
   metrics.setCounter("livemon_relay_publishers_refused_total",
                      "Publisher connections reset beyond --max-publishers", static_cast<double>(stats.publishersRefused));
+  metrics.setCounter("livemon_relay_subscribers_cut_total",
+                     "Subscriber connections reset after taking nothing for --max-stall-seconds",
+                     static_cast<double>(stats.subscribersCut));
   if (curve) {
     metrics.setCounter("livemon_relay_curve_refused_total",
                        "CURVE peers refused: their key is not (or no longer) in their allow list",
@@ -102,6 +105,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   relayOptions.highWaterMark = options.highWaterMark;
   relayOptions.maxQueuedBytes = static_cast<std::size_t>(options.maxQueuedMb) * 1024 * 1024;
   relayOptions.maxPublisherConnections = options.maxPublishers;
+  relayOptions.maxStall = options.maxStall;
   relayOptions.historyBytes = static_cast<std::size_t>(options.historyMb) * 1024 * 1024;
   relayOptions.history = options.history;
   // What the history drops is answered from the recordings this relay writes, and no others: the
@@ -170,6 +174,9 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   if (stats.publishersRefused > 0) {
     out << "reset " << stats.publishersRefused << " publisher connections beyond --max-publishers" << std::endl;
   }
+  if (stats.subscribersCut > 0) {
+    out << "cut " << stats.subscribersCut << " subscriber connections that took nothing for --max-stall-seconds" << std::endl;
+  }
   if (stats.upRefused + stats.downRefused > 0) {
     out << "dropped " << stats.upRefused << " messages from subscribers that were not subscriptions and "
         << stats.downRefused << " malformed ones from publishers" << std::endl;
@@ -202,6 +209,7 @@ Command addRelayCommand(CLI::App& app) {
   struct Parsed {
     RelayCommandOptions relay;
     double duration = 0.0;
+    double maxStall = std::chrono::duration<double>(transport::RelayOptions{}.maxStall).count();
   };
   const auto parsed = std::make_shared<Parsed>();
   RelayCommandOptions& relay = parsed->relay;
@@ -229,6 +237,12 @@ Command addRelayCommand(CLI::App& app) {
                       "Publisher connections to --listen; the newest beyond is reset")
       ->option_text("N")
       ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}))
+      ->capture_default_str();
+  command->add_option("--max-stall-seconds", parsed->maxStall,
+                      "Cut a subscriber that takes nothing of what waits for it for this long, so its queue is let "
+                      "go; it reconnects and sees a gap (0: never)")
+      ->option_text("S")
+      ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
   command->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, named by their start time")
       ->option_text("DIR");
@@ -268,6 +282,7 @@ Command addRelayCommand(CLI::App& app) {
   return {command, [parsed](const CommandContext& context) {
             RelayCommandOptions options = parsed->relay;
             options.duration = secondsToMs(parsed->duration);
+            options.maxStall = secondsToMs(parsed->maxStall);
             return runRelay(options, context.stop, context.out, context.err);
           }};
 }

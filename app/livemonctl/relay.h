@@ -26,6 +26,7 @@ struct RelayCommandOptions {
   int highWaterMark = 10000;  // messages queued per connection each way (RelayOptions::highWaterMark)
   uint64_t maxQueuedMb = transport::RelayOptions{}.maxQueuedBytes / (1024 * 1024);  // RelayOptions::maxQueuedBytes
   std::size_t maxPublishers = transport::RelayOptions{}.maxPublisherConnections;   // RelayOptions::maxPublisherConnections
+  std::chrono::milliseconds maxStall = transport::RelayOptions{}.maxStall;        // RelayOptions::maxStall; 0: never
   std::string recordDir;     // empty: no recording
   uint64_t rotateMb = 256;
   double rotateMinutes = 60;

@@ -88,7 +88,8 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
 
   for (const std::vector<std::string>& args : {std::vector<std::string>{"--rotate-mb", "0"},
                                                std::vector<std::string>{"--listen"},
-                                               std::vector<std::string>{"--rotate-minutes", "soon"}}) {
+                                               std::vector<std::string>{"--rotate-minutes", "soon"},
+                                               std::vector<std::string>{"--max-stall-seconds", "-1"}}) {
     std::vector<std::string> argv{LIVEMONCTL_PATH, "relay"};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess bad(argv);
@@ -102,11 +103,12 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
 // A `livemonctl record` subscriber is stopped (SIGSTOP) while 120 MiB pass through the relay: far
 // more than its connection can hold (100 messages of 60 KiB, and the socket buffers). The other
 // subscriber still gets every message, with no gap: the relay drops for the stopped one only. (A
-// relay that waited for it would stall here, and the live subscriber would starve.)
+// relay that waited for it would stall here, and the live subscriber would starve.) Then the
+// relay cuts the stopped one (--max-stall-seconds) and says so in its report and at the end.
 TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
   test::TempDir dir;
   std::unique_ptr<ChildProcess> relay;
-  const auto endpoints = startRelay(relay, {"--high-water-mark", "100"});
+  const auto endpoints = startRelay(relay, {"--high-water-mark", "100", "--max-stall-seconds", "0.5"});
   ASSERT_TRUE(endpoints);
 
   const std::string recording = (dir.path() / "stopped.mcap").string();
@@ -127,8 +129,14 @@ TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
   source.startTime = std::chrono::system_clock::now();
   uint64_t sequence = 0;
   uint64_t received = 0;
+  double cut = 0;  // as the relay reports it
   SubscriberCallbacks callbacks;
-  callbacks.onEvent = [&](ReceivedEvent& event) { received += event.event.name == "flood" ? 1 : 0; };
+  callbacks.onEvent = [&](ReceivedEvent& event) {
+    received += event.event.name == "flood" ? 1 : 0;
+    if (event.source->run == "relay" && event.event.data.contains("livemon.relay.subscribers_cut.value")) {
+      cut = std::get<double>(event.event.data.at("livemon.relay.subscribers_cut.value"));
+    }
+  };
   auto send = [&] {
     publisher.send("flood", encodeEventsPayload(source, sequence++, "flood",
                                                 {test::makeEvent("flood", {{"blob", std::string(60 * 1024, 'f')}})}));
@@ -154,6 +162,7 @@ TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
   EXPECT_EQ(sequence - start, kMessages);
   EXPECT_EQ(live.stats().missedEvents, 0u);
   EXPECT_EQ(live.stats().gaps, 0u);
+  EXPECT_TRUE(test::pollUntil(live, callbacks, [&] { return cut >= 1; })) << "the stopped subscriber was not cut";
 
   // Woken, it still runs and stops cleanly.
   stopped.signal(SIGCONT);
@@ -162,6 +171,7 @@ TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
 
   relay->signal(SIGTERM);
   EXPECT_EQ(relay->exitCode(), 0) << relay->err();
+  EXPECT_NE(relay->out().find("cut 1 subscriber connections that took nothing"), std::string::npos) << relay->out();
 }
 
 // The acceptance test of issue 14: `demo --ranks 32` publishes into a node relay, chained into a

@@ -145,7 +145,7 @@ TEST_F(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
   EXPECT_GT(*forwarded, 0.0);
   // The relay's bounds are watched from Prometheus too: what it refused and dropped, none here.
   for (const char* counter : {"livemon_relay_refused_messages_total", "livemon_relay_queue_dropped_total",
-                              "livemon_relay_publishers_refused_total"}) {
+                              "livemon_relay_publishers_refused_total", "livemon_relay_subscribers_cut_total"}) {
     const std::optional<double> value = ask(counter, answer);
     ASSERT_TRUE(value) << counter << ": " << answer;
     EXPECT_EQ(*value, 0.0) << counter;

@@ -95,12 +95,14 @@ TEST(Relay, EveryPublisherReachesTheSubscriberWithoutGaps) {
   EXPECT_GT(relayStats["livemon.relay.up_messages.value"], 0.0) << "the subscription went up";
   // What it refused and dropped to hold its bounds is reported beside the traffic: nothing here.
   for (const char* key : {"livemon.relay.refused_messages.value", "livemon.relay.queue_dropped.value",
-                          "livemon.relay.publishers_refused.value", "livemon.relay.queued_bytes.value"}) {
+                          "livemon.relay.publishers_refused.value", "livemon.relay.queued_bytes.value",
+                          "livemon.relay.subscribers_cut.value"}) {
     ASSERT_TRUE(relayStats.contains(key)) << key;
   }
   EXPECT_EQ(relayStats["livemon.relay.refused_messages.value"], 0.0);
   EXPECT_EQ(relayStats["livemon.relay.queue_dropped.value"], 0.0);
   EXPECT_EQ(relayStats["livemon.relay.publishers_refused.value"], 0.0);
+  EXPECT_EQ(relayStats["livemon.relay.subscribers_cut.value"], 0.0);
 }
 
 // 32 ranks publish into a node relay, which forwards into a head relay, which the subscriber

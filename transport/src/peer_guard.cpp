@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <linux/tcp.h>  // the kernel's struct tcp_info: glibc's lacks tcpi_bytes_received
+#include <linux/sockios.h>  // SIOCOUTQ
 #include <netinet/in.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -95,6 +97,7 @@ struct Peer {
   Address remote;
   uint64_t order = 0;     // higher is newer
   uint64_t received = 0;  // bytes, as the kernel counts them
+  SendProgress progress;  // whether it takes what waits for it
   bool reset = false;     // reset here (or found to be another socket): waiting for its DISCONNECTED
 };
 
@@ -106,12 +109,14 @@ struct PeerGuard::Watch {
   PeerLimits limits;
   std::vector<Peer> peers;
   uint64_t nextOrder = 0;
-  std::atomic<uint64_t>* handshakeFailures = nullptr;  // the guard's counter
+  std::atomic<uint64_t>* handshakeFailures = nullptr;  // the guard's counters
+  std::atomic<uint64_t>* stalled = nullptr;
 
   void run(int stopFd, std::atomic<uint64_t>& closed) noexcept;
   bool readEvents();
   bool onEvent(uint16_t event, uint32_t value, std::string_view address);
   bool enforce(std::atomic<uint64_t>& closed);
+  bool stalls(Peer& peer, const tcp_info& info, std::chrono::steady_clock::time_point now);
   static bool reset(Peer& peer);
 };
 
@@ -208,18 +213,24 @@ bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
   bool sent = false;
   std::size_t live = 0;
   uint64_t total = 0;
+  const auto now = std::chrono::steady_clock::now();
   for (Peer& peer : peers) {
     if (peer.reset) continue;
     tcp_info info{};
     socklen_t size = sizeof(info);
     // Fails only once libzmq has closed it; its DISCONNECTED follows.
-    if (limits.countBytes && getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
-        size >= offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) {
+    const bool counted = limits.countBytes && getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
+                         size >= offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received);
+    if (counted) {
       sent = sent || info.tcpi_bytes_received != peer.received;
       peer.received = info.tcpi_bytes_received;
     }
     if (peer.received > limits.maxBytesPerPeer) {
       resetCounted(peer);
+      continue;
+    }
+    if (counted && stalls(peer, info, now)) {
+      if (reset(peer)) stalled->fetch_add(1, std::memory_order_relaxed);
       continue;
     }
     ++live;
@@ -244,6 +255,15 @@ bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
     resetCounted(*newest);
   }
   return sent;
+}
+
+// Whether `peer` has taken none of what waits for it for maxStall (SendProgress), from its
+// counters `info`.
+bool PeerGuard::Watch::stalls(Peer& peer, const tcp_info& info, std::chrono::steady_clock::time_point now) {
+  if (limits.maxStall.count() <= 0) return false;
+  int waiting = 0;  // bytes in the send queue, sent or not, not acknowledged
+  if (ioctl(peer.fd, SIOCOUTQ, &waiting) != 0) return false;
+  return peer.progress.stalled(info.tcpi_bytes_acked, static_cast<uint64_t>(std::max(waiting, 0)), now, limits.maxStall);
 }
 
 // Resets the connection (the kernel discards what it holds from the peer and sends it a RST);
@@ -271,6 +291,7 @@ PeerGuard::PeerGuard(void* context, void* socket, PeerLimits limits) : socket_(s
   static std::atomic<uint64_t> monitors{0};
   watch_->limits = limits;
   watch_->handshakeFailures = &handshakeFailures_;
+  watch_->stalled = &stalled_;
   const std::string address = "inproc://livemon-peer-guard-" + std::to_string(monitors++);
   if (zmq_socket_monitor(socket, address.c_str(),
                          ZMQ_EVENT_ACCEPTED | ZMQ_EVENT_CONNECTED | ZMQ_EVENT_DISCONNECTED |
@@ -301,6 +322,16 @@ PeerGuard::~PeerGuard() {
   zmq_socket_monitor(socket_, nullptr, 0);
   zmq_close(watch_->monitor);
   close(stopFd_);
+}
+
+bool SendProgress::stalled(uint64_t acked, uint64_t waiting, std::chrono::steady_clock::time_point now,
+                           std::chrono::milliseconds limit) {
+  if (waiting == 0 || acked != acked_ || !since_) {
+    acked_ = acked;
+    since_ = waiting == 0 ? std::nullopt : std::optional(now);
+    return false;
+  }
+  return limit.count() > 0 && now - *since_ >= limit;
 }
 
 void checkSubscriberLimits(const PeerLimits& limits, std::string_view optionsName) {

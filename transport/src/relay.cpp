@@ -69,6 +69,7 @@ void validate(const RelayOptions& options) {
   }
   if (options.highWaterMark < 1) bad("highWaterMark must be at least 1, got " + std::to_string(options.highWaterMark));
   if (options.maxPublisherConnections < 1) bad("maxPublisherConnections must be at least 1");
+  if (options.maxStall.count() < 0) bad("maxStall must not be negative, got " + std::to_string(options.maxStall.count()) + " ms");
   if (options.maxQueuedBytes < kMinQueuedBytes) {
     bad("maxQueuedBytes must be at least " + std::to_string(kMinQueuedBytes) + ", got " +
         std::to_string(options.maxQueuedBytes));
@@ -119,8 +120,16 @@ struct Relay::State {
   void* controlProxy = nullptr;   // PAIR, the loop's end
   void* control = nullptr;        // PAIR, ours
   std::unique_ptr<detail::RelayProxy> proxy;
-  std::unique_ptr<detail::PeerGuard> guard;        // serve's: what subscribers send
-  std::unique_ptr<detail::PeerGuard> listenGuard;  // listen's: how many publishers connect
+  // Not thread-safe: one owner at a time; made by open(), then let go of by closeAll() and read
+  // by query() under controlMutex.
+  //
+  // The peer guards, and their counts once let go of (for stats() after stop()).
+  struct Guards {
+    std::unique_ptr<detail::PeerGuard> serve;   // what subscribers send, whether they read
+    std::unique_ptr<detail::PeerGuard> listen;  // how many publishers connect
+    uint64_t publishersRefused = 0;
+    uint64_t subscribersCut = 0;
+  } guards;
   // Kept until the relay is destroyed, after its sockets close: stats() reads its count.
   std::unique_ptr<detail::SocketSecurity> security;
 
@@ -176,7 +185,7 @@ void Relay::State::open() {
   detail::setIntOption(listen, ZMQ_RCVHWM, options.highWaterMark, "ZMQ_RCVHWM");
   const std::size_t largest = std::max(options.limits.maxPayloadBytes, options.limits.maxTopicBytes);
   detail::setInt64Option(listen, ZMQ_MAXMSGSIZE, static_cast<int64_t>(largest) + kFrameHeadroomBytes, "ZMQ_MAXMSGSIZE");
-  listenGuard = std::make_unique<detail::PeerGuard>(
+  guards.listen = std::make_unique<detail::PeerGuard>(
       context.get(), listen,
       detail::PeerLimits{SIZE_MAX, SIZE_MAX, publisherConnectionCap(options), /*countBytes=*/false});
   // Publishers are admitted by curveAllowPublish when given; serve and history by curve.allow.
@@ -193,9 +202,10 @@ void Relay::State::open() {
   detail::setIntOption(serve, ZMQ_LINGER, 0, "ZMQ_LINGER");
   detail::setIntOption(serve, ZMQ_SNDHWM, options.highWaterMark, "ZMQ_SNDHWM");
   // Subscribers send only subscriptions: short frames, a bounded number of bytes per connection.
-  guard = detail::guardSendingSocket(
+  guards.serve = detail::guardSendingSocket(
       context.get(), serve,
-      detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections});
+      detail::PeerLimits{options.maxSubscriberBytes, options.maxTotalSubscriberBytes, options.maxSubscriberConnections,
+                         /*countBytes=*/true, options.maxStall});
   security->prepareBind(serve, options.serve);
   if (zmq_bind(serve, options.serve.c_str()) != 0) detail::throwEndpointError("bind", options.serve, errno);
   serveEndpoint = detail::lastEndpoint(serve, options.serve);
@@ -257,8 +267,10 @@ void Relay::State::closeAll() {
   std::lock_guard lock(controlMutex);
   worker.reporter.reset();
   worker.historyServer.reset();
-  guard.reset();  // before the socket it watches closes
-  listenGuard.reset();
+  if (guards.serve) guards.subscribersCut = guards.serve->stalledCount();
+  if (guards.listen) guards.publishersRefused = guards.listen->closedCount();
+  guards.serve.reset();  // before the socket it watches closes
+  guards.listen.reset();
   for (void** s : {&listen, &serve, &capture, &worker.captureReader, &controlProxy, &control}) closeSocket(*s);
 }
 
@@ -266,12 +278,13 @@ RelayStats Relay::State::query() const {
   std::lock_guard lock(controlMutex);  // closeAll() resets the guards and the history server under it
   RelayStats stats;
   proxy->addTo(stats);
-  stats.publishersRefused = listenGuard ? listenGuard->closedCount() : 0;
+  stats.publishersRefused = guards.listen ? guards.listen->closedCount() : guards.publishersRefused;
+  stats.subscribersCut = guards.serve ? guards.serve->stalledCount() : guards.subscribersCut;
   stats.captured = captured.load(std::memory_order_relaxed);
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
   worker.historyCounters.copyTo(stats);
-  stats.curveRefused = security ? security->refusedCount(guard.get()) : 0;
+  stats.curveRefused = security ? security->refusedCount(guards.serve.get()) : 0;
   if (worker.historyServer) stats.historyRequests = worker.historyServer->stats().requests;
   return stats;
 }
@@ -357,6 +370,7 @@ void Relay::State::report(MessageKind kind) {
     event.data.emplace("livemon.relay.queue_dropped.value", static_cast<double>(stats.queueDropped));
     event.data.emplace("livemon.relay.queued_bytes.value", static_cast<double>(stats.queuedBytes));
     event.data.emplace("livemon.relay.publishers_refused.value", static_cast<double>(stats.publishersRefused));
+    event.data.emplace("livemon.relay.subscribers_cut.value", static_cast<double>(stats.subscribersCut));
     // Peers refused for a key not in the allow list, beside the traffic, where users look.
     if (options.curve.enabled()) {
       event.data.emplace("livemon.relay.curve_refused.value", static_cast<double>(stats.curveRefused));

@@ -59,6 +59,12 @@ struct RelayOptions {
   // descriptors. Fewer when RLIMIT_NOFILE leaves room for fewer beside maxSubscriberConnections and
   // 64 more (`livemonctl relay` raises its soft limit to the hard one).
   std::size_t maxPublisherConnections = 4096;
+  // A subscriber connection (one a peer made to `serve`) that takes no byte of what waits for it
+  // for this long is reset (RelayStats::subscribersCut), so the messages its queue holds go back
+  // to the others: a peer that stops reading cannot keep its part of the queues' bytes. A
+  // subscriber whose connection was cut connects again and sees the messages it missed as a gap.
+  // 0: never.
+  std::chrono::milliseconds maxStall{5000};
   // The relay reports itself as a source with this run name: heartbeats and the Stats
   // livemon.relay.{down,up}_{messages,bytes} (value: totals so far) every reportInterval. An empty
   // run name turns the report off. With CURVE, livemon.relay.curve_refused too (RelayStats).
@@ -118,6 +124,7 @@ struct RelayStats {
   uint64_t queueDropped = 0;  // dropped to keep the queues within RelayOptions::maxQueuedBytes
   uint64_t queuedBytes = 0;   // of forwarded messages, held in the queues now
   uint64_t publishersRefused = 0;  // connections to listen reset beyond maxPublisherConnections
+  uint64_t subscribersCut = 0;     // connections to serve reset after taking nothing for maxStall
   uint64_t captured = 0;        // messages handed to onMessage
   uint64_t captureSkipped = 0;  // messages not handed to onMessage: malformed or beyond the limits
   uint64_t callbackErrors = 0;
