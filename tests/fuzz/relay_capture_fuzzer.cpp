@@ -4,11 +4,13 @@
 // (detail::judgeCapture: skip it, or keep it for the history and the callbacks), and the byte
 // window that bounds what a stalled subscriber holds (detail::ForwardWindow).
 // Input: the window's length (u8) and budget (u16), then messages in the subscriber target's
-// layout, whose control byte's bit 2 asks for decoding and bit 3 for small limits.
+// layout, whose control byte's bit 2 asks for decoding, bit 3 for small limits, and bits 4 to 7
+// say how much the queues hold.
 // Properties beyond "no crash, no undefined behaviour, no leak": only a single frame starting
 // with 0 or 1 is a subscription; only a topic and a payload within the limits are kept, and with
 // decoding exactly those the wire decoder accepts; every run of `length` admitted messages stays
-// within the budget, and a refused message would have broken it.
+// within the budget unless the queues held so little that the message fitted beside what they
+// held, and a refused message would have broken both.
 #include <deque>
 #include <numeric>
 
@@ -34,10 +36,11 @@ struct WindowCheck {
 
   WindowCheck(std::size_t l, std::size_t b) : length(l), budget(b), window(l, b) {}
 
-  void offer(std::size_t size) {
+  // `held`: what all queues hold; a run over the budget is refused only while they hold it.
+  void offer(std::size_t size, std::size_t held) {
     const std::size_t before = std::accumulate(admitted.begin(), admitted.end(), std::size_t{0});
-    const bool fits = before + size <= budget;
-    LIVEMON_FUZZ_CHECK(window.admit(size) == fits);
+    const bool fits = size <= budget && (before + size <= budget || held + size <= budget);
+    LIVEMON_FUZZ_CHECK(window.admit(size, held) == fits);
     if (!fits) return;
     admitted.push_back(size);
     if (admitted.size() > length - 1) admitted.pop_front();
@@ -88,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     judge(frames, control);
     std::size_t total = 0;
     for (std::string_view frame : frames) total += frame.size();
-    window.offer(total);
+    // The control byte's high bits say how much of the budget the queues hold: 0 to 15 sixteenths.
+    window.offer(total, budget * (control >> 4) / 16);
   }
   return 0;
 }

@@ -184,6 +184,38 @@ TEST(RelayHostile, AStalledSubscriberHoldsAtMostMaxQueuedBytes) {
 #endif
 }
 
+// Messages above the small half's size keep flowing to a reader that keeps up, however many:
+// the byte bound is about what queues hold, not about how much has ever been forwarded.
+TEST(RelayHostile, LargeMessagesKeepFlowingToAReaderThatKeepsUp) {
+  constexpr std::size_t kBudget = 1024 * 1024;  // the large half: 512 KiB
+  constexpr std::size_t kFrame = 16 * 1024;     // above the small half's 5 KiB a message
+  constexpr uint64_t kFrames = 200;             // 3.2 MB, six times the large half
+  RelayOptions options = loopbackRelayOptions();
+  options.historyBytes = 0;
+  options.highWaterMark = 100;
+  options.maxQueuedBytes = kBudget;
+  Relay relay(options);
+  PayloadPublisherOptions publisherOptions;
+  publisherOptions.connect = {relay.listenEndpoint()};
+  PayloadPublisher publisher(publisherOptions);
+  Subscriber reader(connectTo({relay.serveEndpoint()}));
+  uint64_t sequence = 0;
+  ASSERT_TRUE(sendUntilReceived(publisher, reader, "sync", sequence));
+
+  const uint64_t before = reader.stats().messages;
+  const std::string blob(kFrame, 'b');
+  SubscriberCallbacks ignore;
+  for (uint64_t i = 1; i <= kFrames; ++i) {
+    publisher.send("large", blob);
+    ASSERT_TRUE(test::waitUntil([&] {
+      reader.poll(std::chrono::milliseconds(5), ignore);
+      return reader.stats().messages >= before + i;
+    })) << "the reader got " << reader.stats().messages - before << " of the first " << i
+        << " large messages; the relay dropped " << relay.stats().queueDropped;
+  }
+  EXPECT_EQ(relay.stats().queueDropped, 0u);
+}
+
 // A plain TCP connection to `endpoint` ("tcp://127.0.0.1:PORT") that never speaks: -1 if refused.
 int idleConnection(const std::string& endpoint) {
   sockaddr_in address{};

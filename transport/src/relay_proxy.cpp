@@ -45,11 +45,14 @@ CaptureVerdict judgeCapture(std::span<const std::string_view> frames, const Wire
 ForwardWindow::ForwardWindow(std::size_t messages, std::size_t budget)
     : capacity_(messages > 0 ? messages - 1 : 0), budget_(budget) {}
 
-bool ForwardWindow::admit(std::size_t size) {
+bool ForwardWindow::admit(std::size_t size, std::size_t held) {
   const std::size_t leaving = sizes_.size() == capacity_ && capacity_ > 0 ? sizes_[next_] : 0;
-  // The run that forwarding it would make: the last capacity_ forwarded, and this one.
-  const std::size_t run = sum_ + size;
-  if (size > budget_ || run > budget_) return false;
+  if (size > budget_) return false;
+  // The run that forwarding it would make: the last capacity_ forwarded, and this one. A run over
+  // the budget is only a risk while queues still hold it: when all of them together hold so
+  // little that this message fits beside it, no queue can pass the budget, and the window moves
+  // on (without this, a window once full of large messages refused every later one for good).
+  if (sum_ + size > budget_ && held + size > budget_) return false;
   const auto stored = static_cast<uint32_t>(std::min<std::size_t>(size, std::numeric_limits<uint32_t>::max()));
   if (capacity_ == 0) return true;
   if (sizes_.size() < capacity_) {
@@ -168,7 +171,8 @@ bool RelayProxy::forwardDown() {
     if (!two) {
       discardRest(sockets_.listen, zmq_msg_more(&payload) != 0 ? payload : topic);
       counters.downRefused.fetch_add(1, std::memory_order_relaxed);
-    } else if (counters.queued.load(std::memory_order_relaxed) + size > maxHeld_ || !(size <= smallBytes_ ? smallWindow_ : largeWindow_).admit(size) ||
+    } else if (const std::size_t held = counters.queued.load(std::memory_order_relaxed);
+               held + size > maxHeld_ || !(size <= smallBytes_ ? smallWindow_ : largeWindow_).admit(size, held) ||
                !tracked(topic) || !tracked(payload)) {
       counters.queueDropped.fetch_add(1, std::memory_order_relaxed);
     } else {

@@ -43,8 +43,10 @@ CaptureVerdict judgeCapture(std::span<const std::string_view> frames, const Wire
 class ForwardWindow {
  public:
   ForwardWindow(std::size_t messages, std::size_t budget);
-  // True (and counted in the run) if a message of `size` bytes may be forwarded.
-  bool admit(std::size_t size);
+  // True (and counted in the run) if a message of `size` bytes may be forwarded while all queues
+  // together hold `held` bytes: when the run of the last messages with it stays within the
+  // budget, or when `held` with it does.
+  bool admit(std::size_t size, std::size_t held);
   std::size_t bytes() const noexcept { return sum_; }
 
  private:
