@@ -12,9 +12,9 @@ namespace livemon::transport::detail {
 
 // Thread-safety: a plain value type. What the peers of one sending socket may make it hold.
 struct PeerLimits {
-  std::size_t maxBytesPerPeer = 64 * 1024;   // received over one TCP connection, in all
-  std::size_t maxBytesTotal = 256 * 1024;    // received over all live TCP connections together
-  std::size_t maxPeers = 128;                // live TCP connections
+  std::size_t maxBytesPerPeer = 64 * 1024;   // received over one connection, in all
+  std::size_t maxBytesTotal = 256 * 1024;    // received over all live connections together
+  std::size_t maxPeers = 128;                // live TCP and ipc:// connections
   // False: only the connections are counted (a socket whose peers send data, such as a relay's
   // listen socket); the guard then wakes only when one comes or goes.
   bool countBytes = true;
@@ -26,8 +26,9 @@ struct PeerLimits {
 // Guards a ZeroMQ socket that only sends (PUB, XPUB) against peers that send it too much. Such a
 // socket's peers only ever send a handshake and subscriptions, but libzmq keeps every distinct
 // subscription, at some 64 bytes of memory per byte received, for as long as the connection
-// lives, and no socket option bounds that. So a thread of its own watches the socket's TCP
-// connections (from its monitor events) and the bytes the kernel received on each, and resets a
+// lives, and no socket option bounds that. So a thread of its own watches the socket's TCP and
+// ipc:// connections (from its monitor events) and the bytes the kernel received on each (for a
+// Unix socket: what libzmq read, from the socket's peek offset, and what waits), and resets a
 // connection whose peer sent more than maxBytesPerPeer, the one that sent the most while all
 // together sent more than maxBytesTotal, and the newest beyond maxPeers. libzmq then drops the
 // connection and what it kept for it; the peer may reconnect. It checks every millisecond while a
@@ -37,8 +38,9 @@ struct PeerLimits {
 //
 // Only connections the socket accepted are watched: one it made itself (a Publisher connected to a
 // relay, a relay to its --upstream) goes to a peer the user named, which passes on the
-// subscriptions of all its own subscribers. ipc:// connections are not watched: only processes
-// allowed to write the socket file reach them.
+// subscriptions of all its own subscribers. ipc:// connections are watched as TCP ones are: any
+// process allowed to write the socket file reaches them (with a umask of 002 a whole group), and
+// so does a careless one of the same user.
 class PeerGuard {
  public:
   // Starts monitoring `socket` (in `context`); call before it binds or connects. Throws
