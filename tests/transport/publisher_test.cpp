@@ -146,7 +146,7 @@ TEST_P(PublisherUnderAttack, DisconnectsAnIpcPeerThatFloodsSubscriptions) {
   PublisherOptions options = testPublisherOptions("ipc://" + (dir.path() / "publisher").string());
   options.slowSubscriber = GetParam();
   Publisher publisher(options);
-  expectAFloodIsCutOff(publisher, publisher.endpoints()[0], kPacedFlood ? 2000 : 4000);  // 4 or 8 MB sent
+  expectAFloodIsCutOff(publisher, publisher.endpoints()[0], kPacedFlood ? 1000 : 4000);  // 2 or 8 MB sent
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, PublisherUnderAttack,
