@@ -124,7 +124,7 @@ struct Peer {
   Address remote;
   ino_t inode = 0;
   uint64_t order = 0;     // higher is newer
-  uint64_t received = 0;  // bytes: as the kernel counts them (TCP), or as libzmq took them (ipc://)
+  uint64_t received = 0;  // bytes: as the kernel counts them (TCP); read by libzmq or waiting (ipc://)
   bool reset = false;     // reset here (or found to be another socket): waiting for its DISCONNECTED
 };
 
