@@ -5,11 +5,13 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -18,23 +20,33 @@
 namespace livemon::transport::test {
 
 // Not thread-safe: one test thread drives it.
-// A subscriber that speaks ZMTP 3.0 (rfc.zeromq.org/spec/23) over a plain TCP socket, so a test can
-// send what a hostile peer would: frames of any size, and any number of subscriptions without
+// A subscriber that speaks ZMTP 3.0 (rfc.zeromq.org/spec/23) over a plain TCP or Unix socket, so a
+// test can send what a hostile peer would: frames of any size, and any number of subscriptions without
 // keeping them itself (libzmq's XSUB stores every subscription it sends). It does the NULL
 // handshake as a SUB socket.
 class RawSubscriber {
  public:
+  // `endpoint`: "tcp://127.0.0.1:PORT" or "ipc://PATH".
   explicit RawSubscriber(const std::string& endpoint) {
-    const std::size_t colon = endpoint.rfind(':');
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_port = htons(static_cast<uint16_t>(std::stoi(endpoint.substr(colon + 1))));
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr);
-    fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_storage address{};
+    socklen_t size = 0;
+    if (endpoint.starts_with("ipc://")) {
+      auto& local = reinterpret_cast<sockaddr_un&>(address);
+      local.sun_family = AF_UNIX;
+      endpoint.copy(local.sun_path, sizeof(local.sun_path) - 1, 6);
+      size = sizeof(local);
+    } else {
+      auto& inet = reinterpret_cast<sockaddr_in&>(address);
+      inet.sin_family = AF_INET;
+      inet.sin_port = htons(static_cast<uint16_t>(std::stoi(endpoint.substr(endpoint.rfind(':') + 1))));
+      inet_pton(AF_INET, "127.0.0.1", &inet.sin_addr);
+      size = sizeof(inet);
+    }
+    fd_ = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     timeval timeout{30, 0};  // a publisher that stops reading fails the test instead of hanging it
     setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof(timeout));
     setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof(timeout));
-    if (fd_ < 0 || connect(fd_, reinterpret_cast<const sockaddr*>(&address), sizeof(address)) != 0) {
+    if (fd_ < 0 || connect(fd_, reinterpret_cast<const sockaddr*>(&address), size) != 0) {
       open_ = false;
       return;
     }
@@ -142,6 +154,34 @@ class RawSubscriber {
   int fd_ = -1;
   bool open_ = true;
   std::string received_;
+};
+
+// Not thread-safe: one test thread drives it.
+// A peer that keeps subscribing to new prefixes of 2 KiB (libzmq keeps each one, about 64 bytes of
+// memory per byte received), coming back at once whenever it is cut off.
+class SubscriptionFlood {
+ public:
+  explicit SubscriptionFlood(std::string endpoint)
+      : endpoint_(std::move(endpoint)), peer_(std::make_unique<RawSubscriber>(endpoint_)) {}
+
+  // Sends subscription `i` (distinct for each i), reconnecting as often as it takes; false once
+  // the endpoint has refused it `maxReconnects` times in all (it no longer accepts connections).
+  bool send(int i, int maxReconnects) {
+    std::string prefix(2047, 'p');
+    const std::string number = std::to_string(i);
+    prefix.replace(0, number.size(), number);
+    while (!peer_->subscribe(prefix)) {
+      if (++reconnects_ >= maxReconnects) return false;
+      peer_ = std::make_unique<RawSubscriber>(endpoint_);
+    }
+    return true;
+  }
+  int reconnects() const { return reconnects_; }
+
+ private:
+  std::string endpoint_;
+  std::unique_ptr<RawSubscriber> peer_;
+  int reconnects_ = 0;
 };
 
 }  // namespace livemon::transport::test

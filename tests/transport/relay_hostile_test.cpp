@@ -331,6 +331,40 @@ TEST(RelayHostile, ManySubscriptionsAtTheHeadDoNotCutANodeRelayOff) {
   EXPECT_EQ(publisher.stats().subscribersDisconnected, 0u);
 }
 
+// A watcher at an ipc:// serve endpoint that keeps subscribing to new prefixes of 2 KiB, coming
+// back at once whenever it is cut off, is held to the limits of a TCP one (64 KiB per connection):
+// the relay's memory stays bounded and its publisher's events keep reaching the other watchers.
+TEST(RelayHostile, AnIpcWatcherThatFloodsSubscriptionsIsCutOff) {
+  test::TempDir dir;
+  RelayOptions options = loopbackRelayOptions();
+  options.serve = "ipc://" + (dir.path() / "serve").string();
+  Relay relay(options);
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
+  Subscriber subscriber(connectTo({relay.serveEndpoint()}));
+  ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
+  test::PeakMemory memory;
+  // What the flood may add to the test process (the relay and its publisher, which each keep the
+  // subscriptions that went up): unbounded, it passes 90 MB within the first 500 subscriptions.
+  constexpr int64_t kMemoryLimitKb = 32 * 1024;
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  constexpr int kSubscriptions = 5000;  // of 2 KiB each: 10 MB sent
+#else
+  constexpr int kSubscriptions = 8000;  // 16 MB sent
+#endif
+  test::SubscriptionFlood hostile(relay.serveEndpoint());
+  for (int i = 0; i < kSubscriptions; ++i) {
+    ASSERT_TRUE(hostile.send(i, kSubscriptions)) << "the relay no longer accepts connections";
+    if (i % 500 == 499) {
+      ASSERT_TRUE(stepsStillArrive(subscriber, publisher.identity())) << "after " << i + 1 << " subscriptions";
+      ASSERT_LT(memory.growthKb(), kMemoryLimitKb) << "after " << i + 1 << " subscriptions";
+    }
+  }
+  EXPECT_GT(hostile.reconnects(), 10);
+  EXPECT_TRUE(stepsStillArrive(subscriber, publisher.identity()));
+  EXPECT_LT(memory.growthKb(), kMemoryLimitKb);
+  EXPECT_EQ(publisher.stats().subscribersDisconnected, 0u) << "the publisher reset its connection to the relay";
+}
+
 // A batch forged under a real source's identity, claiming its next 20 000 sequence numbers,
 // does not make a Subscriber take the source's real events that follow for duplicates: a
 // duplicate is the same message again (same payload bytes), and the real events carry other

@@ -7,11 +7,14 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <climits>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -51,7 +54,7 @@ constexpr long kBusyCheckMs = 1;
 // read the data before the poll sees it.
 constexpr long kQuietCheckMs = 50;
 
-// Thread-safety: a plain value type. One end of a TCP connection.
+// Thread-safety: a plain value type. One end of a TCP or a Unix stream (ipc://) connection.
 struct Address {
   sockaddr_storage storage{};
   socklen_t size = 0;
@@ -59,22 +62,47 @@ struct Address {
   bool operator==(const Address& other) const {
     return size == other.size && std::memcmp(&storage, &other.storage, size) == 0;
   }
+  bool isUnixSocket() const { return storage.ss_family == AF_UNIX; }
   uint16_t port() const {
     if (storage.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(storage).sin_port);
     return ntohs(reinterpret_cast<const sockaddr_in6&>(storage).sin6_port);
   }
+  // A Unix socket's path as an ipc:// endpoint names it ("@name" in the abstract namespace).
+  std::string path() const {
+    const std::size_t offset = offsetof(sockaddr_un, sun_path);
+    if (size <= offset) return {};
+    std::string text(reinterpret_cast<const sockaddr_un&>(storage).sun_path, size - offset);
+    if (text.front() == '\0') {
+      text.front() = '@';
+      return text;
+    }
+    return text.substr(0, text.find('\0'));
+  }
 };
 
-// Both ends of `fd` if it is a TCP connection.
-bool readAddresses(int fd, Address& local, Address& remote) {
+// Both ends of `fd` and its socket's inode (no other open socket has it) if it is a TCP or a Unix
+// stream connection.
+bool readAddresses(int fd, Address& local, Address& remote, ino_t& inode) {
+  int domain = 0;
   int protocol = 0;
-  socklen_t size = sizeof(protocol);
-  if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0 || protocol != IPPROTO_TCP) return false;
+  int type = 0;
+  socklen_t size = sizeof(domain);
+  if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &size) != 0) return false;
+  size = sizeof(type);
+  if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &size) != 0 || type != SOCK_STREAM) return false;
+  size = sizeof(protocol);
+  if (domain != AF_UNIX && (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &protocol, &size) != 0 || protocol != IPPROTO_TCP)) {
+    return false;
+  }
+  struct stat status {};
+  if (fstat(fd, &status) != 0) return false;
+  inode = status.st_ino;
   local.size = sizeof(local.storage);
   remote.size = sizeof(remote.storage);
   if (getsockname(fd, reinterpret_cast<sockaddr*>(&local.storage), &local.size) != 0) return false;
   if (getpeername(fd, reinterpret_cast<sockaddr*>(&remote.storage), &remote.size) != 0) return false;
-  return local.storage.ss_family == AF_INET || local.storage.ss_family == AF_INET6;
+  const int family = local.storage.ss_family;
+  return family == AF_INET || family == AF_INET6 || (family == AF_UNIX && domain == AF_UNIX);
 }
 
 // The port of a "tcp://host:port" endpoint (also "tcp://source:port;host:port").
@@ -95,11 +123,49 @@ struct Peer {
   int fd = -1;  // libzmq's descriptor: read only, never closed here
   Address local;
   Address remote;
+  ino_t inode = 0;
   uint64_t order = 0;     // higher is newer
-  uint64_t received = 0;  // bytes, as the kernel counts them
-  SendProgress progress;  // whether it takes what waits for it
+  uint64_t received = 0;  // bytes: as the kernel counts them (TCP); read by libzmq or waiting (ipc://)
+  SendProgress progress;  // whether it takes what waits for it (TCP)
   bool reset = false;     // reset here (or found to be another socket): waiting for its DISCONNECTED
 };
+
+// The kernel counts the bytes a TCP connection received (TCP_INFO), not those of a Unix socket.
+// But it moves a Unix socket's peek offset (SO_PEEK_OFF, used only by reads that peek, which
+// libzmq never does) back by what each read takes: set far ahead when the connection is seen, the
+// offset's distance from that start is what libzmq has read since, exactly, however fast it
+// reads. With what waits in the socket to be read (FIONREAD), that is what the peer sent, as TCP
+// counts it, but for what libzmq read before the guard saw the connection (its handshake).
+constexpr int kPeekOffsetStart = INT_MAX;
+
+void startCountingUnix(const Peer& peer) {
+  const int start = kPeekOffsetStart;
+  setsockopt(peer.fd, SOL_SOCKET, SO_PEEK_OFF, &start, sizeof(start));
+}
+
+// What a Unix socket received since startCountingUnix(), if known: read by libzmq, or waiting.
+std::optional<uint64_t> unixBytesReceived(const Peer& peer) {
+  int offset = -1;
+  socklen_t size = sizeof(offset);
+  int waiting = 0;
+  if (getsockopt(peer.fd, SOL_SOCKET, SO_PEEK_OFF, &offset, &size) != 0 || offset < 0 ||
+      ioctl(peer.fd, FIONREAD, &waiting) != 0 || waiting < 0) {
+    return std::nullopt;
+  }
+  return static_cast<uint64_t>(kPeekOffsetStart - offset) + static_cast<uint64_t>(waiting);
+}
+
+// Bytes received over `peer` so far; nullopt once libzmq has closed it (its DISCONNECTED follows).
+std::optional<uint64_t> bytesReceived(const Peer& peer) {
+  if (peer.local.isUnixSocket()) return unixBytesReceived(peer);
+  tcp_info info{};
+  socklen_t size = sizeof(info);
+  if (getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) != 0 ||
+      size < offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received)) {
+    return std::nullopt;
+  }
+  return info.tcpi_bytes_received;
+}
 
 }  // namespace
 
@@ -116,7 +182,7 @@ struct PeerGuard::Watch {
   bool readEvents();
   bool onEvent(uint16_t event, uint32_t value, std::string_view address);
   bool enforce(std::atomic<uint64_t>& closed);
-  bool stalls(Peer& peer, const tcp_info& info, std::chrono::steady_clock::time_point now);
+  bool stalls(Peer& peer, std::chrono::steady_clock::time_point now);
   static bool reset(Peer& peer);
 };
 
@@ -178,7 +244,7 @@ bool PeerGuard::Watch::readEvents() {
   }
 }
 
-// True if it is a TCP connection to watch.
+// True if it is a TCP or ipc:// connection to watch.
 bool PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view address) {
   // Its value is an error code, not a descriptor.
   if (event == ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL || event == ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL) {
@@ -195,11 +261,16 @@ bool PeerGuard::Watch::onEvent(uint16_t event, uint32_t value, std::string_view 
   if (event != ZMQ_EVENT_ACCEPTED) return false;
   Peer peer;
   peer.fd = fd;
-  if (!readAddresses(fd, peer.local, peer.remote)) return false;  // ipc://, or closed already
+  if (!readAddresses(fd, peer.local, peer.remote, peer.inode)) return false;  // closed already
   // The event may be read after libzmq closed the connection and the descriptor was reused: keep
-  // it only if it still has the port of this socket's endpoint.
-  const std::optional<uint16_t> port = endpointPort(address);
-  if (!port || *port != peer.local.port()) return false;
+  // it only if it still has the port (or path) of this socket's endpoint.
+  if (peer.local.isUnixSocket()) {
+    if (!address.starts_with("ipc://") || address.substr(6) != peer.local.path()) return false;
+    if (limits.countBytes) startCountingUnix(peer);
+  } else {
+    const std::optional<uint16_t> port = endpointPort(address);
+    if (!port || *port != peer.local.port()) return false;
+  }
   peer.order = nextOrder++;
   peers.push_back(peer);
   return true;
@@ -216,20 +287,16 @@ bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
   const auto now = std::chrono::steady_clock::now();
   for (Peer& peer : peers) {
     if (peer.reset) continue;
-    tcp_info info{};
-    socklen_t size = sizeof(info);
-    // Fails only once libzmq has closed it; its DISCONNECTED follows.
-    const bool counted = limits.countBytes && getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) == 0 &&
-                         size >= offsetof(tcp_info, tcpi_bytes_received) + sizeof(info.tcpi_bytes_received);
-    if (counted) {
-      sent = sent || info.tcpi_bytes_received != peer.received;
-      peer.received = info.tcpi_bytes_received;
+    const std::optional<uint64_t> received = limits.countBytes ? bytesReceived(peer) : std::nullopt;
+    if (received) {
+      sent = sent || *received != peer.received;
+      peer.received = *received;
     }
     if (peer.received > limits.maxBytesPerPeer) {
       resetCounted(peer);
       continue;
     }
-    if (counted && stalls(peer, info, now)) {
+    if (received && stalls(peer, now)) {
       if (reset(peer)) stalled->fetch_add(1, std::memory_order_relaxed);
       continue;
     }
@@ -259,10 +326,17 @@ bool PeerGuard::Watch::enforce(std::atomic<uint64_t>& closed) {
 
 // Whether `peer` has taken none of what waits for it for maxStall (SendProgress), from its
 // counters `info`.
-bool PeerGuard::Watch::stalls(Peer& peer, const tcp_info& info, std::chrono::steady_clock::time_point now) {
-  if (limits.maxStall.count() <= 0) return false;
+// Only TCP connections: a Unix socket has no count of what its peer took.
+bool PeerGuard::Watch::stalls(Peer& peer, std::chrono::steady_clock::time_point now) {
+  if (limits.maxStall.count() <= 0 || peer.local.isUnixSocket()) return false;
+  tcp_info info{};
+  socklen_t size = sizeof(info);
   int waiting = 0;  // bytes in the send queue, sent or not, not acknowledged
-  if (ioctl(peer.fd, SIOCOUTQ, &waiting) != 0) return false;
+  if (getsockopt(peer.fd, IPPROTO_TCP, TCP_INFO, &info, &size) != 0 ||
+      size < offsetof(tcp_info, tcpi_bytes_acked) + sizeof(info.tcpi_bytes_acked) ||
+      ioctl(peer.fd, SIOCOUTQ, &waiting) != 0) {
+    return false;
+  }
   return peer.progress.stalled(info.tcpi_bytes_acked, static_cast<uint64_t>(std::max(waiting, 0)), now, limits.maxStall);
 }
 
@@ -270,15 +344,25 @@ bool PeerGuard::Watch::stalls(Peer& peer, const tcp_info& info, std::chrono::ste
 // libzmq then fails on it and drops it. A duplicate of the descriptor pins the socket while it is
 // checked to still be that connection, so a descriptor libzmq has closed and the process reused
 // meanwhile is never touched. A connect() to AF_UNSPEC rather than shutdown(): after shutdown
-// libzmq's next send on it would raise SIGPIPE; after the reset it fails with ECONNRESET.
+// libzmq's next send on it would raise SIGPIPE; after the reset it fails with ECONNRESET. A Unix
+// socket has no reset: it is shut for reading only (the peer can send no more, libzmq can still
+// send without a SIGPIPE), what the peer had sent is read away here (at most its send buffer),
+// and libzmq, reading the end of the stream, drops the connection.
 bool PeerGuard::Watch::reset(Peer& peer) {
   peer.reset = true;
   const int pinned = fcntl(peer.fd, F_DUPFD_CLOEXEC, 0);
   if (pinned < 0) return false;
   Address local;
   Address remote;
-  const bool same = readAddresses(pinned, local, remote) && local == peer.local && remote == peer.remote;
-  if (same) {
+  ino_t inode = 0;
+  const bool same = readAddresses(pinned, local, remote, inode) && local == peer.local && remote == peer.remote &&
+                    inode == peer.inode;
+  if (same && local.isUnixSocket()) {
+    shutdown(pinned, SHUT_RD);
+    char discard[4096];
+    while (recv(pinned, discard, sizeof(discard), MSG_DONTWAIT) > 0) {
+    }
+  } else if (same) {
     sockaddr unspecified{};
     unspecified.sa_family = AF_UNSPEC;
     connect(pinned, &unspecified, sizeof(unspecified));

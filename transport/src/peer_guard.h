@@ -14,9 +14,9 @@ namespace livemon::transport::detail {
 
 // Thread-safety: a plain value type. What the peers of one sending socket may make it hold.
 struct PeerLimits {
-  std::size_t maxBytesPerPeer = 64 * 1024;   // received over one TCP connection, in all
-  std::size_t maxBytesTotal = 256 * 1024;    // received over all live TCP connections together
-  std::size_t maxPeers = 128;                // live TCP connections
+  std::size_t maxBytesPerPeer = 64 * 1024;   // received over one connection, in all
+  std::size_t maxBytesTotal = 256 * 1024;    // received over all live connections together
+  std::size_t maxPeers = 128;                // live TCP and ipc:// connections
   // False: only the connections are counted (a socket whose peers send data, such as a relay's
   // listen socket); the guard then wakes only when one comes or goes.
   bool countBytes = true;
@@ -54,20 +54,22 @@ class SendProgress {
 // handshake and subscriptions, but libzmq keeps every distinct subscription, at some 64 bytes of
 // memory per byte received, for as long as the connection lives, and no socket option bounds
 // that; and it keeps a queue of messages for each peer, which stays full while the peer does not
-// read. So a thread of its own watches the socket's TCP connections (from its monitor events) and
-// the kernel's counters of each, and resets a connection whose peer sent more than
+// read. So a thread of its own watches the socket's TCP and ipc:// connections (from its monitor
+// events) and the bytes the kernel received on each (for a Unix socket: what libzmq read, from the
+// socket's peek offset, and what waits), and resets a connection whose peer sent more than
 // maxBytesPerPeer, the one that sent the most while all together sent more than maxBytesTotal,
-// the newest beyond maxPeers, and one that has taken none of what waits for it for maxStall.
-// libzmq then drops the connection and what it kept for it; the peer may reconnect. It checks
-// every millisecond while a connection is new or its peer keeps sending, and otherwise when a
-// connection has data to read or 50 ms have passed: a flood is stopped within about a
+// the newest beyond maxPeers, and a TCP one that has taken none of what waits for it for
+// maxStall. libzmq then drops the connection and what it kept for it; the peer may reconnect. It
+// checks every millisecond while a connection is new or its peer keeps sending, and otherwise
+// when a connection has data to read or 50 ms have passed: a flood is stopped within about a
 // millisecond (some 15 KB at the speed libzmq takes subscriptions in), a stalled peer within
 // 50 ms of maxStall, and quiet subscribers cost 20 wakeups a second.
 //
 // Only connections the socket accepted are watched: one it made itself (a Publisher connected to a
 // relay, a relay to its --upstream) goes to a peer the user named, which passes on the
-// subscriptions of all its own subscribers. ipc:// connections are not watched: only processes
-// allowed to write the socket file reach them.
+// subscriptions of all its own subscribers. ipc:// connections are watched as TCP ones are: any
+// process allowed to write the socket file reaches them (with a umask of 002 a whole group), and
+// so does a careless one of the same user.
 class PeerGuard {
  public:
   // Starts monitoring `socket` (in `context`); call before it binds or connects. Throws
