@@ -55,6 +55,21 @@ TEST(ChartCsv, WallClockTimesAreIsoLocalTimesAndNamesAreQuotedWhereNeeded) {
   EXPECT_EQ(lines[1].section(QLatin1Char(','), 1).toDouble(), 1e-12);  // full precision
 }
 
+// A series name is a publisher's choice: one a spreadsheet would run as a formula is written as
+// text.
+TEST(ChartCsv, NamesASpreadsheetWouldRunAsFormulasAreWrittenAsText) {
+  SeriesStore store;
+  store.append(1000.0, -1.5);
+  const QStringList lines =
+      csvLines({{QStringLiteral("=HYPERLINK(\"x\")"), &store, PlotTransform{0.0, 0.001}},
+                {QStringLiteral("@sum"), &store, PlotTransform{0.0, 0.001}},
+                {QStringLiteral("train.loss"), &store, PlotTransform{0.0, 0.001}}},
+               XRange{0.0, 10.0}, TimeAxisMode::SinceRunStart);
+  ASSERT_EQ(lines.size(), 2);
+  EXPECT_EQ(lines[0], QStringLiteral("seconds,\"'=HYPERLINK(\"\"x\"\")\",\"'@sum\",train.loss"));
+  EXPECT_EQ(lines[1], QStringLiteral("1.000,-1.5,-1.5,-1.5"));  // numbers stay numbers
+}
+
 TEST(ChartCsv, OnTheStepAxisARowPerStepOfThePointsInTheTimeWindow) {
   SeriesStore mean;
   SeriesStore eval;

@@ -14,14 +14,18 @@ namespace livemon::ui {
 
 namespace {
 
+// A column's name, which comes from the events (a publisher's choice). One a spreadsheet would run
+// as a formula (starting with = + - @, a tab or a CR) gets a leading ' and quotes, like
+// `livemonctl export --format csv`.
 QString csvField(const QString& text) {
-  if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) && !text.contains(QLatin1Char('\n')) &&
-      !text.contains(QLatin1Char('\r'))) {
+  const bool formula = !text.isEmpty() && QStringLiteral("=+-@\t\r").contains(text.front());
+  if (!formula && !text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
+      !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r'))) {
     return text;
   }
   QString quoted = text;
   quoted.replace(QLatin1String("\""), QLatin1String("\"\""));
-  return QLatin1Char('"') + quoted + QLatin1Char('"');
+  return (formula ? QStringLiteral("\"'") : QStringLiteral("\"")) + quoted + QLatin1Char('"');
 }
 
 QString timeField(double x, TimeAxisMode mode) {
