@@ -156,6 +156,15 @@ class HistoryServerTest : public ::testing::Test {
     return end;
   }
 
+  // A reader that asks after kMaxAnswers others did: the end it is sent, counting the messages before it.
+  HistoryEnd askAfterTheMaximum(uint64_t& messages) {
+    void* late = ask();
+    EXPECT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
+    std::optional<HistoryEnd> end;
+    EXPECT_TRUE(test::waitUntil([&] { return (end = take(late, messages)).has_value(); }));
+    return end.value_or(HistoryEnd{});
+  }
+
   // Serves and takes until the end comes at `dealer`.
   std::optional<HistoryEnd> serveToEnd(void* dealer, uint64_t& messages) {
     std::optional<HistoryEnd> end;
@@ -325,12 +334,8 @@ TEST_F(HistoryServerTest, TheReaderAfterTheMaximumIsToldBusy) {
     ask({}, 1);
     ASSERT_TRUE(serveUntilTaken(i + 1));
   }
-  void* late = ask();
-  ASSERT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
   uint64_t messages = 0;
-  std::optional<HistoryEnd> end;
-  ASSERT_TRUE(test::waitUntil([&] { return (end = take(late, messages)).has_value(); }));
-  EXPECT_EQ(end->error, "busy");
+  EXPECT_EQ(askAfterTheMaximum(messages).error, "busy");
   EXPECT_EQ(messages, 0u);
   EXPECT_EQ(server.stats().refused, 1u);
 }
@@ -402,12 +407,8 @@ TEST_F(HistoryServerTest, ReadersTakingTheirAnswersAreNotEndedForAnother) {
   }
   serveWhileWorking();
   clock_.advance(HistoryServer::kStallBeforeEviction / 2);
-  void* late = ask();
-  ASSERT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
   uint64_t lateMessages = 0;
-  std::optional<HistoryEnd> end;
-  ASSERT_TRUE(test::waitUntil([&] { return (end = take(late, lateMessages)).has_value(); }));
-  EXPECT_EQ(end->error, "busy");
+  EXPECT_EQ(askAfterTheMaximum(lateMessages).error, "busy");
   EXPECT_EQ(server.stats().evicted, 0u);
   EXPECT_EQ(server.stats().abandoned, 0u);
   for (std::size_t i = 0; i < readers.size(); ++i) {
