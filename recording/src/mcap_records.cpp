@@ -1,5 +1,7 @@
 #include "mcap_records.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstdio>
 
 namespace livemon::transport::mcap {
@@ -60,3 +62,22 @@ RecordingChannel parseChannel(ByteReader& r) {
 }
 
 }  // namespace livemon::transport::mcap
+
+namespace livemon::transport {
+
+int recordingFormatVersion(const RecordingChannel& channel) noexcept {
+  const auto found = channel.metadata.find(std::string(kRecordingFormatKey));
+  if (found == channel.metadata.end()) return 1;
+  int version = 0;
+  const std::string& text = found->second;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
+  return error == std::errc() && end == text.data() + text.size() && version >= 1 ? version : 1;
+}
+
+int recordingFormatVersion(const RecordingSummary& summary) noexcept {
+  int version = 1;
+  for (const auto& [id, channel] : summary.channels) version = std::max(version, recordingFormatVersion(channel));
+  return version;
+}
+
+}  // namespace livemon::transport

@@ -57,7 +57,8 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
     check.followSymlinks = false;
     check.identity = std::pair(file.device, file.inode);
     try {
-      state.reader = std::make_unique<RecordingReader>(file.path.string(), check);
+      // One the relay is still writing has no summary yet: scanned a part per call, below.
+      state.reader = std::make_unique<RecordingReader>(file.path.string(), check, RecordingScanLater{});
     } catch (const RecordingError&) {
       ++state.file;  // the next call opens the next one
       return state.file < state.count;
@@ -86,6 +87,9 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
     return taken < kPieceMessages;
   });
   if (taken > 0) return true;
+  // Nothing more in the part scanned so far: the next call reads from the part this one scans.
+  const std::size_t chunksKnown = state.reader->summary().chunks.size();
+  if (!state.reader->scanOn(kScanBytesPerCall) || state.reader->summary().chunks.size() > chunksKnown) return true;
   // This file holds nothing more from before `before`; the next one (later) may, on the next call.
   state.reader.reset();
   if (state.file + 1 < state.count) state.takenAtLast = 0;  // kept for resume() in the last

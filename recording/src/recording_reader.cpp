@@ -6,10 +6,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -55,6 +53,9 @@ struct RecordingReader::State {
   std::string storedBuffer;    // a Chunk record's content
   ChunkInflater inflater;      // a chunk's records, decompressed
   std::string recordBuffer;    // any other record's content
+  // A scan of a file without a usable summary: where it goes on.
+  uint64_t scanAt = 0;
+  bool scanDone = true;
 
   bool stopped() const noexcept { return stop != nullptr && stop->load(std::memory_order_relaxed); }
 
@@ -332,90 +333,96 @@ struct RecordingReader::State {
     return parsed;
   }
 
-  // Reads the data section record by record: the way to open a file its writer never closed.
-  void scan(const Progress& progress) {
+  // Reads the data section record by record, the way to open a file its writer never closed, into
+  // `summary`: on from where the last call stopped, until about `budget` more bytes were read and
+  // decompressed (at least one record). True once the whole file is scanned.
+  bool scanOn(uint64_t budget, const Progress& progress = {}) {
+    const auto spent = [&] { return stats.bytesRead + stats.bytesDecompressed; };
+    const uint64_t before = spent();
+    for (uint64_t nextProgress = 0; !scanDone && spent() - before < budget;) {
+      if (progress && scanAt >= nextProgress) {
+        progress(scanAt, file.size());
+        nextProgress = scanAt + (1 << 20);
+      }
+      scanDone = !scanRecord();
+    }
+    if (scanDone && progress) progress(file.size(), file.size());
+    return scanDone;
+  }
+
+  // Scans the record at scanAt and moves past it; false when the readable data ends there.
+  bool scanRecord() {
     const uint64_t size = file.size();
-    RecordingSummary scanned;
-    scanned.fileSize = size;
-    summary.channels.clear();
-    uint64_t at = dataStart;
-    uint64_t start = std::numeric_limits<uint64_t>::max();
-    bool sawEnd = false;
-    uint64_t nextProgress = 0;
-    while (at < size) {
-      if (stopped()) throw RecordingStopped(path, at);
-      if (progress && at >= nextProgress) {
-        progress(at, size);
-        nextProgress = at + (1 << 20);
-      }
-      if (size - at < mcap::kRecordPrefix) {
-        addProblem(at, "the file ends inside a record header: the recording was cut off here");
-        break;
-      }
-      uint8_t op = 0;
-      uint64_t length = 0;
-      try {
-        std::tie(op, length) = recordHeader(at);
-      } catch (const mcap::ParseError& error) {
-        addProblem(error.offset, error.what);
-        break;
-      }
-      if (length > size - at - mcap::kRecordPrefix) {
-        addProblem(at, "the " + recordName(op) + " here claims " + std::to_string(length) +
-                           " bytes but the file ends after " + std::to_string(size - at - mcap::kRecordPrefix) +
-                           ": the recording was cut off here");
-        break;
-      }
-      const uint64_t next = at + mcap::kRecordPrefix + length;
-      if (is(op, mcap::Opcode::DataEnd) || is(op, mcap::Opcode::Footer)) {
-        // Scanning at all means the summary could not be used; a refused one was reported.
-        if (!summaryRefused) {
-          addProblem(next, "the summary section after the data is missing or cut off; all data before it is readable");
-        }
-        sawEnd = true;
-        break;
-      }
-      if (op == 0) {
-        // Opcode 0 is reserved: zeros, as a file system may leave after a crash.
-        addProblem(at, "no record here (opcode 0x00): the readable data ends here");
-        break;
-      }
-      try {
-        if (is(op, mcap::Opcode::Channel)) {
-          if (length > kMaxChannelRecordBytes) throw mcap::ParseError{at, "a Channel record larger than any livemon writes"};
-          file.read(at + mcap::kRecordPrefix, static_cast<std::size_t>(length), recordBuffer, stats);
-          mcap::ByteReader r(recordBuffer, at + mcap::kRecordPrefix);
-          RecordingChannel channel = parseChannel(r);
-          summary.channels.try_emplace(channel.id, std::move(channel));
-        } else if (is(op, mcap::Opcode::Chunk)) {
-          RecordingChunk chunk;
-          const std::string_view records = loadChunk(at, length, chunk);
-          const bool complete = walkChunk(chunk, records, [&](const RecordedMessage& m) {
-            ++scanned.messageCounts[m.channel->id];
-            ++chunk.messageCounts[m.channel->id];
-            ++scanned.messageCount;
-            start = std::min(start, m.logTimeNs);
-            scanned.endTimeNs = std::max(scanned.endTimeNs, m.logTimeNs);
-            return true;
-          });
-          if (!complete) throw RecordingStopped(path, at);
-          scanned.compressedBytes += chunk.compressedSize;
-          scanned.uncompressedBytes += chunk.uncompressedSize;
-          scanned.chunks.push_back(std::move(chunk));
-        }
-      } catch (const mcap::ParseError& error) {
-        addProblem(error.offset, error.what);
-      }
-      at = next;
+    uint64_t& at = scanAt;
+    const auto ends = [&](uint64_t offset, std::string what) {
+      addProblem(offset, std::move(what));
+      return false;
+    };
+    if (at == size) {
+      return ends(at, "the file ends here without a summary: the recording was not closed (every complete chunk "
+                      "before this point is readable)");
     }
-    if (at == size && !sawEnd) {
-      addProblem(at, "the file ends here without a summary: the recording was not closed (every complete chunk before "
-                     "this point is readable)");
+    if (stopped()) throw RecordingStopped(path, at);
+    if (size - at < mcap::kRecordPrefix) return ends(at, "the file ends inside a record header: the recording was cut off here");
+    uint8_t op = 0;
+    uint64_t length = 0;
+    try {
+      std::tie(op, length) = recordHeader(at);
+    } catch (const mcap::ParseError& error) {
+      return ends(error.offset, error.what);
     }
-    if (progress) progress(size, size);
-    scanned.startTimeNs = scanned.messageCount ? start : 0;
-    scanned.channels = std::move(summary.channels);
-    summary = std::move(scanned);
+    if (length > size - at - mcap::kRecordPrefix) {
+      return ends(at, "the " + recordName(op) + " here claims " + std::to_string(length) + " bytes but the file ends after " +
+                          std::to_string(size - at - mcap::kRecordPrefix) + ": the recording was cut off here");
+    }
+    const uint64_t next = at + mcap::kRecordPrefix + length;
+    // Scanning at all means the summary could not be used; a refused one was reported.
+    if (is(op, mcap::Opcode::DataEnd) || is(op, mcap::Opcode::Footer)) {
+      return summaryRefused ? false
+                            : ends(next, "the summary section after the data is missing or cut off; all data before it is "
+                                         "readable");
+    }
+    // Opcode 0 is reserved: zeros, as a file system may leave after a crash.
+    if (op == 0) return ends(at, "no record here (opcode 0x00): the readable data ends here");
+    try {
+      if (is(op, mcap::Opcode::Channel)) {
+        if (length > kMaxChannelRecordBytes) throw mcap::ParseError{at, "a Channel record larger than any livemon writes"};
+        file.read(at + mcap::kRecordPrefix, static_cast<std::size_t>(length), recordBuffer, stats);
+        mcap::ByteReader r(recordBuffer, at + mcap::kRecordPrefix);
+        RecordingChannel channel = parseChannel(r);
+        summary.channels.try_emplace(channel.id, std::move(channel));
+      } else if (is(op, mcap::Opcode::Chunk)) {
+        RecordingChunk chunk;
+        const std::string_view records = loadChunk(at, length, chunk);
+        const bool complete = walkChunk(chunk, records, [&](const RecordedMessage& m) {
+          ++summary.messageCounts[m.channel->id];
+          ++chunk.messageCounts[m.channel->id];
+          ++summary.messageCount;
+          summary.startTimeNs = summary.messageCount == 1 ? m.logTimeNs : std::min(summary.startTimeNs, m.logTimeNs);
+          summary.endTimeNs = std::max(summary.endTimeNs, m.logTimeNs);
+          return true;
+        });
+        if (!complete) throw RecordingStopped(path, at);
+        summary.compressedBytes += chunk.compressedSize;
+        summary.uncompressedBytes += chunk.uncompressedSize;
+        summary.chunks.push_back(std::move(chunk));
+      }
+    } catch (const mcap::ParseError& error) {
+      addProblem(error.offset, error.what);
+    }
+    at = next;
+    return true;
+  }
+
+  // Opens the file; one without a usable summary is to be scanned from the start of its data.
+  void open(const RecordingFileCheck& check) {
+    file.open(path, check);
+    readHeader();
+    indexed = readSummary();
+    if (indexed) return;
+    summary.fileSize = file.size();  // the rest as the scan finds it
+    scanAt = dataStart;
+    scanDone = false;
   }
 };
 
@@ -428,11 +435,17 @@ RecordingReader::RecordingReader(std::string path, const RecordingFileCheck& che
   State& s = *state_;  // owns the descriptor: a throw below closes it
   s.path = std::move(path);
   s.stop = stop;
-  s.file.open(s.path, check);
-  s.readHeader();
-  s.indexed = s.readSummary();
-  if (!s.indexed) s.scan(progress);
+  s.open(check);
+  s.scanOn(UINT64_MAX, progress);
 }
+
+RecordingReader::RecordingReader(std::string path, const RecordingFileCheck& check, RecordingScanLater)
+    : state_(std::make_unique<State>()) {
+  state_->path = std::move(path);
+  state_->open(check);
+}
+
+bool RecordingReader::scanOn(uint64_t bytes) { return state_->scanOn(std::max<uint64_t>(bytes, 1)); }
 
 RecordingReader::~RecordingReader() = default;
 
@@ -480,21 +493,6 @@ void RecordingReader::forEachMessage(uint64_t fromNs, uint64_t toNs,
     if (!keepGoing) break;
   }
   if (progress) progress(done, wanted.size());
-}
-
-int recordingFormatVersion(const RecordingChannel& channel) noexcept {
-  const auto found = channel.metadata.find(std::string(kRecordingFormatKey));
-  if (found == channel.metadata.end()) return 1;
-  int version = 0;
-  const std::string& text = found->second;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), version);
-  return error == std::errc() && end == text.data() + text.size() && version >= 1 ? version : 1;
-}
-
-int recordingFormatVersion(const RecordingSummary& summary) noexcept {
-  int version = 1;
-  for (const auto& [id, channel] : summary.channels) version = std::max(version, recordingFormatVersion(channel));
-  return version;
 }
 
 }  // namespace livemon::transport

@@ -359,7 +359,8 @@ class HostilePeers {
 
   // Item 4: requests whose 64 filters each miss by their last bytes, one after another; and, once
   // the history outgrows the socket buffers, eight readers that take one answer message and then
-  // one more every 10 s, well within the 30 s a relay waits for a stalled reader (a relay answers eight at once).
+  // one more every 10 s, within the rate a relay asks of a reader over 30 s (a relay answers eight
+  // at once; one stalled for 2 s is ended when another reader asks).
   void abuseHistory() {
     std::vector<std::string> nearMiss;
     for (int i = 0; i < 64; ++i) nearMiss.push_back("train.step#" + std::string(180, 'n') + std::to_string(i));

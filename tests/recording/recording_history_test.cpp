@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -121,6 +123,61 @@ TEST(RecordingHistory, ReadsOnThroughFilesAddedAfterItRanOut) {
   }
   ASSERT_EQ(messages, 3u);
   EXPECT_EQ(piece.back().topic, "second");
+}
+
+// Bytes this process has read so far (read(2), pread(2), ...): /proc/self/io's rchar.
+uint64_t bytesReadSoFar() {
+  std::ifstream io("/proc/self/io");
+  std::string key;
+  uint64_t value = 0;
+  while (io >> key >> value) {
+    if (key == "rchar:") return value;
+  }
+  ADD_FAILURE() << "no rchar in /proc/self/io";
+  return 0;
+}
+
+// Issue 29, item 4b: a recording still being written (no summary yet, as the relay's current one
+// is) was scanned whole when the archive opened it, in one next() call, however large it was.
+TEST(RecordingHistory, AnUnclosedRecordingIsScannedAPartPerCall) {
+  test::TempDir dir;
+  const auto path = dir.path() / "relay-open.mcap";
+  RecordingWriter writer(path.string());  // left open until the end: no summary
+  constexpr int kMessages = 8192;         // of 4 KiB that zstd cannot shrink: 32 MiB
+  std::mt19937_64 random(29);
+  std::string payload(4096, '\0');
+  for (int i = 1; i <= kMessages; ++i) {
+    for (std::size_t at = 0; at < payload.size(); at += 8) {
+      const uint64_t bits = random();
+      payload.replace(at, 8, reinterpret_cast<const char*>(&bits), 8);
+    }
+    writer.write("train.loss", static_cast<uint64_t>(i), static_cast<uint64_t>(i), payload);
+  }
+  writer.flush();
+  const uint64_t fileBytes = std::filesystem::file_size(path);
+  ASSERT_GE(fileBytes, 8 * RecordingHistoryArchive::kScanBytesPerCall);
+
+  RecordingHistoryArchive archive;
+  ASSERT_TRUE(archive.add(path));
+  HistoryArchive::Cursor cursor;
+  std::vector<HistoryMessage> piece;
+  uint64_t mostInOneCall = 0;
+  std::size_t messages = 0;
+  int calls = 0;
+  for (bool more = true; more && calls < 10'000; ++calls) {
+    const uint64_t before = bytesReadSoFar();
+    more = archive.next(cursor, kBefore, piece);
+    mostInOneCall = std::max(mostInOneCall, bytesReadSoFar() - before);
+    for (const HistoryMessage& message : piece) {
+      EXPECT_EQ(message.keptNs, static_cast<int64_t>(messages + 1)) << "oldest first, each once";
+      ++messages;
+    }
+    piece.clear();
+  }
+  EXPECT_EQ(messages, static_cast<std::size_t>(kMessages)) << "the whole recording, part by part";
+  EXPECT_LE(mostInOneCall, 2 * RecordingHistoryArchive::kScanBytesPerCall)
+      << "one call read " << mostInOneCall << " bytes of a recording of " << fileBytes;
+  EXPECT_GE(calls, static_cast<int>(fileBytes / RecordingHistoryArchive::kScanBytesPerCall));
 }
 
 }  // namespace

@@ -76,12 +76,17 @@ class HistoryServerTest : public ::testing::Test {
     zmq_setsockopt(dealer, ZMQ_LINGER, &zero, sizeof zero);
     zmq_setsockopt(dealer, ZMQ_RCVHWM, &receiveHwm, sizeof receiveHwm);
     EXPECT_EQ(zmq_connect(dealer, server_->endpoint().c_str()), 0);
+    askAgain(dealer, filters);
+    return dealer;
+  }
+
+  // Sends a request for the history with `filters` from `dealer`.
+  static void askAgain(void* dealer, const std::vector<std::string>& filters = {}) {
     HistoryRequest request;
     request.filters = filters;
     const std::string payload = encodeHistoryRequest(request);
     zmq_send(dealer, kHistoryTopic.data(), kHistoryTopic.size(), ZMQ_SNDMORE);
     zmq_send(dealer, payload.data(), payload.size(), 0);
-    return dealer;
   }
 
   // Serves until the server has taken `count` requests (the call that takes one also answers).
@@ -149,6 +154,15 @@ class HistoryServerTest : public ::testing::Test {
       end = take(dealer, messages, target - messages);
     }
     return end;
+  }
+
+  // A reader that asks after kMaxAnswers others did: the end it is sent, counting the messages before it.
+  HistoryEnd askAfterTheMaximum(uint64_t& messages) {
+    void* late = ask();
+    EXPECT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
+    std::optional<HistoryEnd> end;
+    EXPECT_TRUE(test::waitUntil([&] { return (end = take(late, messages)).has_value(); }));
+    return end.value_or(HistoryEnd{});
   }
 
   // Serves and takes until the end comes at `dealer`.
@@ -311,7 +325,8 @@ TEST_F(HistoryServerTest, AReaderWhoseQueueStaysFullDoesNotHoldUpTheOthersAndIsE
   EXPECT_EQ(server.pollTimeoutMs(1000), 1000);
 }
 
-// Issue 29, item 11: the reader after kMaxAnswers is told "busy", at once.
+// Issue 29, item 11: the reader after kMaxAnswers is told "busy", at once, while no reader has
+// been stalled for kStallBeforeEviction (here the clock does not move).
 TEST_F(HistoryServerTest, TheReaderAfterTheMaximumIsToldBusy) {
   fill(5'000);
   HistoryServer& server = start();
@@ -319,14 +334,88 @@ TEST_F(HistoryServerTest, TheReaderAfterTheMaximumIsToldBusy) {
     ask({}, 1);
     ASSERT_TRUE(serveUntilTaken(i + 1));
   }
-  void* late = ask();
-  ASSERT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
   uint64_t messages = 0;
-  std::optional<HistoryEnd> end;
-  ASSERT_TRUE(test::waitUntil([&] { return (end = take(late, messages)).has_value(); }));
-  EXPECT_EQ(end->error, "busy");
+  EXPECT_EQ(askAfterTheMaximum(messages).error, "busy");
   EXPECT_EQ(messages, 0u);
   EXPECT_EQ(server.stats().refused, 1u);
+}
+
+// Issue 29, item 4: eight readers that trickle through their answers (and ask again as soon as one
+// is ended) kept every place taken, so every other reader was told "busy" for as long as they went on.
+TEST_F(HistoryServerTest, AReaderStalledLongestMakesRoomForTheNinth) {
+  fill(5'000);
+  HistoryServer& server = start();
+  std::vector<void*> tricklers;
+  for (std::size_t i = 0; i < HistoryServer::kMaxAnswers; ++i) {
+    tricklers.push_back(ask({}, 1));
+    ASSERT_TRUE(serveUntilTaken(i + 1));
+    serveWhileWorking();  // until its queue is full
+    clock_.advance(100ms);
+  }
+  // Each takes a message now and then, far too few for its queue to take more; the first asks
+  // again, on the same connection (its queue still full), which does not make its stall begin anew.
+  for (void* trickler : tricklers) {
+    uint64_t taken = 0;
+    take(trickler, taken, 1);
+  }
+  askAgain(tricklers.front());
+  ASSERT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
+  serveWhileWorking();
+  clock_.advance(HistoryServer::kStallBeforeEviction);
+
+  void* late = ask();
+  ASSERT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 2));
+  uint64_t messages = 0;
+  const auto end = serveToEnd(late, messages);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_TRUE(end->error.empty()) << "the 9th reader was told \"" << end->error << "\" while eight trickled";
+  EXPECT_EQ(messages, 5'000u);
+  EXPECT_EQ(server.stats().refused, 0u);
+  EXPECT_EQ(server.stats().evicted, 1u);
+  EXPECT_EQ(server.stats().abandoned, 1u);
+
+  // The one ended is the one stalled longest, the first; the others' answers go on once they take more.
+  for (std::size_t i = 0; i < tricklers.size(); ++i) {
+    uint64_t queued = 0;
+    take(tricklers[i], queued);
+    serveWhileWorking();
+    uint64_t more = 0;
+    const auto trickleEnd = take(tricklers[i], more);
+    if (i == 0) {
+      EXPECT_EQ(more, 0u) << "reader 0 stalled longest, yet its answer went on";
+    } else {
+      EXPECT_GT(more + (trickleEnd ? 1 : 0), 0u) << "reader " << i << "'s answer was ended too";
+    }
+  }
+}
+
+// A reader that takes its answer at a healthy rate keeps its place however many others ask.
+TEST_F(HistoryServerTest, ReadersTakingTheirAnswersAreNotEndedForAnother) {
+  fill(20'000);
+  HistoryServer& server = start();
+  std::vector<void*> readers;
+  std::vector<uint64_t> messages(HistoryServer::kMaxAnswers, 0);
+  for (std::size_t i = 0; i < HistoryServer::kMaxAnswers; ++i) {
+    readers.push_back(ask({}, 1));
+    ASSERT_TRUE(serveUntilTaken(i + 1));
+  }
+  // Ten seconds of readers that take what their queue holds every half second.
+  for (int round = 0; round < 20; ++round) {
+    serveWhileWorking();
+    clock_.advance(HistoryServer::kStallBeforeEviction / 4);
+    for (std::size_t i = 0; i < readers.size(); ++i) take(readers[i], messages[i]);
+  }
+  serveWhileWorking();
+  clock_.advance(HistoryServer::kStallBeforeEviction / 2);
+  uint64_t lateMessages = 0;
+  EXPECT_EQ(askAfterTheMaximum(lateMessages).error, "busy");
+  EXPECT_EQ(server.stats().evicted, 0u);
+  EXPECT_EQ(server.stats().abandoned, 0u);
+  for (std::size_t i = 0; i < readers.size(); ++i) {
+    EXPECT_GE(messages[i], 20u * 32) << "reader " << i << " took less than half a queue (64) a round";
+    EXPECT_LT(messages[i], 20'000u) << "reader " << i << "'s answer ended: the test proves nothing";
+  }
+  EXPECT_TRUE(server.answering());
 }
 
 }  // namespace

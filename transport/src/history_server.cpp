@@ -92,6 +92,7 @@ HistoryServerStats HistoryServer::stats() const noexcept {
   stats.answered = answered_.load(std::memory_order_relaxed);
   stats.refused = refused_.load(std::memory_order_relaxed);
   stats.abandoned = abandoned_.load(std::memory_order_relaxed);
+  stats.evicted = evicted_.load(std::memory_order_relaxed);
   stats.malformed = malformed_.load(std::memory_order_relaxed);
   stats.scanned = scanned_.load(std::memory_order_relaxed);
   stats.pieces = pieces_.load(std::memory_order_relaxed);
@@ -139,9 +140,15 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
       continue;
     }
     requests_.fetch_add(1, std::memory_order_relaxed);
-    // A reader that asks again starts over.
-    std::erase_if(answers_, [&](const Answer& answer) { return answer.routingId == routingId; });
-    if (answers_.size() >= kMaxAnswers) {
+    // A reader that asks again starts over, its queue as full as it was.
+    std::optional<std::chrono::steady_clock::time_point> stalledSince;
+    const auto again = std::find_if(answers_.begin(), answers_.end(),
+                                    [&](const Answer& answer) { return answer.routingId == routingId; });
+    if (again != answers_.end()) {
+      stalledSince = again->stalledSince;
+      answers_.erase(again);
+    }
+    if (answers_.size() >= kMaxAnswers && !evictStalled()) {
       HistoryEnd busy;
       busy.truncated = store.truncated();
       busy.error = "busy";
@@ -156,6 +163,7 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
     answer.filters = std::move(request.filters);
     answer.started = clock_.now();
     answer.windowStart = answer.started;
+    answer.stalledSince = stalledSince;
     // What the store dropped may still be in the recordings.
     if (older_ && store.truncated()) {
       answer.fromOlder = true;
@@ -178,13 +186,38 @@ bool HistoryServer::tooSlow(Answer& answer) {
     answer.fullInWindow = answer.blocked;
   }
   if (!slow) return false;
+  endTooSlow(answer);
+  return true;
+}
+
+bool HistoryServer::evictStalled() {
+  const auto now = clock_.now();
+  const auto stalledLongest = [](const Answer& a, const Answer& b) {
+    return b.stalledSince && (!a.stalledSince || *b.stalledSince < *a.stalledSince);
+  };
+  const auto longest = std::max_element(answers_.begin(), answers_.end(), stalledLongest);
+  if (longest == answers_.end() || !longest->stalledSince || now - *longest->stalledSince < kStallBeforeEviction) {
+    return false;
+  }
+  evicted_.fetch_add(1, std::memory_order_relaxed);
+  endTooSlow(*longest);
+  answers_.erase(longest);
+  return true;
+}
+
+void HistoryServer::endTooSlow(const Answer& answer) {
   abandoned_.fetch_add(1, std::memory_order_relaxed);
   // Told when its queue takes it; otherwise its own timeout tells it.
   HistoryEnd end;
   end.messages = answer.sent;
   end.error = "too slow";
   sendEnd(answer.routingId, end);
-  return true;
+}
+
+void HistoryServer::markFull(Answer& answer) {
+  answer.blocked = true;
+  answer.fullInWindow = true;
+  if (!answer.stalledSince) answer.stalledSince = clock_.now();
 }
 
 bool HistoryServer::offer(Answer& answer, const HistoryStore::Entry& entry, Budget& budget, bool& worked,
@@ -198,10 +231,10 @@ bool HistoryServer::offer(Answer& answer, const HistoryStore::Entry& entry, Budg
       return false;
     }
     if (sent == Send::Full) {
-      answer.blocked = true;
-      answer.fullInWindow = true;
+      markFull(answer);
       return false;  // looked at again when the reader takes more
     }
+    answer.stalledSince.reset();
     ++answer.sent;
     ++answer.sentInWindow;
     --budget.sends;
@@ -278,8 +311,7 @@ bool HistoryServer::progress(Answer& answer, const HistoryStore& store, Budget& 
   }
   const Send sent = sendEnd(answer.routingId, end);
   if (sent == Send::Full) {
-    answer.blocked = true;
-    answer.fullInWindow = true;
+    markFull(answer);
     return worked;
   }
   (sent == Send::Sent ? answered_ : abandoned_).fetch_add(1, std::memory_order_relaxed);

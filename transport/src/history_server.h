@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct HistoryServerStats {
   uint64_t answered = 0;   // answers sent to their end
   uint64_t refused = 0;    // requests answered "busy"
   uint64_t abandoned = 0;  // answers given up: the reader left, or read too slowly (kMinMessagesPerWindow)
+  uint64_t evicted = 0;    // of them: ended to make room for another reader (kStallBeforeEviction)
   uint64_t malformed = 0;  // requests that were not valid
   uint64_t scanned = 0;    // stored messages looked at, matching the request's filters or not
   uint64_t pieces = 0;     // pieces read from the recordings (HistoryArchive::next calls)
@@ -48,7 +50,10 @@ struct HistoryServerStats {
 // than filters that match everything. An answer whose reader took fewer than
 // kMinMessagesPerWindow messages in a kRateWindow while its queue was full is ended ("too slow"),
 // and so is one still going after kAnswerDeadline, so a reader that takes one message now and then
-// cannot hold a slot.
+// cannot hold a slot. When every place is taken and another reader asks, the answer whose reader
+// has been stalled longest (its queue full, taking nothing, for at least kStallBeforeEviction) is
+// ended ("too slow") to make room; only when none has been is the reader told "busy". A reader
+// that asks again on its connection keeps the stall it had, so asking again does not hide one.
 class HistoryServer {
  public:
   static constexpr std::size_t kMaxAnswers = 8;
@@ -59,6 +64,7 @@ class HistoryServer {
   static constexpr std::chrono::seconds kRateWindow{30};
   static constexpr uint64_t kMinMessagesPerWindow = 64;
   static constexpr std::chrono::minutes kAnswerDeadline{10};
+  static constexpr std::chrono::milliseconds kStallBeforeEviction{2000};
 
   // Binds `endpoint` ("tcp://host:*" picks a free port), secured as its owner's sockets are by
   // `security` (which must outlive it). Throws TransportError naming it. With `older`, an answer
@@ -107,6 +113,8 @@ class HistoryServer {
     uint64_t sentInWindow = 0;
     bool fullInWindow = false;
     bool blocked = false;
+    // Since when its queue has been full without taking a message (none: it took the last one sent).
+    std::optional<std::chrono::steady_clock::time_point> stalledSince;
     // Before the store: what it dropped, from `older`, up to when its oldest message was kept.
     bool fromOlder = false;
     int64_t olderBeforeNs = 0;
@@ -128,6 +136,12 @@ class HistoryServer {
   bool offer(Answer& answer, const HistoryStore::Entry& entry, Budget& budget, bool& worked, bool& finished);
   // Ends the answer when its reader took too little in a window while its queue was full.
   bool tooSlow(Answer& answer);
+  // Makes room for another answer by ending the one stalled longest, if one stalled long enough.
+  bool evictStalled();
+  // Ends `answer` as "too slow", telling its reader if its queue takes it.
+  void endTooSlow(const Answer& answer);
+  // The send to `answer`'s reader found its queue full.
+  void markFull(Answer& answer);
   Send sendEntry(const std::string& routingId, const HistoryStore::Entry& entry);
   Send sendEnd(const std::string& routingId, const HistoryEnd& end);
 
@@ -142,6 +156,7 @@ class HistoryServer {
   std::atomic<uint64_t> answered_{0};
   std::atomic<uint64_t> refused_{0};
   std::atomic<uint64_t> abandoned_{0};
+  std::atomic<uint64_t> evicted_{0};
   std::atomic<uint64_t> malformed_{0};
   std::atomic<uint64_t> scanned_{0};
   std::atomic<uint64_t> pieces_{0};

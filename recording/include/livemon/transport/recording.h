@@ -229,6 +229,10 @@ struct RecordingFileCheck {
   std::optional<std::pair<uint64_t, uint64_t>> identity;
 };
 
+// Thread-safety: a plain value type. Tells RecordingReader to open a file without a summary without
+// scanning it yet: RecordingReader::scanOn() scans it a part at a time.
+struct RecordingScanLater {};
+
 // Not thread-safe: one owner at a time; one thread uses a reader; the stop flag may be set from any
 // thread or a signal handler.
 //
@@ -259,6 +263,8 @@ class RecordingReader {
   // As above, opening the file only if it passes `check`.
   RecordingReader(std::string path, const RecordingFileCheck& check, const Progress& progress = {},
                   const std::atomic<bool>* stop = nullptr);
+  // As above, scanning a file without a summary only as scanOn() is called.
+  RecordingReader(std::string path, const RecordingFileCheck& check, RecordingScanLater);
   ~RecordingReader();
   RecordingReader(const RecordingReader&) = delete;
   RecordingReader& operator=(const RecordingReader&) = delete;
@@ -273,6 +279,10 @@ class RecordingReader {
   // Problems found beyond kMaxRecordingProblems.
   uint64_t unlistedProblems() const noexcept;
   const RecordingReadStats& readStats() const noexcept;
+  // Opened with RecordingScanLater: scans on through a file without a summary by about `bytes`
+  // bytes (read and decompressed; at least one record), adding what it finds to summary() and
+  // problems(). True once the whole file is scanned, at once for a file with a summary.
+  bool scanOn(uint64_t bytes);
 
   // Calls `onMessage` for each message whose log time is in [fromNs, toNs], chunk by chunk in
   // file order, in file order within a chunk. Only chunks that overlap the range are read (found

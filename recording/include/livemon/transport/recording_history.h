@@ -20,9 +20,16 @@ namespace livemon::transport {
 // without a symbolic link, to the file that was there when it was added. Read a piece of a few
 // hundred messages at a time, oldest file first (in the order added), so an answer holds one piece
 // in memory and one next() call opens at most one file; a relay's recordings have log times that
-// only grow, which a piece resumes from. Damaged, vanished or replaced files are skipped.
+// only grow, which a piece resumes from. A file without a summary (the one the relay is writing)
+// is scanned kScanBytesPerCall at a time, a next() call either reading a piece from what was
+// scanned or scanning on, never the whole file at once. Damaged, vanished or replaced files are
+// skipped.
 class RecordingHistoryArchive : public HistoryArchive {
  public:
+  // A file without a summary yet (the one the relay is writing) is scanned on by about this many
+  // bytes (read and decompressed) per next() call, at least one record: not whole at once.
+  static constexpr uint64_t kScanBytesPerCall = uint64_t{4} << 20;
+
   RecordingHistoryArchive() = default;
 
   // Serves `file` too, after those added before. Takes its identity (device, inode) now; false,
