@@ -343,9 +343,11 @@ TEST(RelayHostile, AnIpcWatcherThatFloodsSubscriptionsIsCutOff) {
   Subscriber subscriber(connectTo({relay.serveEndpoint()}));
   ASSERT_TRUE(test::waitForSource(subscriber, publisher.identity()));
   test::PeakMemory memory;
-  // What the flood may add to the test process (the relay and its publisher, which each keep the
-  // subscriptions that went up): unbounded, it passes 90 MB within the first 500 subscriptions.
-  constexpr int64_t kMemoryLimitKb = 32 * 1024;
+  // What the flood may add to the test process: the bound of a publisher's flood test for each of
+  // the relay and its publisher, which both keep the subscriptions that went up (the relay until
+  // it has drained a connection it cut, which a loaded machine delays: 35 MB seen beside a full
+  // test run). Unbounded, it passes 90 MB within the first 500 subscriptions.
+  constexpr int64_t kMemoryLimitKb = 2 * 32 * 1024;
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   constexpr int kSubscriptions = 5000;  // of 2 KiB each: 10 MB sent
 #else
