@@ -357,6 +357,21 @@ TEST(CurveRelay, AForgedPublisherCannotReachSubscribers) {
   }
 }
 
+// The refusals a relay counted are still there after stop(), for what `livemonctl relay` prints
+// at the end; among them a watcher without keys, whose failed handshake the serve socket's guard
+// counts.
+TEST(CurveRelay, ItsRefusalsAreCountedAfterItStops) {
+  Fixture keys;
+  RelayOptions relayOptions = test::loopbackRelayOptions();
+  relayOptions.curve = keys.serverCurve();
+  Relay relay(relayOptions);
+  Subscriber plain(test::connectTo({relay.serveEndpoint()}));
+  ASSERT_TRUE(test::waitUntil([&] { return relay.stats().curveRefused >= 1; }));
+  const uint64_t whileRunning = relay.stats().curveRefused;
+  relay.stop();
+  EXPECT_GE(relay.stats().curveRefused, whileRunning);
+}
+
 TEST(CurveSubscriber, AnEndpointMayHaveCurveSettingsOfItsOwn) {
   Fixture keys;
   PublisherOptions secured = test::testPublisherOptions();

@@ -129,6 +129,7 @@ struct Relay::State {
     std::unique_ptr<detail::PeerGuard> listen;  // how many publishers connect
     uint64_t publishersRefused = 0;
     uint64_t subscribersCut = 0;
+    uint64_t handshakeFailures = 0;  // at serve: CURVE peers refused before the allow list
   } guards;
   // Kept until the relay is destroyed, after its sockets close: stats() reads its count.
   std::unique_ptr<detail::SocketSecurity> security;
@@ -268,6 +269,7 @@ void Relay::State::closeAll() {
   worker.reporter.reset();
   worker.historyServer.reset();
   if (guards.serve) guards.subscribersCut = guards.serve->stalledCount();
+  if (guards.serve) guards.handshakeFailures = guards.serve->handshakeFailureCount();
   if (guards.listen) guards.publishersRefused = guards.listen->closedCount();
   guards.serve.reset();  // before the socket it watches closes
   guards.listen.reset();
@@ -284,7 +286,10 @@ RelayStats Relay::State::query() const {
   stats.captureSkipped = captureSkipped.load(std::memory_order_relaxed);
   stats.callbackErrors = callbackErrors.load(std::memory_order_relaxed);
   worker.historyCounters.copyTo(stats);
-  stats.curveRefused = security ? security->refusedCount(guards.serve.get()) : 0;
+  if (security && security->enabled()) {
+    stats.curveRefused = security->refusedCount() +
+                         (guards.serve ? guards.serve->handshakeFailureCount() : guards.handshakeFailures);
+  }
   if (worker.historyServer) stats.historyRequests = worker.historyServer->stats().requests;
   return stats;
 }
