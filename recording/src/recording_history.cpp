@@ -67,6 +67,7 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
   // From where the last piece ended (the chunk index skips what lies before), skipping the
   // messages at exactly that time that the last piece took.
   std::size_t taken = 0;
+  std::size_t bytes = 0;
   uint64_t skipAtLast = state.takenAtLast;
   state.reader->forEachMessage(state.lastLogTimeNs, before - 1, [&](const RecordedMessage& message) {
     if (message.logTimeNs == state.lastLogTimeNs && skipAtLast > 0) {
@@ -80,11 +81,12 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
       state.takenAtLast = 1;
     }
     ++taken;
+    bytes += message.payload.size();
     if (message.channel != nullptr && message.channel->topic != kHeartbeatTopic) {
       out.push_back(HistoryMessage{message.channel->topic, std::make_shared<const std::string>(message.payload),
                                    static_cast<int64_t>(message.publishTimeNs), static_cast<int64_t>(message.logTimeNs)});
     }
-    return taken < kPieceMessages;
+    return taken < kPieceMessages && bytes < kPieceBytes;
   });
   if (taken > 0) return true;
   // Nothing more in the part scanned so far: the next call reads from the part this one scans.

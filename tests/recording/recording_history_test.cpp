@@ -180,5 +180,44 @@ TEST(RecordingHistory, AnUnclosedRecordingIsScannedAPartPerCall) {
   EXPECT_GE(calls, static_cast<int>(fileBytes / RecordingHistoryArchive::kScanBytesPerCall));
 }
 
+// A piece held up to 512 messages however large: 512 batches of 4 MiB, which a publisher may send
+// and the relay records, were 2 GiB in memory for one answer at once.
+TEST(RecordingHistory, APieceOfLargeMessagesIsBoundedInBytes) {
+  test::TempDir dir;
+  const auto path = dir.path() / "relay-large.mcap";
+  constexpr int kMessages = 400;  // of 64 KiB that zstd cannot shrink: 25 MiB
+  {
+    RecordingWriter writer(path.string());
+    std::mt19937_64 random(29);
+    std::string payload(64 * 1024, '\0');
+    for (int i = 1; i <= kMessages; ++i) {
+      for (std::size_t at = 0; at < payload.size(); at += 8) {
+        const uint64_t bits = random();
+        payload.replace(at, 8, reinterpret_cast<const char*>(&bits), 8);
+      }
+      writer.write("train.batch", static_cast<uint64_t>(i), static_cast<uint64_t>(i), payload);
+    }
+    writer.close();
+  }
+  RecordingHistoryArchive archive;
+  ASSERT_TRUE(archive.add(path));
+  HistoryArchive::Cursor cursor;
+  std::vector<HistoryMessage> piece;
+  std::size_t messages = 0;
+  std::size_t largestPiece = 0;
+  for (int calls = 0; archive.next(cursor, kBefore, piece) && calls < 10'000; ++calls) {
+    std::size_t bytes = 0;
+    for (const HistoryMessage& message : piece) {
+      EXPECT_EQ(message.keptNs, static_cast<int64_t>(messages + 1)) << "oldest first, each once";
+      bytes += message.payload->size();
+      ++messages;
+    }
+    largestPiece = std::max(largestPiece, bytes);
+    piece.clear();
+  }
+  EXPECT_EQ(messages, static_cast<std::size_t>(kMessages));
+  EXPECT_LE(largestPiece, RecordingHistoryArchive::kPieceBytes + 64 * 1024);
+}
+
 }  // namespace
 }  // namespace livemon::transport

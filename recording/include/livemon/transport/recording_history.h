@@ -18,7 +18,7 @@ namespace livemon::transport {
 // it is told of with add(), the ones the relay's recorder opened in this run, never the others in
 // the directory (earlier runs, files put there by others), and each only if its name still leads,
 // without a symbolic link, to the file that was there when it was added. Read a piece of a few
-// hundred messages at a time, oldest file first (in the order added), so an answer holds one piece
+// hundred messages (at most kPieceBytes) at a time, oldest file first (in the order added), so an answer holds one piece
 // in memory and one next() call opens at most one file; a relay's recordings have log times that
 // only grow, which a piece resumes from. A file without a summary (the one the relay is writing)
 // is scanned kScanBytesPerCall at a time, a next() call either reading a piece from what was
@@ -29,6 +29,9 @@ class RecordingHistoryArchive : public HistoryArchive {
   // A file without a summary yet (the one the relay is writing) is scanned on by about this many
   // bytes (read and decompressed) per next() call, at least one record: not whole at once.
   static constexpr uint64_t kScanBytesPerCall = uint64_t{4} << 20;
+  // A piece ends after 512 messages or once its payloads reach this many bytes, whichever comes
+  // first (at least one message): a piece of large batches is not hundreds of MiB in memory.
+  static constexpr std::size_t kPieceBytes = std::size_t{8} << 20;
 
   RecordingHistoryArchive() = default;
 
