@@ -177,6 +177,10 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   if (stats.subscribersCut > 0) {
     out << "cut " << stats.subscribersCut << " subscriber connections that took nothing for --max-stall-seconds" << std::endl;
   }
+  if (stats.historyRequests > 0) {
+    out << "took " << stats.historyRequests << " history requests: " << stats.historyBusy << " told busy, "
+        << stats.historyAbandoned << " ended early (reader gone or too slow)" << std::endl;
+  }
   if (stats.upRefused + stats.downRefused > 0) {
     out << "dropped " << stats.upRefused << " messages from subscribers that were not subscriptions and "
         << stats.downRefused << " malformed ones from publishers" << std::endl;

@@ -389,6 +389,32 @@ TEST_F(HistoryServerTest, AReaderStalledLongestMakesRoomForTheNinth) {
   }
 }
 
+// Eight answers whose filters match nothing in a long history gave their readers nothing, so no
+// send ever found their readers gone or stalled: readers asking on fresh connections and leaving
+// held every place (the relay abuse test's end-of-run request was told "busy" after 30 minutes).
+// The one that has given nothing for longest makes room, as a stalled one does.
+TEST_F(HistoryServerTest, AnAnswerThatHasGivenNothingForLongMakesRoomForTheNinth) {
+  fill(20'000);  // 64 filters each: some 80 calls to look through, for each answer
+  HistoryServer& server = start();
+  std::vector<std::string> nearMiss;
+  for (int i = 0; i < 64; ++i) nearMiss.push_back("train.loss#" + std::to_string(i));
+  for (std::size_t i = 0; i < HistoryServer::kMaxAnswers; ++i) {
+    ask(nearMiss);
+    ASSERT_TRUE(serveUntilTaken(i + 1));
+  }
+  clock_.advance(HistoryServer::kStallBeforeEviction);
+
+  void* late = ask({"train."});
+  ASSERT_TRUE(serveUntilTaken(HistoryServer::kMaxAnswers + 1));
+  uint64_t messages = 0;
+  const auto end = serveToEnd(late, messages);
+  ASSERT_TRUE(end.has_value());
+  EXPECT_TRUE(end->error.empty()) << "the 9th reader was told \"" << end->error << "\" while eight searched";
+  EXPECT_EQ(messages, 20'000u);
+  EXPECT_EQ(server.stats().refused, 0u);
+  EXPECT_EQ(server.stats().evicted, 1u);
+}
+
 // A reader that takes its answer at a healthy rate keeps its place however many others ask.
 TEST_F(HistoryServerTest, ReadersTakingTheirAnswersAreNotEndedForAnother) {
   fill(20'000);

@@ -362,6 +362,12 @@ TEST(History, ARelayKeepsItsHistoryWithinItsBound) {
   EXPECT_EQ(collected.histories.front().outcome, HistoryOutcome::Received);
   EXPECT_TRUE(collected.histories.front().truncated);
   EXPECT_TRUE(collected.histories.front().oldest.has_value());
+  // What `livemonctl relay` prints at its end: the requests it took, still counted after stop().
+  const uint64_t requests = relay.stats().historyRequests;
+  EXPECT_GE(requests, 1u);
+  relay.stop();
+  EXPECT_EQ(relay.stats().historyRequests, requests);
+  EXPECT_EQ(relay.stats().historyBusy, 0u);
 }
 
 // A relay that records: what its history dropped is answered from the recording first, so a late

@@ -142,10 +142,12 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
     requests_.fetch_add(1, std::memory_order_relaxed);
     // A reader that asks again starts over, its queue as full as it was.
     std::optional<std::chrono::steady_clock::time_point> stalledSince;
+    std::chrono::steady_clock::time_point givenAt = clock_.now();
     const auto again = std::find_if(answers_.begin(), answers_.end(),
                                     [&](const Answer& answer) { return answer.routingId == routingId; });
     if (again != answers_.end()) {
       stalledSince = again->stalledSince;
+      givenAt = again->givenAt;
       answers_.erase(again);
     }
     if (answers_.size() >= kMaxAnswers && !evictStalled()) {
@@ -164,6 +166,7 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
     answer.started = clock_.now();
     answer.windowStart = answer.started;
     answer.stalledSince = stalledSince;
+    answer.givenAt = givenAt;
     // What the store dropped may still be in the recordings.
     if (older_ && store.truncated()) {
       answer.fromOlder = true;
@@ -190,15 +193,14 @@ bool HistoryServer::tooSlow(Answer& answer) {
   return true;
 }
 
+// The answer that has given its reader nothing for longest: stalled (its queue full) or still
+// looking for a message its filters match (a reader that left is found out only by a send).
 bool HistoryServer::evictStalled() {
   const auto now = clock_.now();
-  const auto stalledLongest = [](const Answer& a, const Answer& b) {
-    return b.stalledSince && (!a.stalledSince || *b.stalledSince < *a.stalledSince);
-  };
-  const auto longest = std::max_element(answers_.begin(), answers_.end(), stalledLongest);
-  if (longest == answers_.end() || !longest->stalledSince || now - *longest->stalledSince < kStallBeforeEviction) {
-    return false;
-  }
+  const auto idleSince = [](const Answer& answer) { return answer.stalledSince.value_or(answer.givenAt); };
+  const auto idleLonger = [&](const Answer& a, const Answer& b) { return idleSince(b) < idleSince(a); };
+  const auto longest = std::max_element(answers_.begin(), answers_.end(), idleLonger);
+  if (longest == answers_.end() || now - idleSince(*longest) < kStallBeforeEviction) return false;
   evicted_.fetch_add(1, std::memory_order_relaxed);
   endTooSlow(*longest);
   answers_.erase(longest);
@@ -235,6 +237,7 @@ bool HistoryServer::offer(Answer& answer, const HistoryStore::Entry& entry, Budg
       return false;  // looked at again when the reader takes more
     }
     answer.stalledSince.reset();
+    answer.givenAt = clock_.now();
     ++answer.sent;
     ++answer.sentInWindow;
     --budget.sends;

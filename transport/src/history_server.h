@@ -115,6 +115,9 @@ class HistoryServer {
     bool blocked = false;
     // Since when its queue has been full without taking a message (none: it took the last one sent).
     std::optional<std::chrono::steady_clock::time_point> stalledSince;
+    // When its reader was last given a message (when it asked, before the first): an answer whose
+    // filters match nothing for long gives nothing, and cannot find out that its reader left.
+    std::chrono::steady_clock::time_point givenAt;
     // Before the store: what it dropped, from `older`, up to when its oldest message was kept.
     bool fromOlder = false;
     int64_t olderBeforeNs = 0;

@@ -157,6 +157,7 @@ struct Relay::State {
     // Null without history.
     std::unique_ptr<detail::HistoryStore> history;
     std::unique_ptr<detail::HistoryServer> historyServer;
+    detail::HistoryServerStats historyServed;  // its counts once let go of (for stats() after stop())
     std::string historyEndpoint;
     detail::HistoryCounters historyCounters;
     uint64_t statSequence = 0;
@@ -267,6 +268,7 @@ void Relay::State::open() {
 void Relay::State::closeAll() {
   std::lock_guard lock(controlMutex);
   worker.reporter.reset();
+  if (worker.historyServer) worker.historyServed = worker.historyServer->stats();
   worker.historyServer.reset();
   if (guards.serve) guards.subscribersCut = guards.serve->stalledCount();
   if (guards.serve) guards.handshakeFailures = guards.serve->handshakeFailureCount();
@@ -290,7 +292,10 @@ RelayStats Relay::State::query() const {
     stats.curveRefused = security->refusedCount() +
                          (guards.serve ? guards.serve->handshakeFailureCount() : guards.handshakeFailures);
   }
-  if (worker.historyServer) stats.historyRequests = worker.historyServer->stats().requests;
+  const detail::HistoryServerStats served = worker.historyServer ? worker.historyServer->stats() : worker.historyServed;
+  stats.historyRequests = served.requests;
+  stats.historyBusy = served.refused;
+  stats.historyAbandoned = served.abandoned;
   return stats;
 }
 

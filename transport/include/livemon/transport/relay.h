@@ -132,6 +132,8 @@ struct RelayStats {
   std::size_t historyMessages = 0;
   uint64_t historyDropped = 0;      // messages dropped to stay within RelayOptions::historyBytes
   uint64_t historyRequests = 0;
+  uint64_t historyBusy = 0;       // requests told "busy": every answer place was taken
+  uint64_t historyAbandoned = 0;  // answers ended before their end: the reader left or read too slowly
   // CURVE peers refused: publishers whose key is not in the publish list (curveAllowPublish, or
   // curve.allow), subscribers whose key is not in curve.allow, subscribers without CURVE or with
   // the wrong server key, and the live connections cut because their key left its list.
