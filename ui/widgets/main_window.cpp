@@ -176,11 +176,13 @@ void MainWindow::buildToolbar() {
 
   bar->addWidget(new QLabel(tr(" Range "), bar));
   rangeBox_ = new QComboBox(bar);
+  rangeBox_->setObjectName(QStringLiteral("timeRange"));
   rangeBox_->addItem(tr("Last 1 min"), timeRangeKey(TimeRange::LastMinute));
   rangeBox_->addItem(tr("Last 5 min"), timeRangeKey(TimeRange::Last5Minutes));
   rangeBox_->addItem(tr("Last 30 min"), timeRangeKey(TimeRange::Last30Minutes));
-  rangeBox_->addItem(tr("All"), timeRangeKey(TimeRange::All));
-  rangeBox_->setCurrentIndex(1);
+  rangeBox_->addItem(tr("Whole run"), timeRangeKey(TimeRange::All));
+  // The whole run unless the user chose otherwise, as in TensorBoard and W&B.
+  rangeBox_->setCurrentIndex(rangeBox_->findData(timeRangeKey(TimeRange::All)));
   bar->addWidget(rangeBox_);
   connect(rangeBox_, &QComboBox::currentIndexChanged, this, [this] {
     if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) {
