@@ -8,10 +8,15 @@
 #include <string>
 #include <vector>
 
+#include <QAbstractButton>
+#include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QLocale>
+#include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QLineSeries>
 #include <QtTest/QTest>
@@ -299,6 +304,48 @@ TEST_F(MainWindowTest, AFreshDashboardShowsTheWholeRun) {
   }));
   EXPECT_LE(chart->xRange().min, start) << "the first point is in view";
   EXPECT_GE(chart->xRange().max, now);
+}
+
+// With nothing publishing, the chart area says what to do next: start the job (where the
+// dashboard connects), or run the demo, or connect elsewhere with the toolbar's Connect… action.
+TEST_F(MainWindowTest, TheEmptyChartAreaSaysWhatToDoAndOffersConnect) {
+  MainWindow window(options({"tcp://127.0.0.1:5605"}));
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  const QString text = window.chartGrid().placeholderText();
+  EXPECT_TRUE(text.contains(QStringLiteral("livemonctl demo"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("tcp://127.0.0.1:5605"))) << text.toStdString();
+
+  auto* button = window.chartGrid().findChild<QAbstractButton*>(QStringLiteral("emptyConnect"));
+  ASSERT_NE(button, nullptr);
+  EXPECT_TRUE(button->isVisible());
+  QAction* action = nullptr;
+  for (QAction* candidate : window.findChildren<QAction*>()) {
+    if (candidate->text() == QStringLiteral("Connect…")) action = candidate;
+  }
+  ASSERT_NE(action, nullptr);
+  QSignalSpy triggered(action, &QAction::triggered);
+  // The action opens the modal Connect dialog: close it as soon as it shows.
+  bool dialogShown = false;
+  QTimer closer;
+  closer.setInterval(10);
+  QObject::connect(&closer, &QTimer::timeout, [&] {
+    if (auto* dialog = qobject_cast<ConnectDialog*>(QApplication::activeModalWidget())) {
+      dialogShown = true;
+      dialog->reject();
+    }
+  });
+  closer.start();
+  button->click();
+  closer.stop();
+  EXPECT_EQ(triggered.count(), 1);
+  EXPECT_TRUE(dialogShown);
+
+  // The endpoints named follow the ones connected to.
+  window.dashboard().ingest().addEndpoint("tcp://127.0.0.1:5606");
+  emit window.dashboard().endpointsChanged();
+  EXPECT_TRUE(window.chartGrid().placeholderText().contains(QStringLiteral("tcp://127.0.0.1:5606")));
 }
 
 TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {

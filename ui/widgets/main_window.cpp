@@ -172,6 +172,8 @@ void MainWindow::buildToolbar() {
   QAction* connectAction = bar->addAction(tr("Connect…"));
   connectAction->setToolTip(tr("Add or remove the publishers this dashboard listens to"));
   connect(connectAction, &QAction::triggered, this, &MainWindow::openConnectDialog);
+  // The empty chart area offers the same.
+  connect(grid_, &ChartGrid::connectRequested, connectAction, &QAction::trigger);
   bar->addSeparator();
 
   bar->addWidget(new QLabel(tr(" Range "), bar));
@@ -385,6 +387,7 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 void MainWindow::showError(const QString& message) { statusBar()->showMessage(message, 10'000); }
 
 void MainWindow::endpointsChanged() {
+  grid_->setEndpoints(dashboard_->endpoints());
   if (dashboard_->replays().replay() != nullptr) return;  // the title names the recording
   const QStringList current = dashboard_->endpoints();
   setWindowTitle(current.isEmpty() ? QStringLiteral("livemon") : QStringLiteral("livemon — %1").arg(current.join(QStringLiteral(", "))));
