@@ -8,11 +8,18 @@
 #include <string>
 #include <vector>
 
+#include <QAbstractButton>
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QLocale>
+#include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QLineSeries>
+#include <QtTest/QTest>
 
 #include <livemon/event_handler.h>
 #include <livemon/transport/curve.h>
@@ -265,6 +272,80 @@ TEST_F(MainWindowTest, SettingsRestorePinnedChartsAndCollapsedSections) {
 TEST_F(MainWindowTest, WithoutEndpointsOrSettingsItListensOnTheDefault) {
   MainWindow window(options({}));
   EXPECT_EQ(window.dashboard().endpoints(), QStringList{QStringLiteral("tcp://127.0.0.1:5555")});
+}
+
+// As in TensorBoard and W&B, a first start shows the whole run; a range the user picks is kept.
+TEST_F(MainWindowTest, AFreshDashboardShowsTheWholeRun) {
+  MainWindow window(options({"tcp://127.0.0.1:5604"}));
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  const auto* range = window.findChild<QComboBox*>(QStringLiteral("timeRange"));
+  ASSERT_NE(range, nullptr);
+  EXPECT_EQ(range->currentText(), QStringLiteral("Whole run"));
+  EXPECT_EQ(window.chartGrid().timeView().range(), TimeRange::All);
+  EXPECT_EQ(window.dashboard().replays().timeRange(), TimeRange::All);
+
+  // 20 minutes of a run, a value every 10 s, ending now.
+  const auto source = test::makeSource("train", 100);
+  const double now = std::chrono::duration<double, std::milli>(std::chrono::system_clock::now().time_since_epoch()).count();
+  const double start = now - 20 * 60 * 1000.0;
+  std::vector<transport::ReceivedEvent> events;
+  for (int i = 0; i <= 120; ++i) {
+    events.push_back(test::received(source, Event{"livemon.Stat", test::atMs(start + 10'000.0 * i), {{"loss.mean", 1.0 * i}}}));
+  }
+  window.dashboard().ingest().deliver(events);
+  StatChartView* chart = nullptr;
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().refreshNow();
+    chart = window.chartGrid().chart(QStringLiteral("loss"));
+    return chart != nullptr && chart->isOnScreen() && chart->line(QStringLiteral("mean"), 0) != nullptr &&
+           chart->line(QStringLiteral("mean"), 0)->count() == 121;
+  }));
+  EXPECT_LE(chart->xRange().min, start) << "the first point is in view";
+  EXPECT_GE(chart->xRange().max, now);
+}
+
+// With nothing publishing, the chart area says what to do next: start the job (where the
+// dashboard connects), or run the demo, or connect elsewhere with the toolbar's Connect… action.
+TEST_F(MainWindowTest, TheEmptyChartAreaSaysWhatToDoAndOffersConnect) {
+  MainWindow window(options({"tcp://127.0.0.1:5605"}));
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  const QString text = window.chartGrid().placeholderText();
+  EXPECT_TRUE(text.contains(QStringLiteral("livemonctl demo"))) << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("tcp://127.0.0.1:5605"))) << text.toStdString();
+
+  auto* button = window.chartGrid().findChild<QAbstractButton*>(QStringLiteral("emptyConnect"));
+  ASSERT_NE(button, nullptr);
+  EXPECT_TRUE(button->isVisible());
+  QAction* action = nullptr;
+  for (QAction* candidate : window.findChildren<QAction*>()) {
+    if (candidate->text() == QStringLiteral("Connect…")) action = candidate;
+  }
+  ASSERT_NE(action, nullptr);
+  QSignalSpy triggered(action, &QAction::triggered);
+  // The action opens the modal Connect dialog: close it as soon as it shows.
+  bool dialogShown = false;
+  QTimer closer;
+  closer.setInterval(10);
+  QObject::connect(&closer, &QTimer::timeout, [&] {
+    if (auto* dialog = qobject_cast<ConnectDialog*>(QApplication::activeModalWidget())) {
+      dialogShown = true;
+      dialog->reject();
+    }
+  });
+  closer.start();
+  button->click();
+  closer.stop();
+  EXPECT_EQ(triggered.count(), 1);
+  EXPECT_TRUE(dialogShown);
+
+  // The endpoints named follow the ones connected to.
+  window.dashboard().ingest().addEndpoint("tcp://127.0.0.1:5606");
+  emit window.dashboard().endpointsChanged();
+  EXPECT_TRUE(window.chartGrid().placeholderText().contains(QStringLiteral("tcp://127.0.0.1:5606")));
 }
 
 TEST_F(MainWindowTest, RecordingALiveRunKeepsEveryEventTheDashboardReceived) {

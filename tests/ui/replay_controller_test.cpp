@@ -199,15 +199,15 @@ TEST_F(ReplayControllerTest, TheChartsTimeRangeIsEachRecordingsWindow) {
   auto replays = controller();
   ReplaySession* replay = replays->openRecording(first_);
   ReplaySession* baseline = replays->openRecording(second_, ReplayMode::Baseline);
-  EXPECT_EQ(replay->window(), std::chrono::nanoseconds(std::chrono::minutes(5)));
+  EXPECT_FALSE(replay->window().has_value()) << "the whole run by default";
   replays->setTimeRange(TimeRange::LastMinute);
   EXPECT_EQ(replay->window(), std::chrono::nanoseconds(std::chrono::minutes(1)));
   EXPECT_EQ(baseline->window(), std::chrono::nanoseconds(std::chrono::minutes(1)));
-  replays->setTimeRange(TimeRange::All);
-  EXPECT_FALSE(replay->window().has_value());
+  replays->setTimeRange(TimeRange::Last5Minutes);
+  EXPECT_EQ(replay->window(), std::chrono::nanoseconds(std::chrono::minutes(5)));
   // A recording opened later reads the range set before.
   ReplaySession* later = replays->openRecording(second_, ReplayMode::Baseline);
-  EXPECT_FALSE(later->window().has_value());
+  EXPECT_EQ(later->window(), std::chrono::nanoseconds(std::chrono::minutes(5)));
 }
 
 }  // namespace

@@ -199,7 +199,7 @@ TEST_F(ChartTest, HoveringShowsTheTimeAndTheValuesUnderTheCursor) {
   EXPECT_TRUE(chart.tooltipAt(QPoint(2, 2)).isEmpty()) << "outside the plot";
 }
 
-TEST_F(ChartTest, WheelZoomsAboutTheCursorDragZoomsToTheBandRightDragPansAndDoubleClickResets) {
+TEST_F(ChartTest, CtrlWheelZoomsAboutTheCursorDragZoomsToTheBandRightDragPansAndDoubleClickResets) {
   std::vector<SeriesId> ids = feed(source_, kStart, {{"loss.mean", 0.0}});
   for (int i = 1; i <= 100; ++i) feed(source_, kStart + 1000.0 * i, {{"loss.mean", static_cast<double>(i)}});
   StatChartView& chart = showChart(QStringLiteral("loss"), ids);
@@ -209,7 +209,7 @@ TEST_F(ChartTest, WheelZoomsAboutTheCursorDragZoomsToTheBandRightDragPansAndDoub
   const QRect plot = chart.plotRect();
 
   QWheelEvent wheel(QPointF(plot.center()), QPointF(chart.viewport()->mapToGlobal(plot.center())), QPoint(),
-                    QPoint(0, 120), Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+                    QPoint(0, 120), Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
   QApplication::sendEvent(chart.viewport(), &wheel);
   ASSERT_EQ(ranges.count(), 1);
   const double zoomedMin = ranges[0][0].toDouble();

@@ -106,7 +106,7 @@ TEST_F(StepChartTest, TheTimeRangePicksThePointsAndTheAxisShowsTheirSteps) {
   const QString text = chart.tooltipAt(chart.plotRect().center());
   EXPECT_TRUE(text.contains(QStringLiteral("step 1"))) << text.toStdString();
   EXPECT_TRUE(chart.stepNote().isEmpty());
-  // "All" shows every step.
+  // The whole run shows every step.
   grid_.setTimeRange(TimeRange::All);
   grid_.refresh();
   EXPECT_EQ(chart.xRange(), (XRange{0.0, 1990.0}));
@@ -174,7 +174,8 @@ TEST_F(StepChartTest, AChartWithoutStepsSaysSoAndOneSourceWithoutStepsIsNamed) {
 }
 
 TEST_F(StepChartTest, AYoungRunFillsTheChartInsteadOfItsLeftPart) {
-  // 30 s of a run with the default "Last 5 min".
+  // 30 s of a run with "Last 5 min".
+  grid_.setTimeRange(TimeRange::Last5Minutes);
   for (int i = 0; i <= 30; ++i) feed(source_, kStart + 1000.0 * i, i, {{"loss.mean", 1.0}});
   for (TimeAxisMode mode : {TimeAxisMode::WallClock, TimeAxisMode::SinceRunStart}) {
     grid_.setTimeAxisMode(mode);

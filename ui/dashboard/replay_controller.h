@@ -95,6 +95,7 @@ class ReplayController : public QObject {
 
   // The time range the charts show: each recording reads this much before its playhead.
   void setTimeRange(TimeRange range);
+  TimeRange timeRange() const noexcept { return timeRange_; }
   // Called by each refresh before what is staged is applied: plays the replay on, and moves the
   // baselines where following puts them.
   void tick();
@@ -137,7 +138,7 @@ class ReplayController : public QObject {
   const StatRegistry& registry_;
   DashboardSettings& settings_;
   ReplayControllerOptions options_;
-  TimeRange timeRange_ = TimeRange::Last5Minutes;
+  TimeRange timeRange_ = TimeRange::All;
   bool baselinesFollowLive_ = false;
   std::unique_ptr<ReplaySession> replay_;
   // Until it opens, what the dashboard shows is left as it is: a refused file changes nothing.

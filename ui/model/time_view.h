@@ -90,7 +90,7 @@ class TimeView {
 
  private:
   TimeAxisMode mode_ = TimeAxisMode::WallClock;
-  TimeRange range_ = TimeRange::Last5Minutes;
+  TimeRange range_ = TimeRange::All;
   XRange live(TimeAxisMode mode, std::optional<XRange> data) const;
 
   std::optional<XRange> fixed_;

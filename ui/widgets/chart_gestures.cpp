@@ -101,6 +101,8 @@ bool ChartGestures::release(QMouseEvent* event) {
 }
 
 bool ChartGestures::wheel(QWheelEvent* event) {
+  // The plain wheel is the page's (the grid of charts scrolls), as in TensorBoard and W&B.
+  if (!event->modifiers().testFlag(Qt::ControlModifier)) return false;
   const std::optional<QPointF> value = view_.valueAt(event->position().toPoint());
   if (!value || event->angleDelta().y() == 0) return false;
   const double factor = std::pow(0.8, event->angleDelta().y() / 120.0);

@@ -15,8 +15,9 @@ class StatChartView;
 
 // GUI thread only, as the chart it is part of.
 // The mouse on a chart's plot area: a left drag draws a rubber band and zooms to what it covers
-// (x, and y when it is tall enough), a right or middle drag pans, the wheel zooms x about the
-// cursor (20 % a notch), and a right click that does not drag opens the chart's context menu.
+// (x, and y when it is tall enough), a right or middle drag pans, Ctrl+wheel zooms x about the
+// cursor (20 % a notch; the plain wheel is left to the page, which scrolls), and a right click
+// that does not drag opens the chart's context menu.
 // While zoomed, a button on the plot says the chart no longer follows live data and returns to
 // it when clicked.
 // Each handler returns whether it took the event; the chart passes on the others.

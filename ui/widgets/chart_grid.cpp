@@ -6,6 +6,7 @@
 #include <QEvent>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QPushButton>
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QToolButton>
@@ -45,6 +46,12 @@ ChartGrid::ChartGrid(const StatRegistry& registry, QWidget* parent) : QScrollAre
   placeholder_->setAlignment(Qt::AlignCenter);
   placeholder_->setWordWrap(true);
   placeholder_->setStyleSheet(dimTextStyle(QStringLiteral("padding: 40px;")));
+  placeholder_->setTextInteractionFlags(Qt::TextSelectableByMouse);  // endpoints and commands to copy
+  connectButton_ = new QPushButton(tr("Connect…"), content_);
+  connectButton_->setObjectName(QStringLiteral("emptyConnect"));
+  connectButton_->setToolTip(tr("Add or remove the publishers this dashboard listens to"));
+  connectButton_->hide();
+  connect(connectButton_, &QPushButton::clicked, this, &ChartGrid::connectRequested);
   setWidget(content_);
   setWidgetResizable(true);
   setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
@@ -242,10 +249,38 @@ void ChartGrid::setWaitingNote(const QString& note) {
   if (arrangement_.mode == ChartArrangement::Mode::Empty) relayout();
 }
 
-void ChartGrid::showPlaceholder(const QString& text) {
+void ChartGrid::setEndpoints(const QStringList& endpoints) {
+  if (endpoints == endpoints_) return;
+  endpoints_ = endpoints;
+  if (arrangement_.mode == ChartArrangement::Mode::Empty) relayout();
+}
+
+QString ChartGrid::waitingText() const {
+  const QString arrived = endpoints_.isEmpty()
+                              ? tr("Nothing has arrived yet: this dashboard is connected to no endpoint.")
+                              : tr("Nothing has arrived from %1 yet.").arg(endpoints_.join(QStringLiteral(", ")));
+  // Why nothing arrives, when known, before what to do about it.
+  const QString note = waitingNote_.isEmpty() ? QString() : QStringLiteral("\n\n") + waitingNote_;
+  return tr("Waiting for charts…\n\n%1 Charts appear as soon as a publisher sends its first Stat window "
+            "(livemon.Stat or torch.monitor.Stat) or an event with a number in it.%2\n\n"
+            "Start your job publishing there (a publisher binds tcp://127.0.0.1:5555 unless told otherwise),\n"
+            "or run  livemonctl demo  in a terminal for a demo run,\n"
+            "or connect to other endpoints or a relay:")
+      .arg(arrived, note);
+}
+
+void ChartGrid::showPlaceholder(const QString& text, bool offerConnect) {
   placeholder_->setText(text);
-  placeholder_->setGeometry(kMargin, kMargin, std::max(0, content_->width() - 2 * kMargin), 240);
+  const int width = std::max(0, content_->width() - 2 * kMargin);
+  const int fitted = placeholder_->heightForWidth(width);
+  const int height = fitted > 0 ? fitted : 240;
+  placeholder_->setGeometry(kMargin, kMargin, width, height);
   placeholder_->show();
+  connectButton_->setVisible(offerConnect);
+  if (offerConnect) {
+    const QSize size = connectButton_->sizeHint();
+    connectButton_->setGeometry(kMargin + (width - size.width()) / 2, kMargin + height, size.width(), size.height());
+  }
 }
 
 void ChartGrid::placeChart(StatChartView* chart, const QRect& geometry) {
@@ -307,9 +342,7 @@ void ChartGrid::relayout() {
   int height = 0;
   switch (arrangement_.mode) {
     case ChartArrangement::Mode::Empty:
-      showPlaceholder(tr("Waiting for charts…\n\nCharts appear here as soon as a publisher sends its first Stat "
-                         "window (events named livemon.Stat or torch.monitor.Stat) or an event with a number in it.") +
-                      (waitingNote_.isEmpty() ? QString() : QStringLiteral("\n\n") + waitingNote_));
+      showPlaceholder(waitingText(), true);
       break;
     case ChartArrangement::Mode::NoMatch:
       showPlaceholder(tr("No chart matches “%1”.\n\nSeparate alternatives with |, e.g. loss|acc; * and ? are "
@@ -317,6 +350,7 @@ void ChartGrid::relayout() {
       break;
     case ChartArrangement::Mode::Single: {
       placeholder_->hide();
+      connectButton_->hide();
       StatChartView* chart = charts_.at(arrangement_.single);
       placeChart(chart, QRect(kMargin, kMargin, std::max(1, width - 2 * kMargin),
                               std::max(kChartMinimumHeight, viewport()->height() - 2 * kMargin)));
@@ -325,6 +359,7 @@ void ChartGrid::relayout() {
     }
     case ChartArrangement::Mode::Grid: {
       placeholder_->hide();
+      connectButton_->hide();
       const int columns = columnCount();
       const int chartWidth = std::max(1, (width - 2 * kMargin - (columns - 1) * kSpacing) / columns);
       const int chartHeight =

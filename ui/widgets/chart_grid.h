@@ -9,6 +9,7 @@
 
 #include <QScrollArea>
 #include <QString>
+#include <QStringList>
 
 #include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/data/ingest_limits.h>
@@ -19,6 +20,7 @@
 
 class QKeyEvent;
 class QLabel;
+class QPushButton;
 class QResizeEvent;
 class QToolButton;
 
@@ -96,6 +98,9 @@ class ChartGrid : public QScrollArea {
   QString placeholderText() const;
   // Said under "Waiting for charts…" while there are none: why nothing arrives (refusedNote).
   void setWaitingNote(const QString& note);
+  // The endpoints the dashboard connects to, named by the empty chart area (with what to start
+  // there, and a Connect… button: connectRequested).
+  void setEndpoints(const QStringList& endpoints);
   void setTimeAxisMode(TimeAxisMode mode);
   void setTimeRange(TimeRange range);
   void setPaused(bool paused);
@@ -136,6 +141,8 @@ class ChartGrid : public QScrollArea {
   void chartCountChanged(int count);
   // A chart was made (its series follow); views that decorate charts attach here.
   void chartCreated(StatChartView* chart);
+  // The empty chart area's Connect… button was clicked.
+  void connectRequested();
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -145,7 +152,8 @@ class ChartGrid : public QScrollArea {
  private:
   int columnCount() const;
   void relayout();
-  void showPlaceholder(const QString& text);
+  void showPlaceholder(const QString& text, bool offerConnect = false);
+  QString waitingText() const;
   void placeChart(StatChartView* chart, const QRect& geometry);
   QToolButton* sectionHeader(const ChartSection& section);
   StatChartView* createChart(const QString& statName);
@@ -154,7 +162,9 @@ class ChartGrid : public QScrollArea {
   TimeView view_;
   QWidget* content_ = nullptr;
   QLabel* placeholder_ = nullptr;
+  QPushButton* connectButton_ = nullptr;  // under the placeholder while there is no chart
   QString waitingNote_;  // setWaitingNote
+  QStringList endpoints_;  // setEndpoints
   // Display order: chartLess (sections, then what a user looks at first).
   struct DisplayOrder {
     bool operator()(const QString& a, const QString& b) const;

@@ -172,15 +172,19 @@ void MainWindow::buildToolbar() {
   QAction* connectAction = bar->addAction(tr("Connect…"));
   connectAction->setToolTip(tr("Add or remove the publishers this dashboard listens to"));
   connect(connectAction, &QAction::triggered, this, &MainWindow::openConnectDialog);
+  // The empty chart area offers the same.
+  connect(grid_, &ChartGrid::connectRequested, connectAction, &QAction::trigger);
   bar->addSeparator();
 
   bar->addWidget(new QLabel(tr(" Range "), bar));
   rangeBox_ = new QComboBox(bar);
+  rangeBox_->setObjectName(QStringLiteral("timeRange"));
   rangeBox_->addItem(tr("Last 1 min"), timeRangeKey(TimeRange::LastMinute));
   rangeBox_->addItem(tr("Last 5 min"), timeRangeKey(TimeRange::Last5Minutes));
   rangeBox_->addItem(tr("Last 30 min"), timeRangeKey(TimeRange::Last30Minutes));
-  rangeBox_->addItem(tr("All"), timeRangeKey(TimeRange::All));
-  rangeBox_->setCurrentIndex(1);
+  rangeBox_->addItem(tr("Whole run"), timeRangeKey(TimeRange::All));
+  // The whole run unless the user chose otherwise, as in TensorBoard and W&B.
+  rangeBox_->setCurrentIndex(rangeBox_->findData(timeRangeKey(TimeRange::All)));
   bar->addWidget(rangeBox_);
   connect(rangeBox_, &QComboBox::currentIndexChanged, this, [this] {
     if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) {
@@ -383,6 +387,7 @@ void MainWindow::reportError(const QString& title, const QString& message) {
 void MainWindow::showError(const QString& message) { statusBar()->showMessage(message, 10'000); }
 
 void MainWindow::endpointsChanged() {
+  grid_->setEndpoints(dashboard_->endpoints());
   if (dashboard_->replays().replay() != nullptr) return;  // the title names the recording
   const QStringList current = dashboard_->endpoints();
   setWindowTitle(current.isEmpty() ? QStringLiteral("livemon") : QStringLiteral("livemon — %1").arg(current.join(QStringLiteral(", "))));

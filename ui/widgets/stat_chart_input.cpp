@@ -80,7 +80,8 @@ void StatChartView::wheelEvent(QWheelEvent* event) {
     event->accept();
     return;
   }
-  QChartView::wheelEvent(event);
+  // Not the chart's: ignored, it goes on to the parents, so the grid of charts scrolls.
+  event->ignore();
 }
 
 void StatChartView::leaveEvent(QEvent* event) {

@@ -56,9 +56,9 @@ struct ChartRenderContext {
 // GUI thread only.
 // One Stat's chart: a line per (source, aggregation), a shaded min–max band per source that has
 // both, a legend whose entries toggle their lines, a hover tooltip with the time and the values
-// under the cursor, rubber-band zoom (left drag), wheel zoom, pan (right or middle drag) and a
-// double click that returns to following live data. The y axis fits what is visible unless a
-// rubber band set it.
+// under the cursor, rubber-band zoom (left drag), Ctrl+wheel zoom (the plain wheel scrolls the
+// page), pan (right or middle drag) and a double click that returns to following live data. The
+// y axis fits what is visible unless a rubber band set it.
 //
 // How values are drawn follows ChartViewOptions: every line smoothed (the raw line kept faint
 // behind it) and a linear or log y axis (values a log axis cannot show are left out, and a note
