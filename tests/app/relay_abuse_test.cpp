@@ -71,11 +71,19 @@ std::chrono::seconds runDuration() {
 }
 
 // LIVEMON_ABUSE_SKIP: hostile peers to leave out, comma-separated ("serve", "big", "garbage",
-// "history", "subscriptions", "idle", "forge"), to find which one breaks something. Empty by default.
+// "history", "subscriptions", "idle", "forge"), to find which one breaks something. Empty by
+// default, but for "big" under ThreadSanitizer: the relay copies each forwarded 4.5 MiB frame once
+// (to count what its queues hold), TSan's shadow of those copies stays resident, and its
+// instrumented copies of some 3 GiB in 12 s starve the real stream on a loaded machine; so there
+// the resident-memory check would measure TSan, not the relay. Release and ASan runs keep it.
 std::vector<std::string> skippedPeers() {
   std::vector<std::string> names;
   const char* list = std::getenv("LIVEMON_ABUSE_SKIP");
+#if defined(__SANITIZE_THREAD__)
+  std::string text = list != nullptr ? list : "big";
+#else
   std::string text = list != nullptr ? list : "";
+#endif
   for (std::size_t start = 0; start < text.size();) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     if (end > start) names.push_back(text.substr(start, end - start));
