@@ -137,6 +137,20 @@ uint64_t bytesReadSoFar() {
   return 0;
 }
 
+// Writes `count` messages on `topic` of `bytes` random bytes each (which zstd cannot shrink),
+// logged at 1, 2, ... to `writer`.
+void writeIncompressible(RecordingWriter& writer, const std::string& topic, int count, std::size_t bytes) {
+  std::mt19937_64 random(29);
+  std::string payload(bytes, '\0');
+  for (int i = 1; i <= count; ++i) {
+    for (std::size_t at = 0; at + 8 <= payload.size(); at += 8) {
+      const uint64_t bits = random();
+      payload.replace(at, 8, reinterpret_cast<const char*>(&bits), 8);
+    }
+    writer.write(topic, static_cast<uint64_t>(i), static_cast<uint64_t>(i), payload);
+  }
+}
+
 // Issue 29, item 4b: a recording still being written (no summary yet, as the relay's current one
 // is) was scanned whole when the archive opened it, in one next() call, however large it was.
 TEST(RecordingHistory, AnUnclosedRecordingIsScannedAPartPerCall) {
@@ -144,15 +158,7 @@ TEST(RecordingHistory, AnUnclosedRecordingIsScannedAPartPerCall) {
   const auto path = dir.path() / "relay-open.mcap";
   RecordingWriter writer(path.string());  // left open until the end: no summary
   constexpr int kMessages = 8192;         // of 4 KiB that zstd cannot shrink: 32 MiB
-  std::mt19937_64 random(29);
-  std::string payload(4096, '\0');
-  for (int i = 1; i <= kMessages; ++i) {
-    for (std::size_t at = 0; at < payload.size(); at += 8) {
-      const uint64_t bits = random();
-      payload.replace(at, 8, reinterpret_cast<const char*>(&bits), 8);
-    }
-    writer.write("train.loss", static_cast<uint64_t>(i), static_cast<uint64_t>(i), payload);
-  }
+  writeIncompressible(writer, "train.loss", kMessages, 4096);
   writer.flush();
   const uint64_t fileBytes = std::filesystem::file_size(path);
   ASSERT_GE(fileBytes, 8 * RecordingHistoryArchive::kScanBytesPerCall);
@@ -188,15 +194,7 @@ TEST(RecordingHistory, APieceOfLargeMessagesIsBoundedInBytes) {
   constexpr int kMessages = 400;  // of 64 KiB that zstd cannot shrink: 25 MiB
   {
     RecordingWriter writer(path.string());
-    std::mt19937_64 random(29);
-    std::string payload(64 * 1024, '\0');
-    for (int i = 1; i <= kMessages; ++i) {
-      for (std::size_t at = 0; at < payload.size(); at += 8) {
-        const uint64_t bits = random();
-        payload.replace(at, 8, reinterpret_cast<const char*>(&bits), 8);
-      }
-      writer.write("train.batch", static_cast<uint64_t>(i), static_cast<uint64_t>(i), payload);
-    }
+    writeIncompressible(writer, "train.batch", kMessages, 64 * 1024);
     writer.close();
   }
   RecordingHistoryArchive archive;
