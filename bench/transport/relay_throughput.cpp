@@ -63,10 +63,11 @@ class RelayProcess {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addclose(&actions, out[0]);
-    // Queues as deep as the direct path's (unlimited there): the rate compared is the path's, not
-    // how much a relay drops for a subscriber that decodes slower than publishers send.
+    // Queues as deep as the direct path's (unlimited there), in messages and in bytes: the rate
+    // compared is the path's, not how much a relay drops for a subscriber that decodes slower than
+    // publishers send (with the default 256 MiB byte bound, 256 publishers lost a third).
     std::vector<std::string> argv{livemonctl, "relay", "--listen", "tcp://127.0.0.1:*", "--serve",
-                                  "tcp://127.0.0.1:*", "--high-water-mark", "10000000"};
+                                  "tcp://127.0.0.1:*", "--high-water-mark", "10000000", "--max-queued-mb", "4096"};
     // More relay options, separated by spaces: "--history-mb 0" measures a relay without history.
     if (const char* extra = std::getenv(argsVariable)) {
       std::istringstream words(extra);
