@@ -2,10 +2,15 @@
 // durations in ms, a log scale that says what it leaves out, and lines that break at a stall.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include <QGraphicsRectItem>
+#include <QGraphicsScene>
+#include <QGraphicsSimpleTextItem>
 #include <QtCharts/QAbstractAxis>
 #include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
@@ -203,6 +208,94 @@ TEST_F(ChartValuesTest, ALogScaleSaysWhichValuesItCannotShow) {
   EXPECT_TRUE(chart.scaleNote().isEmpty());
   EXPECT_EQ(chart.line(ids[0])->count(), 4);
   EXPECT_TRUE(warnings.messages().isEmpty()) << warnings.text();
+}
+
+
+// The chart's items shown now: shaded regions whose tooltip says "NaN", and "NaN" labels.
+std::vector<const QGraphicsRectItem*> nanBands(StatChartView& chart) {
+  std::vector<const QGraphicsRectItem*> bands;
+  for (const QGraphicsItem* item : chart.scene()->items(Qt::AscendingOrder)) {
+    const auto* rect = dynamic_cast<const QGraphicsRectItem*>(item);
+    if (rect != nullptr && rect->isVisible() && rect->toolTip().contains(QStringLiteral("NaN"))) bands.push_back(rect);
+  }
+  std::sort(bands.begin(), bands.end(), [](const auto* a, const auto* b) { return a->rect().left() < b->rect().left(); });
+  return bands;
+}
+
+int nanLabels(StatChartView& chart) {
+  int labels = 0;
+  for (const QGraphicsItem* item : chart.scene()->items()) {
+    const auto* text = dynamic_cast<const QGraphicsSimpleTextItem*>(item);
+    labels += text != nullptr && text->isVisible() && text->text() == QStringLiteral("NaN") ? 1 : 0;
+  }
+  return labels;
+}
+
+TEST_F(ChartValuesTest, WhereALineIsNaNARegionLabelledNaNRunsFromWhereItBecameNaN) {
+  // NaN from 3 s to 5 s, finite again at 6 s; NaN again from 8 s to the newest window.
+  std::vector<SeriesId> ids;
+  for (int i = 0; i < 10; ++i) {
+    const bool nan = (i >= 3 && i <= 5) || i >= 8;
+    auto added = feed(kStart + 1000.0 * i, {{"train.loss.mean", nan ? std::nan("") : 1.0 + 0.1 * i}});
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  options_.setSmoothing(0.0);
+  StatChartView& chart = showChart(QStringLiteral("train.loss"), ids);
+  ASSERT_TRUE(chart.render(context(0.0, 10.0)));
+  QLineSeries* line = chart.line(ids[0]);
+  const auto xAt = [&](double x) { return chart.chart()->mapToPosition(QPointF(x, 1.0), line).x(); };
+  const std::vector<const QGraphicsRectItem*> bands = nanBands(chart);
+  ASSERT_EQ(bands.size(), 2U);
+  EXPECT_NEAR(bands[0]->rect().left(), xAt(3.0), 1.0) << "from the first NaN window";
+  EXPECT_NEAR(bands[0]->rect().right(), xAt(6.0), 1.0) << "to where it is finite again";
+  EXPECT_NEAR(bands[1]->rect().left(), xAt(8.0), 1.0);
+  EXPECT_GE(bands[1]->rect().right(), xAt(9.0) - 1.0) << "to the newest value, still NaN";
+  const QRectF plot = chart.chart()->plotArea();
+  EXPECT_DOUBLE_EQ(bands[0]->rect().top(), plot.top());
+  EXPECT_DOUBLE_EQ(bands[0]->rect().height(), plot.height());
+  EXPECT_TRUE(bands[0]->toolTip().contains(QStringLiteral("mean"))) << bands[0]->toolTip().toStdString();
+  EXPECT_EQ(nanLabels(chart), 2);
+  // The hover over a region says so too.
+  const QPoint inside = chart.mapFromScene(chart.chart()->mapToScene(QPointF(xAt(4.5), plot.center().y())));
+  EXPECT_TRUE(chart.tooltipAt(inside).contains(QStringLiteral("NaN"))) << chart.tooltipAt(inside).toStdString();
+
+  // Zoomed away from them: none shown.
+  ASSERT_TRUE(chart.render(context(0.0, 2.5)));
+  EXPECT_TRUE(nanBands(chart).empty());
+  EXPECT_EQ(nanLabels(chart), 0);
+}
+
+TEST_F(ChartValuesTest, TheHoverAtANaNWindowGivesEveryLinesValueOfThatWindow) {
+  // The window at 20 s held a NaN: its mean is NaN while its min and max are finite (and larger
+  // than every mean). The hover there must not pair a neighbouring window's mean with its min.
+  std::vector<SeriesId> ids;
+  for (int i = 0; i < 30; ++i) {
+    const bool diverged = i == 20;
+    auto added = feed(kStart + 1000.0 * i, {{"train.loss.mean", diverged ? std::nan("") : 2.0 + 0.1 * i},
+                                            {"train.loss.min", diverged ? 50.0 : 1.0},
+                                            {"train.loss.max", diverged ? 60.0 : 9.0}});
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  options_.setSmoothing(0.0);
+  StatChartView& chart = showChart(QStringLiteral("train.loss"), ids);
+  ASSERT_TRUE(chart.render(context(0.0, 30.0)));
+  const QRect plot = chart.plotRect();
+  const auto hoverAt = [&](double x) {
+    return chart.tooltipAt(QPoint(plot.left() + static_cast<int>(plot.width() * x / 30.0), plot.center().y()));
+  };
+  const auto row = [](const QString& name, const QString& value) {
+    return QStringLiteral("%1</td><td align='right'>&nbsp;%2").arg(name, value);
+  };
+  const QString atNaN = hoverAt(20.2);
+  EXPECT_TRUE(atNaN.contains(row(QStringLiteral("min"), QStringLiteral("50")))) << atNaN.toStdString();
+  EXPECT_TRUE(atNaN.contains(row(QStringLiteral("mean"), QStringLiteral("NaN")))) << atNaN.toStdString();
+  EXPECT_FALSE(atNaN.contains(QStringLiteral("4.1"))) << "the mean of the window after";
+  EXPECT_FALSE(atNaN.contains(QStringLiteral("3.9"))) << "the mean of the window before";
+  // Just before it, every value is the 19 s window's.
+  const QString before = hoverAt(19.3);
+  EXPECT_TRUE(before.contains(row(QStringLiteral("mean"), QStringLiteral("3.9")))) << before.toStdString();
+  EXPECT_TRUE(before.contains(row(QStringLiteral("min"), QStringLiteral("1")))) << before.toStdString();
+  EXPECT_TRUE(before.contains(row(QStringLiteral("max"), QStringLiteral("9")))) << before.toStdString();
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -213,6 +214,33 @@ TEST(LineTrace, AMaxThatWouldBreakIntoTooManyStretchesIsDrawnWhole) {
   EXPECT_FALSE(hideWhereEqual(max, p99, 32));
   EXPECT_EQ(max.points, whole.points);
   EXPECT_TRUE(max.breaks.empty());
+}
+
+TEST(LineTrace, RunsOfNaNAreGivenInPlotUnitsOnTimeAndStepAxes) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  SeriesStore store;
+  for (int i = 0; i < 10; ++i) store.append(1000.0 * i, i >= 4 && i <= 5 ? kNaN : 1.0, 100.0 + i);
+  store.append(10'000.0, kNaN, 110.0);  // NaN again at the newest
+  const XRange all{-1e18, 1e18};
+  const double noCutoff = std::numeric_limits<double>::infinity();
+  // Seconds since a start at 0: from the first NaN to where it is finite again.
+  std::vector<NonFiniteStretch> runs = nonFiniteStretches(store, TimeAxisMode::SinceRunStart, {0.0, 0.001}, all, noCutoff);
+  ASSERT_EQ(runs.size(), 2U);
+  EXPECT_DOUBLE_EQ(runs[0].from, 4.0);
+  EXPECT_DOUBLE_EQ(runs[0].to, 6.0);
+  EXPECT_TRUE(runs[0].nan);
+  EXPECT_FALSE(runs[0].open);
+  EXPECT_DOUBLE_EQ(runs[1].from, 10.0);
+  EXPECT_TRUE(runs[1].open);
+  // At their steps on the Step axis; a run timed outside the window is left out.
+  runs = nonFiniteStretches(store, TimeAxisMode::Step, {}, XRange{0.0, 8000.0}, noCutoff);
+  ASSERT_EQ(runs.size(), 1U);
+  EXPECT_DOUBLE_EQ(runs[0].from, 104.0);
+  EXPECT_DOUBLE_EQ(runs[0].to, 106.0);
+  // Paused at 5 s: the run ends there, and the later one is not shown yet.
+  runs = nonFiniteStretches(store, TimeAxisMode::SinceRunStart, {0.0, 0.001}, all, 5.0);
+  ASSERT_EQ(runs.size(), 1U);
+  EXPECT_DOUBLE_EQ(runs[0].to, 5.0);
 }
 
 }  // namespace

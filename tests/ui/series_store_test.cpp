@@ -233,6 +233,37 @@ TEST(SeriesStore, NonFiniteValuesAreCountedNotStored) {
   EXPECT_EQ(store.recentSize(), 1U);
 }
 
+TEST(SeriesStore, KeepsWhereRunsOfNonFiniteValuesStartAndEndBounded) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  SeriesStore store;
+  store.append(1.0, 1.0, 10.0);
+  store.append(2.0, kNaN, 20.0);
+  store.append(3.0, std::numeric_limits<double>::infinity(), 30.0);
+  store.append(4.0, 2.0, 40.0);  // finite again
+  store.append(5.0, -std::numeric_limits<double>::infinity(), 50.0);
+  store.append(6.0, -std::numeric_limits<double>::infinity(), 60.0);  // still not finite at the newest
+  ASSERT_EQ(store.nonFiniteSpans().size(), 2U);
+  const SeriesStore::NonFiniteSpan& first = store.nonFiniteSpans().front();
+  EXPECT_EQ(first.first.x, 2.0);
+  EXPECT_EQ(first.first.step, 20.0);
+  EXPECT_EQ(first.last.x, 3.0);
+  ASSERT_TRUE(first.end.has_value());
+  EXPECT_EQ(first.end->x, 4.0);
+  EXPECT_TRUE(first.nan);
+  const SeriesStore::NonFiniteSpan& open = store.nonFiniteSpans().back();
+  EXPECT_EQ(open.first.x, 5.0);
+  EXPECT_EQ(open.last.x, 6.0);
+  EXPECT_FALSE(open.end.has_value());
+  EXPECT_FALSE(open.nan) << "infinities only";
+
+  // A series flipping between NaN and numbers for ever keeps only the newest runs.
+  for (int i = 0; i < 1000; ++i) store.append(10.0 + i, i % 2 == 0 ? kNaN : 1.0);
+  EXPECT_EQ(store.nonFiniteSpans().size(), SeriesStore::kMaxNonFiniteSpans);
+  EXPECT_EQ(store.nonFiniteSpans().back().first.x, 10.0 + 998);
+  store.clear();
+  EXPECT_TRUE(store.nonFiniteSpans().empty());
+}
+
 TEST(SeriesStore, RejectsZeroLimitsNamingThem) {
   SeriesStore::Limits limits;
   limits.recentCapacity = 0;

@@ -247,6 +247,31 @@ bool hideWhereEqual(TracedLine& line, const TracedLine& under, std::size_t maxSt
   return true;
 }
 
+std::vector<NonFiniteStretch> nonFiniteStretches(const SeriesStore& store, TimeAxisMode mode, PlotTransform transform,
+                                                 XRange window, double cutoff) {
+  std::vector<NonFiniteStretch> stretches;
+  for (const SeriesStore::NonFiniteSpan& span : store.nonFiniteSpans()) {
+    const SeriesStore::Point& last = span.end ? *span.end : span.last;
+    NonFiniteStretch stretch{0.0, 0.0, span.nan, !span.end};
+    if (mode == TimeAxisMode::Step) {
+      if (!hasStep(span.first.step) || span.first.x > window.max || last.x < window.min) continue;
+      stretch.from = span.first.step;
+      stretch.to = hasStep(last.step) ? last.step : span.last.step;
+      if (!hasStep(stretch.to)) stretch.to = stretch.from;
+    } else {
+      stretch.from = transform.apply(span.first.x);
+      stretch.to = transform.apply(last.x);
+      if (stretch.from > cutoff) continue;
+      stretch.to = std::min(stretch.to, cutoff);
+    }
+    stretch.to = std::max(stretch.to, stretch.from);
+    stretches.push_back(stretch);
+  }
+  std::sort(stretches.begin(), stretches.end(),
+            [](const NonFiniteStretch& a, const NonFiniteStretch& b) { return a.from < b.from; });
+  return stretches;
+}
+
 std::vector<std::pair<double, double>> gapsOf(const TracedLine& line) {
   std::vector<std::pair<double, double>> gaps;
   gaps.reserve(line.breaks.size());

@@ -102,6 +102,23 @@ std::vector<BandStretch> traceBandStretches(const StepPoints& min, PlotTransform
                                             const StepPoints& max, PlotTransform maxTransform, const TracedLine& maxLine,
                                             const TraceRequest& request);
 
+// Thread-safety: a plain value type.
+// A run of non-finite values on a chart (plot units): from where the series became NaN or
+// infinite to where it became finite again, or, while it still is, to its newest such value.
+struct NonFiniteStretch {
+  double from = 0.0;
+  double to = 0.0;
+  bool nan = false;   // NaN in it; otherwise infinities only
+  bool open = false;  // still not finite at the newest value
+};
+
+// A store's runs of non-finite values (SeriesStore::nonFiniteSpans) on the `mode` axis: at their
+// times through `transform`, or on the Step axis at their steps (runs timed outside `window`, or
+// starting without a step, are left out). On a time axis a run starting after `cutoff` (plot x,
+// a paused view) is left out and one over it ends there. Ascending.
+std::vector<NonFiniteStretch> nonFiniteStretches(const SeriesStore& store, TimeAxisMode mode, PlotTransform transform,
+                                                 XRange window, double cutoff);
+
 // Not thread-safe: one owner at a time.
 // The lowest and highest values of the lines an axis fits.
 struct YExtent {

@@ -21,8 +21,13 @@ void SeriesStore::append(double x, double y, double step) {
   ++appended_;
   if (!std::isfinite(x) || !std::isfinite(y)) {
     ++nonFinite_;
+    if (std::isfinite(x)) {
+      noteNonFinite(Point{x, y, step});
+      ++version_;
+    }
     return;
   }
+  noteFinite(Point{x, y, step});
   if (!recent_.empty() && x < recent_.back().x) {
     if (x < recent_.front().x) {
       ++lateDropped_;
@@ -48,9 +53,31 @@ void SeriesStore::append(double x, double y, double step) {
   if (recent_.size() >= limits_.recentCapacity + limits_.samplesPerBucket) foldOldestIntoBucket();
 }
 
+void SeriesStore::noteNonFinite(const Point& sample) {
+  if (!nonFiniteSpans_.empty()) {
+    NonFiniteSpan& newest = nonFiniteSpans_.back();
+    if (!newest.end && sample.x >= newest.first.x) {
+      if (sample.x >= newest.last.x) newest.last = sample;
+      newest.nan = newest.nan || std::isnan(sample.y);
+      return;
+    }
+    // A late one, before the newest run ended: not worth reordering the runs for.
+    if (newest.end && sample.x < newest.end->x) return;
+  }
+  nonFiniteSpans_.push_back(NonFiniteSpan{sample, sample, std::nullopt, std::isnan(sample.y)});
+  if (nonFiniteSpans_.size() > kMaxNonFiniteSpans) nonFiniteSpans_.pop_front();
+}
+
+void SeriesStore::noteFinite(const Point& sample) {
+  if (nonFiniteSpans_.empty()) return;
+  NonFiniteSpan& newest = nonFiniteSpans_.back();
+  if (!newest.end && sample.x > newest.last.x) newest.end = sample;
+}
+
 void SeriesStore::clear() noexcept {
   recent_.clear();
   buckets_.clear();
+  nonFiniteSpans_.clear();
   stepped_ = 0;
   stepsOrdered_ = true;
   lastStep_ = kNoStep;
@@ -188,7 +215,8 @@ std::optional<std::pair<double, double>> SeriesStore::stepExtent(double tMin, do
 }
 
 std::size_t SeriesStore::storedBytes() const noexcept {
-  return recent_.size() * sizeof(Sample) + buckets_.size() * sizeof(Bucket);
+  return recent_.size() * sizeof(Sample) + buckets_.size() * sizeof(Bucket) +
+         nonFiniteSpans_.size() * sizeof(NonFiniteSpan);
 }
 
 }  // namespace livemon::ui

@@ -33,6 +33,19 @@ class SeriesStore {
   };
 
   // Thread-safety: a plain value type.
+  // A run of non-finite values (NaN, ±Inf), which are not stored as points: the first and the
+  // newest of them, and the first finite sample after them (none while the series is still
+  // non-finite), so a chart can say where its line stops and why.
+  struct NonFiniteSpan {
+    Point first;
+    Point last;
+    std::optional<Point> end;
+    bool nan = false;  // any NaN in the run (otherwise infinities only)
+  };
+  // The newest runs kept: a series that flips between NaN and numbers forever stays bounded.
+  static constexpr std::size_t kMaxNonFiniteSpans = 64;
+
+  // Thread-safety: a plain value type.
   struct Limits {
     std::size_t recentCapacity = 2048;  // full-resolution samples kept
     std::size_t bucketCapacity = 1024;  // min/max buckets kept
@@ -88,6 +101,9 @@ class SeriesStore {
   // Cheap (a search at each end) while steps never went down; a scan of the window otherwise.
   std::optional<std::pair<double, double>> stepExtent(double tMin, double tMax) const;
 
+  // The runs of non-finite values, oldest first (the newest kMaxNonFiniteSpans).
+  const std::deque<NonFiniteSpan>& nonFiniteSpans() const noexcept { return nonFiniteSpans_; }
+
   uint64_t appendedCount() const noexcept { return appended_; }
   uint64_t nonFiniteCount() const noexcept { return nonFinite_; }
   uint64_t lateDroppedCount() const noexcept { return lateDropped_; }
@@ -107,6 +123,9 @@ class SeriesStore {
   // The newest point timed at or before t that carries a step.
   std::optional<double> lastStepAtOrBefore(double t) const;
 
+  // A non-finite sample starts or extends a run; a finite one ends the open run it follows.
+  void noteNonFinite(const Point& sample);
+  void noteFinite(const Point& sample);
   void foldOldestIntoBucket();
   void mergeOlderBuckets();
   static Bucket merged(const Bucket& a, const Bucket& b) noexcept;
@@ -114,6 +133,7 @@ class SeriesStore {
   Limits limits_;
   std::deque<Sample> recent_;
   std::deque<Bucket> buckets_;
+  std::deque<NonFiniteSpan> nonFiniteSpans_;
   uint64_t version_ = 0;
   uint64_t appended_ = 0;
   uint64_t nonFinite_ = 0;

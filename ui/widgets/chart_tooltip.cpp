@@ -11,6 +11,7 @@
 #include <QtCharts/QChart>
 #include <QtCharts/QChartView>
 
+#include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
@@ -76,7 +77,8 @@ QString tooltipHtml(const QString& title, const QString& xText, const std::vecto
                     const QString& sourcesHtml) {
   QString table;
   for (const TooltipRow& row : rows) {
-    QString value = QString::number(row.value, 'g', 6);
+    // NaN and infinities by name, as the alerts give them (a line has no point there).
+    QString value = AlertListModel::formatValue(row.value);
     if (row.raw) value += QStringLiteral(" <small>(raw %1)</small>").arg(QString::number(*row.raw, 'g', 6));
     table += QStringLiteral("<tr><td><span style='color:%1'>&#9632;</span> %2</td><td align='right'>&nbsp;%3</td></tr>")
                  .arg(row.colour, row.name.toHtmlEscaped(), value);

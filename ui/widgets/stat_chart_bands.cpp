@@ -1,5 +1,5 @@
-// StatChartView's bands and hover text: a source's min–max band, and a rank group's band around
-// its median line, whose edges the hover names by rank; and where a max line lies on its p99.
+// StatChartView's bands: a source's min–max band, and a rank group's band around its median line
+// (whose edges the hover names by rank); and where a max line lies on its p99.
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -76,47 +76,6 @@ const ChartBand* StatChartView::rankBandStretches(SeriesId median) const {
     if (band.median != nullptr && band.median->id == median) return band.area.get();
   }
   return nullptr;
-}
-
-QString StatChartView::tooltipAt(QPoint viewportPos) const {
-  const std::optional<QPointF> value = valueAt(viewportPos);
-  if (!value) return {};
-  const double x = value->x();
-  const double tolerance = (shownX_.max - shownX_.min) * 0.05;
-  std::vector<TooltipRow> rows;
-  for (const auto& line : lines_) {
-    if (line->hidden) continue;
-    const bool edge = isRankEdge(*line);
-    // An edge is drawn raw (its band), whatever the smoothing.
-    std::optional<QPointF> at = nearestPoint(edge ? line->trace.raw.points : shownPoints(*line), x, tolerance);
-    // A max left out where it equals its p99 has the p99's value there.
-    const Line* p99 = p99Under(*line);
-    if (p99 != nullptr) {
-      const std::optional<QPointF> under = nearestPoint(shownPoints(*p99), x, tolerance);
-      if (under && (!at || std::abs(under->x() - x) < std::abs(at->x() - x))) at = under;
-    }
-    if (!at) continue;
-    TooltipRow row{line->pen.color().name(), lineName(*line), at->y(), std::nullopt};
-    if (edge && mode_ != TimeAxisMode::Step) {
-      // Back from chart units to the store's ms, to find which rank was at the edge there.
-      const PlotTransform transform = registry_.transform(*line->entry, mode_);
-      if (const auto rank = line->entry->rankNear(at->x() / transform.scale + transform.offset)) {
-        row.name += QStringLiteral(": r%1").arg(*rank);
-      }
-    }
-    if (!edge && smoothing_ > 0.0) {
-      std::optional<QPointF> raw = nearestPoint(line->trace.raw.points, at->x(), 0.0);
-      if (!raw && p99 != nullptr) raw = nearestPoint(p99->trace.raw.points, at->x(), 0.0);
-      if (raw) row.raw = raw->y();
-    }
-    rows.push_back(std::move(row));
-  }
-  if (rows.empty()) return {};
-  std::vector<SourceId> sources;
-  for (const auto& line : lines_) {
-    if (std::find(sources.begin(), sources.end(), line->entry->source) == sources.end()) sources.push_back(line->entry->source);
-  }
-  return tooltipHtml(statName_, formatX(x, mode_), rows, sourcesHtml(registry_, sources));
 }
 
 }  // namespace livemon::ui

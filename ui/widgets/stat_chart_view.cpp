@@ -17,6 +17,7 @@
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_gestures.h>
+#include <livemon/ui/widgets/chart_nan_regions.h>
 #include <livemon/ui/widgets/chart_step_note.h>
 #include <livemon/ui/widgets/chart_tooltip.h>
 #include <livemon/ui/widgets/chart_x_axis.h>
@@ -41,6 +42,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
 
   installXAxis(mode_);
   stepNote_ = std::make_unique<ChartStepNote>(chart);
+  nanRegions_ = std::make_unique<ChartNanRegions>(chart);
 
   hover_ = std::make_unique<ChartHover>(*this, [this](QPoint pos) { return tooltipAt(pos); });
   gestures_ = std::make_unique<ChartGestures>(*this);
@@ -336,6 +338,7 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
   // New axis labels may have resized the plot: draw again at once for its new width, rather than
   // on the next refresh (which would cost a second paint).
   if (const RenderKey settled = keyFor(context); !(settled == key)) draw(context, settled);
+  nanRegions_->place(lines_.empty() ? nullptr : lines_.front()->series());
   emit rendered();
   // All of it: the scene repaints a moved item where it was last painted, worked out later; a
   // partial paint before then (another widget's update) records the new places and leaves old
@@ -373,6 +376,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   QStringList stepless;  // shown lines with no step at all
   bool stepped = false;
   bool renamed = false;
+  std::vector<ChartNanRegions::LineRuns> nonFinite;
   for (const auto& line : lines_) {
     TraceRequest request = plot;
     request.transform = registry_.transform(*line->entry, context.mode);
@@ -394,6 +398,8 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
       line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
     }
     if (line->hidden) continue;
+    nonFinite.push_back({lineName(*line), nonFiniteStretches(line->entry->store, context.mode, request.transform,
+                                                             context.window, plot.cutoff)});
     if (line->entry->store.hasSteps()) stepped = true;
     else stepless.append(lineName(*line));
     YExtent& extent = line->count && yAxes_.hasCountAxis() ? counts : values;
@@ -413,6 +419,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
                                    max.entry->store, registry_.transform(*max.entry, context.mode), max.trace.raw, plot));
   }
   stepNote_->update(steps, stepless, stepped);
+  nanRegions_->setRuns(nonFinite, context.mode);
   const auto fit = [log](const YExtent& extent) { return log ? paddedLogY(extent.low, extent.high) : paddedY(extent.low, extent.high); };
   XRange y = values.any() ? fit(values) : shownY_;
   if (log && !(y.min > 0.0)) y = paddedLogY(0.0, 0.0);  // left from a linear axis

@@ -34,6 +34,7 @@ namespace livemon::ui {
 
 class ChartBand;
 class ChartGestures;
+class ChartNanRegions;
 class ChartStepNote;
 class ChartHover;
 class ChartViewOptions;
@@ -134,6 +135,8 @@ class StatChartView : public QChartView {
   const ChartTrace* smoothedTrace(SeriesId id) const;
   const ChartYAxes& yAxes() const noexcept { return yAxes_; }
   bool isLogScale() const noexcept { return yAxes_.isLog(); }
+  // The shaded "NaN" bands where shown lines are not numbers.
+  const ChartNanRegions& nanRegions() const noexcept { return *nanRegions_; }
   // The note on the plot about values a log axis leaves out; empty when there is none.
   QString scaleNote() const { return yAxes_.note(); }
   XRange xRange() const;
@@ -142,7 +145,9 @@ class StatChartView : public QChartView {
   bool isSeriesVisible(SeriesId id) const;
   // What a click on the series' legend entry does.
   void setSeriesVisible(SeriesId id, bool visible);
-  // The hover text at a viewport position; empty outside the plot area or without data.
+  // The hover text at a viewport position: the tooltips of the marks under it (alerts, NaN
+  // regions), then each line's value, a source's all from the window nearest the cursor (NaN
+  // where it was NaN there); empty outside the plot area or with nothing to say.
   QString tooltipAt(QPoint viewportPos) const;
   // The plot area in viewport coordinates.
   QRect plotRect() const;
@@ -254,6 +259,7 @@ class StatChartView : public QChartView {
   std::unique_ptr<ChartHover> hover_;
   std::unique_ptr<ChartGestures> gestures_;
   std::unique_ptr<ChartStepNote> stepNote_;
+  std::unique_ptr<ChartNanRegions> nanRegions_;
 };
 
 }  // namespace livemon::ui
