@@ -8,6 +8,7 @@
 #include <QGraphicsPolygonItem>
 #include <QListWidget>
 #include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
 #include <QTemporaryDir>
 
 #include <livemon/alert_rules.h>
@@ -140,6 +141,7 @@ TEST_F(AlertRulesWindowTest, AnAlertOnAChartsKeyMarksItsTimeOnThatChart) {
   alert.timeMs = kT0 + 5000.0;
   alert.kind = QStringLiteral("threshold");
   alert.key = QStringLiteral("train.loss.mean");
+  alert.value = 5.0;
   dashboard.alertCentre().raise(alert);
   alert.key = QStringLiteral("other.loss.mean");  // another chart's: not on this one
   dashboard.alertCentre().raise(alert);
@@ -147,11 +149,11 @@ TEST_F(AlertRulesWindowTest, AnAlertOnAChartsKeyMarksItsTimeOnThatChart) {
     grid.refresh();
     return markers.visibleMarkers(chart).size() == 1;
   }));
-  // At the alert's time: half way across the plot, on its top edge.
+  // At the alert's time and value: half way across the plot, its tip at 5 on the y axis.
   const QGraphicsPolygonItem* marker = markers.visibleMarkers(chart).front();
   const QRectF plot = chart.chart()->plotArea();
   EXPECT_NEAR(marker->pos().x(), plot.left() + plot.width() * 5.0 / 9.0, plot.width() * 0.05);
-  EXPECT_DOUBLE_EQ(marker->pos().y(), plot.top());
+  EXPECT_NEAR(marker->pos().y(), chart.chart()->mapToPosition(QPointF(kT0 + 5000.0, 5.0), chart.line(chart.seriesIds().front())).y(), 0.5);
 }
 
 TEST_F(AlertRulesWindowTest, OnTheStepAxisAMarkerStandsAtItsEventsStepAndOneWithoutAStepIsLeftOut) {

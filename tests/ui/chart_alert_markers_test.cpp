@@ -10,11 +10,15 @@
 
 #include <QGraphicsPolygonItem>
 #include <QGraphicsRectItem>
+#include <QCoreApplication>
+#include <QScrollBar>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
 
 #include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/chart_alert_markers.h>
@@ -205,6 +209,124 @@ TEST_F(ChartAlertMarkersTest, SourceMarksOutsideTheVisibleRangeAreHidden) {
   dashboard().alertCentre().raise(lost);
   grid().refresh();
   EXPECT_TRUE(markers().visibleSourceMarks(loss).empty());
+}
+
+
+TEST_F(ChartAlertMarkersTest, AValueAlertStandsAtItsValueAndAtTheEdgeOnlyWhenOffTheAxis) {
+  deliverTwoRuns();
+  const std::map<std::string, SourceId> sources = sourcesByRun();
+  StatChartView& chart = *grid().chart(QStringLiteral("train.loss"));
+  QLineSeries* lineB = chart.line(QStringLiteral("mean"), sources.at("b"));
+  AlertEntry alert;
+  alert.timeMs = kT0 + 4000.0;
+  alert.kind = QStringLiteral("threshold");
+  alert.rule = QStringLiteral("train.loss.mean > 7");
+  alert.key = QStringLiteral("train.loss.mean");
+  alert.value = 8.0;  // run b's value at 4 s
+  alert.step = 40;
+  alert.source = QStringLiteral("b");
+  alert.sourceId = sources.at("b");
+  alert.message = QStringLiteral("train.loss.mean = 8 > 7");
+  dashboard().alertCentre().raise(alert);
+  // Run a's NaN (the built-in rule) and the threshold alert.
+  ASSERT_TRUE(waitFor([&] {
+    dashboard().refreshNow();
+    grid().refresh();
+    return markers().visibleMarkers(chart).size() == 2;
+  }));
+  const QRectF plot = chart.chart()->plotArea();
+  const QGraphicsPolygonItem* atValue = nullptr;
+  const QGraphicsPolygonItem* nan = nullptr;
+  for (const QGraphicsPolygonItem* marker : markers().visibleMarkers(chart)) {
+    (marker->toolTip().contains(QStringLiteral("> 7")) ? atValue : nan) = marker;
+  }
+  ASSERT_NE(atValue, nullptr);
+  ASSERT_NE(nan, nullptr);
+  // At 8 on the axis, where run b's line has its point: well inside the plot, not on its edge.
+  const QPointF value = chart.chart()->mapToPosition(QPointF(kT0 + 4000.0, 8.0), lineB);
+  ASSERT_GT(value.y(), plot.top() + 30.0);
+  const QRectF drawn = atValue->sceneBoundingRect();
+  EXPECT_NEAR(drawn.center().x(), value.x(), 2.0);
+  EXPECT_LE(drawn.top() - 1.0, value.y()) << "the marker touches the value";
+  EXPECT_GE(drawn.bottom() + 1.0, value.y());
+  EXPECT_LT(drawn.height(), 16.0);
+  // Its tooltip, shown by the chart's hover over it: the alert's text, time, step and value.
+  const QPoint over = chart.mapFromScene(drawn.center());
+  const QString tip = chart.tooltipAt(over);
+  EXPECT_TRUE(tip.contains(QStringLiteral("train.loss.mean = 8 &gt; 7")) || tip.contains(QStringLiteral("train.loss.mean = 8 > 7")))
+      << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("step 40"))) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("value 8"))) << tip.toStdString();
+
+  // NaN has no place on the axis: at the top edge, and its tooltip says why.
+  EXPECT_LE(std::abs(nan->sceneBoundingRect().top() - plot.top()), 2.0);
+  EXPECT_TRUE(nan->toolTip().contains(QStringLiteral("value NaN"))) << nan->toolTip().toStdString();
+  EXPECT_TRUE(nan->toolTip().contains(QStringLiteral("edge"))) << nan->toolTip().toStdString();
+
+  // A value above the axis: clamped to the top edge, pointing up, and said so.
+  alert.value = 1e6;
+  alert.message = QStringLiteral("way up");
+  dashboard().alertCentre().raise(alert);
+  ASSERT_TRUE(waitFor([&] {
+    grid().refresh();
+    return markers().visibleMarkers(chart).size() == 3;
+  }));
+  const QGraphicsPolygonItem* above = nullptr;
+  for (const QGraphicsPolygonItem* marker : markers().visibleMarkers(chart)) {
+    if (marker->toolTip().contains(QStringLiteral("way up"))) above = marker;
+  }
+  ASSERT_NE(above, nullptr);
+  EXPECT_LE(std::abs(above->sceneBoundingRect().top() - plot.top()), 2.0);
+  EXPECT_TRUE(above->toolTip().contains(QStringLiteral("above"))) << above->toolTip().toStdString();
+}
+
+TEST_F(ChartAlertMarkersTest, DoubleClickingAnAlertScrollsToItsChartAndFlashesIt) {
+  // Enough charts that the last is below the fold.
+  const auto run = test::makeSource("a", 1);
+  std::vector<transport::ReceivedEvent> events;
+  for (int i = 0; i < 3; ++i) {
+    std::unordered_map<std::string, DataValue> data;
+    for (int c = 0; c < 40; ++c) data[QStringLiteral("zz.metric%1.mean").arg(c, 2, 10, QLatin1Char('0')).toStdString()] = 1.0 * i;
+    events.push_back(test::received(run, Event{std::string(kStatEventName), test::atMs(kT0 + 1000.0 * i), data}));
+  }
+  dashboard().ingest().deliver(events);
+  ASSERT_TRUE(waitFor([&] {
+    dashboard().refreshNow();
+    grid().refresh();
+    return grid().charts().size() == 40 && grid().pendingChartCount() == 0;
+  }));
+  StatChartView* target = grid().chart(QStringLiteral("zz.metric39"));
+  ASSERT_NE(target, nullptr);
+  // The list open, as a user has it to double-click in it; the window laid out around it.
+  AlertsDock& dock = window_->alertsDock();
+  dock.show();
+  QCoreApplication::processEvents();
+  const auto inView = [&] {
+    const QRect shown(target->mapTo(grid().viewport(), QPoint(0, 0)), target->size());
+    return grid().viewport()->rect().contains(shown);
+  };
+  ASSERT_FALSE(inView()) << "below the fold to begin with";
+
+  AlertEntry alert;
+  alert.timeMs = kT0 + 1000.0;
+  alert.kind = QStringLiteral("threshold");
+  alert.rule = QStringLiteral("zz.metric39.mean > 0.5");
+  alert.key = QStringLiteral("zz.metric39.mean");
+  alert.value = 1.0;
+  alert.source = QStringLiteral("a");
+  alert.message = QStringLiteral("zz.metric39.mean = 1 > 0.5");
+  dashboard().alertCentre().raise(alert);
+  QTableView* table = dock.table();
+  const int row = table->model()->rowCount() - 1;
+  emit table->doubleClicked(table->model()->index(row, AlertListModel::RuleColumn));
+  EXPECT_GT(grid().verticalScrollBar()->value(), 0);
+  EXPECT_TRUE(inView()) << "chart at " << target->mapTo(grid().viewport(), QPoint(0, 0)).y() << " height "
+                        << target->height() << " in a viewport " << grid().viewport()->height() << " high, scrolled to "
+                        << grid().verticalScrollBar()->value() << " of " << grid().verticalScrollBar()->maximum();
+  const QWidget* flash = target->findChild<QWidget*>(QStringLiteral("chartFlash"));
+  ASSERT_NE(flash, nullptr);
+  EXPECT_TRUE(flash->isVisible()) << "the chart flashes";
+  EXPECT_EQ(flash->geometry(), target->rect());
 }
 
 }  // namespace

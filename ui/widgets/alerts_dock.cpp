@@ -19,6 +19,7 @@
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/widgets/chart_alert_markers.h>
 #include <livemon/ui/widgets/chart_alert_menu.h>
+#include <livemon/ui/widgets/chart_flash.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
@@ -69,8 +70,7 @@ AlertsDock::AlertsDock(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   connect(&dashboard_.alertCentre(), &AlertCentre::rulesChanged, this, &AlertsDock::showRules);
   showRules();
   connect(table_, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-    const QVariant time = index.data(AlertListModel::kTimeRole);
-    if (time.isValid()) jumpTo(time.toDouble());
+    if (const AlertEntry* alert = dashboard_.alertCentre().alerts().entry(index.row())) showAlert(*alert);
   });
 
   badge_ = new QToolButton(this);
@@ -124,6 +124,12 @@ void AlertsDock::alertRaised(const AlertEntry& alert) {
     tray_->show();
   }
   tray_->showMessage(tr("livemon alert: %1").arg(alert.rule), lastNotification_, QSystemTrayIcon::Warning);
+}
+
+void AlertsDock::showAlert(const AlertEntry& alert) {
+  jumpTo(alert.timeMs);
+  StatChartView* chart = chartMarkers_->chartOf(alert);
+  if (chart != nullptr && grid_.revealChart(chart->statName())) ChartFlash::flash(*chart);
 }
 
 void AlertsDock::jumpTo(double timeMs) {

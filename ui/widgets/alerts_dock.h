@@ -22,8 +22,9 @@ struct AlertEntry;
 // Below the list, the user's rules (Dashboard::alertRules), each removable; new ones come from a
 // chart title's context menu (ChartAlertMenu, which the dock installs on the grid's charts, with
 // ChartAlertMarkers: a marker at each alert's time on its chart).
-// Double-clicking an alert jumps to it: a replay's playhead moves there; live, the charts show the
-// minute around it (with the wall-clock axis).
+// Double-clicking an alert jumps to it (showAlert): a replay's playhead moves there, live the
+// charts show the minute around it (with the wall-clock axis), and the grid scrolls to the chart of
+// its key, which flashes (ChartFlash).
 class AlertsDock : public QDockWidget {
   Q_OBJECT
 
@@ -40,6 +41,9 @@ class AlertsDock : public QDockWidget {
   ChartAlertMarkers& chartMarkers() const noexcept { return *chartMarkers_; }
   // For the status bar; hidden until an alert is raised.
   QToolButton* badge() const noexcept { return badge_; }
+  // What a double-click on the alert's row does: jumpTo its time, then scrolls the grid to its
+  // chart and flashes it.
+  void showAlert(const AlertEntry& alert);
   // Moves the replay's playhead, or the charts, to `timeMs` (ms since the Unix epoch).
   void jumpTo(double timeMs);
   // The last desktop notification's text (empty: none yet), for tests and platforms without a tray.

@@ -1,6 +1,8 @@
 #include <livemon/ui/widgets/chart_alert_markers.h>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include <QBrush>
 #include <QColor>
@@ -11,9 +13,12 @@
 #include <QStringList>
 #include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QLogValueAxis>
+#include <QtCharts/QValueAxis>
 
 #include <livemon/ui/dashboard/dashboard.h>
 #include <livemon/ui/model/alert_list_model.h>
+#include <livemon/ui/model/chart_axes.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -35,6 +40,84 @@ QString tooltipFor(const AlertEntry& alert) {
   return text;
 }
 
+// A value alert's line under its text: "value 8 · at 12:00:04.000 · step 40".
+QString valueDetails(const AlertEntry& alert) {
+  QString text = QObject::tr("value %1 · at %2").arg(AlertListModel::formatValue(alert.value),
+                                                     formatX(alert.timeMs, TimeAxisMode::WallClock));
+  if (alert.step) text += QObject::tr(" · step %1").arg(*alert.step);
+  return text;
+}
+
+// The charts a value alert's key may be on, with the aggregation each reads from it: an event
+// field's chart is its key; a Stat line's, the key up to its last dot (the rest names the
+// aggregation).
+std::vector<std::pair<QString, QString>> chartNames(const QString& key) {
+  const int dot = key.lastIndexOf(u'.');
+  std::vector<std::pair<QString, QString>> names{{key, QString()}};
+  if (dot > 0) names.emplace_back(key.left(dot), key.mid(dot + 1));
+  return names;
+}
+
+bool isSourceAlert(const AlertEntry& alert) {
+  // Silence names no value, and a loss names a topic or the publisher's queue, never a chart.
+  return alert.kind == QLatin1String("silent") || alert.kind == QLatin1String("loss");
+}
+
+// Where a value stands against a line's y axis.
+enum class Placement { Value, Above, Below, NotANumber };
+
+Placement placementOf(double value, QLineSeries& line) {
+  if (std::isnan(value)) return Placement::NotANumber;
+  for (const QAbstractAxis* axis : line.attachedAxes()) {
+    if (axis->orientation() != Qt::Vertical) continue;
+    double min = 0.0;
+    double max = 0.0;
+    if (const auto* linear = qobject_cast<const QValueAxis*>(axis)) {
+      min = linear->min();
+      max = linear->max();
+    } else if (const auto* log = qobject_cast<const QLogValueAxis*>(axis)) {
+      min = log->min();
+      max = log->max();
+    } else {
+      continue;
+    }
+    if (value > max) return Placement::Above;
+    if (value < min) return Placement::Below;
+    return Placement::Value;
+  }
+  return Placement::NotANumber;  // no axis to place it on: as for NaN, the top edge
+}
+
+// The triangle for a placement, its tip at (0, 0) where it points at the value or off the plot.
+QPolygonF markerShape(Placement placement) {
+  const double w = kMarkerHalfWidth;
+  const double h = kMarkerHeight;
+  switch (placement) {
+    case Placement::Above:
+      return QPolygonF{QPointF(-w, h), QPointF(w, h), QPointF(0.0, 0.0)};
+    case Placement::NotANumber:
+      return QPolygonF{QPointF(-w, 0.0), QPointF(w, 0.0), QPointF(0.0, h)};
+    case Placement::Value:
+    case Placement::Below:
+      break;
+  }
+  return QPolygonF{QPointF(-w, -h), QPointF(w, -h), QPointF(0.0, 0.0)};
+}
+
+QString placementNote(Placement placement) {
+  switch (placement) {
+    case Placement::Above:
+      return QObject::tr("above the axis: shown at its top edge");
+    case Placement::Below:
+      return QObject::tr("below the axis: shown at its bottom edge");
+    case Placement::NotANumber:
+      return QObject::tr("not a number: shown at the top edge");
+    case Placement::Value:
+      break;
+  }
+  return {};
+}
+
 }  // namespace
 
 ChartAlertMarkers::ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObject* parent)
@@ -44,8 +127,7 @@ ChartAlertMarkers::ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObj
 }
 
 void ChartAlertMarkers::alertRaised(const AlertEntry& alert) {
-  // Silence names no value, and a loss names a topic or the publisher's queue, never a chart.
-  if (alert.kind == QLatin1String("silent") || alert.kind == QLatin1String("loss")) {
+  if (isSourceAlert(alert)) {
     sourceAlert(alert);
   } else if (!alert.key.isEmpty()) {
     valueAlert(alert);
@@ -61,19 +143,24 @@ std::optional<double> stepOf(const AlertEntry& alert) {
 
 }  // namespace
 
+StatChartView* ChartAlertMarkers::chartOf(const AlertEntry& alert) const {
+  if (isSourceAlert(alert) || alert.key.isEmpty()) return nullptr;
+  for (const auto& [name, aggregation] : chartNames(alert.key)) {
+    if (StatChartView* chart = grid_.chart(name)) return chart;
+  }
+  return nullptr;
+}
+
 void ChartAlertMarkers::valueAlert(const AlertEntry& alert) {
-  // An event field's chart is its key; a Stat line's, the key up to its last dot (the rest names
-  // the aggregation). Whichever is not a chart yet is kept under both names, as only one of them
-  // can ever be one.
-  const int dot = alert.key.lastIndexOf(u'.');
-  std::vector<std::pair<QString, QString>> names{{alert.key, QString()}};
-  if (dot > 0) names.emplace_back(alert.key.left(dot), alert.key.mid(dot + 1));
+  // Whichever is not a chart yet is kept under both names, as only one of them can ever be one.
+  std::vector<std::pair<QString, QString>> names = chartNames(alert.key);
   const auto charted =
       std::find_if(names.begin(), names.end(), [this](const auto& name) { return grid_.chart(name.first) != nullptr; });
   if (charted != names.end()) names = {*charted};
   for (const auto& [name, aggregation] : names) {
     std::deque<Mark>& marks = valueMarks_[name];
-    marks.push_back(Mark{alert.timeMs, stepOf(alert), alert.sourceId, aggregation, 0.0, false, tooltipFor(alert)});
+    marks.push_back(Mark{alert.timeMs, alert.value, stepOf(alert), alert.sourceId, aggregation, 0.0, false,
+                         tooltipFor(alert) + QLatin1Char('\n') + valueDetails(alert)});
     if (marks.size() > kMaxMarkersPerChart) marks.pop_front();
     if (StatChartView* chart = grid_.chart(name)) place(chart);
   }
@@ -84,7 +171,8 @@ void ChartAlertMarkers::sourceAlert(const AlertEntry& alert) {
   const bool silence = alert.kind == QLatin1String("silent");
   // For silence the value is the seconds quiet; the band ends when the alert was raised.
   const double quietMs = silence && alert.value > 0.0 ? alert.value * 1000.0 : 0.0;
-  sourceMarks_.push_back(Mark{alert.timeMs, stepOf(alert), alert.sourceId, QString(), quietMs, silence, tooltipFor(alert)});
+  sourceMarks_.push_back(
+      Mark{alert.timeMs, alert.value, stepOf(alert), alert.sourceId, QString(), quietMs, silence, tooltipFor(alert)});
   if (sourceMarks_.size() > kMaxSourceAlerts) sourceMarks_.pop_front();
   for (StatChartView* chart : grid_.charts()) place(chart);
 }
@@ -119,7 +207,6 @@ void ChartAlertMarkers::placeValueMarks(StatChartView* chart, const std::deque<M
   QChart* plot = chart->chart();
   while (items.markers.size() < marks.size()) {
     auto* item = new QGraphicsPolygonItem(plot);
-    item->setPolygon(QPolygonF{QPointF(-kMarkerHalfWidth, 0.0), QPointF(kMarkerHalfWidth, 0.0), QPointF(0.0, kMarkerHeight)});
     item->setZValue(10.0);
     items.markers.push_back(item);
   }
@@ -140,11 +227,16 @@ void ChartAlertMarkers::placeValueMarks(StatChartView* chart, const std::deque<M
     fill.setAlpha(255);
     item->setBrush(fill);
     item->setPen(mark.source ? QPen(QColor(colours::kBad), 1.5) : QPen(Qt::NoPen));
-    item->setToolTip(mark.tooltip);
     const PlotTransform transform = dashboard_.registry().transform(*entry, mode);
     const double x = mode == TimeAxisMode::Step ? *mark.step : transform.apply(mark.timeMs);
-    const QPointF at = plot->mapToPosition(QPointF(x, 0.0), line);
-    item->setPos(at.x(), area.top());
+    const Placement placement = placementOf(mark.value, *line);
+    const QString note = placementNote(placement);
+    item->setToolTip(note.isEmpty() ? mark.tooltip : mark.tooltip + QStringLiteral(" (") + note + QLatin1Char(')'));
+    item->setPolygon(markerShape(placement));
+    // y is read only for a value on the axis (1 elsewhere: a log axis has no 0).
+    const QPointF at = plot->mapToPosition(QPointF(x, placement == Placement::Value ? mark.value : 1.0), line);
+    const double y = placement == Placement::Value ? at.y() : placement == Placement::Below ? area.bottom() : area.top();
+    item->setPos(at.x(), y);
     item->setVisible(at.x() >= area.left() && at.x() <= area.right());
   }
 }

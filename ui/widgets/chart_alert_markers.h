@@ -25,12 +25,15 @@ struct AlertEntry;
 // Alerts drawn on the charts, following the chart's axes on every redraw
 // (StatChartView::rendered); marks outside the visible range are hidden.
 //
-// An alert about a value (nan, threshold) puts a triangle on the top edge of the chart that shows
-// its key ("train.loss.mean" marks chart "train.loss"; an event's field "eval.accuracy" marks that
-// chart), at the alert's time on the line of the alert's source, filled in that line's colour and
-// edged red: with two runs on one chart, run A's NaN marks only run A's line, where run A's time
-// axis puts it (relative time differs per run). An alert whose source the dashboard could not
-// name is placed on the chart's first line.
+// An alert about a value (nan, threshold) puts a triangle on the chart that shows its key
+// ("train.loss.mean" marks chart "train.loss"; an event's field "eval.accuracy" marks that chart),
+// at the alert's time and value on the line of the alert's source (its tip on the value), filled
+// in that line's colour and edged red: with two runs on one chart, run A's NaN marks only run A's
+// line, where run A's time axis puts it (relative time differs per run). A value the axis cannot
+// show stands on an edge: above its range (or +Inf) a triangle pointing up at the top edge, below
+// it (or -Inf, or <= 0 on a log axis) one pointing down at the bottom edge, NaN one hanging from
+// the top edge; the tooltip (the alert's text, value, time and step) says where and why. An alert
+// whose source the dashboard could not name is placed on the chart's first line.
 //
 // An alert about a whole source (silent, loss) marks every chart that has a line of that source:
 // silence as a band over the quiet time ending at the alert, loss as a thin line at its time, both
@@ -51,6 +54,9 @@ class ChartAlertMarkers : public QObject {
   // `dashboard` and `grid` must outlive it.
   ChartAlertMarkers(Dashboard& dashboard, ChartGrid& grid, QObject* parent = nullptr);
 
+  // The chart of a value alert's key; nullptr for an alert about a whole source, or a key with no
+  // chart.
+  StatChartView* chartOf(const AlertEntry& alert) const;
   // The value alerts' triangles on `chart` that are shown now (inside its plot area).
   std::vector<const QGraphicsPolygonItem*> visibleMarkers(const StatChartView& chart) const;
   // The silence bands and loss lines on `chart` that are shown now.
@@ -59,6 +65,7 @@ class ChartAlertMarkers : public QObject {
  private:
   struct Mark {
     double timeMs = 0.0;
+    double value = 0.0;  // a value alert's value
     std::optional<double> step;  // the step of the alert's event, for the Step axis
     std::optional<SourceId> source;
     QString aggregation;  // the line a value alert is about, when its key names one

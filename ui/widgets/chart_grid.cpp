@@ -440,6 +440,17 @@ StatChartView* ChartGrid::chart(const QString& statName) const {
   return found != charts_.end() ? found->second : nullptr;
 }
 
+bool ChartGrid::revealChart(const QString& statName) {
+  StatChartView* shown = chart(statName);
+  if (shown == nullptr || !choices_.filter.matches(statName)) return false;
+  if (choices_.enlarged && choices_.enlarged != statName) setEnlarged(std::nullopt);
+  setSectionCollapsed(isPinned(statName) ? kPinnedSection : chartSection(statName), false);
+  // Not ensureWidgetVisible: it brings a QGraphicsView's input cursor into view, a corner.
+  const QPoint centre = shown->mapTo(content_, shown->rect().center());
+  ensureVisible(centre.x(), centre.y(), shown->width() / 2 + kMargin, shown->height() / 2 + kMargin);
+  return shown->isVisible();
+}
+
 std::size_t ChartGrid::undrawnLineCount() const { return undrawn_.size(); }
 
 std::vector<StatChartView*> ChartGrid::charts() const {

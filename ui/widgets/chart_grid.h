@@ -121,6 +121,10 @@ class ChartGrid : public QScrollArea {
   ChartViewOptions& viewOptions() noexcept { return *viewOptions_; }
 
   StatChartView* chart(const QString& statName) const;
+  // Scrolls the grid until `statName`'s chart is in view, opening its section and leaving another
+  // chart's enlargement when needed. Returns false when there is no such chart, or the filter
+  // hides it.
+  bool revealChart(const QString& statName);
   // In display order, including those the filter hides.
   std::vector<StatChartView*> charts() const;
   int pendingChartCount() const noexcept { return static_cast<int>(pendingStats_.size()); }
