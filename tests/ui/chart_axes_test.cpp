@@ -109,10 +109,15 @@ TEST(ChartAxes, LinearTicksAreFourOrMoreDifferentLabelsInOneNotation) {
   expectFourDifferent(tokens, "tokens");
   EXPECT_TRUE(labelsOf(tokens).contains(QStringLiteral("3G"))) << labelsOf(tokens).join(QLatin1Char(' ')).toStdString();
   EXPECT_EQ(labelsOf(linearTicks(XRange{-1.0, 1.0}, 150.0, {})).at(2), QStringLiteral("0")) << "no -0";
-  // A tall axis gets more ticks, never closer than 18 pixels.
+  // A tall axis gets more ticks, never closer than 20 pixels.
   const AxisTicks tall = linearTicks(XRange{0.0, 100.0}, 900.0, {});
   EXPECT_GE(tall.ticks.size(), 10U);
-  EXPECT_LE(tall.ticks.size(), 900U / 18U + 1U);
+  EXPECT_LE(tall.ticks.size(), 900U / 20U + 1U);
+  // 1 to 18 over 147 pixels: 5 gives three ticks and 2 nine, cut to "..." by Qt; 2.5 gives seven.
+  const QStringList norm = labelsOf(linearTicks(XRange{1.0, 18.3}, 147.5, {}));
+  EXPECT_EQ(norm, (QStringList{QStringLiteral("2.5"), QStringLiteral("5.0"), QStringLiteral("7.5"), QStringLiteral("10.0"),
+                               QStringLiteral("12.5"), QStringLiteral("15.0"), QStringLiteral("17.5")}));
+  EXPECT_EQ(labelsOf(linearTicks(XRange{0.0, 110.0}, 147.5, {})).at(1), QStringLiteral("20")) << "2 where it fits";
   EXPECT_TRUE(linearTicks(XRange{1.0, 1.0}, 150.0, {}).ticks.empty());
 }
 
@@ -171,6 +176,10 @@ TEST(ChartAxes, AFewValuesOrdersOfMagnitudeBeyondTheRestAreLeftOutOfTheFit) {
   EXPECT_DOUBLE_EQ(fitted.lowest, -500.0);
   EXPECT_DOUBLE_EQ(fitted.low, 1.0);
 
+  // A loss that starts at 10 and soon falls to 0.5 keeps its start.
+  values.clear();
+  for (int i = 0; i < 200; ++i) values.push_back(i < 8 ? 10.0 - i : 0.5 + 0.001 * i);
+  EXPECT_DOUBLE_EQ(fitExtent(values).high, 10.0);
   // A step time with spikes of four times its usual value keeps them: they are not orders of magnitude.
   values.clear();
   for (int i = 0; i < 200; ++i) values.push_back(i % 50 == 0 ? 400.0 : 100.0 + i % 7);

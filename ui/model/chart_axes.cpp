@@ -110,17 +110,26 @@ AxisScale axisScale(const QString& unit, double largest) {
 
 namespace {
 
-// The round steps 1, 2 and 5 times a power of ten, numbered in order: 3k is 10^k.
+// The round steps 1, 2, 2.5 and 5 times a power of ten, numbered in order: 4k is 10^k. (2.5
+// keeps a step from halving when 5 gives too few ticks and 2 too many.)
+constexpr double kStepMantissas[] = {1.0, 2.0, 2.5, 5.0};
+
 int roundStepIndex(double step) {
   const int decade = static_cast<int>(std::floor(std::log10(step) + 1e-9));
   const double mantissa = step / std::pow(10.0, decade);
-  return 3 * decade + (mantissa < 1.5 ? 0 : mantissa < 3.5 ? 1 : 2);
+  return 4 * decade + (mantissa < 1.5 ? 0 : mantissa < 2.25 ? 1 : mantissa < 3.75 ? 2 : 3);
 }
 
 double roundStepAt(int index) {
-  static constexpr double kMantissas[] = {1.0, 2.0, 5.0};
-  const int decade = index >= 0 ? index / 3 : -((-index + 2) / 3);
-  return kMantissas[index - 3 * decade] * std::pow(10.0, decade);
+  const int decade = index >= 0 ? index / 4 : -((-index + 3) / 4);
+  return kStepMantissas[index - 4 * decade] * std::pow(10.0, decade);
+}
+
+// The decimals that print multiples of a round `step` exactly (2.5 needs one more than 2).
+int decimalsFor(double step) {
+  const int decade = static_cast<int>(std::floor(std::log10(step) + 1e-9));
+  const bool half = std::abs(step / std::pow(10.0, decade) - 2.5) < 1e-6;
+  return std::max(0, -decade + (half ? 1 : 0));
 }
 
 // Thread-safety: a plain value type.
@@ -145,6 +154,9 @@ QString printed(double value, const Notation& notation) {
   return text;
 }
 
+// Labels closer than this are cut to "..." by Qt.
+constexpr double kTickPixels = 20.0;
+
 // k, M, G or T for values from 10 000 on: the power of a thousand, 0 below.
 int thousands(double largest) {
   if (!(largest >= 1e4)) return 0;
@@ -165,7 +177,7 @@ std::pair<double, double> multiplesIn(double low, double high, double step) {
 }
 
 std::vector<AxisTick> linearTickMarks(double low, double high, double factor, double lengthPixels, bool binary) {
-  const double maxTicks = std::max(4.0, std::floor(lengthPixels / 18.0));
+  const double maxTicks = std::max(4.0, std::floor(lengthPixels / kTickPixels));
   const double wanted = std::clamp(lengthPixels / 45.0, 4.0, maxTicks);
   int index = roundStepIndex(niceStep((high - low) / wanted));
   const auto count = [low, high](double step) {
@@ -173,15 +185,19 @@ std::vector<AxisTick> linearTickMarks(double low, double high, double factor, do
     return last - first + 1.0;
   };
   for (int tries = 0; tries < 12 && count(roundStepAt(index)) < 4.0; ++tries) --index;
+  // 2.5 only where 2 would crowd: 0.00002 reads better than 0.000025.
+  if (index % 4 == 2 || index % 4 == -2) {
+    if (count(roundStepAt(index - 1)) <= maxTicks) --index;
+  }
   const double step = roundStepAt(index);
 
   const double largest = std::max(std::abs(low), std::abs(high));
   Notation notation = thousandsNotation(binary ? 0 : thousands(largest));
-  notation.decimals = std::max(0, static_cast<int>(-std::floor(std::log10(step / notation.divisor) + 1e-9)));
+  notation.decimals = decimalsFor(step / notation.divisor);
   if (notation.decimals > 6) {
     notation.scientific = true;
     notation.exponent = static_cast<int>(std::floor(std::log10(largest)));
-    notation.decimals = std::max(0, notation.exponent - static_cast<int>(std::floor(std::log10(step) + 1e-9)));
+    notation.decimals = decimalsFor(step / std::pow(10.0, notation.exponent));
   }
   std::vector<AxisTick> ticks;
   const auto [first, last] = multiplesIn(low, high, step);
@@ -220,7 +236,7 @@ AxisTicks logTicks(XRange range, double lengthPixels, const QString& unit) {
     std::vector<double> mantissas;
   };
   static const Candidate kCandidates[] = {{10, {1.0}}, {5, {1.0}}, {2, {1.0}}, {1, {1.0}}, {1, {1.0, 3.0}},
-                                          {1, {1.0, 2.0, 5.0}}, {1, {1.0, 2.0, 3.0, 5.0, 7.0}}};
+                                          {1, {1.0, 2.0, 5.0}}, {1, {1.0, 2.0, 3.0, 5.0}}};
   std::vector<double> chosen;
   for (const Candidate& candidate : kCandidates) {
     std::vector<double> values;
@@ -235,7 +251,7 @@ AxisTicks logTicks(XRange range, double lengthPixels, const QString& unit) {
     for (std::size_t i = 1; i < values.size(); ++i) {
       closest = std::min(closest, pixelsPerDecade * std::log10(values[i] / values[i - 1]));
     }
-    if (closest < 18.0 && !chosen.empty()) break;  // finer ones crowd their labels
+    if (closest < kTickPixels && !chosen.empty()) break;  // finer ones crowd their labels
     chosen = std::move(values);
     if (chosen.size() >= 4) break;
   }
@@ -273,17 +289,22 @@ FittedExtent fitExtent(std::vector<double>& values) {
   fitted.low = *lowest;
   fitted.high = *highest;
   if (values.size() < 20) return fitted;
-  const std::size_t lowAt = (values.size() - 1) * 2 / 100;
-  const std::size_t highAt = values.size() - 1 - lowAt;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(lowAt), values.end());
-  const double lowQuantile = values[lowAt];
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(highAt), values.end());
-  const double highQuantile = values[highAt];
-  if (!(highQuantile > lowQuantile)) return fitted;  // a constant: its spikes are what there is to see
-  const double margin = 10.0 * std::max(std::abs(lowQuantile), std::abs(highQuantile));
-  const double lowFence = lowQuantile - margin;
-  const double highFence = highQuantile + margin;
-  if (fitted.low >= lowFence && fitted.high <= highFence) return fitted;
+  const auto quantile = [&values](std::size_t at) {
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(at), values.end());
+    return values[at];
+  };
+  const double lowQuartile = quantile((values.size() - 1) / 4);
+  const double highQuartile = quantile((values.size() - 1) * 3 / 4);
+  const double spread = highQuartile - lowQuartile;
+  if (!(spread > 0.0)) return fitted;  // a constant: its spikes are what there is to see
+  // Left out only where something lies orders of magnitude away; then cut ten interquartile ranges
+  // out (Tukey's far fence is three), so the body's own spikes stay.
+  const double size = std::max(std::abs(lowQuartile), std::abs(highQuartile));
+  const bool farAbove = fitted.high > highQuartile + 50.0 * size;
+  const bool farBelow = fitted.low < lowQuartile - 50.0 * size;
+  if (!farAbove && !farBelow) return fitted;
+  const double lowFence = farBelow ? lowQuartile - 10.0 * spread : -std::numeric_limits<double>::infinity();
+  const double highFence = farAbove ? highQuartile + 10.0 * spread : std::numeric_limits<double>::infinity();
   fitted.low = std::numeric_limits<double>::infinity();
   fitted.high = -std::numeric_limits<double>::infinity();
   fitted.highest = highFence;

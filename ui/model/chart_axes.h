@@ -86,15 +86,15 @@ struct AxisTicks {
 };
 
 // The ticks of a linear axis over `range` (values in `unit`), `lengthPixels` long: round steps
-// (1, 2 or 5 times a power of ten, in the scaled unit), at least four ticks and no closer than
-// 18 pixels, labels with the digits the step needs so that neighbours differ, and one notation for
+// (1, 2, 2.5 or 5 times a power of ten, in the scaled unit), at least four ticks and about 20
+// pixels apart at the closest, labels with the digits the step needs so that neighbours differ, and one notation for
 // the axis: plain decimals, thousands as k, M, G and T from 10 000 on, and the same power of ten
 // on every label where a step needs more than six decimals (2.941e-7).
 AxisTicks linearTicks(XRange range, double lengthPixels, const QString& unit);
 
 // The ticks of a log axis over `range` (positive, values in `unit`), `lengthPixels` long: the
-// powers of ten (every other one and so on over many decades), with 3, or 2 and 5, or 2, 3, 5 and
-// 7 times them between where there is room, the coarsest that gives four ticks; a range
+// powers of ten (every other one and so on over many decades), with 3, or 2 and 5, or 2, 3 and 5
+// times them between where there is room, the coarsest that gives four ticks; a range
 // under a factor of 3 is ticked like a linear one.
 AxisTicks logTicks(XRange range, double lengthPixels, const QString& unit);
 
@@ -113,10 +113,11 @@ struct FittedExtent {
 };
 
 // The extent of `values` (reordered) leaving out outliers, as TensorBoard's "ignore outliers in
-// chart scaling" does but only for values orders of magnitude away: with at least 20 values whose
-// 2nd and 98th percentiles differ, a value further beyond them than ten times the larger of their
-// sizes is left out (a diverged loss of 1e6 over a curve from 2.3 to 0.5). A constant with a spike
-// keeps its spike. Empty `values` give low > high.
+// chart scaling" does, but only where a value lies orders of magnitude away: with at least 20
+// values whose quartiles differ, when the largest is more than 50 times the quartiles' size above
+// the upper one (a loss that diverged to 600 after falling from 2.3 to 0.5), the values more than
+// ten interquartile ranges above it are left out; the same below. A loss that started at 10 and
+// fell to 0.5 keeps its start, a step time its spikes, a constant its one spike.
 FittedExtent fitExtent(std::vector<double>& values);
 
 // Whether an aggregation is drawn against an axis of its own: `count` (a number of samples per
