@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include <QString>
@@ -20,10 +21,6 @@ double niceStep(double raw);
 // The round step for an axis `span` long drawn over `lengthPixels`, with about one tick per
 // `pixelsPerTick` (at least two ticks).
 double tickStep(double span, double lengthPixels, double pixelsPerTick);
-
-// A printf format that shows values `step` apart without noise digits; %.3g for values of a
-// million and more or steps below 1e-4.
-QString labelFormatFor(double step, double largest);
 
 // Thread-safety: a plain value type.
 // Wall-clock ticks: the step, and a label format that shows what changes between ticks.
@@ -56,11 +53,72 @@ XRange paddedY(double low, double high);
 // decades above and below; a flat line gets a factor 1.5 either way; no positive data gets 1..10.
 XRange paddedLogY(double low, double high);
 
-// The unit of a Stat's values, for its axis title: "ms" for durations, empty when unknown.
-// Durations are the Stats of profiler ranges ("range/<name>", in ms by the core's contract) and
-// of WaitCounters, recognised by the aggregations a WaitCounter's Stat logs (exactly count, mean,
+// The unit of a Stat's values, from its name: "ms" for durations, "B" for a name ending in
+// `_bytes`, "%" for `_percent` or `_pct`, "ms" for `_ms`, "s" for `_s` or `_seconds` (not
+// `_per_s`, a rate: "/s"), "GB" and "MB" for `_gb` and `_mb`; empty when unknown. Durations are
+// also the Stats of profiler ranges ("range/<name>", in ms by the core's contract) and of
+// WaitCounters, recognised by the aggregations a WaitCounter's Stat logs (exactly count, mean,
 // max, p50 and p99) as their names are the user's own. `count` has none (see isCountAxis).
 QString valueUnit(const QString& statName, const QStringList& aggregations);
+
+// Thread-safety: a plain value type.
+// How an axis shows values of a unit: in `unit` (its title), each value divided by `factor`
+// first. Bytes go up in binary steps (KiB, MiB, GiB, TiB), milliseconds become seconds from 10 s.
+struct AxisScale {
+  QString unit;
+  double factor = 1.0;
+};
+
+// The scale for values of `unit` (valueUnit) up to `largest` in size.
+AxisScale axisScale(const QString& unit, double largest);
+
+// Thread-safety: a plain value type.
+struct AxisTick {
+  double value = 0.0;  // in the values' own unit, where the tick stands
+  QString label;
+};
+
+// Thread-safety: a plain value type.
+// A value axis's ticks and its title.
+struct AxisTicks {
+  QString title;
+  std::vector<AxisTick> ticks;  // ascending, every label different
+};
+
+// The ticks of a linear axis over `range` (values in `unit`), `lengthPixels` long: round steps
+// (1, 2, 2.5 or 5 times a power of ten, in the scaled unit), at least four ticks and about 20
+// pixels apart at the closest, labels with the digits the step needs so that neighbours differ, and one notation for
+// the axis: plain decimals, thousands as k, M, G and T from 10 000 on, and the same power of ten
+// on every label where a step needs more than six decimals (2.941e-7).
+AxisTicks linearTicks(XRange range, double lengthPixels, const QString& unit);
+
+// The ticks of a log axis over `range` (positive, values in `unit`), `lengthPixels` long: the
+// powers of ten (every other one and so on over many decades), with 3, or 2 and 5, or 2, 3 and 5
+// times them between where there is room, the coarsest that gives four ticks; a range
+// under a factor of 3 is ticked like a linear one.
+AxisTicks logTicks(XRange range, double lengthPixels, const QString& unit);
+
+// A value for a note or tooltip: up to four significant digits, thousands as k, M, G and T.
+QString formatValue(double value);
+
+// Thread-safety: a plain value type.
+// The values a linear axis fits: all of them but a few far beyond the rest (fitExtent).
+struct FittedExtent {
+  double low = 0.0;
+  double high = 0.0;
+  std::size_t above = 0;  // values left out above `high`
+  std::size_t below = 0;  // and below `low`
+  double highest = 0.0;   // the largest left out above, the smallest below (when any)
+  double lowest = 0.0;
+};
+
+// The extent of `values` (reordered) leaving out outliers, as TensorBoard's "ignore outliers in
+// chart scaling" does, but only where a value lies orders of magnitude away: with at least 20
+// values whose quartiles differ, when the largest is more than 50 times the quartiles' size above
+// the upper one (a loss that diverged to 600 after falling from 2.3 to 0.5), the values more than
+// ten interquartile ranges above it are left out; the same below. A loss that started at 10 and
+// fell to 0.5 keeps its start, a step time its spikes, a constant its one spike.
+FittedExtent fitExtent(std::vector<double>& values);
 
 // Whether an aggregation is drawn against an axis of its own: `count` (a number of samples per
 // window) beside durations or values would flatten them, whatever their unit.

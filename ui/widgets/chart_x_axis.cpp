@@ -1,12 +1,14 @@
 #include <livemon/ui/widgets/chart_x_axis.h>
 
 #include <algorithm>
+#include <vector>
 
 #include <QVariant>
 #include <QtCharts/QCategoryAxis>
 #include <QtCharts/QValueAxis>
 
 #include <livemon/ui/model/chart_axes.h>
+#include <livemon/ui/widgets/chart_y_axes.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
@@ -31,29 +33,19 @@ QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
     made = axis;
   }
   styleAxis(made);
-  if (mode == TimeAxisMode::Step) {
-    made->setProperty(kStepAxis, true);
-    // Step numbers look like seconds or counts: the axis says what they are.
-    styleAxisTitle(made, QStringLiteral("step"));
-  }
+  // Step numbers look like seconds or counts, and times like steps: the axis says what it counts.
+  if (mode == TimeAxisMode::Step) made->setProperty(kStepAxis, true);
+  styleAxisTitle(made, mode == TimeAxisMode::Step          ? QStringLiteral("step")
+                       : mode == TimeAxisMode::WallClock ? QStringLiteral("time")
+                                                         : QStringLiteral("time since start"));
   return made;
 }
 
 void setTimeAxisRange(QAbstractAxis* axis, XRange x, double widthPixels) {
   if (auto* wall = qobject_cast<QCategoryAxis*>(axis)) {
-    // Every change of a category makes Qt lay out all the axis's labels again, and a range that
-    // follows live data moves every tick: the categories change only when a tick comes or goes.
-    const std::vector<WallClockTick> ticks = wallClockTickMarks(x, widthPixels);
-    const QStringList labels = wall->categoriesLabels();
-    const bool same = labels.size() == static_cast<qsizetype>(ticks.size()) &&
-                      std::equal(ticks.begin(), ticks.end(), labels.begin(), [wall](const WallClockTick& tick, const QString& label) {
-                        return tick.label == label && wall->endValue(label) == tick.ms;
-                      });
-    if (!same) {
-      for (const QString& label : labels) wall->remove(label);
-      wall->setStartValue(x.min);
-      for (const WallClockTick& tick : ticks) wall->append(tick.label, tick.ms);
-    }
+    std::vector<AxisTick> ticks;
+    for (const WallClockTick& tick : wallClockTickMarks(x, widthPixels)) ticks.push_back(AxisTick{tick.ms, tick.label});
+    setCategoryTicks(wall, ticks);
     wall->setRange(x.min, x.max);
   } else if (auto* steps = qobject_cast<QValueAxis*>(axis); steps != nullptr && axis->property(kStepAxis).toBool()) {
     // Whole steps only: a tick between two steps would name a step that never was.

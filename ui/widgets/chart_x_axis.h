@@ -10,7 +10,7 @@ namespace livemon::ui {
 
 // Thread-safety: for the GUI thread (they make and change chart axes).
 // A chart's x axis: wall-clock ticks at round local times, seconds since the run started at
-// round steps, or whole training steps (titled "step").
+// round steps, or whole training steps; titled "time", "time since start" or "step".
 
 // A new, styled axis for `mode`; the caller adds it to a chart.
 QAbstractAxis* makeTimeAxis(TimeAxisMode mode);

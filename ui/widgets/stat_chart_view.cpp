@@ -273,6 +273,9 @@ void StatChartView::configureYAxes() {
     }
   }
   if (yAxes_.configure(counts && others, log, valueUnit(statName_, aggregations))) attachAll();
+  // A scale of its own (kept from an earlier session, say) would otherwise go unnoticed.
+  const bool own = options_ != nullptr && log != options_->logScaleAll();
+  yAxes_.setBadge(!own ? QString() : log ? QStringLiteral("log") : QStringLiteral("linear"));
 }
 
 // The y axes were replaced: every series on the chart attaches to the new ones.
@@ -373,6 +376,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   YExtent values;
   YExtent counts;
   std::size_t nonPositive = 0;
+  std::vector<double> fitted;  // the values' points in view, for a linear axis to leave out outliers
   QStringList stepless;  // shown lines with no step at all
   bool stepped = false;
   bool renamed = false;
@@ -402,9 +406,11 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
                                                              context.window, plot.cutoff)});
     if (line->entry->store.hasSteps()) stepped = true;
     else stepless.append(lineName(*line));
-    YExtent& extent = line->count && yAxes_.hasCountAxis() ? counts : values;
+    const bool onCounts = line->count && yAxes_.hasCountAxis();
+    YExtent& extent = onCounts ? counts : values;
     extent.add(line->trace.raw.summary);
     extent.add(line->trace.smoothed.summary);
+    if (!log && !onCounts) pointsInView(line->trace, plot, fitted);
     nonPositive += line->trace.nonPositive;
   }
   if (renamed) connectLegend();  // renamed entries are styled and wired again
@@ -420,26 +426,43 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   }
   stepNote_->update(steps, stepless, stepped);
   nanRegions_->setRuns(nonFinite, context.mode);
-  const auto fit = [log](const YExtent& extent) { return log ? paddedLogY(extent.low, extent.high) : paddedY(extent.low, extent.high); };
-  XRange y = values.any() ? fit(values) : shownY_;
+  // A few values orders of magnitude beyond the rest (a diverged loss) would flatten it.
+  const FittedExtent fit = !log && values.any() ? fitExtent(fitted) : FittedExtent{};
+  if (fit.above + fit.below > 0) {
+    values.low = fit.low;
+    values.high = fit.high;
+  }
+  yAxes_.setOffScale(manualY_ ? FittedExtent{} : fit);
+  const auto pad = [log](const YExtent& extent) { return log ? paddedLogY(extent.low, extent.high) : paddedY(extent.low, extent.high); };
+  XRange y = values.any() ? pad(values) : shownY_;
   if (log && !(y.min > 0.0)) y = paddedLogY(0.0, 0.0);  // left from a linear axis
   if (manualY_ && (!log || manualY_->min > 0.0)) y = *manualY_;
-  updateAxes(context, y, counts.any() ? std::optional<XRange>(fit(counts)) : std::nullopt);
+  const bool relabelled = updateAxes(context, y, counts.any() ? std::optional<XRange>(pad(counts)) : std::nullopt);
   yAxes_.setLeftOut(log ? nonPositive : 0);
   gestures_->showZoomed(!context.following || manualY_.has_value());
   // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
-  // would happen after the first paint and cost a second one.
+  // would happen after the first paint and cost a second one. Qt does not always see that new
+  // labels need another width: they would be cut to "...".
+  if (relabelled) chart()->layout()->invalidate();
   chart()->layout()->activate();
 }
 
-void StatChartView::updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts) {
+void StatChartView::pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values) {
+  for (const TracedLine* traced : {&trace.raw, &trace.smoothed}) {
+    for (const QPointF& point : traced->points) {
+      if (point.x() >= request.xMin && point.x() <= request.xMax && std::isfinite(point.y())) values.push_back(point.y());
+    }
+  }
+}
+
+bool StatChartView::updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts) {
   const QRectF plot = chart()->plotArea();
   const double width = plot.width() > 0 ? plot.width() : 400.0;
   const double height = plot.height() > 0 ? plot.height() : 160.0;
   shownX_ = context.x;
   shownY_ = y;
   setTimeAxisRange(xAxis_, context.x, width);
-  yAxes_.setRanges(y, counts, height);
+  return yAxes_.setRanges(y, counts, height);
 }
 
 }  // namespace livemon::ui

@@ -231,7 +231,10 @@ class StatChartView : public QChartView {
   bool multiSource() const;
   QString lineName(const Line& line) const;
   uint64_t dataVersion() const;
-  void updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts);
+  // Appends the y of `trace`'s points inside the request's x range.
+  static void pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values);
+  // Returns whether the y labels changed.
+  bool updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts);
   void configureYAxes();
   void attachAll();
   const QList<QPointF>& shownPoints(const Line& line) const;
