@@ -58,15 +58,19 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   table_->setAlternatingRowColors(true);
   table_->setShowGrid(false);
   table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);  // "aten::…_loss": both ends of a long name show
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   QHeaderView* columns = table_->horizontalHeader();
+  // The sort arrow is drawn at a section's right edge, where a number column's title ends: room
+  // for it, so "Mean" (sorted at first) stays readable.
+  columns->setStyleSheet(QStringLiteral("QHeaderView::section { padding-right: 18px; }"));
   columns->setHighlightSections(false);
   columns->setSectionResizeMode(QHeaderView::Interactive);
   columns->setSectionResizeMode(RangesModel::RangeColumn, QHeaderView::Stretch);
   columns->setMinimumSectionSize(60);
-  for (int column = RangesModel::CountColumn; column < RangesModel::ColumnCount; ++column) {
+  for (int column = RangesModel::CallsColumn; column < RangesModel::ColumnCount; ++column) {
     columns->resizeSection(column, kNumberColumnWidth);
   }
   columns->resizeSection(RangesModel::SourceColumn, 130);
