@@ -1,5 +1,7 @@
 #include <livemon/ui/widgets/ranges_view.h>
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -70,8 +72,12 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   columns->setSectionResizeMode(QHeaderView::Interactive);
   columns->setSectionResizeMode(RangesModel::RangeColumn, QHeaderView::Stretch);
   columns->setMinimumSectionSize(60);
+  // Each number column as wide as its title (with the sort arrow's room) or a typical value
+  // ("888 ms/s"), whichever is wider: ten of them fit beside the names.
+  const int valueWidth = fontMetrics().horizontalAdvance(QStringLiteral("888.8 ms/s")) + 12;
   for (int column = RangesModel::CallsColumn; column < RangesModel::ColumnCount; ++column) {
-    columns->resizeSection(column, kNumberColumnWidth);
+    const int titleWidth = fontMetrics().horizontalAdvance(model_->headerData(column, Qt::Horizontal).toString()) + 32;
+    columns->resizeSection(column, std::min(kNumberColumnWidth, std::max(titleWidth, valueWidth)));
   }
   columns->resizeSection(RangesModel::SourceColumn, 130);
   table_->setColumnHidden(RangesModel::SourceColumn, true);  // until a second source times ranges
