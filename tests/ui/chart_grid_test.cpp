@@ -385,6 +385,13 @@ TEST_F(ChartGridLayoutTest, ARangeChartStartsWithItsMeanAndP50) {
     const bool shown = aggregation == QLatin1String("mean") || aggregation == QLatin1String("p50");
     EXPECT_EQ(range->isSeriesVisible(id), shown) << aggregation.toStdString();
   }
+  // The hidden count takes no axis of its own until it is shown.
+  EXPECT_FALSE(range->yAxes().hasCountAxis());
+  for (SeriesId id : range->seriesIds()) {
+    if (registry_.series(id)->aggregation == QLatin1String("count")) range->setSeriesVisible(id, true);
+  }
+  grid_.refresh();
+  EXPECT_TRUE(range->yAxes().hasCountAxis());
   // Other charts show every line.
   for (SeriesId id : chart("train.loss")->seriesIds()) EXPECT_TRUE(chart("train.loss")->isSeriesVisible(id));
 }

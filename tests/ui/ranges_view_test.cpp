@@ -302,3 +302,26 @@ TEST_F(RangesViewTest, TheSortArrowLeavesEveryNumberHeaderReadable) {
 
 }  // namespace
 }  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// Issue 30: with ten number columns, PyTorch's operator names were squeezed to "ate…ces".
+TEST_F(RangesViewTest, LongNamesKeepTheirRoomAndAreWholeInTheTooltip) {
+  EventData data;
+  test::addRangeWindow(data, "autograd::engine::evaluate_function: ConvolutionBackward0", {10, 1.0, 1.0, 2.0, 2.0});
+  test::addRangeWindow(data, "aten::cross_entropy_loss", {10, 1.0, 1.0, 2.0, 2.0});
+  deliver(train_, kT0, data);
+  window_->dashboard().refreshNow();
+  window_->resize(1000, 800);
+  QCoreApplication::processEvents();
+  QHeaderView* header = view().table()->horizontalHeader();
+  EXPECT_GE(header->sectionSize(RangesModel::RangeColumn),
+            view().table()->fontMetrics().horizontalAdvance(QStringLiteral("aten::cross_entropy_loss")));
+  const int row = model().rowOf(0, QStringLiteral("autograd::engine::evaluate_function: ConvolutionBackward0"));
+  EXPECT_TRUE(model().index(row, RangesModel::RangeColumn).data(Qt::ToolTipRole).toString().startsWith(
+      QStringLiteral("autograd::engine::evaluate_function: ConvolutionBackward0\n")));
+}
+
+}  // namespace
+}  // namespace livemon::ui

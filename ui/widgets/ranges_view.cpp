@@ -22,6 +22,7 @@ namespace livemon::ui {
 
 namespace {
 constexpr int kNumberColumnWidth = 92;
+constexpr int kRangeColumnWidth = 240;
 }  // namespace
 
 RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent)
@@ -70,7 +71,10 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   columns->setStyleSheet(QStringLiteral("QHeaderView::section { padding-right: 18px; }"));
   columns->setHighlightSections(false);
   columns->setSectionResizeMode(QHeaderView::Interactive);
-  columns->setSectionResizeMode(RangesModel::RangeColumn, QHeaderView::Stretch);
+  // Names get room of their own (operators are long: "aten::cross_entropy_loss"); with the number
+  // columns wider than the view the table scrolls sideways rather than squeeze the names, and
+  // room to spare goes to the last column.
+  columns->setStretchLastSection(true);
   columns->setMinimumSectionSize(60);
   // Each number column as wide as its title (with the sort arrow's room) or a typical value
   // ("888 ms/s"), whichever is wider: ten of them fit beside the names.
@@ -80,6 +84,7 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
     columns->resizeSection(column, std::min(kNumberColumnWidth, std::max(titleWidth, valueWidth)));
   }
   columns->resizeSection(RangesModel::SourceColumn, 130);
+  columns->resizeSection(RangesModel::RangeColumn, kRangeColumnWidth);
   table_->setColumnHidden(RangesModel::SourceColumn, true);  // until a second source times ranges
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { currentChanged(current); });

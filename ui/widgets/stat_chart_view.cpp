@@ -260,7 +260,9 @@ void StatChartView::configureYAxes() {
   bool others = false;
   for (const auto& line : lines_) {
     aggregations << line->entry->aggregation;
-    (line->count ? counts : others) = true;
+    // A hidden count (a range chart's, at first) takes no axis of its own.
+    if (line->count) counts = counts || !line->hidden;
+    else others = true;
   }
   const bool log = options_ != nullptr && options_->logScale(statName_);
   if (log && !yAxes_.isLog()) {
