@@ -321,6 +321,13 @@ TEST_F(RangesViewTest, LongNamesKeepTheirRoomAndAreWholeInTheTooltip) {
   const int row = model().rowOf(0, QStringLiteral("autograd::engine::evaluate_function: ConvolutionBackward0"));
   EXPECT_TRUE(model().index(row, RangesModel::RangeColumn).data(Qt::ToolTipRole).toString().startsWith(
       QStringLiteral("autograd::engine::evaluate_function: ConvolutionBackward0\n")));
+  // No step range: the summary says what to name one, then which range it is.
+  EXPECT_TRUE(view().summaryText().contains(QStringLiteral("no step range"))) << view().summaryText().toStdString();
+  EventData step;
+  test::addRangeWindow(step, "train_step", {10, 5.0, 5.0, 6.0, 6.0});
+  deliver(train_, kT0 + 1000.0, step);
+  ASSERT_TRUE(refreshUntil([&] { return model().rowCount() == 3; }));
+  EXPECT_TRUE(view().summaryText().endsWith(QStringLiteral(" · step: train_step"))) << view().summaryText().toStdString();
 }
 
 }  // namespace

@@ -219,12 +219,20 @@ void RangesView::updateChartTitle() {
   chart_->chart()->setTitle(title);
 }
 
+QString RangesView::summaryText() const { return summary_->text(); }
+
 void RangesView::updateSummary() {
   const int total = model_->rowCount();
   const int shown = proxy_->rowCount();
   QString text = tr("%n range(s)", nullptr, total);
   if (model_->sourceCount() > 1) text += tr(" from %n source(s)", nullptr, model_->sourceCount());
   if (shown != total) text += tr(" · %1 match the filter").arg(shown);
+  // Which range "% of step" divides by, or what to name one.
+  QString step;
+  for (int row = 0; row < total && step.isEmpty(); ++row) step = model_->stepRange(model_->source(row));
+  if (total > 0) {
+    text += step.isEmpty() ? tr(" · no step range (time each step as train_step)") : tr(" · step: %1").arg(step);
+  }
   summary_->setText(text);
 }
 
