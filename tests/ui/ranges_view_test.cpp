@@ -277,6 +277,7 @@ TEST_F(RangesViewTest, TheSortArrowLeavesEveryNumberHeaderReadable) {
   deliver(train_, kT0, stepWindow(0));
   window_->dashboard().refreshNow();
   QHeaderView* header = view().table()->horizontalHeader();
+  view().table()->setColumnHidden(RangesModel::SelfTimeColumn, false);  // shown once nesting is known
   for (int column = RangesModel::CallsColumn; column < RangesModel::ColumnCount; ++column) {
     header->setSortIndicator(column, Qt::DescendingOrder);
     QStyleOptionHeader option;
@@ -328,6 +329,13 @@ TEST_F(RangesViewTest, LongNamesKeepTheirRoomAndAreWholeInTheTooltip) {
   deliver(train_, kT0 + 1000.0, step);
   ASSERT_TRUE(refreshUntil([&] { return model().rowCount() == 3; }));
   EXPECT_TRUE(view().summaryText().endsWith(QStringLiteral(" · step: train_step"))) << view().summaryText().toStdString();
+  // Self time is "—" on every row until a range is nested in another by name: its column waits.
+  EXPECT_TRUE(view().table()->isColumnHidden(RangesModel::SelfTimeColumn));
+  EventData nested;
+  test::addRangeWindow(nested, "train_step/forward", {10, 2.0, 2.0, 3.0, 3.0});
+  deliver(train_, kT0 + 2000.0, nested);
+  ASSERT_TRUE(refreshUntil([&] { return model().rowCount() == 4; }));
+  EXPECT_FALSE(view().table()->isColumnHidden(RangesModel::SelfTimeColumn));
 }
 
 }  // namespace

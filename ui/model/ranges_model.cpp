@@ -127,6 +127,13 @@ void RangesModel::derive() {
   }
 }
 
+bool RangesModel::nestingKnown() const {
+  for (int row = 0; row < publishedRows_; ++row) {
+    if (rows_[static_cast<std::size_t>(row)].parent >= 0) return true;
+  }
+  return false;
+}
+
 QString RangesModel::stepRange(SourceId source) const {
   const auto step = stepRows_.find(source);
   return step != stepRows_.end() && step->second < publishedRows_ ? rows_[static_cast<std::size_t>(step->second)].name

@@ -133,6 +133,8 @@ class RangesModel : public QAbstractTableModel {
   std::size_t maxRows() const noexcept { return maxRows_; }
   // (source, range) pairs left without a row, their sources not removed.
   std::size_t unlistedCount() const noexcept { return unlisted_.size(); }
+  // Whether any published range is nested in another by name (Self time is known somewhere).
+  bool nestingKnown() const;
   // The name of the step range of `source` ("train_step"), empty when it times none.
   QString stepRange(SourceId source) const;
   // How many sources the published rows come from (the view shows the source column from two).

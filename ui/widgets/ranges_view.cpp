@@ -85,7 +85,7 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   }
   columns->resizeSection(RangesModel::SourceColumn, 130);
   columns->resizeSection(RangesModel::RangeColumn, kRangeColumnWidth);
-  table_->setColumnHidden(RangesModel::SourceColumn, true);  // until a second source times ranges
+  updateColumns();
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { currentChanged(current); });
 
@@ -130,7 +130,7 @@ void RangesView::endRemove(const RegistryRemoval& removal) {
     table_->selectionModel()->clear();
   }
   if (removal.labelsChanged && chart_ != nullptr) chart_->refreshSeriesNames();
-  table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+  updateColumns();
   updateChartTitle();
   updateSummary();
 }
@@ -140,7 +140,7 @@ void RangesView::refresh(const ChartRenderContext& context) {
     const int before = model_->rowCount();
     model_->publish();
     if (model_->rowCount() != before) {
-      table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+      updateColumns();
       updateChartTitle();
       updateSummary();
     }
@@ -217,6 +217,11 @@ void RangesView::updateChartTitle() {
   const SourceEntry* source = model_->sourceCount() > 1 ? registry_.source(model_->source(selected_)) : nullptr;
   if (source != nullptr) title += QStringLiteral(" · ") + source->label;
   chart_->chart()->setTitle(title);
+}
+
+void RangesView::updateColumns() {
+  table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);  // until a second source times ranges
+  table_->setColumnHidden(RangesModel::SelfTimeColumn, !model_->nestingKnown());  // "—" on every row otherwise
 }
 
 QString RangesView::summaryText() const { return summary_->text(); }

@@ -82,6 +82,8 @@ class RangesView : public QWidget {
   // Names the source in the chart's title only while the table shows several.
   void updateChartTitle();
   void updateSummary();
+  // The Source column from two sources on, Self time once a range is nested in another by name.
+  void updateColumns();
 
   const StatRegistry& registry_;
   RangesModel* model_ = nullptr;
