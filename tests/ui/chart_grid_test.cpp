@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <QApplication>
@@ -16,6 +17,8 @@
 #include <QStyle>
 #include <QTest>
 #include <QToolButton>
+#include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
 
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/model/stat_registry.h>
@@ -60,6 +63,10 @@ class ChartGridLayoutTest : public ::testing::Test {
   }
 
   StatChartView* chart(const char* name) const { return grid_.chart(QString::fromLatin1(name)); }
+  // Whether chart `a` comes before chart `b` as a page is read: a row higher, or left in the same row.
+  bool readsBefore(const char* a, const char* b) const {
+    return std::pair(chart(a)->y(), chart(a)->x()) < std::pair(chart(b)->y(), chart(b)->x());
+  }
 
   QStringList shownCharts() const {
     QStringList names;
@@ -101,10 +108,13 @@ TEST_F(ChartGridLayoutTest, ASectionCollapsesToItsHeaderAndOpensAgain) {
   show(1000, 900);
   feedDemo();
   const int systemY = chart("system.memory_gb")->y();
+  const int livemonY = chart("livemon.publisher.dropped")->y();
   grid_.setSectionCollapsed(QStringLiteral("range/"), true);
   EXPECT_TRUE(chart("range/forward")->isHidden());
   EXPECT_TRUE(chart("range/backward")->isHidden());
-  EXPECT_LT(chart("system.memory_gb")->y(), systemY) << "the charts below move up";
+  // (Sections flow on from one another, so the chart after a collapsed section may be a row
+  // further down, its header on a row of its own: the charts at the end move up.)
+  EXPECT_LT(chart("livemon.publisher.dropped")->y(), livemonY) << "the charts below move up";
   // Its header stays, and clicking it opens the section.
   QToolButton* header = nullptr;
   for (QToolButton* button : grid_.widget()->findChildren<QToolButton*>(Qt::FindDirectChildrenOnly)) {
@@ -124,7 +134,7 @@ TEST_F(ChartGridLayoutTest, APinnedChartLeadsTheGridAndItsButtonUnpinsIt) {
   feedDemo();
   grid_.setPinned(QStringLiteral("livemon.publisher.dropped"), true);
   EXPECT_EQ(grid_.arrangement().sections.front().name, kPinnedSection);
-  EXPECT_LT(chart("livemon.publisher.dropped")->y(), chart("train.loss")->y());
+  EXPECT_TRUE(readsBefore("livemon.publisher.dropped", "train.loss"));
   // The card's own button says so, and unpins.
   auto* pin = chart("livemon.publisher.dropped")->findChild<QToolButton*>(QStringLiteral("pinChart"));
   ASSERT_NE(pin, nullptr);
@@ -136,7 +146,7 @@ TEST_F(ChartGridLayoutTest, APinnedChartLeadsTheGridAndItsButtonUnpinsIt) {
   ASSERT_NE(pinLoss, nullptr);
   pinLoss->click();
   EXPECT_TRUE(grid_.isPinned(QStringLiteral("eval.accuracy")));
-  EXPECT_LT(chart("eval.accuracy")->y(), chart("train.loss")->y());
+  EXPECT_TRUE(readsBefore("eval.accuracy", "train.loss"));
 }
 
 TEST_F(ChartGridLayoutTest, AnEnlargedChartFillsTheAreaAndEscapeReturnsToTheGrid) {
@@ -269,6 +279,121 @@ TEST_F(ChartGridLayoutTest, ChartsKeepTheirWidthWhenTheGridGrowsTallerThanTheWin
     QCoreApplication::processEvents();
   }
   EXPECT_TRUE(grid_.verticalScrollBar()->isVisible());
+}
+
+}  // namespace
+}  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// Issue 30: a section of one chart left half a row empty; sections now flow on, each labelled
+// above its first chart.
+TEST_F(ChartGridLayoutTest, SectionsFlowOnSoASectionOfOneChartLeavesNoHalfRowEmpty) {
+  show(1000, 900);  // two columns
+  feed("livemon.Stat", {{"train.loss.mean", 1.0}, {"system.memory_gb.value", 3.0}});
+  feed("eval", {{"accuracy", 0.5}});
+  ASSERT_EQ(grid_.arrangement().sections.size(), 3U);
+  EXPECT_EQ(chart("train.loss")->y(), chart("eval.accuracy")->y()) << "eval's one chart beside train's";
+  EXPECT_LT(chart("train.loss")->x(), chart("eval.accuracy")->x());
+  EXPECT_EQ(chart("system.memory_gb")->x(), chart("train.loss")->x()) << "the next row starts at the left";
+  // Each section's label stands above its first chart, no wider than the charts it heads there.
+  for (const char* name : {"eval", "train", "system"}) {
+    QToolButton* header = nullptr;
+    for (QToolButton* button : grid_.widget()->findChildren<QToolButton*>(Qt::FindDirectChildrenOnly)) {
+      if (button->text().startsWith(QLatin1String(name))) header = button;
+    }
+    ASSERT_NE(header, nullptr) << name;
+    const StatChartView* first = grid_.chart(grid_.arrangement().sections[name == std::string("train") ? 0
+                                                                             : name == std::string("eval") ? 1 : 2]
+                                                 .shown.front());
+    EXPECT_EQ(header->x(), first->x()) << name;
+    EXPECT_LE(header->width(), first->width()) << name;
+    EXPECT_LT(header->geometry().bottom(), first->y()) << name;
+  }
+}
+
+// Issue 30: a long title ran under the Pin button.
+TEST_F(ChartGridLayoutTest, ALongTitleIsElidedBeforeThePinButtonAndShownWholeInTheTooltip) {
+  show(1000, 900);
+  const std::string name = "train.a_rather_long_metric_name_that_a_real_job_might_well_use_for_its_gradient_norm_by_layer";
+  feed("livemon.Stat", {{name + ".mean", 1.0}, {"train.loss.mean", 1.0}});
+  StatChartView* view = grid_.chart(QString::fromStdString(name));
+  ASSERT_NE(view, nullptr);
+  auto* pin = view->findChild<QToolButton*>(QStringLiteral("pinChart"));
+  ASSERT_NE(pin, nullptr);
+  const QString title = view->chart()->title();
+  EXPECT_NE(title, QString::fromStdString(name));
+  EXPECT_TRUE(title.contains(QChar(0x2026))) << title.toStdString();
+  const int titleWidth = QFontMetrics(view->chart()->titleFont()).horizontalAdvance(title);
+  EXPECT_LE(view->width() / 2 + titleWidth / 2, pin->x()) << "the centred title ends left of Pin";
+  EXPECT_EQ(view->chart()->toolTip(), QString::fromStdString(name));
+  // A short title is left whole, with no tooltip of its own.
+  EXPECT_EQ(chart("train.loss")->chart()->title(), QStringLiteral("train.loss"));
+  EXPECT_TRUE(chart("train.loss")->chart()->toolTip().isEmpty());
+}
+
+// Issue 30: an eval event gives one point per eval; smoothing them drew a curve nobody measured,
+// and without markers a few points read as a line.
+TEST_F(ChartGridLayoutTest, EventSeriesAreDrawnWithPointMarkersAndNotSmoothed) {
+  show(1000, 900);
+  grid_.viewOptions().setSmoothing(0.6);
+  for (int i = 0; i < 4; ++i) {
+    IngestBatch batch;
+    auto evalEvent = received(source_, Event{"eval", atMs(1'700'000'001'000.0 + i * 1000.0), {{"loss", 2.0 - 0.3 * i}}});
+    converter_.convert(evalEvent, batch);
+    auto statEvent = received(source_, Event{"livemon.Stat", atMs(1'700'000'001'000.0 + i * 1000.0),
+                                             {{"train.loss.mean", 2.0 + (i % 2)}}});
+    converter_.convert(statEvent, batch);
+    grid_.addSeries(registry_.apply(batch).newSeries);
+    while (grid_.pendingChartCount() > 0) grid_.refresh();
+  }
+  grid_.refresh();
+  StatChartView* eval = chart("eval.loss");
+  StatChartView* train = chart("train.loss");
+  ASSERT_NE(eval, nullptr);
+  ASSERT_NE(train, nullptr);
+  ASSERT_TRUE(waitFor([&] {
+    grid_.refresh();
+    return eval->line(eval->seriesIds().front())->count() == 4 && train->line(train->seriesIds().front())->count() == 4;
+  }));
+  EXPECT_TRUE(eval->isEventChart());
+  EXPECT_FALSE(train->isEventChart());
+  const SeriesId evalLine = eval->seriesIds().front();
+  EXPECT_TRUE(eval->line(evalLine)->pointsVisible());
+  EXPECT_EQ(eval->smoothedLine(evalLine)->count(), 0) << "not smoothed";
+  EXPECT_EQ(eval->line(evalLine)->pen().color().alpha(), 255) << "drawn in full, not faint behind a smoothed line";
+  // A Stat's windows are still smoothed, and drawn without markers.
+  const SeriesId trainLine = train->seriesIds().front();
+  EXPECT_FALSE(train->line(trainLine)->pointsVisible());
+  EXPECT_GT(train->smoothedLine(trainLine)->count(), 0);
+}
+
+// Issue 30: a range's count and p99 spikes flattened its mean: its chart starts with the mean
+// and p50, the others a click away in the legend.
+TEST_F(ChartGridLayoutTest, ARangeChartStartsWithItsMeanAndP50) {
+  show(1000, 900);
+  feed("livemon.Stat", {{"range/forward.count", 150.0}, {"range/forward.mean", 2.0}, {"range/forward.p50", 1.9},
+                        {"range/forward.p99", 40.0}, {"range/forward.max", 90.0}, {"train.loss.max", 3.0},
+                        {"train.loss.mean", 2.0}});
+  grid_.refresh();
+  StatChartView* range = chart("range/forward");
+  ASSERT_NE(range, nullptr);
+  ASSERT_EQ(range->seriesIds().size(), 5U);
+  for (SeriesId id : range->seriesIds()) {
+    const QString aggregation = registry_.series(id)->aggregation;
+    const bool shown = aggregation == QLatin1String("mean") || aggregation == QLatin1String("p50");
+    EXPECT_EQ(range->isSeriesVisible(id), shown) << aggregation.toStdString();
+  }
+  // The hidden count takes no axis of its own until it is shown.
+  EXPECT_FALSE(range->yAxes().hasCountAxis());
+  for (SeriesId id : range->seriesIds()) {
+    if (registry_.series(id)->aggregation == QLatin1String("count")) range->setSeriesVisible(id, true);
+  }
+  grid_.refresh();
+  EXPECT_TRUE(range->yAxes().hasCountAxis());
+  // Other charts show every line.
+  for (SeriesId id : chart("train.loss")->seriesIds()) EXPECT_TRUE(chart("train.loss")->isSeriesVisible(id));
 }
 
 }  // namespace

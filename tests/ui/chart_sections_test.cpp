@@ -62,6 +62,22 @@ TEST(ChartSections, LossComesFirstThenAccuracyStepTimeThroughputAndTheLearningRa
   EXPECT_TRUE(chartLess(QStringLiteral("system.memory_gb"), QStringLiteral("livemon.publisher.dropped")));
 }
 
+// Issue 30: a profiled operator named like a loss is a range like any other, in the range/
+// section by its name, not put first as if it were the run's loss.
+TEST(ChartSections, RangeChartsKeepToTheirSectionInNameOrderWhateverTheirNames) {
+  const std::vector<QString> charts{QStringLiteral("range/aten::cross_entropy_loss"), QStringLiteral("range/aten::addmm"),
+                                    QStringLiteral("range/train_step"), QStringLiteral("train.loss"),
+                                    QStringLiteral("train.samples_per_s"), QStringLiteral("range/accuracy_eval")};
+  const ChartArrangement arrangement = arrangeCharts(charts, {});
+  ASSERT_EQ(arrangement.sections.size(), 2U);
+  EXPECT_EQ(arrangement.sections[0].title, QStringLiteral("train"));
+  EXPECT_EQ(arrangement.sections[0].shown, (std::vector<QString>{QStringLiteral("train.loss"), QStringLiteral("train.samples_per_s")}));
+  EXPECT_EQ(arrangement.sections[1].title, QStringLiteral("range/"));
+  EXPECT_EQ(arrangement.sections[1].shown,
+            (std::vector<QString>{QStringLiteral("range/accuracy_eval"), QStringLiteral("range/aten::addmm"),
+                                  QStringLiteral("range/aten::cross_entropy_loss"), QStringLiteral("range/train_step")}));
+}
+
 TEST(ChartSections, PinnedChartsLeadInASectionOfTheirOwnAndCollapsedSectionsShowNone) {
   ChartChoices choices;
   choices.pinned = {QStringLiteral("eval.accuracy"), QStringLiteral("system.memory_gb")};

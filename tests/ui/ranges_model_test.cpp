@@ -127,20 +127,82 @@ TEST_F(RangesModelTest, ShowsTheLatestWindowAndTheTotalCount) {
     EXPECT_EQ(inserted.count(), i == 0 ? 1 : 0);
     EXPECT_EQ(changed.count(), i == 0 ? 0 : 1);
     const Timings& t = windows[i];
-    EXPECT_EQ(value(0, RangesModel::CountColumn, Qt::EditRole).toDouble(), t.count);
-    EXPECT_EQ(value(0, RangesModel::TotalColumn, Qt::EditRole).toDouble(), total);
+    EXPECT_EQ(value(0, RangesModel::CallsColumn, Qt::EditRole).toDouble(), total);
     EXPECT_EQ(value(0, RangesModel::MeanColumn, Qt::EditRole).toDouble(), t.mean);
     EXPECT_EQ(value(0, RangesModel::P50Column, Qt::EditRole).toDouble(), t.p50);
     EXPECT_EQ(value(0, RangesModel::P99Column, Qt::EditRole).toDouble(), t.p99);
     EXPECT_EQ(value(0, RangesModel::MaxColumn, RangesModel::SortRole).toDouble(), t.max);
     EXPECT_EQ(value(0, RangesModel::MeanColumn).toString(), formatDurationMs(t.mean));
-    EXPECT_EQ(value(0, RangesModel::CountColumn).toString(), QString::number(static_cast<int>(t.count)));
+    EXPECT_EQ(value(0, RangesModel::CallsColumn).toString(), QString::number(static_cast<int>(total)));
+    EXPECT_TRUE(value(0, RangesModel::CallsColumn, Qt::ToolTipRole)
+                    .toString()
+                    .endsWith(QStringLiteral("; %1 in the latest window").arg(static_cast<int>(t.count))));
   }
   // The last window's durations are under a millisecond: shown in microseconds.
   EXPECT_EQ(value(0, RangesModel::MeanColumn).toString(), QStringLiteral("400 µs"));
   EXPECT_EQ(value(0, RangesModel::MaxColumn).toString(), QStringLiteral("1.20 ms"));
   EXPECT_EQ(value(0, RangesModel::MeanColumn, Qt::TextAlignmentRole).value<Qt::Alignment>() & Qt::AlignRight,
             Qt::AlignRight);
+}
+
+// Issue 30: read as torch.profiler's table is read: Calls (not a "Total" that reads as time),
+// the total time, the time per second of wall time, the share of the step and self time.
+TEST_F(RangesModelTest, ColumnsSayCallsTotalTimeTimePerSecondShareOfTheStepAndSelfTime) {
+  std::vector<QString> headers;
+  for (int column = 0; column < RangesModel::ColumnCount; ++column) {
+    headers.push_back(model_.headerData(column, Qt::Horizontal).toString());
+  }
+  EXPECT_EQ(headers, (std::vector<QString>{QStringLiteral("Range"), QStringLiteral("Source"), QStringLiteral("Calls"),
+                                           QStringLiteral("Total time"), QStringLiteral("Time/s"), QStringLiteral("% of step"),
+                                           QStringLiteral("Self time"), QStringLiteral("Mean"), QStringLiteral("p50"),
+                                           QStringLiteral("p99"), QStringLiteral("Max"), QStringLiteral("Last seen")}));
+
+  // Two 1 s windows of a step of 10 calls and, nested in it by name, its forward pass; a range
+  // outside the family has no known self time.
+  for (int i = 0; i < 2; ++i) {
+    EventData data;
+    test::addRangeWindow(data, "train_step", {10, 50.0 + i * 10, 50.0, 70.0, 80.0});
+    test::addRangeWindow(data, "train_step/forward", {10, 20.0, 20.0, 25.0, 30.0});
+    test::addRangeWindow(data, "optimizer", {10, 5.0, 5.0, 6.0, 7.0});
+    deliver(train_, 1000.0 * (i + 1), data);
+  }
+  refresh();
+  const int step = model_.rowOf(0, QStringLiteral("train_step"));
+  const int forward = model_.rowOf(0, QStringLiteral("train_step/forward"));
+  const int optimizer = model_.rowOf(0, QStringLiteral("optimizer"));
+  const auto number = [this](int row, int column) { return value(row, column, Qt::EditRole).toDouble(); };
+  EXPECT_EQ(number(step, RangesModel::CallsColumn), 20.0);
+  EXPECT_EQ(number(step, RangesModel::TotalTimeColumn), 10 * 50.0 + 10 * 60.0);
+  EXPECT_EQ(value(step, RangesModel::TotalTimeColumn).toString(), QStringLiteral("1.10 s"));
+  // 10 calls of 60 ms in the last second: 600 ms per second.
+  EXPECT_EQ(number(step, RangesModel::TimePerSecondColumn), 600.0);
+  EXPECT_EQ(value(step, RangesModel::TimePerSecondColumn).toString(), QStringLiteral("600 ms/s"));
+  EXPECT_EQ(number(step, RangesModel::StepShareColumn), 100.0);
+  EXPECT_EQ(number(forward, RangesModel::StepShareColumn), 100.0 * 400.0 / 1100.0);
+  EXPECT_EQ(value(forward, RangesModel::StepShareColumn).toString(), QStringLiteral("36.4 %"));
+  EXPECT_EQ(value(optimizer, RangesModel::StepShareColumn).toString(), QStringLiteral("9.09 %"));
+  EXPECT_EQ(model_.stepRange(0), QStringLiteral("train_step"));
+  // Self time: the step less its forward pass; the forward pass, nothing known inside it.
+  EXPECT_EQ(number(step, RangesModel::SelfTimeColumn), 700.0);
+  EXPECT_EQ(number(forward, RangesModel::SelfTimeColumn), 400.0);
+  EXPECT_FALSE(value(optimizer, RangesModel::SelfTimeColumn, Qt::EditRole).isValid());
+  EXPECT_EQ(value(optimizer, RangesModel::SelfTimeColumn).toString(), QStringLiteral("—"));
+  EXPECT_TRUE(value(optimizer, RangesModel::SelfTimeColumn, Qt::ToolTipRole).toString().contains(QStringLiteral("optimizer/<child>")));
+  // The full name leads the name's tooltip (the column elides long ones).
+  EXPECT_TRUE(value(forward, RangesModel::RangeColumn, Qt::ToolTipRole).toString().startsWith(QStringLiteral("train_step/forward\n")));
+}
+
+TEST_F(RangesModelTest, WithoutAStepRangeTheShareSaysWhichRangeWouldBeTheStep) {
+  EventData data;
+  test::addRangeWindow(data, "aten::cross_entropy_loss", {4, 2.0, 2.0, 3.0, 3.0});
+  deliver(train_, 1000.0, data);
+  refresh();
+  EXPECT_EQ(model_.stepRange(0), QString());
+  EXPECT_EQ(value(0, RangesModel::StepShareColumn).toString(), QStringLiteral("—"));
+  EXPECT_TRUE(value(0, RangesModel::StepShareColumn, Qt::ToolTipRole).toString().contains(QStringLiteral("train_step")));
+  // One window: no interval to take the time per second over yet.
+  EXPECT_EQ(value(0, RangesModel::TimePerSecondColumn).toString(), QStringLiteral("—"));
+  EXPECT_EQ(value(0, RangesModel::TotalTimeColumn).toString(), QStringLiteral("8.00 ms"));
 }
 
 TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCellsAreReported) {
@@ -152,7 +214,8 @@ TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCel
   refresh();  // nothing new
   EXPECT_EQ(changed.count(), 0);
 
-  // A window with only a p99: one dataChanged, for that cell and the window's time.
+  // A window with only a p99: one dataChanged, for that cell and the window's time (and the time
+  // per second, as the interval between windows is now known).
   EventData next;
   next["range/forward.p99"] = 9.5;
   deliver(train_, 2000.0, next);
@@ -160,10 +223,10 @@ TEST_F(RangesModelTest, AWindowThatChangesNothingSignalsNothingAndOnlyChangedCel
   ASSERT_EQ(changed.count(), 1);
   const auto topLeft = changed[0][0].value<QModelIndex>();
   const auto bottomRight = changed[0][1].value<QModelIndex>();
-  EXPECT_EQ(topLeft.column(), RangesModel::P99Column);
+  EXPECT_EQ(topLeft.column(), RangesModel::TimePerSecondColumn);
   EXPECT_EQ(bottomRight.column(), RangesModel::LastSeenColumn);
   EXPECT_EQ(value(0, RangesModel::P99Column, Qt::EditRole).toDouble(), 9.5);
-  EXPECT_EQ(value(0, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);  // no count in that window
+  EXPECT_EQ(value(0, RangesModel::CallsColumn, Qt::EditRole).toDouble(), 10.0);  // no count in that window
 }
 
 TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
@@ -178,8 +241,8 @@ TEST_F(RangesModelTest, AWindowOfEveryRangeIsOneDataChanged) {
   QSignalSpy reset(&model_, &QAbstractItemModel::modelReset);
   refresh();
   ASSERT_EQ(changed.count(), 1);
-  // The count stays 10: the span starts at the total.
-  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(0, RangesModel::TotalColumn));
+  // The span starts at the calls, summed.
+  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(0, RangesModel::CallsColumn));
   EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(2, RangesModel::LastSeenColumn));
   EXPECT_EQ(reset.count(), 0);
   for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 2.0);
@@ -279,7 +342,7 @@ TEST_F(RangesModelTest, UnpublishedWindowsAreCountedButNotShown) {
 
   model_.publish();
   EXPECT_EQ(model_.rowCount(), 2);
-  EXPECT_EQ(value(model_.rowOf(0, QStringLiteral("forward")), RangesModel::TotalColumn, Qt::EditRole).toDouble(), 30.0);
+  EXPECT_EQ(value(model_.rowOf(0, QStringLiteral("forward")), RangesModel::CallsColumn, Qt::EditRole).toDouble(), 30.0);
   EXPECT_EQ(value(model_.rowOf(0, QStringLiteral("forward")), RangesModel::MeanColumn, Qt::EditRole).toDouble(), 5.0);
 }
 
@@ -295,13 +358,13 @@ TEST_F(RangesModelTest, ClearedSourcesKeepTheirRowsWithoutValues) {
   ASSERT_EQ(model_.rowCount(), 2);
   const int live = model_.rowOf(0, QStringLiteral("forward"));
   const int gone = model_.rowOf(1, QStringLiteral("forward"));
-  EXPECT_EQ(value(live, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
-  EXPECT_FALSE(value(gone, RangesModel::TotalColumn, Qt::EditRole).isValid());
+  EXPECT_EQ(value(live, RangesModel::CallsColumn, Qt::EditRole).toDouble(), 10.0);
+  EXPECT_FALSE(value(gone, RangesModel::CallsColumn, Qt::EditRole).isValid());
   EXPECT_FALSE(value(gone, RangesModel::MeanColumn, Qt::EditRole).isValid());
   // The next window starts the total again.
   deliver(replayed, 2000.0, data);
   refresh();
-  EXPECT_EQ(value(gone, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+  EXPECT_EQ(value(gone, RangesModel::CallsColumn, Qt::EditRole).toDouble(), 10.0);
 }
 
 TEST_F(RangesModelTest, RemovedSourcesLoseTheirRowsAndTheOthersKeepTheirsAndTheirValues) {
@@ -345,8 +408,8 @@ TEST_F(RangesModelTest, RemovedSourcesLoseTheirRowsAndTheOthersKeepTheirsAndThei
   refresh();
   ASSERT_EQ(model_.rowCount(), 2);
   EXPECT_EQ(value(backwardRow, RangesModel::MeanColumn, Qt::EditRole).toDouble(), 7.0);
-  EXPECT_EQ(value(backwardRow, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 30.0);
-  EXPECT_EQ(value(forwardRow, RangesModel::TotalColumn, Qt::EditRole).toDouble(), 10.0);
+  EXPECT_EQ(value(backwardRow, RangesModel::CallsColumn, Qt::EditRole).toDouble(), 30.0);
+  EXPECT_EQ(value(forwardRow, RangesModel::CallsColumn, Qt::EditRole).toDouble(), 10.0);
 }
 
 TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {
@@ -368,7 +431,7 @@ TEST_F(RangesModelTest, EveryNumericColumnSortsAsNumbersNotAsText) {
   proxy.setSourceModel(&model_);
   proxy.setSortRole(RangesModel::SortRole);
   QAbstractItemModelTester proxyTester(&proxy, QAbstractItemModelTester::FailureReportingMode::Warning);
-  for (int column : {RangesModel::CountColumn, RangesModel::TotalColumn, RangesModel::MeanColumn,
+  for (int column : {RangesModel::CallsColumn, RangesModel::MeanColumn,
                      RangesModel::P50Column, RangesModel::P99Column, RangesModel::MaxColumn}) {
     for (Qt::SortOrder order : {Qt::AscendingOrder, Qt::DescendingOrder}) {
       proxy.sort(column, order);
@@ -397,7 +460,7 @@ TEST_F(RangesModelTest, MissingAndNaNValuesSortLast) {
   EXPECT_EQ(value(b, RangesModel::MeanColumn).toString(), QStringLiteral("NaN"));
   EXPECT_FALSE(value(b, RangesModel::MeanColumn, RangesModel::SortRole).isValid());
   EXPECT_EQ(value(c, RangesModel::MeanColumn).toString(), QStringLiteral("—"));
-  EXPECT_FALSE(value(c, RangesModel::TotalColumn, Qt::EditRole).isValid());
+  EXPECT_FALSE(value(c, RangesModel::CallsColumn, Qt::EditRole).isValid());
 
   QSortFilterProxyModel proxy;
   proxy.setSourceModel(&model_);
@@ -406,12 +469,13 @@ TEST_F(RangesModelTest, MissingAndNaNValuesSortLast) {
   EXPECT_EQ(proxy.index(0, RangesModel::RangeColumn).data().toString(), QStringLiteral("d"));
   EXPECT_EQ(proxy.index(1, RangesModel::RangeColumn).data().toString(), QStringLiteral("a"));
 
-  // A NaN that stays NaN is not a change: only the window's time is.
+  // A NaN that stays NaN is not a change: only the window's time is (and the time per second,
+  // NaN too, now that an interval between windows is known).
   deliver(train_, 2000.0, EventData{{"range/b.mean", std::numeric_limits<double>::quiet_NaN()}});
   QSignalSpy changed(&model_, &QAbstractItemModel::dataChanged);
   refresh();
   ASSERT_EQ(changed.count(), 1);
-  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(b, RangesModel::LastSeenColumn));
+  EXPECT_EQ(changed[0][0].value<QModelIndex>(), model_.index(b, RangesModel::TimePerSecondColumn));
   EXPECT_EQ(changed[0][1].value<QModelIndex>(), model_.index(b, RangesModel::LastSeenColumn));
 }
 
@@ -517,8 +581,8 @@ TEST_F(RangesModelTest, RowsStopAtTheLimitTheRestAreCountedAndRemovingTheirSourc
   deliver(eval, 2000, next);
   refresh();
   ASSERT_EQ(model_.rowCount(), 3);
-  for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::CountColumn, RangesModel::SortRole).toDouble(), 7.0);
-  EXPECT_EQ(value(0, RangesModel::TotalColumn, RangesModel::SortRole).toDouble(), 8.0);
+  for (int row = 0; row < 3; ++row) EXPECT_EQ(value(row, RangesModel::MeanColumn, RangesModel::SortRole).toDouble(), 8.0);
+  EXPECT_EQ(value(0, RangesModel::CallsColumn, RangesModel::SortRole).toDouble(), 8.0);
 
   model_.removeSources({1});  // eval: none of its rows listed
   EXPECT_EQ(model_.unlistedCount(), 1U);

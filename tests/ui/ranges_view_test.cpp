@@ -9,6 +9,9 @@
 #include <vector>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QStyle>
+#include <QStyleOptionHeader>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QSortFilterProxyModel>
@@ -20,6 +23,7 @@
 #include <livemon/ui/ingest/ingest_worker.h>
 #include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/ranges_view.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
@@ -103,7 +107,7 @@ TEST_F(RangesViewTest, ShowsTheRangesLiveAndChartsTheSelectedOne) {
   EXPECT_EQ(shownName(0), QStringLiteral("backward"));
   EXPECT_EQ(shownName(3), QStringLiteral("optimizer"));
   EXPECT_EQ(proxy().index(0, RangesModel::MeanColumn).data(Qt::EditRole).toDouble(), 60.0 + kWindows - 1);
-  EXPECT_EQ(proxy().index(0, RangesModel::TotalColumn).data(Qt::EditRole).toDouble(), 10.0 * kWindows);
+  EXPECT_EQ(proxy().index(0, RangesModel::CallsColumn).data(Qt::EditRole).toDouble(), 10.0 * kWindows);
   EXPECT_TRUE(view().table()->isColumnHidden(RangesModel::SourceColumn));  // one source
 
   // The top row is selected from the start, and its chart has a line per duration aggregation.
@@ -239,7 +243,7 @@ TEST_F(RangesViewTest, PauseHoldsTheTableAndResumeCatchesUp) {
   window_->dashboard().setPaused(false);
   window_->dashboard().refreshNow();
   EXPECT_EQ(mean.data(Qt::EditRole).toDouble(), 31.0);
-  EXPECT_EQ(model().index(forward, RangesModel::TotalColumn).data(Qt::EditRole).toDouble(), 20.0);
+  EXPECT_EQ(model().index(forward, RangesModel::CallsColumn).data(Qt::EditRole).toDouble(), 20.0);
 }
 
 TEST_F(RangesViewTest, TheChosenViewIsSavedAndAnOptionOverridesIt) {
@@ -257,6 +261,81 @@ TEST_F(RangesViewTest, TheChosenViewIsSavedAndAnOptionOverridesIt) {
   options.view = DashboardView::Charts;
   MainWindow chosen(options);
   EXPECT_EQ(chosen.view(), DashboardView::Charts);
+}
+
+}  // namespace
+}  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// Issue 30: the sort arrow drawn over "Mean" (the slowest-first column) in the dashboard's style.
+TEST_F(RangesViewTest, TheSortArrowLeavesEveryNumberHeaderReadable) {
+  auto* app = qobject_cast<QApplication*>(QCoreApplication::instance());
+  ASSERT_NE(app, nullptr);
+  applyDashboardStyle(*app);
+  deliver(train_, kT0, stepWindow(0));
+  window_->dashboard().refreshNow();
+  QHeaderView* header = view().table()->horizontalHeader();
+  view().table()->setColumnHidden(RangesModel::SelfTimeColumn, false);  // shown once nesting is known
+  for (int column = RangesModel::CallsColumn; column < RangesModel::ColumnCount; ++column) {
+    header->setSortIndicator(column, Qt::DescendingOrder);
+    QStyleOptionHeader option;
+    option.initFrom(header);
+    option.state |= QStyle::State_Horizontal;
+    option.orientation = Qt::Horizontal;
+    option.section = column;
+    option.rect = QRect(header->sectionViewportPosition(column), 0, header->sectionSize(column), header->height());
+    option.text = model().headerData(column, Qt::Horizontal).toString();
+    option.textAlignment = model().headerData(column, Qt::Horizontal, Qt::TextAlignmentRole).value<Qt::Alignment>();
+    option.sortIndicator = QStyleOptionHeader::SortDown;
+    const QRect label = header->style()->subElementRect(QStyle::SE_HeaderLabel, &option, header);
+    const QRect arrow = header->style()->subElementRect(QStyle::SE_HeaderArrow, &option, header);
+    const QRect text = QStyle::alignedRect(Qt::LeftToRight, option.textAlignment,
+                                           QSize(header->fontMetrics().horizontalAdvance(option.text), header->fontMetrics().height()),
+                                           label);
+    EXPECT_FALSE(text.intersects(arrow)) << option.text.toStdString() << ": text " << text.x() << "+" << text.width()
+                                         << ", arrow " << arrow.x() << "+" << arrow.width();
+    EXPECT_LE(header->fontMetrics().horizontalAdvance(option.text), label.width()) << option.text.toStdString();
+  }
+  app->setStyleSheet(QString());
+}
+
+}  // namespace
+}  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// Issue 30: with ten number columns, PyTorch's operator names were squeezed to "ate…ces".
+TEST_F(RangesViewTest, LongNamesKeepTheirRoomAndAreWholeInTheTooltip) {
+  EventData data;
+  test::addRangeWindow(data, "autograd::engine::evaluate_function: ConvolutionBackward0", {10, 1.0, 1.0, 2.0, 2.0});
+  test::addRangeWindow(data, "aten::cross_entropy_loss", {10, 1.0, 1.0, 2.0, 2.0});
+  deliver(train_, kT0, data);
+  window_->dashboard().refreshNow();
+  window_->resize(1000, 800);
+  QCoreApplication::processEvents();
+  QHeaderView* header = view().table()->horizontalHeader();
+  EXPECT_GE(header->sectionSize(RangesModel::RangeColumn),
+            view().table()->fontMetrics().horizontalAdvance(QStringLiteral("aten::cross_entropy_loss")));
+  const int row = model().rowOf(0, QStringLiteral("autograd::engine::evaluate_function: ConvolutionBackward0"));
+  EXPECT_TRUE(model().index(row, RangesModel::RangeColumn).data(Qt::ToolTipRole).toString().startsWith(
+      QStringLiteral("autograd::engine::evaluate_function: ConvolutionBackward0\n")));
+  // No step range: the summary says what to name one, then which range it is.
+  EXPECT_TRUE(view().summaryText().contains(QStringLiteral("no step range"))) << view().summaryText().toStdString();
+  EventData step;
+  test::addRangeWindow(step, "train_step", {10, 5.0, 5.0, 6.0, 6.0});
+  deliver(train_, kT0 + 1000.0, step);
+  ASSERT_TRUE(refreshUntil([&] { return model().rowCount() == 3; }));
+  EXPECT_TRUE(view().summaryText().endsWith(QStringLiteral(" · step: train_step"))) << view().summaryText().toStdString();
+  // Self time is "—" on every row until a range is nested in another by name: its column waits.
+  EXPECT_TRUE(view().table()->isColumnHidden(RangesModel::SelfTimeColumn));
+  EventData nested;
+  test::addRangeWindow(nested, "train_step/forward", {10, 2.0, 2.0, 3.0, 3.0});
+  deliver(train_, kT0 + 2000.0, nested);
+  ASSERT_TRUE(refreshUntil([&] { return model().rowCount() == 4; }));
+  EXPECT_FALSE(view().table()->isColumnHidden(RangesModel::SelfTimeColumn));
 }
 
 }  // namespace

@@ -39,6 +39,8 @@
 #include <livemon/ui/widgets/ranges_view.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 #include <livemon/ui/widgets/timeline_bar.h>
+#include <livemon/ui/widgets/timeline_strip.h>
+#include <livemon/ui/dashboard/alert_centre.h>
 
 #include "replay_test_support.h"
 #include "ui_test_support.h"
@@ -483,6 +485,64 @@ TEST(TimelineBarTest, FormatsDurations) {
   EXPECT_EQ(TimelineBar::formatDuration(0), QStringLiteral("0:00.0"));
   EXPECT_EQ(TimelineBar::formatDuration(62'500'000'000), QStringLiteral("1:02.5"));
   EXPECT_EQ(TimelineBar::formatDuration(3'600'000'000'000), QStringLiteral("1:00:00.0"));
+}
+
+}  // namespace
+}  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// Issue 30: the timeline had no step labels and no marks for eval events or alerts.
+using TimelineTest = test::ReplayTest;
+
+TEST_F(TimelineTest, LabelsStepsAndMarksEvalEvents) {
+  const QString path = dir_.filePath(QStringLiteral("evals.mcap"));
+  {
+    transport::RecordingWriter writer(path.toStdString());
+    const auto source = test::makeSource("train", 4242, std::nullopt, test::kT0Ms);
+    uint64_t sequence = 0;
+    const auto record = [&](Event event) {
+      transport::ReceivedEvent received = test::received(source, std::move(event));
+      received.sequence = sequence++;
+      received.receivedAt = received.event.timestamp;
+      transport::recordEvent(writer, received);
+    };
+    for (int i = 0; i < test::kEvents; ++i) {
+      Event window{std::string(kStatEventName), test::atMs(test::kT0Ms + 500.0 * i), {{"loss.mean", 1.0}}};
+      window.step = 10 * i;
+      record(std::move(window));
+      if (i % 100 == 50) {  // an eval at steps 500, 1500, 2500, 3500
+        Event eval{"eval", test::atMs(test::kT0Ms + 500.0 * i), {{"accuracy", 0.5}, {"loss", 1.5}}};
+        eval.step = 10 * i;
+        record(std::move(eval));
+      }
+    }
+    writer.close();
+  }
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  window.resize(1400, 900);
+  window.show();
+  openReplay(window.dashboard(), path);
+  window.timeline().updateMarks(window.dashboard().registry(), &window.dashboard().alertCentre().alerts(), true);
+  const TimelineStrip* strip = window.timeline().strip();
+  ASSERT_NE(strip, nullptr);
+  EXPECT_TRUE(strip->isVisible());
+  // One mark per eval event (its two fields share it), at its time.
+  ASSERT_EQ(strip->marks().marks.size(), 4U);
+  EXPECT_EQ(strip->marks().marks[0].label, QStringLiteral("eval"));
+  EXPECT_EQ(strip->marks().marks[0].ms, test::kT0Ms + 500.0 * 50);
+  EXPECT_FALSE(strip->marks().marks[0].alert);
+  EXPECT_TRUE(strip->toolTipAt(strip->xOf(test::kT0Ms + 500.0 * 150)).contains(QStringLiteral("eval at ")));
+  EXPECT_TRUE(strip->toolTipAt(strip->xOf(test::kT0Ms + 500.0 * 150)).contains(QStringLiteral("step 1500")));
+  EXPECT_TRUE(strip->toolTipAt(strip->xOf(test::kT0Ms + 500.0 * 100)).isEmpty());
+  // Step labels along the recording, from its first step to its last.
+  const auto labels = strip->stepLabels();
+  ASSERT_GE(labels.size(), 3U);
+  EXPECT_EQ(labels.front().second, QStringLiteral("step 0"));
+  EXPECT_EQ(labels.back().second, QStringLiteral("step %1").arg(QLocale().toString(10 * (test::kEvents - 1))));
+  EXPECT_LT(labels.front().first, labels.back().first);
 }
 
 }  // namespace

@@ -260,6 +260,10 @@ TEST_F(ChartTest, AMaxIsDrawnOnlyWhereItDiffersFromItsP99) {
   ASSERT_EQ(ids.size(), 2U);
   StatChartView& chart = showChart(QStringLiteral("range/step"), ids);
   chart.render(context(0.0, 10.0), true);
+  // A range chart starts with its p99 and max hidden (issue 30): shown, as a click on their legend
+  // entries would.
+  for (SeriesId id : ids) chart.setSeriesVisible(id, true);
+  chart.render(context(0.0, 10.0), true);
   QLineSeries* p99 = chart.line(QStringLiteral("p99"), 0);
   QLineSeries* max = chart.line(QStringLiteral("max"), 0);
   ASSERT_NE(p99, nullptr);

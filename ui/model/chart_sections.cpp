@@ -26,6 +26,9 @@ int sectionRank(const QString& section) {
 // What a user looks at first within a section, by the name after the section's prefix.
 int chartRank(const QString& chart) {
   const QString section = chartSection(chart);
+  // A range is named after code ("aten::cross_entropy_loss"), not after what a run measures:
+  // ranges go by name alone.
+  if (section == kRangeSection) return 0;
   const QString leaf = (section.isEmpty() ? chart : chart.mid(section.endsWith(QLatin1Char('/')) ? section.size() : section.size() + 1))
                            .toLower();
   if (leaf.contains(QLatin1String("loss"))) return 0;
@@ -48,6 +51,11 @@ QString chartSection(const QString& chart) {
   if (chart.startsWith(kRangeSection)) return kRangeSection;
   const qsizetype dot = chart.indexOf(QLatin1Char('.'));
   return dot > 0 ? chart.left(dot) : QString();
+}
+
+bool lineHiddenAtFirst(const QString& chart, const QString& aggregation) {
+  return chart.startsWith(kRangeSection) &&
+         (aggregation == QLatin1String("count") || aggregation == QLatin1String("p99") || aggregation == QLatin1String("max"));
 }
 
 QString sectionTitle(const QString& section) {
@@ -136,6 +144,44 @@ ChartArrangement arrangeCharts(const std::vector<QString>& charts, const ChartCh
   if (pinned.charts > 0) finish(std::move(pinned));
   for (auto& [name, section] : sections) finish(std::move(section));
   return result;
+}
+
+ChartFlow flowCharts(const ChartArrangement& arrangement, int columns) {
+  ChartFlow flow;
+  columns = std::max(1, columns);
+  FlowCell next;
+  const auto row = [&flow](int index) {
+    if (flow.rows <= index) {
+      flow.rows = index + 1;
+      flow.labelled.resize(static_cast<std::size_t>(flow.rows), false);
+      flow.labelOnly.resize(static_cast<std::size_t>(flow.rows), false);
+    }
+  };
+  for (const ChartSection& section : arrangement.sections) {
+    SectionFlow placed;
+    if (section.shown.empty()) {
+      if (next.column != 0) next = FlowCell{next.row + 1, 0};
+      row(next.row);
+      placed.header = next;
+      placed.headerSpan = columns;
+      placed.headerRow = true;
+      flow.labelOnly[static_cast<std::size_t>(next.row)] = true;
+      next = FlowCell{next.row + 1, 0};
+      flow.sections.push_back(std::move(placed));
+      continue;
+    }
+    row(next.row);
+    placed.header = next;
+    placed.headerSpan = std::min(static_cast<int>(section.shown.size()), columns - next.column);
+    flow.labelled[static_cast<std::size_t>(next.row)] = true;
+    for (std::size_t i = 0; i < section.shown.size(); ++i) {
+      row(next.row);
+      placed.charts.push_back(next);
+      next = next.column + 1 < columns ? FlowCell{next.row, next.column + 1} : FlowCell{next.row + 1, 0};
+    }
+    flow.sections.push_back(std::move(placed));
+  }
+  return flow;
 }
 
 }  // namespace livemon::ui

@@ -19,8 +19,13 @@ namespace livemon::ui {
 // "range/", then "system", and livemon's own diagnostics ("livemon") last.
 //
 // Within a section the charts a user looks at first lead: loss, then accuracy, then step time,
-// then throughput, then the learning rate, then the rest; ties by name.
+// then throughput, then the learning rate, then the rest; ties by name. Ranges (range/) go by name
+// alone: "range/aten::cross_entropy_loss" is code that was timed, not the run's loss.
 QString chartSection(const QString& chart);
+// Whether a chart starts with a line hidden (its legend entry dimmed, a click shows it): a range's
+// count, p99 and max, so that its mean and p50 are what the axis fits, not a count of calls on
+// its own axis or the spikes of a rare slow call.
+bool lineHiddenAtFirst(const QString& chart, const QString& aggregation);
 // The section's title on the grid: its name, "other" for "".
 QString sectionTitle(const QString& section);
 // Strict weak orders (total: the last tie-break is the name).
@@ -85,5 +90,35 @@ struct ChartChoices {
 
 // Arranges `charts` (any order) as the grid shows them.
 ChartArrangement arrangeCharts(const std::vector<QString>& charts, const ChartChoices& choices);
+
+// Thread-safety: a plain value type.
+// A cell of the grid: its row and column.
+struct FlowCell {
+  int row = 0;
+  int column = 0;
+  friend bool operator==(const FlowCell&, const FlowCell&) = default;
+};
+
+// Thread-safety: a plain value type.
+// Where a section of ChartArrangement::sections goes on a grid of `columns` columns.
+struct SectionFlow {
+  FlowCell header;  // its label, above its first chart
+  int headerSpan = 1;  // columns the label spans: its charts in the label's row
+  bool headerRow = false;  // collapsed: the label has a row of its own, across the grid
+  std::vector<FlowCell> charts;
+};
+
+// Thread-safety: a plain value type.
+// The grid's cells, sections flowing on from one to the next: a section starts in the row and
+// column after the previous one's last chart, so a section of one chart leaves no half row empty;
+// its label stands above its first chart, over the columns its charts take in that row. A
+// collapsed section's label takes a row of its own.
+struct ChartFlow {
+  std::vector<SectionFlow> sections;  // as arrangement.sections
+  int rows = 0;
+  std::vector<bool> labelled;  // per row: a section label starts there (above its charts)
+  std::vector<bool> labelOnly;  // per row: a collapsed section's label, no chart
+};
+ChartFlow flowCharts(const ChartArrangement& arrangement, int columns);
 
 }  // namespace livemon::ui

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include <QDateTime>
-#include <QLocale>
-
 #include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {
@@ -21,70 +18,7 @@ int valueIndexOf(std::string_view aggregation) {
   return -1;
 }
 
-// The value index a column shows; -1 for the text columns and Total.
-int valueIndexOfColumn(int column) {
-  switch (column) {
-    case RangesModel::CountColumn:
-      return 0;
-    case RangesModel::MeanColumn:
-      return 1;
-    case RangesModel::P50Column:
-      return 2;
-    case RangesModel::P99Column:
-      return 3;
-    case RangesModel::MaxColumn:
-      return 4;
-    default:
-      return -1;
-  }
-}
-
-bool isDurationColumn(int column) { return column >= RangesModel::MeanColumn && column <= RangesModel::MaxColumn; }
-
-QString formatCount(double count) {
-  if (!std::isfinite(count)) return QString::number(count);
-  if (count == std::floor(count) && std::abs(count) < 9e15) return QLocale().toString(static_cast<qlonglong>(count));
-  return QString::number(count, 'g', 6);
-}
-
-const QString kMissing = QStringLiteral("—");
-
 }  // namespace
-
-std::optional<QString> rangeNameOfStat(const QString& statName) {
-  const QLatin1String prefix(kRangeStatPrefix.data(), static_cast<qsizetype>(kRangeStatPrefix.size()));
-  if (!statName.startsWith(prefix) || statName.size() == prefix.size()) return std::nullopt;
-  return statName.mid(prefix.size());
-}
-
-QString formatDurationMs(double ms) {
-  if (std::isnan(ms)) return QStringLiteral("NaN");
-  if (std::isinf(ms)) return ms > 0 ? QStringLiteral("∞") : QStringLiteral("-∞");
-  if (ms == 0.0) return QStringLiteral("0 ms");
-  struct Unit {
-    double perMs;
-    const char* name;
-  };
-  static constexpr Unit kUnits[] = {{1e6, "ns"}, {1e3, "µs"}, {1.0, "ms"}, {1e-3, "s"}};
-  const double magnitude = std::abs(ms);
-  for (std::size_t i = 0; i < std::size(kUnits); ++i) {
-    const double scaled = magnitude * kUnits[i].perMs;
-    // Three significant digits of the value as rounded: 99.96 reads "100", not "100.0", and
-    // 999.96 µs reads "1.00 ms", not "1000 µs".
-    int decimals = 2;
-    double shown = std::round(scaled * 100.0) / 100.0;
-    while (decimals > 0 && shown >= std::pow(10.0, 3 - decimals)) {
-      --decimals;
-      shown = std::round(scaled * std::pow(10.0, decimals)) / std::pow(10.0, decimals);
-    }
-    if (shown < 1000.0 || i + 1 == std::size(kUnits)) {
-      return QStringLiteral("%1%2 %3")
-          .arg(ms < 0 ? QStringLiteral("-") : QString(), QString::number(shown, 'f', decimals),
-               QString::fromUtf8(kUnits[i].name));
-    }
-  }
-  return {};
-}
 
 RangesModel::RangesModel(const StatRegistry& registry, const Clock* clock, QObject* parent)
     : QAbstractTableModel(parent), registry_(registry), clock_(clock != nullptr ? clock : &systemClock()) {}
@@ -124,14 +58,93 @@ void RangesModel::apply(const IngestBatch& batch) {
       if (values.lastSeen) values.interval = sample.x - *values.lastSeen;
       values.lastSeen = sample.x;
     }
-    if (target.value == Count && std::isfinite(sample.y)) values.total = values.total.value_or(0.0) + sample.y;
+    if (target.value == Count && std::isfinite(sample.y)) values.calls = values.calls.value_or(0.0) + sample.y;
+    if (target.value == Count || target.value == Mean) {
+      addToTotalTime(rows_[static_cast<std::size_t>(target.row)], target.value, sample.x, sample.y);
+    }
   }
+}
+
+void RangesModel::addToTotalTime(Row& row, int value, double x, double y) {
+  WindowProduct& window = row.window;
+  if (window.x != x) window = WindowProduct{x, std::nullopt, std::nullopt, false};
+  (value == Count ? window.count : window.mean) = y;
+  if (window.added || !window.count || !window.mean) return;
+  window.added = true;
+  const double time = *window.count * *window.mean;
+  // A window of no calls (or a NaN mean) adds nothing; a NaN would poison the sum for good.
+  if (std::isfinite(time)) row.current.totalTime = row.current.totalTime.value_or(0.0) + time;
+}
+
+bool RangesModel::isStepRangeName(const QString& name) {
+  const QString lower = name.toLower();
+  for (const char* step : {"train_step", "training_step", "train.step", "train/step", "trainstep", "step", "iteration"}) {
+    if (lower == QLatin1String(step)) return true;
+  }
+  return false;
+}
+
+void RangesModel::link() {
+  linkedRows_ = rows_.size();
+  stepRows_.clear();
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    Row& row = rows_[r];
+    if (isStepRangeName(row.name)) stepRows_.try_emplace(row.source, static_cast<int>(r));
+    // The nearest enclosing name the same source times: "a/b/c" in "a/b", else in "a".
+    row.parent = -1;
+    for (qsizetype slash = row.name.lastIndexOf(QLatin1Char('/')); slash > 0;
+         slash = row.name.lastIndexOf(QLatin1Char('/'), slash - 1)) {
+      const auto found = rowIndex_.find({row.source, row.name.left(slash)});
+      if (found != rowIndex_.end()) {
+        row.parent = found->second;
+        break;
+      }
+    }
+  }
+}
+
+void RangesModel::derive() {
+  if (linkedRows_ != rows_.size()) link();
+  std::vector<double> childTime(rows_.size(), 0.0);
+  std::vector<bool> hasChildren(rows_.size(), false);
+  for (const Row& row : rows_) {
+    if (row.parent < 0) continue;
+    hasChildren[static_cast<std::size_t>(row.parent)] = true;
+    childTime[static_cast<std::size_t>(row.parent)] += row.current.totalTime.value_or(0.0);
+  }
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    Values& values = rows_[r].current;
+    const auto step = stepRows_.find(rows_[r].source);
+    const std::optional<double> stepTime =
+        step != stepRows_.end() ? rows_[static_cast<std::size_t>(step->second)].current.totalTime : std::nullopt;
+    values.stepShare = values.totalTime && stepTime && *stepTime > 0.0
+                           ? std::optional<double>(100.0 * *values.totalTime / *stepTime)
+                           : std::nullopt;
+    values.selfTime = std::nullopt;
+    if (!values.totalTime || (!hasChildren[r] && rows_[r].parent < 0)) continue;
+    // Windows of a parent and its children close apart: never below zero.
+    values.selfTime = std::max(0.0, *values.totalTime - childTime[r]);
+  }
+}
+
+bool RangesModel::nestingKnown() const {
+  for (int row = 0; row < publishedRows_; ++row) {
+    if (rows_[static_cast<std::size_t>(row)].parent >= 0) return true;
+  }
+  return false;
+}
+
+QString RangesModel::stepRange(SourceId source) const {
+  const auto step = stepRows_.find(source);
+  return step != stepRows_.end() && step->second < publishedRows_ ? rows_[static_cast<std::size_t>(step->second)].name
+                                                                   : QString();
 }
 
 void RangesModel::publish() {
   static const QList<int> kRoles{Qt::DisplayRole, Qt::EditRole, SortRole, Qt::ToolTipRole};
   // One dataChanged per run of adjacent changed rows (spanning their changed columns): every
   // range's window lands at once, and a sorting proxy does its work per signal.
+  derive();
   bool anyChanged = false;
   int runFirst = -1;
   int firstColumn = ColumnCount;
@@ -148,7 +161,7 @@ void RangesModel::publish() {
       endRun(r);
       continue;
     }
-    for (int column = CountColumn; column < ColumnCount; ++column) {
+    for (int column = CallsColumn; column < ColumnCount; ++column) {
       if (!same(cell(row.current, column), cell(row.shown, column))) {
         firstColumn = std::min(firstColumn, column);
         lastColumn = std::max(lastColumn, column);
@@ -212,7 +225,10 @@ bool RangesModel::isStale(int row) const {
 
 void RangesModel::clearValues(const std::function<bool(SourceId)>& which) {
   for (Row& row : rows_) {
-    if (which(row.source)) row.current = Values{};
+    if (which(row.source)) {
+      row.current = Values{};
+      row.window = WindowProduct{};
+    }
   }
 }
 
@@ -246,6 +262,7 @@ void RangesModel::removeSources(const std::vector<SourceId>& sources) {
 
 void RangesModel::reindex() {
   rowIndex_.clear();
+  linkedRows_ = 0;  // rows moved: link() again
   for (Target& target : targets_) target = Target{};
   publishedSources_.clear();
   for (std::size_t r = 0; r < rows_.size(); ++r) {
@@ -297,10 +314,34 @@ std::vector<SeriesId> RangesModel::durationSeries(int row) const {
 }
 
 std::optional<double> RangesModel::cell(const Values& values, int column) {
-  if (column == TotalColumn) return values.total;
-  if (column == LastSeenColumn) return values.lastSeen;
-  const int value = valueIndexOfColumn(column);
-  return value >= 0 ? values.latest[static_cast<std::size_t>(value)] : std::nullopt;
+  switch (column) {
+    case CallsColumn:
+      return values.calls;
+    case TotalTimeColumn:
+      return values.totalTime;
+    case TimePerSecondColumn: {
+      const std::optional<double>& count = values.latest[Count];
+      const std::optional<double>& mean = values.latest[Mean];
+      if (!count || !mean || !values.interval || !(*values.interval > 0.0)) return std::nullopt;
+      return *count * *mean / *values.interval * 1000.0;
+    }
+    case StepShareColumn:
+      return values.stepShare;
+    case SelfTimeColumn:
+      return values.selfTime;
+    case MeanColumn:
+      return values.latest[Mean];
+    case P50Column:
+      return values.latest[P50];
+    case P99Column:
+      return values.latest[P99];
+    case MaxColumn:
+      return values.latest[Max];
+    case LastSeenColumn:
+      return values.lastSeen;
+    default:
+      return std::nullopt;
+  }
 }
 
 bool RangesModel::same(std::optional<double> a, std::optional<double> b) {
@@ -312,7 +353,8 @@ bool RangesModel::same(const Values& a, const Values& b) {
   for (std::size_t i = 0; i < a.latest.size(); ++i) {
     if (!same(a.latest[i], b.latest[i])) return false;
   }
-  return same(a.total, b.total) && same(a.lastSeen, b.lastSeen);
+  return same(a.calls, b.calls) && same(a.totalTime, b.totalTime) && same(a.lastSeen, b.lastSeen) &&
+         same(a.interval, b.interval) && same(a.stepShare, b.stepShare) && same(a.selfTime, b.selfTime);
 }
 
 QString RangesModel::sourceLabel(SourceId id) const {
@@ -323,107 +365,5 @@ QString RangesModel::sourceLabel(SourceId id) const {
 int RangesModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : publishedRows_; }
 
 int RangesModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
-
-QVariant RangesModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
-  const Row& row = rows_[static_cast<std::size_t>(index.row())];
-  const int column = index.column();
-  if (role == Qt::ForegroundRole) return row.stale ? QVariant(staleForeground_) : QVariant();
-  if (column == RangeColumn || column == SourceColumn) {
-    switch (role) {
-      case Qt::DisplayRole:
-      case Qt::EditRole:
-      case SortRole:
-        return column == RangeColumn ? row.name : sourceLabel(row.source);
-      case Qt::ToolTipRole: {
-        const SourceEntry* entry = registry_.source(row.source);
-        return tr("Stat %1 from %2")
-            .arg(statName(index.row()), entry != nullptr ? entry->description : QStringLiteral("?"));
-      }
-      default:
-        return {};
-    }
-  }
-  const std::optional<double> value = cell(row.shown, column);
-  if (column == LastSeenColumn && value) {
-    // On the publisher's clock, as the charts' time axis.
-    const QDateTime time = QDateTime::fromMSecsSinceEpoch(static_cast<qint64>(std::llround(*value)));
-    if (role == Qt::DisplayRole) return QLocale().toString(time.time(), QStringLiteral("HH:mm:ss"));
-    if (role == Qt::ToolTipRole) {
-      return row.stale ? tr("Latest window at %1: none since, for longer than usual").arg(QLocale().toString(time, QLocale::LongFormat))
-                       : tr("Latest window at %1").arg(QLocale().toString(time, QLocale::LongFormat));
-    }
-  }
-  switch (role) {
-    case Qt::DisplayRole:
-      if (!value) return kMissing;
-      return isDurationColumn(column) ? formatDurationMs(*value) : formatCount(*value);
-    case Qt::EditRole:
-      return value ? QVariant(*value) : QVariant();
-    case SortRole:
-      return value && !std::isnan(*value) ? QVariant(*value) : QVariant();
-    case Qt::ToolTipRole:
-      if (!value) return tr("Not in the Stat's windows");
-      return isDurationColumn(column) ? tr("%1 ms").arg(QString::number(*value, 'g', 9)) : formatCount(*value);
-    case Qt::TextAlignmentRole:
-      return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-    default:
-      return {};
-  }
-}
-
-QVariant RangesModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal) return QAbstractTableModel::headerData(section, orientation, role);
-  if (role == Qt::TextAlignmentRole) {
-    return QVariant::fromValue(Qt::Alignment((section >= CountColumn ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter));
-  }
-  if (role == Qt::ToolTipRole) {
-    switch (section) {
-      case RangeColumn:
-        return tr("The range's name (its Stat is range/<name>)");
-      case SourceColumn:
-        return tr("The publisher that timed it");
-      case CountColumn:
-        return tr("Times the range ran in the latest window");
-      case TotalColumn:
-        return tr("Times the range ran since the dashboard first saw it");
-      case MeanColumn:
-        return tr("Mean duration in the latest window");
-      case P50Column:
-        return tr("Median duration in the latest window");
-      case P99Column:
-        return tr("99th percentile duration in the latest window");
-      case MaxColumn:
-        return tr("Longest duration in the latest window");
-      case LastSeenColumn:
-        return tr("When the latest window was; a range with no window for a while is dimmed");
-      default:
-        return {};
-    }
-  }
-  if (role != Qt::DisplayRole) return QAbstractTableModel::headerData(section, orientation, role);
-  switch (section) {
-    case RangeColumn:
-      return tr("Range");
-    case SourceColumn:
-      return tr("Source");
-    case CountColumn:
-      return tr("Count");
-    case TotalColumn:
-      return tr("Total");
-    case MeanColumn:
-      return tr("Mean");
-    case P50Column:
-      return tr("p50");
-    case P99Column:
-      return tr("p99");
-    case MaxColumn:
-      return tr("Max");
-    case LastSeenColumn:
-      return tr("Last seen");
-    default:
-      return {};
-  }
-}
 
 }  // namespace livemon::ui

@@ -37,8 +37,17 @@ std::optional<QString> rangeNameOfStat(const QString& statName);
 QString formatDurationMs(double ms);
 
 // GUI thread only.
-// The Ranges table: one row per (source, range), values of the range's latest Stat window (its
-// count, mean, p50, p99 and max) and the total count since the dashboard first saw it.
+// The Ranges table: one row per (source, range), read the way torch.profiler's key_averages()
+// table is: how often it ran (Calls, since the dashboard first saw it), how long in all (Total
+// time: each window's count × mean, summed), the time it took per second of wall time in the
+// latest window (Time/s), its share of the step range's total time (% of step; the step range is
+// the source's range named as stepRangeName() says, train_step for instance), its self time
+// where nesting is known (see below), and the latest window's mean, p50, p99 and max.
+//
+// Nesting is known from names only (range Stats carry no parent): a range "a/b" is a child of
+// "a" when the same source times "a". Self time is shown for a range that has such children
+// (its total time minus theirs) and for such a child (nothing timed inside it is known: its
+// total time); a range outside any such family has none ("—"), as its children are not known.
 //
 // apply() takes each batch after the StatRegistry has applied it and records what changed;
 // publish() shows it: new rows are inserted at the end (rows are never moved, sorting is a
@@ -57,8 +66,9 @@ QString formatDurationMs(double ms);
 // told apart from a live one. Staleness is checked on publish(), at most every kStaleCheck.
 //
 // Qt::DisplayRole is formatted (durations with their unit, counts with digit grouping);
-// Qt::EditRole and SortRole give the raw double (milliseconds, or a count) so a proxy sorts
-// numbers as numbers. SortRole is empty for a missing value and for NaN, which sort last.
+// Qt::EditRole and SortRole give the raw double (milliseconds, ms per second, percent, or a
+// count) so a proxy sorts numbers as numbers. SortRole is empty for a missing value and for NaN,
+// which sort last. The range column's tooltip starts with the full name (the column elides it).
 class RangesModel : public QAbstractTableModel {
   Q_OBJECT
 
@@ -66,8 +76,11 @@ class RangesModel : public QAbstractTableModel {
   enum Column {
     RangeColumn = 0,
     SourceColumn,
-    CountColumn,  // samples in the latest window
-    TotalColumn,  // samples in all windows seen
+    CallsColumn,          // samples in all windows seen
+    TotalTimeColumn,      // the time in the range over all windows seen, ms
+    TimePerSecondColumn,  // ms in the range per second of wall time, in the latest window
+    StepShareColumn,      // total time as a percentage of the step range's
+    SelfTimeColumn,       // total time minus the known children's, ms
     MeanColumn,
     P50Column,
     P99Column,
@@ -120,6 +133,10 @@ class RangesModel : public QAbstractTableModel {
   std::size_t maxRows() const noexcept { return maxRows_; }
   // (source, range) pairs left without a row, their sources not removed.
   std::size_t unlistedCount() const noexcept { return unlisted_.size(); }
+  // Whether any published range is nested in another by name (Self time is known somewhere).
+  bool nestingKnown() const;
+  // The name of the step range of `source` ("train_step"), empty when it times none.
+  QString stepRange(SourceId source) const;
   // How many sources the published rows come from (the view shows the source column from two).
   int sourceCount() const noexcept { return static_cast<int>(publishedSources_.size()); }
 
@@ -135,9 +152,19 @@ class RangesModel : public QAbstractTableModel {
 
   struct Values {
     std::array<std::optional<double>, ValueCount> latest;
-    std::optional<double> total;  // sum of the windows' counts
+    std::optional<double> calls;  // sum of the windows' counts
+    std::optional<double> totalTime;  // sum of the windows' count × mean, ms
     std::optional<double> lastSeen;  // the latest window's time, ms since the Unix epoch
     std::optional<double> interval;  // between the latest two windows, ms
+    std::optional<double> stepShare;  // derived (derive()), percent
+    std::optional<double> selfTime;   // derived (derive()), ms
+  };
+  // A window's count and mean, until both arrived and their product went into the total time.
+  struct WindowProduct {
+    double x = 0.0;
+    std::optional<double> count;
+    std::optional<double> mean;
+    bool added = false;
   };
   struct Row {
     SourceId source = 0;
@@ -145,6 +172,8 @@ class RangesModel : public QAbstractTableModel {
     std::array<SeriesId, ValueCount> series{kNoSeries, kNoSeries, kNoSeries, kNoSeries, kNoSeries};
     Values current;  // as applied
     Values shown;    // as last published
+    WindowProduct window;
+    int parent = -1;  // the row of the range this one is nested in, by name ("a" of "a/b")
     bool stale = false;  // as last published
   };
   // Where a series' samples go.
@@ -154,6 +183,16 @@ class RangesModel : public QAbstractTableModel {
   };
 
   static std::optional<double> cell(const Values& values, int column);
+  // Whether a range name is a step's ("train_step", "step", ...).
+  static bool isStepRangeName(const QString& name);
+  // Adds a count or mean sample to the row's window product (and its total time when complete).
+  static void addToTotalTime(Row& row, int value, double x, double y);
+  // Re-links rows to their parents and sources to their step rows (rows came or went).
+  void link();
+  // Fills every row's derived values (step share, self time) from the current ones.
+  void derive();
+  QVariant displayText(const Row& row, int column, std::optional<double> value) const;
+  QVariant toolTip(const Row& row, int modelRow, int column, std::optional<double> value) const;
   // Equal, taking NaN as equal to NaN (so a NaN cell is not reported as changed on every publish).
   static bool same(std::optional<double> a, std::optional<double> b);
   static bool same(const Values& a, const Values& b);
@@ -169,6 +208,8 @@ class RangesModel : public QAbstractTableModel {
   std::map<std::pair<SourceId, QString>, int> rowIndex_;
   int publishedRows_ = 0;
   std::vector<SourceId> publishedSources_;
+  std::map<SourceId, int> stepRows_;  // link()
+  std::size_t linkedRows_ = 0;  // rows_.size() as link() last saw it
   std::vector<Target> targets_;  // indexed by SeriesId; row -1 for series that are not ranges
   std::size_t maxRows_ = kDefaultMaxRangeRows;
   // Left without a row; at most one entry per series, so bounded by the ingest's limits.

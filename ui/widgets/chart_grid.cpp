@@ -301,6 +301,8 @@ void ChartGrid::placeChart(StatChartView* chart, const QRect& geometry) {
       const int width = pin->sizeHint().width();
       pin->setGeometry(enlarge->x() - width - 2, 4, width, kButtonSize);
       pin->raise();
+      // The title is centred: it may reach as far right of the centre as the Pin button leaves room.
+      chart->fitTitle(2 * (pin->x() - kSpacing) - geometry.width());
     }
   }
   chart->show();
@@ -364,22 +366,33 @@ void ChartGrid::relayout() {
       const int chartWidth = std::max(1, (width - 2 * kMargin - (columns - 1) * kSpacing) / columns);
       const int chartHeight =
           std::clamp(static_cast<int>(chartWidth * kChartAspect), kChartMinimumHeight, kChartMaximumHeight);
+      // Sections flow on from one another (flowCharts); a row where a section starts has a strip
+      // for its label above the charts.
+      const ChartFlow flow = flowCharts(arrangement_, columns);
+      std::vector<int> labelTop(static_cast<std::size_t>(flow.rows));
+      std::vector<int> chartTop(static_cast<std::size_t>(flow.rows));
       int y = kMargin;
-      for (const ChartSection& section : arrangement_.sections) {
+      for (std::size_t row = 0; row < labelTop.size(); ++row) {
+        labelTop[row] = y;
+        if (flow.labelOnly[row] || flow.labelled[row]) y += kHeaderHeight + kSpacing;
+        chartTop[row] = y;
+        if (!flow.labelOnly[row]) y += chartHeight + kSpacing;
+      }
+      const auto cellX = [&](int column) { return kMargin + column * (chartWidth + kSpacing); };
+      for (std::size_t s = 0; s < arrangement_.sections.size(); ++s) {
+        const ChartSection& section = arrangement_.sections[s];
+        const SectionFlow& place = flow.sections[s];
         QToolButton* header = sectionHeader(section);
-        header->setGeometry(kMargin, y, std::max(1, width - 2 * kMargin), kHeaderHeight);
+        header->setGeometry(cellX(place.header.column), labelTop[static_cast<std::size_t>(place.header.row)],
+                            std::max(1, place.headerSpan * (chartWidth + kSpacing) - kSpacing), kHeaderHeight);
         header->show();
         headers.insert(section.name);
-        y += kHeaderHeight + kSpacing;
         for (std::size_t i = 0; i < section.shown.size(); ++i) {
-          const int row = static_cast<int>(i) / columns;
-          const int column = static_cast<int>(i) % columns;
-          placeChart(charts_.at(section.shown[i]), QRect(kMargin + column * (chartWidth + kSpacing),
-                                                         y + row * (chartHeight + kSpacing), chartWidth, chartHeight));
+          const FlowCell cell = place.charts[i];
+          placeChart(charts_.at(section.shown[i]),
+                     QRect(cellX(cell.column), chartTop[static_cast<std::size_t>(cell.row)], chartWidth, chartHeight));
           shown.insert(section.shown[i]);
         }
-        const int rows = (static_cast<int>(section.shown.size()) + columns - 1) / columns;
-        y += rows * (chartHeight + kSpacing);
       }
       height = y + kMargin;
       break;

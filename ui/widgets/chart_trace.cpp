@@ -7,7 +7,14 @@
 
 namespace livemon::ui {
 
-ChartTrace::ChartTrace(QChart* chart) : chart_(chart) { series_.push_back(new QLineSeries()); }
+namespace {
+constexpr qreal kPointMarkerSize = 7.0;
+}  // namespace
+
+ChartTrace::ChartTrace(QChart* chart) : chart_(chart) {
+  series_.push_back(new QLineSeries());
+  series_.back()->setMarkerSize(kPointMarkerSize);
+}
 
 void ChartTrace::hideLegendEntry(QLineSeries* series) {
   for (QLegendMarker* marker : chart_->legend()->markers(series)) marker->setVisible(false);
@@ -49,6 +56,11 @@ void ChartTrace::destroy() {
   series_.clear();
 }
 
+void ChartTrace::setPointMarkers(bool on) {
+  markers_ = on;
+  for (QLineSeries* series : series_) series->setPointsVisible(on);
+}
+
 void ChartTrace::setPen(const QPen& pen) {
   pen_ = pen;
   for (QLineSeries* series : series_) series->setPen(pen);
@@ -66,6 +78,8 @@ void ChartTrace::setVisible(bool visible) {
 QLineSeries* ChartTrace::addSeries() {
   auto* series = new QLineSeries();
   series->setPen(pen_);
+  series->setPointsVisible(markers_);
+  series->setMarkerSize(kPointMarkerSize);
   series->setVisible(visible_);
   series_.push_back(series);
   if (onChart_) {

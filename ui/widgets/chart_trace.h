@@ -46,6 +46,9 @@ class ChartTrace {
   void setPen(const QPen& pen);
   void setName(const QString& name);
   void setVisible(bool visible);
+  // Draws a marker at every point (a sparse line: one point per eval), on every stretch.
+  void setPointMarkers(bool on);
+  bool pointMarkers() const noexcept { return markers_; }
   bool isVisible() const noexcept { return visible_; }
   // Hands each stretch of `points` (a new one starts at every index of `breaks`) to a series with
   // one replace(); series left over are emptied.
@@ -62,6 +65,7 @@ class ChartTrace {
   QAbstractAxis* y_ = nullptr;
   bool onChart_ = false;
   bool visible_ = true;
+  bool markers_ = false;
   int stretches_ = 0;
   QPen pen_;
 };

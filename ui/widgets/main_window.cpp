@@ -297,6 +297,7 @@ void MainWindow::redraw() {
   grid_->setPlayhead(dashboard_->replays().playheadMs(), dashboard_->replays().playheadSinceRunStart());
   grid_->refresh();
   ranges_->refresh(grid_->renderContext());
+  timeline_->updateMarks(dashboard_->registry(), &dashboard_->alertCentre().alerts());
 }
 
 void MainWindow::pausedChanged(bool paused) {

@@ -1,5 +1,7 @@
 #include <livemon/ui/widgets/ranges_view.h>
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -20,6 +22,7 @@ namespace livemon::ui {
 
 namespace {
 constexpr int kNumberColumnWidth = 92;
+constexpr int kRangeColumnWidth = 240;
 }  // namespace
 
 RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent)
@@ -58,19 +61,31 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   table_->setAlternatingRowColors(true);
   table_->setShowGrid(false);
   table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);  // "aten::…_loss": both ends of a long name show
   table_->verticalHeader()->setVisible(false);
   table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
   table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
   QHeaderView* columns = table_->horizontalHeader();
+  // The sort arrow is drawn at a section's right edge, where a number column's title ends: room
+  // for it, so "Mean" (sorted at first) stays readable.
+  columns->setStyleSheet(QStringLiteral("QHeaderView::section { padding-right: 18px; }"));
   columns->setHighlightSections(false);
   columns->setSectionResizeMode(QHeaderView::Interactive);
-  columns->setSectionResizeMode(RangesModel::RangeColumn, QHeaderView::Stretch);
+  // Names get room of their own (operators are long: "aten::cross_entropy_loss"); with the number
+  // columns wider than the view the table scrolls sideways rather than squeeze the names, and
+  // room to spare goes to the last column.
+  columns->setStretchLastSection(true);
   columns->setMinimumSectionSize(60);
-  for (int column = RangesModel::CountColumn; column < RangesModel::ColumnCount; ++column) {
-    columns->resizeSection(column, kNumberColumnWidth);
+  // Each number column as wide as its title (with the sort arrow's room) or a typical value
+  // ("888 ms/s"), whichever is wider: ten of them fit beside the names.
+  const int valueWidth = fontMetrics().horizontalAdvance(QStringLiteral("888.8 ms/s")) + 12;
+  for (int column = RangesModel::CallsColumn; column < RangesModel::ColumnCount; ++column) {
+    const int titleWidth = fontMetrics().horizontalAdvance(model_->headerData(column, Qt::Horizontal).toString()) + 32;
+    columns->resizeSection(column, std::min(kNumberColumnWidth, std::max(titleWidth, valueWidth)));
   }
   columns->resizeSection(RangesModel::SourceColumn, 130);
-  table_->setColumnHidden(RangesModel::SourceColumn, true);  // until a second source times ranges
+  columns->resizeSection(RangesModel::RangeColumn, kRangeColumnWidth);
+  updateColumns();
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { currentChanged(current); });
 
@@ -115,7 +130,7 @@ void RangesView::endRemove(const RegistryRemoval& removal) {
     table_->selectionModel()->clear();
   }
   if (removal.labelsChanged && chart_ != nullptr) chart_->refreshSeriesNames();
-  table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+  updateColumns();
   updateChartTitle();
   updateSummary();
 }
@@ -125,7 +140,7 @@ void RangesView::refresh(const ChartRenderContext& context) {
     const int before = model_->rowCount();
     model_->publish();
     if (model_->rowCount() != before) {
-      table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);
+      updateColumns();
       updateChartTitle();
       updateSummary();
     }
@@ -204,12 +219,25 @@ void RangesView::updateChartTitle() {
   chart_->chart()->setTitle(title);
 }
 
+void RangesView::updateColumns() {
+  table_->setColumnHidden(RangesModel::SourceColumn, model_->sourceCount() < 2);  // until a second source times ranges
+  table_->setColumnHidden(RangesModel::SelfTimeColumn, !model_->nestingKnown());  // "—" on every row otherwise
+}
+
+QString RangesView::summaryText() const { return summary_->text(); }
+
 void RangesView::updateSummary() {
   const int total = model_->rowCount();
   const int shown = proxy_->rowCount();
   QString text = tr("%n range(s)", nullptr, total);
   if (model_->sourceCount() > 1) text += tr(" from %n source(s)", nullptr, model_->sourceCount());
   if (shown != total) text += tr(" · %1 match the filter").arg(shown);
+  // Which range "% of step" divides by, or what to name one.
+  QString step;
+  for (int row = 0; row < total && step.isEmpty(); ++row) step = model_->stepRange(model_->source(row));
+  if (total > 0) {
+    text += step.isEmpty() ? tr(" · no step range (time each step as train_step)") : tr(" · step: %1").arg(step);
+  }
   summary_->setText(text);
 }
 

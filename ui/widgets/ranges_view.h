@@ -44,6 +44,8 @@ class RangesView : public QWidget {
   QSortFilterProxyModel& proxy() const noexcept { return *proxy_; }
   QTableView* table() const noexcept { return table_; }
   QLineEdit* filterEdit() const noexcept { return filter_; }
+  // The line beside the filter: how many ranges, and which is the step range.
+  QString summaryText() const;
   // The selected range's chart; nullptr while no range is selected.
   StatChartView* chart() const noexcept { return chart_; }
   // The smoothing and log scale the chart follows: the Charts grid's, so that the toolbar's
@@ -80,6 +82,8 @@ class RangesView : public QWidget {
   // Names the source in the chart's title only while the table shows several.
   void updateChartTitle();
   void updateSummary();
+  // The Source column from two sources on, Self time once a range is nested in another by name.
+  void updateColumns();
 
   const StatRegistry& registry_;
   RangesModel* model_ = nullptr;

@@ -3,9 +3,12 @@
 // CSV export.
 #include <algorithm>
 
+#include <QFontMetrics>
 #include <QtCharts/QAreaSeries>
+#include <QtCharts/QChart>
 #include <QtCharts/QLineSeries>
 
+#include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_step_note.h>
@@ -63,6 +66,21 @@ QAreaSeries* StatChartView::band(SourceId source) const {
 XRange StatChartView::xRange() const { return shownX_; }
 
 XRange StatChartView::yRange() const { return shownY_; }
+
+void StatChartView::fitTitle(int width) {
+  const QString title = QFontMetrics(chart()->titleFont()).elidedText(statName_, Qt::ElideMiddle, std::max(0, width));
+  chart()->setTitle(title);
+  chart()->setToolTip(title != statName_ ? statName_ : QString());
+}
+
+bool StatChartView::isEventChart() const {
+  return !lines_.empty() &&
+         std::all_of(lines_.begin(), lines_.end(), [](const auto& line) { return line->entry->kind == SeriesKind::EventField; });
+}
+
+double StatChartView::effectiveSmoothing() const {
+  return options_ != nullptr && !isEventChart() ? options_->smoothing() : 0.0;
+}
 
 bool StatChartView::isSeriesVisible(SeriesId id) const { return findLine(id) != nullptr && !findLine(id)->hidden; }
 

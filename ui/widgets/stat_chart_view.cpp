@@ -14,6 +14,7 @@
 #include <QtCharts/QLineSeries>
 
 #include <livemon/ui/model/chart_axes.h>
+#include <livemon/ui/model/chart_sections.h>
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_gestures.h>
@@ -129,6 +130,7 @@ void StatChartView::rebuildSeries() {
     line->id = id;
     line->entry = entry;
     line->count = isCountAxis(entry->aggregation);
+    line->hidden = lineHiddenAtFirst(statName_, entry->aggregation);
     line->raw = std::make_unique<ChartTrace>(chart);
     line->smooth = std::make_unique<ChartTrace>(chart);
     lines_.push_back(std::move(line));
@@ -179,6 +181,7 @@ void StatChartView::styleLines() {
   for (const auto& line : lines_) {
     line->pen = linePen(line->entry->aggregation, colourIndex(line->entry->source));
     line->raw->setPen(smoothing_ > 0.0 ? rawLinePen(line->pen) : line->pen);
+    line->raw->setPointMarkers(line->entry->kind == SeriesKind::EventField);
     line->raw->setName(lineName(*line));
     line->smooth->setName(lineName(*line));
     // A rank group's edges are drawn as its band only.
@@ -259,7 +262,9 @@ void StatChartView::configureYAxes() {
   bool others = false;
   for (const auto& line : lines_) {
     aggregations << line->entry->aggregation;
-    (line->count ? counts : others) = true;
+    // A hidden count (a range chart's, at first) takes no axis of its own.
+    if (line->count) counts = counts || !line->hidden;
+    else others = true;
   }
   const bool log = options_ != nullptr && options_->logScale(statName_);
   if (log && !yAxes_.isLog()) {
@@ -351,7 +356,7 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
 }
 
 void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key) {
-  const double smoothing = options_ != nullptr ? options_->smoothing() : 0.0;
+  const double smoothing = effectiveSmoothing();
   if (smoothing != smoothing_) {
     smoothing_ = smoothing;
     styleLines();  // the smoothed lines come or go, the raw ones fade or return

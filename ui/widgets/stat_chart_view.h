@@ -85,6 +85,10 @@ class StatChartView : public QChartView {
   ~StatChartView() override;
 
   const QString& statName() const noexcept { return statName_; }
+  // Titles the chart with its name in at most `width` pixels (the title is centred: the room
+  // either side of the centre, say left of buttons over the chart's top right): a longer name is
+  // elided in the middle and shown whole in the chart's tooltip.
+  void fitTitle(int width);
 
   // Adds a series of this Stat; it is drawn from the next render(). Returns whether the chart
   // draws it: false when it already has maxLines() lines (the series is left out, for good).
@@ -143,6 +147,10 @@ class StatChartView : public QChartView {
   XRange yRange() const;
   bool hasManualYRange() const noexcept { return manualY_.has_value(); }
   bool isSeriesVisible(SeriesId id) const;
+  // Whether every line is an event's field (one point per eval event, say): such a chart is
+  // drawn with a marker at every point and never smoothed, as a dozen points smoothed would
+  // draw a curve nobody measured.
+  bool isEventChart() const;
   // What a click on the series' legend entry does.
   void setSeriesVisible(SeriesId id, bool visible);
   // The hover text at a viewport position: the tooltips of the marks under it (alerts, NaN
@@ -238,6 +246,8 @@ class StatChartView : public QChartView {
   void configureYAxes();
   void attachAll();
   const QList<QPointF>& shownPoints(const Line& line) const;
+  // The smoothing the lines are drawn with: the options', none for an event chart.
+  double effectiveSmoothing() const;
 
   QString statName_;
   const StatRegistry& registry_;

@@ -13,8 +13,11 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QToolButton>
+#include <QVBoxLayout>
 
+#include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/replay/replay_session.h>
+#include <livemon/ui/widgets/timeline_strip.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
@@ -74,7 +77,16 @@ TimelineBar::TimelineBar(QWidget* parent) : QWidget(parent) {
   layout->addWidget(stepBack_);
   layout->addWidget(play_);
   layout->addWidget(stepForward_);
-  layout->addWidget(slider_, 1);
+  // The slider with its step labels and marks under it.
+  auto* track = new QWidget(this);
+  auto* trackLayout = new QVBoxLayout(track);
+  trackLayout->setContentsMargins(0, 0, 0, 0);
+  trackLayout->setSpacing(0);
+  slider_->setParent(track);
+  trackLayout->addWidget(slider_);
+  strip_ = new TimelineStrip(track);
+  trackLayout->addWidget(strip_);
+  layout->addWidget(track, 1);
   layout->addWidget(position_);
   layout->addWidget(speed_);
   layout->addWidget(close_);
@@ -119,8 +131,11 @@ void TimelineBar::setSession(ReplaySession* session) {
   if (session_ == nullptr) {
     name_->clear();
     position_->clear();
+    strip_->setMarks({});
+    marksAge_.invalidate();
     return;
   }
+  strip_->setSpan(static_cast<double>(session_->info().startNs) / kNsPerMs, static_cast<double>(session_->info().endNs) / kNsPerMs);
   connect(session_, &ReplaySession::playheadChanged, this, &TimelineBar::updatePosition);
   connect(session_, &ReplaySession::playingChanged, this, &TimelineBar::updatePlaying);
   connect(session_, &ReplaySession::opened, this, [this] { setSession(session_); });
@@ -155,6 +170,15 @@ QString TimelineBar::formatDuration(int64_t ns) {
     return QStringLiteral("%1:%2:%3").arg(seconds / 3600).arg((seconds / 60) % 60, 2, 10, QLatin1Char('0')).arg(secondsText);
   }
   return QStringLiteral("%1:%2").arg(seconds / 60).arg(secondsText);
+}
+
+void TimelineBar::updateMarks(const StatRegistry& registry, const AlertListModel* alerts, bool now) {
+  if (session_ == nullptr || !session_->isOpen()) return;
+  if (!now && marksAge_.isValid() && marksAge_.elapsed() < kMarksIntervalMs) return;
+  marksAge_.start();
+  const QString endpoint = session_->endpointLabel();
+  strip_->setMarks(timelineMarks(
+      registry, [&endpoint](const SourceEntry& source) { return source.endpoint == endpoint; }, alerts));
 }
 
 QString TimelineBar::positionText() const { return position_->text(); }
