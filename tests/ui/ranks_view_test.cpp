@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtCharts/QAreaSeries>
@@ -340,6 +341,43 @@ TEST_F(RanksViewTest, ALineDrawnNowhereHasNoLegendEntry) {
   labels = labelsOf(shownLegend(*chart));
   EXPECT_TRUE(labels.contains(QStringLiteral("p99"))) << labels.join(QStringLiteral(", ")).toStdString();
   EXPECT_TRUE(labels.contains(QStringLiteral("max"))) << labels.join(QStringLiteral(", ")).toStdString();
+}
+
+// The rank the scorer flags is drawn on the charts unasked, named as flagged, and its alert says
+// what it measured; once no longer flagged its lines leave the charts, unless the user picked it.
+TEST_F(RanksViewTest, AFlaggedRankIsDrawnOnTheChartsWhileFlagged) {
+  window_->setView(DashboardView::Charts);
+  for (int w = 0; w < 6; ++w) deliverWindow(w);
+  ASSERT_TRUE(dashboard().rankScores().isFlagged(kStraggler));
+  const QString stat = QStringLiteral("train.compute_time_ms");
+  StatChartView* chart = chartShown(stat);
+  ASSERT_NE(chart, nullptr);
+  ASSERT_NE(chart->line(QStringLiteral("mean"), kStraggler), nullptr);  // rank 7's source id is 7
+  EXPECT_EQ(chart->lineCount(), 8U);
+  const QStringList labels = labelsOf(shownLegend(*chart));
+  EXPECT_TRUE(labels.contains(QStringLiteral("mean · rank 7 (flagged)"))) << labels.join(QStringLiteral(", ")).toStdString();
+
+  // The alert: the time rank 7 took against the median, and its score.
+  const AlertListModel& alerts = dashboard().alertCentre().alerts();
+  ASSERT_EQ(alerts.rowCount(), 1);
+  const QString value = alerts.index(0, AlertListModel::ValueColumn).data().toString();
+  EXPECT_TRUE(value.startsWith(QStringLiteral("rank 7: train.compute_time_ms mean "))) << value.toStdString();
+  EXPECT_TRUE(value.contains(QStringLiteral(" ms, "))) << value.toStdString();
+  EXPECT_TRUE(value.contains(QStringLiteral("× the median of 32 ranks"))) << value.toStdString();
+  EXPECT_TRUE(value.contains(QRegularExpression(QStringLiteral("\\(score 0\\.\\d\\d\\)$")))) << value.toStdString();
+  EXPECT_GT(alerts.entry(0)->value, 150.0);  // the time, not the score
+
+  // Picked as well, it stays when its flag goes, named as picked; unpicked, it leaves.
+  window_->ranksView().setPickedRanks(QStringLiteral("7"));
+  for (int w = 6; w < 9; ++w) deliverWindow(w, false);
+  ASSERT_FALSE(dashboard().rankScores().isFlagged(kStraggler));
+  chart = chartShown(stat);
+  ASSERT_NE(chart->line(QStringLiteral("mean"), kStraggler), nullptr);
+  EXPECT_TRUE(labelsOf(shownLegend(*chart)).contains(QStringLiteral("mean · rank 7")));
+  window_->ranksView().setPickedRanks(QString());
+  chart = chartShown(stat);
+  EXPECT_EQ(chart->line(QStringLiteral("mean"), kStraggler), nullptr);
+  EXPECT_EQ(chart->lineCount(), 6U);
 }
 
 TEST_F(RanksViewTest, WithGroupingOffEveryRankIsALine) {
