@@ -99,7 +99,9 @@ TEST_F(AlertCentreTest, TheRuleEnginesAlertsNameTheirSourceAsTheRegistryLabelsIt
   EXPECT_FALSE(refused.sourceId.has_value());
 }
 
-TEST_F(AlertCentreTest, AFlaggedRankIsAStragglerAlertNamingItsScore) {
+// Its value is what the rank measured (a time), not its score; the text names both, against the
+// median of the ranks.
+TEST_F(AlertCentreTest, AFlaggedRankIsAStragglerAlertNamingWhatItMeasuredAndItsScore) {
   AlertCentre centre(registry_, *settings_);
   RankScorerOptions scoring;
   scoring.key = "train.step_time_ms.mean";
@@ -110,6 +112,8 @@ TEST_F(AlertCentreTest, AFlaggedRankIsAStragglerAlertNamingItsScore) {
   known.score.score = 0.45;
   known.source = SourceId{0};
   known.timeMs = 5000.0;
+  known.median = 81.0;
+  known.scored = 64;
   RankFlagged unknown = known;
   unknown.score.rank = 3;
   unknown.source.reset();
@@ -122,7 +126,9 @@ TEST_F(AlertCentreTest, AFlaggedRankIsAStragglerAlertNamingItsScore) {
   EXPECT_EQ(first.rule, QStringLiteral("train.step_time_ms.mean score < %1 for %2 windows")
                             .arg(scoring.threshold)
                             .arg(scoring.windows));
-  EXPECT_EQ(first.value, 0.45);
+  EXPECT_EQ(first.value, 180.0);
+  EXPECT_EQ(centre.alerts().index(0, AlertListModel::ValueColumn).data().toString(),
+            QStringLiteral("rank 0: train.step_time_ms mean 180 ms, 2.22× the median of 64 ranks (score 0.45)"));
   EXPECT_EQ(first.timeMs, 5000.0);
   EXPECT_TRUE(first.message.contains(QStringLiteral("Rank 0 of run train is a straggler"))) << first.message.toStdString();
   // A rank whose source the registry does not know is named by its run and rank.

@@ -12,8 +12,6 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QToolTip>
-#include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtTest/QTest>
 
@@ -21,6 +19,7 @@
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/chart_legend.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
@@ -91,15 +90,20 @@ TEST_F(ChartInteractionTest, LegendEntriesAreDrawnInTheirLinesPen) {
   auto more = feed(rank1, kStart, {{"loss.mean", 1.5}, {"loss.p90", 2.5}});
   ids.insert(ids.end(), more.begin(), more.end());
   StatChartView& chart = showChart(ids);
-  EXPECT_EQ(chart.chart()->legend()->markerShape(), QLegend::MarkerShapeFromSeries);
   // Colour tells sources apart and the dash pattern aggregations: the entries must show both.
+  const auto entryOf = [&chart](SeriesId id) -> const LegendEntry* {
+    for (const LegendEntry& entry : chart.legend().entries()) {
+      if (entry.key == static_cast<int64_t>(id)) return &entry;
+    }
+    return nullptr;
+  };
   for (SeriesId id : ids) {
     QLineSeries* line = chart.line(id);
     ASSERT_NE(line, nullptr);
-    const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(line);
-    ASSERT_EQ(markers.size(), 1);
-    EXPECT_EQ(markers[0]->pen().style(), line->pen().style()) << line->name().toStdString();
-    EXPECT_EQ(markers[0]->pen().color().rgb(), line->pen().color().rgb()) << line->name().toStdString();
+    const LegendEntry* entry = entryOf(id);
+    ASSERT_NE(entry, nullptr) << line->name().toStdString();
+    EXPECT_EQ(entry->pen.style(), line->pen().style()) << line->name().toStdString();
+    EXPECT_EQ(entry->pen.color().rgb(), line->pen().color().rgb()) << line->name().toStdString();
   }
   EXPECT_NE(chart.line(QStringLiteral("p90"), 0)->pen().style(), Qt::SolidLine);
 
@@ -107,18 +111,13 @@ TEST_F(ChartInteractionTest, LegendEntriesAreDrawnInTheirLinesPen) {
   ChartViewOptions options;
   chart.setViewOptions(&options);
   chart.render(context(0.0, 21.0));
+  EXPECT_EQ(chart.legend().entries().size(), ids.size());
   for (SeriesId id : ids) {
-    int shown = 0;
-    for (QLineSeries* series : {chart.line(id), chart.smoothedLine(id)}) {
-      for (QLegendMarker* marker : chart.chart()->legend()->markers(series)) {
-        if (!marker->isVisible()) continue;
-        ++shown;
-        EXPECT_EQ(series, chart.smoothedLine(id));
-        EXPECT_EQ(series->pen().color().alpha(), 255);
-        EXPECT_EQ(marker->label(), chart.line(id)->name());
-      }
-    }
-    EXPECT_EQ(shown, 1);
+    const LegendEntry* entry = entryOf(id);
+    ASSERT_NE(entry, nullptr);
+    EXPECT_EQ(entry->pen.color().alpha(), 255);
+    EXPECT_EQ(entry->pen.color().rgb(), chart.smoothedLine(id)->pen().color().rgb());
+    EXPECT_EQ(entry->label, chart.line(id)->name());
   }
 }
 

@@ -12,7 +12,6 @@
 #include <QGraphicsScene>
 #include <QGraphicsSimpleTextItem>
 #include <QtCharts/QAbstractAxis>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtCharts/QLogValueAxis>
 #include <QtCharts/QValueAxis>
@@ -21,6 +20,7 @@
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_legend.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
@@ -37,8 +37,7 @@ using test::waitFor;
 int shownLegendEntries(StatChartView& chart) {
   int shown = 0;
   waitFor([&] {
-    shown = 0;
-    for (QLegendMarker* marker : chart.chart()->legend()->markers()) shown += marker->isVisible() ? 1 : 0;
+    shown = static_cast<int>(chart.legend().entries().size());
     return shown > 0;
   });
   return shown;

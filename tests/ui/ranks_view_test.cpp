@@ -10,12 +10,11 @@
 #include <vector>
 
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QChart>
-#include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 
 #include <livemon/clock.h>
@@ -23,6 +22,8 @@
 #include <livemon/ui/model/rank_scores_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/chart_legend.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/rank_heatmap.h>
 #include <livemon/ui/widgets/ranks_view.h>
@@ -56,10 +57,12 @@ class RanksViewTest : public ::testing::Test {
 
   // One window of every rank: a synchronous step where rank 7 computes twice as long, so every
   // other rank's allreduce waits for it. Ranks close their windows a millisecond apart.
-  void deliverWindow(int w) {
+  // `straggling` false: rank 7 computes as the others do.
+  void deliverWindow(int w, bool straggling = true) {
     std::vector<double> compute(kRanks);
     for (int r = 0; r < kRanks; ++r) {
-      compute[static_cast<std::size_t>(r)] = 100.0 * (1.0 + 0.04 * std::sin(r * 1.7 + w)) * (r == kStraggler ? 2.0 : 1.0);
+      const bool slow = straggling && r == kStraggler;
+      compute[static_cast<std::size_t>(r)] = 100.0 * (1.0 + 0.04 * std::sin(r * 1.7 + w)) * (slow ? 2.0 : 1.0);
     }
     const std::vector<livemonctl::RankStepTimes> times = livemonctl::synchronousStep(compute, 5.0);
     std::vector<transport::ReceivedEvent> events;
@@ -70,6 +73,9 @@ class RanksViewTest : public ::testing::Test {
       event.data["train.compute_time_ms.max"] = t.computeMs * 1.1;
       event.data["train.allreduce_time_ms.mean"] = t.allreduceMs;
       event.data["train.step_time_ms.mean"] = t.stepMs;
+      // A window of few samples: its p99 is its max.
+      event.data["train.step_time_ms.p99"] = t.stepMs * 1.2;
+      event.data["train.step_time_ms.max"] = t.stepMs * 1.2;
       events.push_back(test::received(sources_[static_cast<std::size_t>(r)], std::move(event)));
     }
     dashboard().ingest().deliver(events);
@@ -108,6 +114,41 @@ class RanksViewTest : public ::testing::Test {
   std::unique_ptr<MainWindow> window_;
   std::vector<std::shared_ptr<const transport::SourceInfo>> sources_;
 };
+
+// A legend entry as a user reads it: its whole label, the text drawn, its tooltip, its colour and
+// where it is (viewport coordinates).
+struct ShownEntry {
+  QString label;
+  QString text;
+  QString toolTip;
+  QColor colour;
+  QRect rect;
+};
+
+// The legend entries shown, once the legend has laid itself out.
+std::vector<ShownEntry> shownLegend(StatChartView& chart) {
+  std::vector<ShownEntry> entries;
+  test::waitFor([&] {
+    entries.clear();
+    const ChartLegend& legend = chart.legend();
+    for (std::size_t i = 0; i < legend.entries().size(); ++i) {
+      const QRect rect = chart.mapFromScene(chart.chart()->mapRectToScene(legend.entryRect(i))).boundingRect();
+      entries.push_back({legend.entries()[i].label, legend.shownText(i), legend.toolTip(i), legend.entries()[i].pen.color(), rect});
+    }
+    return !entries.empty();
+  });
+  return entries;
+}
+
+QStringList labelsOf(const std::vector<ShownEntry>& entries) {
+  QStringList labels;
+  for (const ShownEntry& entry : entries) labels << entry.label;
+  return labels;
+}
+
+double colourDistance(const QColor& a, const QColor& b) {
+  return std::hypot(a.red() - b.red(), a.green() - b.green(), a.blue() - b.blue());
+}
 
 TEST_F(RanksViewTest, FlagsTheStragglerAndNoOtherRankAndRaisesOneAlert) {
   window_->setView(DashboardView::Ranks);
@@ -162,7 +203,7 @@ TEST_F(RanksViewTest, FlagsTheStragglerAndNoOtherRankAndRaisesOneAlert) {
 
 TEST_F(RanksViewTest, ChartsShowTheRunAsAMedianOverABandAndAPickedRankOverIt) {
   window_->setView(DashboardView::Charts);
-  for (int w = 0; w < 4; ++w) deliverWindow(w);
+  for (int w = 0; w < 2; ++w) deliverWindow(w);  // not yet flagged (3 windows), so not drawn unasked
   StatChartView* chart = chartShown(QStringLiteral("train.compute_time_ms"));
   ASSERT_NE(chart, nullptr);
   // mean and max, each a median with its two edges: not 64 lines.
@@ -181,17 +222,10 @@ TEST_F(RanksViewTest, ChartsShowTheRunAsAMedianOverABandAndAPickedRankOverIt) {
   ASSERT_TRUE(middle);
   EXPECT_GT(*middle, 95.0);
   EXPECT_LT(*middle, 105.0);
-  // The legend: one entry per aggregation, named by it.
-  QStringList names;
-  test::waitFor([&] {  // once the legend has laid itself out
-    names.clear();
-    for (QLegendMarker* marker : chart->chart()->legend()->markers()) {
-      if (marker->isVisible()) names << marker->label();
-    }
-    return !names.isEmpty();
-  });
+  // The legend: one entry per aggregation, named by it, and the band's.
+  QStringList names = labelsOf(shownLegend(*chart));
   names.sort();
-  EXPECT_EQ(names, (QStringList{QStringLiteral("max"), QStringLiteral("mean")}));
+  EXPECT_EQ(names, (QStringList{QStringLiteral("max"), QStringLiteral("mean"), QStringLiteral("min–max over 32 ranks")}));
   // The hover names the ranks at the edges.
   const QRect plot = chart->plotRect();
   const QString tip = chart->tooltipAt(QPoint(plot.right() - 1, plot.center().y()));
@@ -245,6 +279,105 @@ TEST_F(RanksViewTest, APickedRankLeavesTheBandsTheirColoursAndGainsAStatThatArri
     return later != nullptr && later->line(QStringLiteral("mean"), 7) != nullptr;
   }));
   EXPECT_EQ(later->lineCount(), 4U);  // the median, its edges, and rank 7
+}
+
+// With a rank picked over its group's band, the legend stays below the plot (which keeps the
+// chart's width), every entry whole or its whole text in its tooltip, the band has an entry of its
+// own, and the rank's lines do not take the colours of the group's; min and max differ too.
+TEST_F(RanksViewTest, ARankedChartsLegendIsBelowThePlotWholeWithTheBandAndDistinctColours) {
+  window_->setView(DashboardView::Charts);
+  for (int w = 0; w < 2; ++w) deliverWindow(w);
+  window_->ranksView().setPickedRanks(QStringLiteral("3"));
+  const QString stat = QStringLiteral("train.compute_time_ms");
+  StatChartView* chart = chartShown(stat);
+  ASSERT_NE(chart, nullptr);
+  ASSERT_EQ(chart->lineCount(), 8U);
+  const std::vector<ShownEntry> legend = shownLegend(*chart);
+  const QRect plot = chart->plotRect();
+  for (const ShownEntry& entry : legend) {
+    EXPECT_GE(entry.rect.top(), plot.bottom()) << entry.label.toStdString();
+    EXPECT_GE(entry.rect.left(), 0) << entry.label.toStdString();
+    EXPECT_LE(entry.rect.right(), chart->viewport()->width()) << entry.label.toStdString();
+    EXPECT_TRUE(entry.text == entry.label || entry.toolTip == entry.label) << entry.label.toStdString();
+  }
+  EXPECT_GT(plot.width(), chart->viewport()->width() * 3 / 4);
+  const QStringList labels = labelsOf(legend);
+  EXPECT_TRUE(labels.contains(QStringLiteral("min–max over 32 ranks"))) << labels.join(QStringLiteral(", ")).toStdString();
+  EXPECT_TRUE(labels.contains(QStringLiteral("mean · rank 3"))) << labels.join(QStringLiteral(", ")).toStdString();
+
+  const SeriesEntry* mean = groupLine(stat, QStringLiteral("mean"), SeriesRole::RankMedian);
+  const SeriesEntry* max = groupLine(stat, QStringLiteral("max"), SeriesRole::RankMedian);
+  ASSERT_NE(mean, nullptr);
+  ASSERT_NE(max, nullptr);
+  for (const char* aggregation : {"mean", "max"}) {
+    QLineSeries* rank = chart->line(QString::fromLatin1(aggregation), 3);  // rank 3's source id is 3
+    ASSERT_NE(rank, nullptr) << aggregation;
+    for (const SeriesEntry* group : {mean, max}) {
+      EXPECT_GT(colourDistance(rank->pen().color(), chart->line(group->id)->pen().color()), 40.0)
+          << aggregation << " against the group's " << group->aggregation.toStdString();
+    }
+  }
+  EXPECT_GT(colourDistance(linePen(QStringLiteral("min"), std::nullopt).color(), linePen(QStringLiteral("max"), std::nullopt).color()),
+            40.0);
+}
+
+// A line drawn nowhere in view (a max that lies on its p99 throughout) is not listed; one the
+// user hid stays listed, to be clicked back.
+TEST_F(RanksViewTest, ALineDrawnNowhereHasNoLegendEntry) {
+  window_->setView(DashboardView::Charts);
+  for (int w = 0; w < 3; ++w) deliverWindow(w);
+  const QString stat = QStringLiteral("train.step_time_ms");
+  StatChartView* chart = chartShown(stat);
+  ASSERT_NE(chart, nullptr);
+  QStringList labels = labelsOf(shownLegend(*chart));
+  EXPECT_TRUE(labels.contains(QStringLiteral("p99"))) << labels.join(QStringLiteral(", ")).toStdString();
+  EXPECT_FALSE(std::any_of(labels.begin(), labels.end(), [](const QString& label) { return label.startsWith(QStringLiteral("max")); }))
+      << labels.join(QStringLiteral(", ")).toStdString();
+
+  const SeriesEntry* p99 = groupLine(stat, QStringLiteral("p99"), SeriesRole::RankMedian);
+  ASSERT_NE(p99, nullptr);
+  chart->setSeriesVisible(p99->id, false);
+  chart->render(window_->chartGrid().renderContext(), true);
+  labels = labelsOf(shownLegend(*chart));
+  EXPECT_TRUE(labels.contains(QStringLiteral("p99"))) << labels.join(QStringLiteral(", ")).toStdString();
+  EXPECT_TRUE(labels.contains(QStringLiteral("max"))) << labels.join(QStringLiteral(", ")).toStdString();
+}
+
+// The rank the scorer flags is drawn on the charts unasked, named as flagged, and its alert says
+// what it measured; once no longer flagged its lines leave the charts, unless the user picked it.
+TEST_F(RanksViewTest, AFlaggedRankIsDrawnOnTheChartsWhileFlagged) {
+  window_->setView(DashboardView::Charts);
+  for (int w = 0; w < 6; ++w) deliverWindow(w);
+  ASSERT_TRUE(dashboard().rankScores().isFlagged(kStraggler));
+  const QString stat = QStringLiteral("train.compute_time_ms");
+  StatChartView* chart = chartShown(stat);
+  ASSERT_NE(chart, nullptr);
+  ASSERT_NE(chart->line(QStringLiteral("mean"), kStraggler), nullptr);  // rank 7's source id is 7
+  EXPECT_EQ(chart->lineCount(), 8U);
+  const QStringList labels = labelsOf(shownLegend(*chart));
+  EXPECT_TRUE(labels.contains(QStringLiteral("mean · rank 7 (flagged)"))) << labels.join(QStringLiteral(", ")).toStdString();
+
+  // The alert: the time rank 7 took against the median, and its score.
+  const AlertListModel& alerts = dashboard().alertCentre().alerts();
+  ASSERT_EQ(alerts.rowCount(), 1);
+  const QString value = alerts.index(0, AlertListModel::ValueColumn).data().toString();
+  EXPECT_TRUE(value.startsWith(QStringLiteral("rank 7: train.compute_time_ms mean "))) << value.toStdString();
+  EXPECT_TRUE(value.contains(QStringLiteral(" ms, "))) << value.toStdString();
+  EXPECT_TRUE(value.contains(QStringLiteral("× the median of 32 ranks"))) << value.toStdString();
+  EXPECT_TRUE(value.contains(QRegularExpression(QStringLiteral("\\(score 0\\.\\d\\d\\)$")))) << value.toStdString();
+  EXPECT_GT(alerts.entry(0)->value, 150.0);  // the time, not the score
+
+  // Picked as well, it stays when its flag goes, named as picked; unpicked, it leaves.
+  window_->ranksView().setPickedRanks(QStringLiteral("7"));
+  for (int w = 6; w < 9; ++w) deliverWindow(w, false);
+  ASSERT_FALSE(dashboard().rankScores().isFlagged(kStraggler));
+  chart = chartShown(stat);
+  ASSERT_NE(chart->line(QStringLiteral("mean"), kStraggler), nullptr);
+  EXPECT_TRUE(labelsOf(shownLegend(*chart)).contains(QStringLiteral("mean · rank 7")));
+  window_->ranksView().setPickedRanks(QString());
+  chart = chartShown(stat);
+  EXPECT_EQ(chart->line(QStringLiteral("mean"), kStraggler), nullptr);
+  EXPECT_EQ(chart->lineCount(), 6U);
 }
 
 TEST_F(RanksViewTest, WithGroupingOffEveryRankIsALine) {

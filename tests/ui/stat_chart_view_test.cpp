@@ -15,8 +15,6 @@
 #include <QtCharts/QAreaSeries>
 #include <QtCharts/QCategoryAxis>
 #include <QtCharts/QChart>
-#include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 #include <QtTest/QTest>
 
@@ -24,6 +22,7 @@
 #include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/chart_legend.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
@@ -78,9 +77,7 @@ QStringList shownLegend(StatChartView& chart) {
   QStringList labels;
   waitFor([&] {
     labels.clear();
-    for (QLegendMarker* marker : chart.chart()->legend()->markers()) {
-      if (marker->isVisible()) labels << marker->label();
-    }
+    for (const LegendEntry& entry : chart.legend().entries()) labels << entry.label;
     return !labels.isEmpty();
   });
   return labels;
@@ -167,17 +164,21 @@ TEST_F(ChartTest, TheLegendTogglesSeriesAndTheBandFollowsItsEdges) {
   chart.render(context(0.0, 10.0));
   QLineSeries* max = chart.line(QStringLiteral("max"), 0);
   ASSERT_NE(max, nullptr);
-  const QList<QLegendMarker*> markers = chart.chart()->legend()->markers(max);
-  ASSERT_EQ(markers.size(), 1);
+  const std::vector<LegendEntry>& entries = chart.legend().entries();
+  const auto entry = std::find_if(entries.begin(), entries.end(), [](const LegendEntry& e) { return e.label == QLatin1String("max"); });
+  ASSERT_NE(entry, entries.end());
+  const std::size_t index = static_cast<std::size_t>(entry - entries.begin());
+  const QPoint onEntry = chart.mapFromScene(chart.chart()->mapRectToScene(chart.legend().entryRect(index)).center());
+  ASSERT_GT(onEntry.y(), chart.plotRect().bottom()) << "below the plot";
 
-  emit markers.front()->clicked();  // what a click on the legend entry does
+  QTest::mouseClick(chart.viewport(), Qt::LeftButton, Qt::NoModifier, onEntry);
   EXPECT_FALSE(max->isVisible());
   EXPECT_FALSE(chart.band(0)->isVisible());
   EXPECT_TRUE(shownLegend(chart).contains(QStringLiteral("max"))) << "the entry stays, dimmed, to be clicked back";
   chart.render(context(0.0, 10.0));
   EXPECT_LT(chart.yRange().max, 50.0) << "hidden lines do not stretch the y axis";
 
-  emit markers.front()->clicked();
+  QTest::mouseClick(chart.viewport(), Qt::LeftButton, Qt::NoModifier, onEntry);
   EXPECT_TRUE(max->isVisible());
   EXPECT_TRUE(chart.band(0)->isVisible());
   chart.render(context(0.0, 10.0));
@@ -334,7 +335,6 @@ TEST_F(ChartTest, RemovingASourceTakesItsLinesAndBandAndLeavesASingleSourceLegen
   StatChartView& chart = showChart(QStringLiteral("loss"), ids);
   chart.render(context(0.0, 60.0));
   ASSERT_NE(chart.band(1), nullptr);
-  ASSERT_EQ(chart.chart()->legend()->alignment(), Qt::AlignRight);
 
   const RegistryRemoval removal = registry_.removeSources([](const SourceEntry& source) { return source.id == 1; });
   ASSERT_EQ(removal.series.size(), 3U);
@@ -346,10 +346,9 @@ TEST_F(ChartTest, RemovingASourceTakesItsLinesAndBandAndLeavesASingleSourceLegen
   EXPECT_EQ(chart.band(1), nullptr);
   ASSERT_NE(chart.band(0), nullptr);
   EXPECT_EQ(chart.band(0)->upperSeries()->count(), 1);
-  // One source again: named by aggregation alone, legend below the plot, in aggregation colours.
+  // One source again: named by aggregation alone, in aggregation colours.
   ASSERT_NE(chart.line(QStringLiteral("mean"), 0), nullptr);
   EXPECT_EQ(chart.line(QStringLiteral("mean"), 0)->name(), QStringLiteral("mean"));
-  EXPECT_EQ(chart.chart()->legend()->alignment(), Qt::AlignBottom);
   EXPECT_EQ(chart.chart()->series().size(), 7);  // three lines, their smoothed lines (empty unsmoothed) and one band
   EXPECT_EQ(shownLegend(chart), (QStringList{QStringLiteral("mean"), QStringLiteral("min"), QStringLiteral("max")}));
   // The y axis fits what is left (0..2), not the removed source's 20..40.

@@ -1,6 +1,7 @@
 #include <livemon/ui/dashboard/alert_centre.h>
 
 #include <chrono>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <utility>
@@ -75,8 +76,20 @@ void AlertCentre::raiseStaged(const std::vector<StagedAlert>& staged) {
   }
 }
 
+namespace {
+
+// The unit a Stat's name gives its values, as the alert text says it ("train.compute_time_ms").
+QString unitOf(const QString& stat) {
+  if (stat.endsWith(QLatin1String("_ms"))) return QStringLiteral(" ms");
+  if (stat.endsWith(QLatin1String("_s")) || stat.endsWith(QLatin1String("_seconds"))) return QStringLiteral(" s");
+  return {};
+}
+
+}  // namespace
+
 // A flagged rank is an alert like a rule's: listed, marked and notified once per stretch of
-// flagged windows (RankScoresModel::tick reports each stretch once).
+// flagged windows (RankScoresModel::tick reports each stretch once). Its value is what the rank
+// measured (a time, for the default key), not its score: the text says both, against the median.
 void AlertCentre::raiseFlaggedRanks(const std::vector<RankFlagged>& flagged, const RankScorerOptions& scoring) {
   for (const RankFlagged& rank : flagged) {
     AlertEntry entry;
@@ -87,11 +100,22 @@ void AlertCentre::raiseFlaggedRanks(const std::vector<RankFlagged>& flagged, con
     entry.kind = QStringLiteral("straggler");
     entry.key = QString::fromStdString(scoring.key);
     entry.rule = QStringLiteral("%1 score < %2 for %3 windows").arg(entry.key).arg(scoring.threshold).arg(scoring.windows);
-    entry.value = rank.score.score;
-    entry.message = tr("Rank %1 of run %2 is a straggler: its %3 is %4, a score of %5 against the median of its ranks.")
+    entry.value = rank.score.value;
+    // "train.compute_time_ms.mean": the Stat, then the aggregation after the last dot.
+    const qsizetype dot = entry.key.lastIndexOf(QLatin1Char('.'));
+    const QString stat = dot > 0 ? entry.key.left(dot) : entry.key;
+    const QString measured = dot > 0 ? QStringLiteral("%1 %2").arg(stat, entry.key.mid(dot + 1)) : entry.key;
+    const QString value = QString::number(rank.score.value, 'g', 4) + unitOf(stat);
+    const QString against = std::isfinite(rank.median) && rank.median != 0.0
+                                ? tr("%1× the median of %2 ranks").arg(QString::number(rank.score.value / rank.median, 'f', 2)).arg(rank.scored)
+                                : tr("against the median of %1 ranks").arg(rank.scored);
+    const QString score = QString::number(rank.score.score, 'f', 2);
+    entry.valueText = tr("rank %1: %2 %3, %4 (score %5)").arg(rank.score.rank).arg(measured, value, against, score);
+    entry.message = tr("Rank %1 of run %2 is a straggler: its %3 is %4, %5 (a score of %6, below %7 for %8 windows).")
                         .arg(rank.score.rank)
-                        .arg(rank.run, entry.key, QString::number(rank.score.value, 'g', 4),
-                             QString::number(rank.score.score, 'f', 2));
+                        .arg(rank.run, measured, value, against, score)
+                        .arg(scoring.threshold)
+                        .arg(scoring.windows);
     raise(std::move(entry));
   }
 }

@@ -70,6 +70,7 @@ QVariant AlertListModel::data(const QModelIndex& index, int role) const {
         case RuleColumn:
           return alert->rule;
         case ValueColumn:
+          if (!alert->valueText.isEmpty()) return alert->valueText;
           if (alert->kind == QLatin1String("silent")) return tr("quiet %1 s").arg(formatValue(alert->value));
           if (alert->kind == QLatin1String("loss")) return tr("%1 lost").arg(formatValue(alert->value));
           return QStringLiteral("%1 = %2").arg(alert->key, formatValue(alert->value));

@@ -25,6 +25,9 @@ struct AlertEntry {
   double value = 0.0;   // the value; for silence the seconds quiet, for loss the events lost
   QString message;      // one sentence saying what happened
   std::optional<int64_t> step;  // the step of the event that raised it, when it stated one
+  // What the Value column says, when `key = value` would not say what was measured (a straggler:
+  // "rank 7: train.compute_time_ms mean 200 ms, 2.00× the median of 32 ranks (score 0.50)").
+  QString valueText;
 };
 
 // GUI thread only.

@@ -157,6 +157,7 @@ void RankGroups::addPoint(Line& line) {
   const double x = newest->x;
   line.lastX = x;
   line.median->store.append(x, section->median, newest->step);
+  line.median->rankCount = section->ranks;
   line.low->store.append(x, section->low, newest->step);
   line.high->store.append(x, section->high, newest->step);
   line.low->ranks.push_back(RankAtX{x, section->lowRank});

@@ -127,7 +127,7 @@ std::vector<RankFlagged> RankScoresModel::tick() {
       const auto source = run.sources.find(score.rank);
       flagged.push_back(RankFlagged{QString::fromStdString(window.run), score,
                                     source != run.sources.end() ? std::optional<SourceId>(source->second) : std::nullopt,
-                                    wallMs(window.time)});
+                                    wallMs(window.time), window.median, window.scored});
     }
     RankHeatColumn column;
     column.timeMs = wallMs(window.time);
@@ -140,6 +140,21 @@ std::vector<RankFlagged> RankScoresModel::tick() {
   }
   endResetModel();
   emit scored();
+  return flagged;
+}
+
+std::vector<RankFlagged> RankScoresModel::flaggedRanks() const {
+  std::vector<RankFlagged> flagged;
+  for (const auto& [name, run] : runs_) {
+    if (!run.latest) continue;
+    for (const RankScore& score : run.latest->ranks) {
+      if (!score.flagged) continue;
+      const auto source = run.sources.find(score.rank);
+      flagged.push_back(RankFlagged{name, score,
+                                    source != run.sources.end() ? std::optional<SourceId>(source->second) : std::nullopt,
+                                    wallMs(run.latest->time), run.latest->median, run.latest->scored});
+    }
+  }
   return flagged;
 }
 

@@ -29,6 +29,8 @@ struct RankFlagged {
   RankScore score;
   std::optional<SourceId> source;  // the rank's source in the registry, when known
   double timeMs = 0.0;             // the window's wall time, ms since the Unix epoch
+  double median = 0.0;             // the window's median across the scored ranks
+  std::size_t scored = 0;          // the ranks scored in the window
 };
 
 // Thread-safety: a plain value type.
@@ -76,6 +78,8 @@ class RankScoresModel : public QAbstractTableModel {
   // now that were not flagged in the window before (each raises one alert).
   std::vector<RankFlagged> tick();
 
+  // Every run's ranks flagged in its latest window.
+  std::vector<RankFlagged> flaggedRanks() const;
   // The shown run's latest window; nullptr before the first.
   const RankWindow* window() const;
   const std::deque<RankHeatColumn>& heatColumns() const;

@@ -55,6 +55,7 @@ struct SeriesEntry {
   SeriesStore store;
   SeriesRole role = SeriesRole::Plain;
   SeriesId median = 0;  // RankLow, RankHigh: the RankMedian line whose band they edge
+  std::size_t rankCount = 0;  // RankMedian: the ranks its newest point was taken across
   // RankLow, RankHigh: the rank at each of the newest points, oldest first (bounded by
   // RankGroups), for the tooltip's "which rank".
   std::deque<RankAtX> ranks;

@@ -15,7 +15,6 @@
 #include <QtCharts/QAbstractAxis>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 
 namespace livemon::ui {
 
@@ -35,7 +34,7 @@ constexpr std::array<AggregationStyle, 10> kAggregations{{
     {"p90", 0xffffb454, Qt::DotLine},
     {"p99", 0xffff6e6e, Qt::DashDotLine},
     {"min", 0xffa9b6ff, Qt::SolidLine},
-    {"max", 0xffa9b6ff, Qt::SolidLine},
+    {"max", 0xffffd8a8, Qt::SolidLine},  // warm where min is cool: told apart where no band joins them
     {"stddev", 0xffc792ea, Qt::DashDotDotLine},
     {"count", 0xff4dd0c4, Qt::DashLine},
     {"sum", 0xfff78c6c, Qt::DotLine},
@@ -43,6 +42,10 @@ constexpr std::array<AggregationStyle, 10> kAggregations{{
 
 constexpr std::array<QRgb, 8> kSourcePalette{0xff4fa3f7, 0xffffb454, 0xff7ed491, 0xffff6e6e,
                                              0xffc792ea, 0xff4dd0c4, 0xfff06292, 0xffd4e157};
+
+// Ranks drawn over their group's band: colours no aggregation has, so a rank never wears the
+// colour of the group's line it is compared with.
+constexpr std::array<QRgb, 5> kRankPalette{0xffff3dd5, 0xffc6ef3b, 0xff00ffa0, 0xffffe066, 0xffb08d7e};
 
 }  // namespace
 
@@ -98,6 +101,8 @@ void styleCardButton(QToolButton* button) {
 }
 
 QColor sourceColour(unsigned index) { return QColor(kSourcePalette[index % kSourcePalette.size()]); }
+
+QColor rankColour(unsigned index) { return QColor(kRankPalette[index % kRankPalette.size()]); }
 
 QColor aggregationColour(const QString& aggregation) {
   for (const AggregationStyle& style : kAggregations) {
@@ -183,10 +188,14 @@ QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** 
 }
 
 QPen linePen(const QString& aggregation, std::optional<unsigned> source) {
+  return source ? linePenIn(aggregation, sourceColour(*source)) : linePenIn(aggregation, std::nullopt);
+}
+
+QPen linePenIn(const QString& aggregation, std::optional<QColor> source) {
   const bool edge = aggregation == QLatin1String("min") || aggregation == QLatin1String("max");
   const bool main = aggregation == QLatin1String("mean") || aggregation == QLatin1String("value") ||
                     aggregation == QLatin1String("rate/s");  // a running total charted as its rate
-  QColor colour = source ? sourceColour(*source) : aggregationColour(aggregation);
+  QColor colour = source ? *source : aggregationColour(aggregation);
   // The band's edges, a little translucent (the band carries the range), yet readable on the plot
   // where there is no band (a max without a min).
   if (edge) colour.setAlpha(235);
@@ -217,21 +226,6 @@ QColor rankBandFill(const QColor& line) {
   QColor fill = line;
   fill.setAlpha(60);
   return fill;
-}
-
-void styleLegendMarker(QLegendMarker* marker, const QPen& linePen, bool hidden) {
-  QColor label(colours::kText);
-  QPen pen(linePen);
-  QColor colour = pen.color();
-  colour.setAlpha(hidden ? 60 : 255);  // a band's translucent edge still gets a clear entry
-  pen.setColor(colour);
-  pen.setWidthF(std::max(2.0, pen.widthF()));  // a few pixels long: thin dashes would not show
-  if (hidden) label = QColor(colours::kDimText).darker(140);
-  marker->setVisible(true);
-  marker->setShape(QLegend::MarkerShapeFromSeries);  // a line for a line series, not a square
-  marker->setBrush(colour);
-  marker->setPen(pen);
-  marker->setLabelBrush(label);
 }
 
 }  // namespace livemon::ui

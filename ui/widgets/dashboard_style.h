@@ -13,7 +13,6 @@ class QAbstractAxis;
 class QApplication;
 class QChart;
 class QHBoxLayout;
-class QLegendMarker;
 class QToolButton;
 class QVBoxLayout;
 class QWidget;
@@ -52,6 +51,9 @@ void styleCardButton(QToolButton* button);
 // The colour of a source where several sources share a chart (cycles through a palette).
 QColor sourceColour(unsigned index);
 
+// The colour of a rank drawn over its group's band (picked or flagged): none of the aggregations'.
+QColor rankColour(unsigned index);
+
 // The colour of an aggregation's line when a chart shows one source.
 QColor aggregationColour(const QString& aggregation);
 
@@ -82,16 +84,14 @@ QHBoxLayout* addPanelHeader(QWidget* panel, const QString& title, QVBoxLayout** 
 // max) thin and translucent. `source`: the source's index where several share the chart (the
 // colour then tells sources apart and the dash pattern aggregations); std::nullopt for one source.
 QPen linePen(const QString& aggregation, std::optional<unsigned> source);
+// The same in the colour `source` (a rank's: rankColour) where colour tells sources apart.
+QPen linePenIn(const QString& aggregation, std::optional<QColor> source);
 // The faint pen of a raw line drawn behind its smoothed line (`pen`).
 QPen rawLinePen(const QPen& pen);
 // The fill of a min–max band, for one source or the source `source` of several.
 QColor bandFill(std::optional<unsigned> source);
 // A rank group's min–max band around its median line, in the line's colour.
 QColor rankBandFill(const QColor& line);
-
-// A legend entry drawn as a short stretch of its line (colour, width and dash pattern: where
-// colour tells sources apart, the dash tells aggregations apart), dimmed while the line is hidden.
-void styleLegendMarker(QLegendMarker* marker, const QPen& linePen, bool hidden);
 
 // Sort key for the legend: value, mean, p50, p90, p99, min, max, stddev, count, sum, then others.
 int aggregationOrder(const QString& aggregation);

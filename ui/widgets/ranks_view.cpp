@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -19,6 +20,7 @@
 #include <livemon/ui/model/rank_scores_model.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/rank_heatmap.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
 
 namespace livemon::ui {
 
@@ -81,7 +83,9 @@ RanksView::RanksView(Dashboard& dashboard, ChartGrid& grid, QWidget* parent)
   connect(&model, &RankScoresModel::scored, this, [this] {
     updateChoices();
     updateSummary();
+    applyPicks();  // flagged ranks come onto the charts and leave them
   });
+  connect(&grid_, &ChartGrid::chartCreated, this, [this](StatChartView* chart) { chart->setFlaggedSources(flaggedSources_); });
   // A picked rank's series that arrive later join the charts too.
   connect(&dashboard_, &Dashboard::ranksChanged, this, &RanksView::applyPicks);
   updateSummary();
@@ -138,18 +142,30 @@ void RanksView::setPickedRanks(const QString& text) {
   applyPicks();
 }
 
+// The picked ranks of the shown run and every run's flagged ranks are drawn; a flagged rank that
+// is no longer flagged leaves the charts unless it is picked.
 void RanksView::applyPicks() {
   const QString run = dashboard_.rankScores().shownRun();
   std::vector<SeriesId> wanted;
   for (int64_t rank : picked_) {
     for (SeriesId id : dashboard_.rankGroups().rankSeries(run, rank)) wanted.push_back(id);
   }
+  std::set<SourceId> flagged;
+  for (const RankFlagged& rank : dashboard_.rankScores().flaggedRanks()) {
+    if (rank.source) flagged.insert(*rank.source);
+    for (SeriesId id : dashboard_.rankGroups().rankSeries(rank.run, rank.score.rank)) wanted.push_back(id);
+  }
   std::sort(wanted.begin(), wanted.end());
+  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
   std::vector<SeriesId> gone;
   std::set_difference(shownSeries_.begin(), shownSeries_.end(), wanted.begin(), wanted.end(), std::back_inserter(gone));
   if (!gone.empty()) grid_.removeSeries(gone);
   if (!wanted.empty()) grid_.addSeries(wanted);
   shownSeries_ = std::move(wanted);
+  if (flagged != flaggedSources_) {
+    flaggedSources_ = std::move(flagged);
+    for (StatChartView* chart : grid_.charts()) chart->setFlaggedSources(flaggedSources_);
+  }
 }
 
 }  // namespace livemon::ui

@@ -25,7 +25,8 @@ class RankHeatmap;
 // train.compute_time_ms.mean as `livemonctl ranks`) a heatmap of rank × window and a table of the
 // shown run's ranks, worst first, with the ranks RankScorer flags highlighted in both. It is also
 // the rank picker: the ranks named in its "Show ranks" field, or clicked in the heatmap or the
-// table, are drawn on the charts as lines of their own over their group's band.
+// table, are drawn on the charts as lines of their own over their group's band. The ranks the
+// scorer flags (in any run) are drawn there too, unasked, while they are flagged.
 class RanksView : public QWidget {
   Q_OBJECT
 
@@ -56,7 +57,8 @@ class RanksView : public QWidget {
   RankHeatmap* heatmap_ = nullptr;
   QTableView* table_ = nullptr;
   std::set<int64_t> picked_;
-  std::vector<SeriesId> shownSeries_;  // the picked ranks' series on the charts
+  std::vector<SeriesId> shownSeries_;  // the picked and flagged ranks' series on the charts
+  std::set<SourceId> flaggedSources_;  // the flagged ranks, as the charts name them
 };
 
 }  // namespace livemon::ui

@@ -94,11 +94,11 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
     line->smooth->setVisible(visible && smoothing_ > 0.0 && !edgeOf);
     for (const Band& band : bands_) {
       if (band.area != nullptr && (band.min == line.get() || band.max == line.get())) {
-        band.area->setVisible(!band.min->hidden && !band.max->hidden);
+        band.area->setVisible(!band.min->hidden && !band.max->hidden && band.shaded);
       }
     }
-    // Hiding a series hides its legend entry too; keep it, dimmed, so it can be clicked back.
-    styleLegendEntry(*line);
+    // Its legend entry stays, dimmed, so it can be clicked back.
+    updateLegend();
     ++layoutVersion_;
   }
 }

@@ -10,7 +10,6 @@
 #include <QGraphicsLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
-#include <QtCharts/QLegendMarker>
 #include <QtCharts/QLineSeries>
 
 #include <livemon/ui/model/chart_axes.h>
@@ -19,6 +18,7 @@
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_gestures.h>
 #include <livemon/ui/widgets/chart_nan_regions.h>
+#include <livemon/ui/widgets/chart_legend.h>
 #include <livemon/ui/widgets/chart_step_note.h>
 #include <livemon/ui/widgets/chart_tooltip.h>
 #include <livemon/ui/widgets/chart_x_axis.h>
@@ -33,7 +33,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   QChart* chart = this->chart();
   chart->setTitle(statName_);
   styleChart(chart);
-  chart->legend()->setShowToolTips(true);  // the full label of an entry cut short
+  chart->legend()->hide();  // ChartLegend's rows below the plot instead
   setRenderHint(QPainter::Antialiasing);
   setRubberBand(QChartView::NoRubberBand);
   setMouseTracking(true);
@@ -45,6 +45,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   stepNote_ = std::make_unique<ChartStepNote>(chart);
   nanRegions_ = std::make_unique<ChartNanRegions>(chart);
 
+  legend_ = std::make_unique<ChartLegend>(chart, [this](int64_t key) { legendClicked(key); });
   hover_ = std::make_unique<ChartHover>(*this, [this](QPoint pos) { return tooltipAt(pos); });
   gestures_ = std::make_unique<ChartGestures>(*this);
 }
@@ -89,27 +90,10 @@ void StatChartView::removeSeries(const std::vector<SeriesId>& ids) {
     return true;
   });
   configureYAxes();
-  // Fewer sources may mean one: the legend returns below the plot, in aggregation colours.
+  // Fewer sources may mean one: the lines take their aggregations' colours and names again.
   styleLines();
-  connectLegend();
+  updateLegend();
   ++layoutVersion_;
-}
-
-bool StatChartView::multiSource() const {
-  for (const auto& line : lines_) {
-    if (line->entry->source != lines_.front()->entry->source) return true;
-  }
-  return false;
-}
-
-QString StatChartView::lineName(const Line& line) const {
-  QString name = line.entry->aggregation;
-  if (line.entry->role == SeriesRole::RankLow) name += tr(" lowest rank");
-  if (line.entry->role == SeriesRole::RankHigh) name += tr(" highest rank");
-  if (line.onP99) name += tr(" (where ≠ p99)");
-  if (!multiSource()) return name;
-  const SourceEntry* source = registry_.source(line.entry->source);
-  return QStringLiteral("%1 · %2").arg(name, source != nullptr ? source->label : QStringLiteral("?"));
 }
 
 // Re-adds every series in legend order (bands first, so lines draw over them).
@@ -157,77 +141,7 @@ void StatChartView::rebuildSeries() {
   for (const auto& line : lines_) line->raw->putOn(xAxis_, yAxes_.axisFor(line->count));
   for (const auto& line : lines_) line->smooth->putOn(xAxis_, yAxes_.axisFor(line->count));
   styleLines();
-  connectLegend();
-  ++layoutVersion_;
-}
-
-void StatChartView::styleLines() {
-  const bool several = multiSource();
-  // Below the plot the entries share one row; with several sources ("mean · train r1", ...) their
-  // labels no longer fit and Qt cuts them to nothing. On the right each entry has a row of its own.
-  chart()->legend()->setAlignment(several ? Qt::AlignRight : Qt::AlignBottom);
-  // Colour tells sources apart where several share the chart; but a single rank group keeps its
-  // aggregations' colours when picked ranks join it, so its bands stay told apart (the picked
-  // ranks' lines take source colours over them).
-  std::set<SourceId> groups;
-  for (const auto& line : lines_) {
-    if (line->entry->role != SeriesRole::Plain) groups.insert(line->entry->source);
-  }
-  const auto colourIndex = [&](SourceId id) -> std::optional<unsigned> {
-    const SourceEntry* source = registry_.source(id);
-    if (!several || source == nullptr || (groups.size() == 1 && groups.contains(id))) return std::nullopt;
-    return std::optional<unsigned>(source->id);
-  };
-  for (const auto& line : lines_) {
-    line->pen = linePen(line->entry->aggregation, colourIndex(line->entry->source));
-    line->raw->setPen(smoothing_ > 0.0 ? rawLinePen(line->pen) : line->pen);
-    line->raw->setPointMarkers(line->entry->kind == SeriesKind::EventField);
-    line->raw->setName(lineName(*line));
-    line->smooth->setName(lineName(*line));
-    // A rank group's edges are drawn as its band only.
-    line->raw->setVisible(!line->hidden && !isRankEdge(*line));
-    line->smooth->setPen(line->pen);
-    line->smooth->setVisible(!line->hidden && smoothing_ > 0.0 && !isRankEdge(*line));
-  }
-  for (const Band& band : bands_) {
-    if (band.area == nullptr) continue;
-    band.area->setBrush(band.median != nullptr ? rankBandFill(band.median->pen.color()) : bandFill(colourIndex(band.source)));
-    band.area->setVisible(!band.min->hidden && !band.max->hidden);
-  }
-}
-
-void StatChartView::connectLegend() {
-  QLegend* legend = chart()->legend();
-  for (const auto& line : lines_) {
-    styleLegendEntry(*line);
-    const SeriesId id = line->id;
-    for (QLineSeries* head : {line->raw->head(), line->smooth->head()}) {
-      for (QLegendMarker* marker : legend->markers(head)) {
-        disconnect(marker, &QLegendMarker::clicked, this, nullptr);  // called again on renames
-        connect(marker, &QLegendMarker::clicked, this, [this, id] { setSeriesVisible(id, !isSeriesVisible(id)); });
-      }
-    }
-  }
-}
-
-// Qt draws an entry's stroke with its series' pen: the entry is on the series drawn in the line's
-// own pen, the smoothed one when smoothing (the raw one is faint then).
-void StatChartView::styleLegendEntry(const Line& line) {
-  if (isRankEdge(line)) {
-    for (QLineSeries* head : {line.raw->head(), line.smooth->head()}) {
-      for (QLegendMarker* marker : chart()->legend()->markers(head)) marker->setVisible(false);
-    }
-    return;
-  }
-  QLineSeries* face = smoothing_ > 0.0 ? line.smooth->head() : line.raw->head();
-  QLineSeries* other = smoothing_ > 0.0 ? line.raw->head() : line.smooth->head();
-  for (QLegendMarker* marker : chart()->legend()->markers(other)) marker->setVisible(false);
-  for (QLegendMarker* marker : chart()->legend()->markers(face)) styleLegendMarker(marker, line.pen, line.hidden);
-}
-
-void StatChartView::refreshSeriesNames() {
-  styleLines();
-  connectLegend();
+  updateLegend();
   ++layoutVersion_;
 }
 
@@ -360,7 +274,6 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   if (smoothing != smoothing_) {
     smoothing_ = smoothing;
     styleLines();  // the smoothed lines come or go, the raw ones fade or return
-    connectLegend();
   }
   configureYAxes();  // the log scale may have been switched
   lastKey_ = key;
@@ -384,7 +297,6 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   std::vector<double> fitted;  // the values' points in view, for a linear axis to leave out outliers
   QStringList stepless;  // shown lines with no step at all
   bool stepped = false;
-  bool renamed = false;
   std::vector<ChartNanRegions::LineRuns> nonFinite;
   for (const auto& line : lines_) {
     TraceRequest request = plot;
@@ -399,7 +311,6 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
         line->onP99 = hid;  // the legend says where the max is not drawn
         line->raw->setName(lineName(*line));
         line->smooth->setName(lineName(*line));
-        renamed = true;
       }
     }
     line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
@@ -418,7 +329,6 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
     if (!log && !onCounts) pointsInView(line->trace, plot, fitted);
     nonPositive += line->trace.nonPositive;
   }
-  if (renamed) connectLegend();  // renamed entries are styled and wired again
   // After the lines: a band breaks where they do.
   for (Band& band : bands_) {
     if (band.area == nullptr) continue;
@@ -429,6 +339,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
               : traceBandStretches(min.entry->store, registry_.transform(*min.entry, context.mode), min.trace.raw,
                                    max.entry->store, registry_.transform(*max.entry, context.mode), max.trace.raw, plot));
   }
+  updateLegend();  // after the traces: a line drawn nowhere in view is not listed
   stepNote_->update(steps, stepless, stepped);
   nanRegions_->setRuns(nonFinite, context.mode);
   // A few values orders of magnitude beyond the rest (a diverged loss) would flatten it.

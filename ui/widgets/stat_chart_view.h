@@ -5,6 +5,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include <QList>
@@ -22,7 +23,6 @@
 #include <livemon/ui/widgets/chart_y_axes.h>
 
 class QAbstractButton;
-class QLegendMarker;
 QT_BEGIN_NAMESPACE
 class QAbstractAxis;
 class QAreaSeries;
@@ -35,6 +35,7 @@ namespace livemon::ui {
 class ChartBand;
 class ChartGestures;
 class ChartNanRegions;
+class ChartLegend;
 class ChartStepNote;
 class ChartHover;
 class ChartViewOptions;
@@ -56,8 +57,8 @@ struct ChartRenderContext {
 
 // GUI thread only.
 // One Stat's chart: a line per (source, aggregation), a shaded min–max band per source that has
-// both, a legend whose entries toggle their lines, a hover tooltip with the time and the values
-// under the cursor, rubber-band zoom (left drag), Ctrl+wheel zoom (the plain wheel scrolls the
+// both, a legend below the plot whose entries toggle their lines (ChartLegend), a hover tooltip
+// with the time and the values under the cursor, rubber-band zoom (left drag), Ctrl+wheel zoom (the plain wheel scrolls the
 // page), pan (right or middle drag) and a double click that returns to following live data. The
 // y axis fits what is visible unless a rubber band set it.
 //
@@ -105,6 +106,12 @@ class StatChartView : public QChartView {
   void setTimeAxisMode(TimeAxisMode mode);
   // Source labels changed: renames the legend entries.
   void refreshSeriesNames();
+  // The ranks the scorer flags (their sources): their lines, drawn over their group's band, are
+  // named "rank 7 (flagged)".
+  void setFlaggedSources(std::set<SourceId> sources);
+  // The legend below the plot (ChartLegend): an entry per line drawn or hidden by the user, and
+  // one per rank group's bands ("min–max over 64 ranks").
+  const ChartLegend& legend() const noexcept { return *legend_; }
   // Smoothing and log scale come from `options` (nullptr: raw lines on a linear axis); it must
   // outlive the chart or be unset first.
   void setViewOptions(ChartViewOptions* options);
@@ -207,6 +214,7 @@ class StatChartView : public QChartView {
     std::unique_ptr<ChartBand> area;  // its areas owned by the chart; none without both edges
     Line* min = nullptr;
     Line* max = nullptr;
+    bool shaded = true;  // a rank group's bands are hidden together from their legend entry
   };
   struct RenderKey {
     TimeAxisMode mode = TimeAxisMode::WallClock;
@@ -233,11 +241,18 @@ class StatChartView : public QChartView {
   const Line* p99Under(const Line& max) const;
   void installXAxis(TimeAxisMode mode);
   void styleLines();
-  void connectLegend();
-  void styleLegendEntry(const Line& line);
+  // The legend's entries from the lines as last drawn; a click on one toggles its line or bands.
+  void updateLegend();
+  void legendClicked(int64_t key);
   const Line* findLine(SeriesId id) const;
   bool multiSource() const;
+  // The rank group shown when the chart shows one and otherwise only ranks drawn over its band.
+  std::optional<SourceId> soleRankGroup() const;
+  // Sources that are ranks drawn over a group's band, flagged ones first.
+  std::vector<SourceId> ranksOverBands() const;
   QString lineName(const Line& line) const;
+  // The same with multiSource() and whether soleRankGroup() has one, worked out once per pass.
+  QString lineName(const Line& line, bool several, bool oneGroup) const;
   uint64_t dataVersion() const;
   // Appends the y of `trace`'s points inside the request's x range.
   static void pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values);
@@ -269,6 +284,8 @@ class StatChartView : public QChartView {
   XRange shownY_{0.0, 1.0};
   std::optional<XRange> manualY_;
 
+  std::set<SourceId> flagged_;  // setFlaggedSources
+  std::unique_ptr<ChartLegend> legend_;
   std::unique_ptr<ChartHover> hover_;
   std::unique_ptr<ChartGestures> gestures_;
   std::unique_ptr<ChartStepNote> stepNote_;
