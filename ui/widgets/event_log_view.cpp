@@ -32,6 +32,10 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   filter_ = new QLineEdit(bar);
   filter_->setPlaceholderText(tr("Filter events (source, name, data)…"));
   filter_->setClearButtonEnabled(true);
+  filter_->setMinimumWidth(60);
+  statWindows_ = new QCheckBox(tr("Stat windows"), bar);
+  statWindows_->setChecked(model_.showStatWindows());
+  statWindows_->setToolTip(tr("Also list the livemon.Stat windows (the values the charts show)"));
   autoScroll_ = new QCheckBox(tr("Auto-scroll"), bar);
   autoScroll_->setChecked(true);
   autoScroll_->setToolTip(tr("Keep the newest event in view"));
@@ -39,6 +43,7 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   copy->setText(tr("Copy"));
   copy->setToolTip(tr("Copy the selected rows as tab-separated text (Ctrl+C)"));
   barLayout->addWidget(filter_, 1);
+  barLayout->addWidget(statWindows_);
   barLayout->addWidget(autoScroll_);
   barLayout->addWidget(copy);
 
@@ -65,13 +70,16 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   columns->setHighlightSections(false);
   columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   columns->resizeSection(EventLogModel::TimeColumn, fontMetrics().horizontalAdvance(QStringLiteral("00:00:00.000")) + 24);
-  columns->resizeSection(EventLogModel::SourceColumn, 125);
+  columns->resizeSection(EventLogModel::StepColumn, fontMetrics().horizontalAdvance(QStringLiteral("0000000")) + 16);
+  columns->resizeSection(EventLogModel::SourceColumn, 160);
   columns->resizeSection(EventLogModel::NameColumn, 115);
   layout->addWidget(table_, 1);
 
   count_ = new QLabel(this);
   count_->setContentsMargins(6, 3, 6, 3);
   count_->setStyleSheet(dimTextStyle());
+  // Its text may be cut: it must not hold the log wider than the user or the window makes it.
+  count_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   layout->addWidget(count_);
 
   auto* copyAction = new QAction(tr("Copy rows"), table_);
@@ -88,6 +96,12 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   filterDelay_->setInterval(200);
   connect(filter_, &QLineEdit::textChanged, filterDelay_, qOverload<>(&QTimer::start));
   connect(filterDelay_, &QTimer::timeout, this, [this] { applyFilter(filter_->text()); });
+  connect(statWindows_, &QCheckBox::toggled, this, [this](bool on) {
+    model_.setShowStatWindows(on);
+    following_ = true;  // other rows altogether: show the newest of them
+    rowsAppended();
+    emit statWindowsShownChanged(on);
+  });
   connect(autoScroll_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) table_->scrollToBottom();
   });
@@ -102,6 +116,13 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
 bool EventLogView::autoScroll() const { return autoScroll_->isChecked(); }
 
 void EventLogView::setAutoScroll(bool enabled) { autoScroll_->setChecked(enabled); }
+
+bool EventLogView::showStatWindows() const { return statWindows_->isChecked(); }
+
+void EventLogView::setShowStatWindows(bool show) {
+  statWindows_->setChecked(show);
+  model_.setShowStatWindows(show);  // also when the box already said so
+}
 
 void EventLogView::setFilterText(const QString& text) {
   filter_->setText(text);
@@ -154,6 +175,8 @@ void EventLogView::updateCount() {
                           locale.toString(static_cast<qulonglong>(model_.capacity())));
   if (!model_.filterText().isEmpty()) {
     text += tr(" · %1 match the filter").arg(locale.toString(model_.rowCount()));
+  } else if (model_.filtering()) {
+    text += tr(" · %1 shown (Stat windows hidden)").arg(locale.toString(model_.rowCount()));
   }
   count_->setText(text);
 }
