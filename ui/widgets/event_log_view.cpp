@@ -70,9 +70,11 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   columns->setHighlightSections(false);
   columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   columns->resizeSection(EventLogModel::TimeColumn, fontMetrics().horizontalAdvance(QStringLiteral("00:00:00.000")) + 24);
-  columns->resizeSection(EventLogModel::StepColumn, fontMetrics().horizontalAdvance(QStringLiteral("0000000")) + 16);
-  columns->resizeSection(EventLogModel::SourceColumn, 160);
-  columns->resizeSection(EventLogModel::NameColumn, 115);
+  // Narrow enough for the Data column to show in the log's default width: the source's rank comes
+  // first, so a cut source still tells ranks apart (the tooltip holds all of it).
+  columns->resizeSection(EventLogModel::StepColumn, fontMetrics().horizontalAdvance(QStringLiteral("000000")) + 14);
+  columns->resizeSection(EventLogModel::SourceColumn, 135);
+  columns->resizeSection(EventLogModel::NameColumn, 100);
   layout->addWidget(table_, 1);
 
   count_ = new QLabel(this);
@@ -169,14 +171,17 @@ void EventLogView::keepRowsInPlace(int rows) {
 
 void EventLogView::updateCount() {
   const QLocale locale;
-  QString text = tr("%1 events received, %2 kept (newest %3)")
+  QString text;
+  // What is shown first: the rest of the line may be cut in a narrow log.
+  if (model_.filterText().isEmpty() && model_.filtering()) {
+    text = tr("%1 shown (Stat windows hidden) · ").arg(locale.toString(model_.rowCount()));
+  }
+  text += tr("%1 events received, %2 kept (newest %3)")
                      .arg(locale.toString(static_cast<qulonglong>(model_.receivedCount())),
                           locale.toString(static_cast<qulonglong>(model_.storedCount())),
                           locale.toString(static_cast<qulonglong>(model_.capacity())));
   if (!model_.filterText().isEmpty()) {
     text += tr(" · %1 match the filter").arg(locale.toString(model_.rowCount()));
-  } else if (model_.filtering()) {
-    text += tr(" · %1 shown (Stat windows hidden)").arg(locale.toString(model_.rowCount()));
   }
   count_->setText(text);
 }

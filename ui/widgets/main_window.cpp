@@ -79,8 +79,8 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   splitter_->addWidget(views_);
   splitter_->addWidget(logView_);
   // As the window grows the log keeps its share (ViewMenu::kDefaultLogShare to begin with).
-  splitter_->setStretchFactor(0, 7);
-  splitter_->setStretchFactor(1, 3);
+  splitter_->setStretchFactor(0, 2);
+  splitter_->setStretchFactor(1, 1);
   splitter_->setChildrenCollapsible(false);
   splitter_->setCollapsible(1, true);  // the log collapses to the edge (View › Event log)
   setCentralWidget(splitter_);

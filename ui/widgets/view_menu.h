@@ -25,7 +25,7 @@ class ViewMenu : public QObject {
 
  public:
   // The log's share of the window's width where no session saved one.
-  static constexpr double kDefaultLogShare = 0.3;
+  static constexpr double kDefaultLogShare = 0.34;
 
   // Adds the menu to `menu` (empty, in the window's menu bar). The splitter holds the views (its
   // first widget) and `log` (its second); all must outlive this object.
