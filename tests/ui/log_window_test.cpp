@@ -16,10 +16,8 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QToolButton>
 
 #include <livemon/ui/ingest/ingest_worker.h>
-#include <livemon/ui/model/alert_list_model.h>
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/chart_grid.h>
@@ -123,7 +121,7 @@ TEST_F(LogWindowTest, TheLogShowsTheStepAndTheRankFirstInSource) {
   EXPECT_TRUE(text.contains(QStringLiteral("train@host:4242"))) << text.toStdString();
 }
 
-TEST_F(LogWindowTest, TheLogTakesLessThanAThirdAndCollapsesFromTheViewMenu) {
+TEST_F(LogWindowTest, TheLogStartsAtAboutAThirdOfTheWidthAndCollapsesFromTheViewMenu) {
   MainWindow window(options());
   window.resize(1600, 1000);
   window.show();
@@ -204,31 +202,6 @@ TEST_F(LogWindowTest, TheViewMenuHasThePanelsAndTabsAndTheHelpMenuShortcutsGuide
   EXPECT_TRUE(all.contains(QStringLiteral("Escape"))) << all.toStdString();
   EXPECT_TRUE(all.contains(QStringLiteral("Ctrl + mouse wheel"))) << all.toStdString();
   dialog->close();
-}
-
-TEST_F(LogWindowTest, TheAlertBadgeCountsOneAlertInTheSingular) {
-  MainWindow window(options());
-  window.show();
-  AlertEntry alert;
-  alert.timeMs = kT0Ms;
-  alert.source = QStringLiteral("train@host:4242");
-  alert.kind = QStringLiteral("nan");
-  alert.rule = QStringLiteral("nan");
-  alert.key = QStringLiteral("loss.mean");
-  alert.message = QStringLiteral("loss.mean became NaN");
-  window.dashboard().alertCentre().raise(alert);
-  EXPECT_TRUE(window.alertsDock().badge()->text().endsWith(QStringLiteral("1 new alert")))
-      << window.alertsDock().badge()->text().toStdString();
-  window.alertsDock().badge()->click();  // seen
-  EXPECT_TRUE(window.alertsDock().badge()->text().endsWith(QStringLiteral("1 alert")))
-      << window.alertsDock().badge()->text().toStdString();
-  window.alertsDock().hide();
-  alert.timeMs += 1000;
-  window.dashboard().alertCentre().raise(alert);
-  alert.timeMs += 1000;
-  window.dashboard().alertCentre().raise(alert);
-  EXPECT_TRUE(window.alertsDock().badge()->text().endsWith(QStringLiteral("2 new alerts")))
-      << window.alertsDock().badge()->text().toStdString();
 }
 
 }  // namespace

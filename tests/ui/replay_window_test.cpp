@@ -43,8 +43,8 @@ QAction* openAction(MainWindow& window) {
   return nullptr;
 }
 
-// Triggers File › Open recording…; the dialog it opens (modal or not) is read and then, with
-// `select` given, accepted with that file, or else closed. Returns the folder it started in.
+// Triggers File › Open recording…; the dialog it opens (modal or not) is read, with `select` given
+// says that file was picked, and is closed. Returns the folder it started in.
 QString openDialogFolder(MainWindow& window, const QString& select = {}) {
   QString folder;
   bool seen = false;
@@ -55,12 +55,9 @@ QString openDialogFolder(MainWindow& window, const QString& select = {}) {
     if (dialog == nullptr || seen) return;
     seen = true;
     folder = dialog->directory().absolutePath();
-    if (select.isEmpty()) {
-      dialog->reject();
-    } else {
-      dialog->selectFile(select);
-      static_cast<QDialog*>(dialog)->accept();  // QFileDialog::accept, which checks the file
-    }
+    // As when the user picks `select`: accept() itself races the dialog's listing of its folder.
+    if (!select.isEmpty()) emit dialog->fileSelected(select);
+    dialog->reject();
   });
   guard.start();
   QAction* open = openAction(window);
