@@ -140,6 +140,20 @@ TEST_F(LogWindowTest, TheLogStartsAtAboutAThirdOfTheWidthAndCollapsesFromTheView
   toggle->trigger();
   EXPECT_EQ(logWidth(window), before);
   EXPECT_TRUE(toggle->isChecked());
+
+  // Collapsed when the window closes (with a chart enlarged, which is not kept): collapsed in the
+  // next session.
+  toggle->trigger();
+  window.chartGrid().setEnlarged(QStringLiteral("loss"));
+  window.close();
+  MainWindow again(options());
+  again.resize(1600, 1000);
+  again.show();
+  ASSERT_TRUE(waitFor([&] { return again.isVisible(); }));
+  EXPECT_EQ(logWidth(again), 0);
+  EXPECT_FALSE(action(again, "viewEventLog")->isChecked());
+  action(again, "viewEventLog")->trigger();
+  EXPECT_GT(logWidth(again), 0);
 }
 
 TEST_F(LogWindowTest, AnEnlargedChartTakesTheLogsRoomUntilTheGridComesBack) {

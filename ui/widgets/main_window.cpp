@@ -276,7 +276,6 @@ void MainWindow::restoreSettings() {
     splitter_->setSizes({width() - log, log});
     viewMenu_->giveLogDefaultWidthOnShow();  // again at the size the window is shown at
   }
-  viewMenu_->setLogShown(viewMenu_->logShown());  // the View menu follows the restored splitter
   if (const auto range = settings.timeRange()) rangeBox_->setCurrentIndex(rangeBox_->findData(timeRangeKey(*range)));
   if (const auto mode = settings.timeAxisMode()) axisBox_->setCurrentIndex(axisBox_->findData(timeAxisModeKey(*mode)));
   if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) setTimeRange(*key);
@@ -303,6 +302,8 @@ void MainWindow::saveSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // An enlarged chart is not kept, and the splitter is saved with the log beside the grid.
+  grid_->setEnlarged(std::nullopt);
   saveSettings();
   QMainWindow::closeEvent(event);
 }

@@ -55,6 +55,8 @@ ViewMenu::ViewMenu(QMenu& menu, QSplitter& splitter, QTabWidget& views, EventLog
   menu.addAction(alertsAction);
 
   connect(&grid, &ChartGrid::enlargedChanged, this, &ViewMenu::enlargedChanged);
+  // The splitter's sizes are known once it is shown (a restored state among them).
+  splitter_.installEventFilter(this);
   syncLogAction();
 }
 
@@ -89,21 +91,17 @@ void ViewMenu::setLogShown(bool shown) {
   syncLogAction();
 }
 
-void ViewMenu::giveLogDefaultWidthOnShow() {
-  defaultWidthPending_ = true;
-  splitter_.installEventFilter(this);
-}
+void ViewMenu::giveLogDefaultWidthOnShow() { defaultWidthPending_ = true; }
 
 bool ViewMenu::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == &splitter_ && event->type() == QEvent::Show && defaultWidthPending_) {
-    defaultWidthPending_ = false;
-    splitter_.removeEventFilter(this);
+  if (watched == &splitter_ && event->type() == QEvent::Show) {
     const QList<int> sizes = splitter_.sizes();
     const int total = sizes.value(0) + sizes.value(1);
-    if (sizes.value(1) > 0 && total > 0) {
+    if (defaultWidthPending_ && sizes.value(1) > 0 && total > 0) {
       const int log = static_cast<int>(total * kDefaultLogShare);
       splitter_.setSizes({total - log, log});
     }
+    defaultWidthPending_ = false;
     syncLogAction();
   }
   return QObject::eventFilter(watched, event);
