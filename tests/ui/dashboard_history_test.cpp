@@ -83,7 +83,11 @@ int logRowsNamed(EventLogModel& log, const QString& name, QString* data = nullpt
 
 class DashboardHistoryTest : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(dir_.isValid()); }
+  void SetUp() override {
+    ASSERT_TRUE(dir_.isValid());
+    // These tests read Stat windows in the log, which the window hides by default.
+    DashboardSettings(dir_.filePath(QStringLiteral("livemon.ini"))).setLogShowsStatWindows(true);
+  }
 
   DashboardOptions optionsFor(const std::string& endpoint) {
     DashboardOptions options;

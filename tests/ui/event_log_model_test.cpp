@@ -224,7 +224,7 @@ TEST(EventLogModel, ShowsTimeSourceNameAndData) {
   EventLogModel model;
   label(model);
   model.append(entries(10, 1));
-  ASSERT_EQ(model.columnCount(), 4);
+  ASSERT_EQ(model.columnCount(), 5);
   EXPECT_EQ(model.headerData(EventLogModel::TimeColumn, Qt::Horizontal).toString(), QStringLiteral("Time"));
   EXPECT_EQ(model.headerData(EventLogModel::DataColumn, Qt::Horizontal).toString(), QStringLiteral("Data"));
   EXPECT_EQ(model.index(0, EventLogModel::SourceColumn).data().toString(), QStringLiteral("train@b:2 rank 1"));
@@ -262,11 +262,78 @@ TEST(EventLogModel, CopiesRowsAsTabSeparatedText) {
   const QStringList lines = text.split(QLatin1Char('\n'), Qt::SkipEmptyParts);
   ASSERT_EQ(lines.size(), 2);
   const QStringList fields = lines[1].split(QLatin1Char('\t'));
-  ASSERT_EQ(fields.size(), 4);
-  EXPECT_EQ(fields[1], QStringLiteral("eval@c:3"));
-  EXPECT_EQ(fields[2], QStringLiteral("tick"));
-  EXPECT_EQ(fields[3], QStringLiteral("n=2"));
+  ASSERT_EQ(fields.size(), 5);
+  EXPECT_EQ(fields[1], QString());  // no step
+  EXPECT_EQ(fields[2], QStringLiteral("eval@c:3"));
+  EXPECT_EQ(fields[3], QStringLiteral("tick"));
+  EXPECT_EQ(fields[4], QStringLiteral("n=2"));
   EXPECT_EQ(fields[0].size(), QStringLiteral("2023-11-14T22:13:20.002").size());  // ISO date and time, in ms
+}
+
+TEST(EventLogModel, ShowsTheStepAnEventStated) {
+  EventLogModel model;
+  label(model);
+  std::vector<LogEntry> rows = entries(0, 2);
+  rows[1].step = 120;
+  model.append(std::move(rows));
+  EXPECT_EQ(model.headerData(EventLogModel::StepColumn, Qt::Horizontal).toString(), QStringLiteral("Step"));
+  EXPECT_EQ(model.index(0, EventLogModel::StepColumn).data().toString(), QString());
+  EXPECT_EQ(model.index(1, EventLogModel::StepColumn).data().toString(), QStringLiteral("120"));
+  EXPECT_TRUE(model.rowsAsText({1}).contains(QStringLiteral("\t120\t")));
+}
+
+// Names 0 "livemon.Stat", 1 "eval", 2 "torch.monitor.Stat": every 10th an eval, every 7th a
+// torch.monitor window.
+std::vector<LogEntry> windowsAndEvals(int first, int count) {
+  std::vector<LogEntry> result = entries(first, count);
+  for (std::size_t i = 0; i < result.size(); ++i) {
+    if ((first + static_cast<int>(i)) % 7 == 0 && result[i].name == 0) result[i].name = 2;
+  }
+  return result;
+}
+
+TEST(EventLogModel, HidesStatWindowsWhenAskedThroughAppendsEvictionsAndTheTextFilter) {
+  ModelTesterMessages messages;
+  EventLogModel model(100);
+  model.setSourceLabel(0, QStringLiteral("train@a:1"));
+  model.setSourceLabel(1, QStringLiteral("train@b:2 rank 1"));
+  model.setSourceLabel(2, QStringLiteral("eval@c:3"));
+  model.setEventName(0, QStringLiteral("livemon.Stat"));
+  model.setEventName(1, QStringLiteral("eval"));
+  model.setEventName(2, QStringLiteral("torch.monitor.Stat"));
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
+  EXPECT_TRUE(model.showStatWindows());  // the model shows all unless told (the window tells it)
+
+  model.append(windowsAndEvals(0, 40));
+  EXPECT_EQ(model.rowCount(), 40);
+  model.setShowStatWindows(false);
+  EXPECT_TRUE(model.filtering());
+  ASSERT_EQ(model.rowCount(), 4);  // the evals n=0, 10, 20, 30
+  EXPECT_EQ(dataAt(model, 3), QStringLiteral("n=30"));
+  model.append(windowsAndEvals(40, 90));  // evicts n=0..29
+  ASSERT_EQ(model.rowCount(), 10);  // n=30..120
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=30"));
+  EXPECT_EQ(dataAt(model, 9), QStringLiteral("n=120"));
+
+  model.setFilterText(QStringLiteral("rank 1"));  // source 1: i % 3 == 1 among the evals: 40, 70, 100
+  EXPECT_EQ(model.rowCount(), 3);
+  model.setFilterText({});
+  model.setShowStatWindows(true);
+  EXPECT_FALSE(model.filtering());
+  EXPECT_EQ(model.rowCount(), 100);
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
+}
+
+TEST(EventLogModel, NamesARankedSourceByItsRankFirst) {
+  SourceInfo source;
+  source.run = "train";
+  source.host = "gpu01";
+  source.pid = 4242;
+  EXPECT_EQ(logSourceLabel(source), QStringLiteral("train@gpu01:4242"));
+  source.rank = 3;
+  EXPECT_EQ(logSourceLabel(source), QStringLiteral("rank 3 · train@gpu01:4242"));
+  source.worldSize = 64;
+  EXPECT_EQ(logSourceLabel(source), QStringLiteral("rank 3/64 · train@gpu01:4242"));
 }
 
 TEST(EventLogModel, RejectsAZeroCapacity) { EXPECT_THROW(EventLogModel(0), std::invalid_argument); }

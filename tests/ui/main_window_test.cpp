@@ -84,6 +84,7 @@ class MainWindowTest : public ::testing::Test {
 TEST_F(MainWindowTest, PublishedStatsBecomeChartsWithTheLastValuesAndTheLogHoldsEveryEvent) {
   transport::Publisher publisher(publisherOptions());
   MainWindow window(options({publisher.endpoints().front()}));
+  window.eventLogView().setShowStatWindows(true);  // hidden by default (log_window_test); read here
   window.resize(1600, 1400);
   window.show();
   ASSERT_TRUE(waitForPublisher(window, publisher));
@@ -159,6 +160,7 @@ TEST_F(MainWindowTest, PublishedStatsBecomeChartsWithTheLastValuesAndTheLogHolds
 TEST_F(MainWindowTest, PauseFreezesChartsAndLogAndResumeCatchesUp) {
   transport::Publisher publisher(publisherOptions());
   MainWindow window(options({publisher.endpoints().front()}));
+  window.eventLogView().setShowStatWindows(true);  // hidden by default (log_window_test); read here
   window.resize(1400, 900);
   window.show();
   ASSERT_TRUE(waitForPublisher(window, publisher));

@@ -82,6 +82,8 @@ class ReplayTest : public ::testing::Test {
     ASSERT_TRUE(dir_.isValid());
     recording_ = dir_.filePath(QStringLiteral("run.mcap"));
     writeRecording(recording_.toStdString());
+    // These tests read the recordings' Stat windows in the log, which a window hides by default.
+    DashboardSettings(options().settingsFile).setLogShowsStatWindows(true);
   }
 
   DashboardOptions options() {

@@ -155,7 +155,7 @@ void Dashboard::applyBatch(IngestBatch& batch, bool last) {
   if (batch.empty()) return;
   const RegistryChanges changes = registry_->apply(batch);
   for (SourceId id : changes.newSources) {
-    if (const SourceEntry* source = registry_->source(id)) logModel_->setSourceLabel(id, source->description);
+    if (const SourceEntry* source = registry_->source(id)) logModel_->setSourceLabel(id, logSourceLabel(*source->info));
   }
   for (const NameDescriptor& name : batch.names) logModel_->setEventName(name.id, QString::fromStdString(name.name));
   // A ranked source's own series are charted through its rank group (RankGroups).

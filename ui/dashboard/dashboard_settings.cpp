@@ -25,6 +25,8 @@ const QString kTimeRange = QStringLiteral("view/timeRange");
 const QString kTimeAxis = QStringLiteral("view/xAxis");
 const QString kView = QStringLiteral("view/tab");
 const QString kAutoScroll = QStringLiteral("log/autoScroll");
+const QString kStatWindows = QStringLiteral("log/statWindows");
+const QString kRecordingFolder = QStringLiteral("recordings/folder");
 const QString kPinned = QStringLiteral("charts/pinned");
 const QString kCollapsed = QStringLiteral("charts/collapsed");
 const QString kSmoothing = QStringLiteral("charts/smoothing");
@@ -159,6 +161,14 @@ void DashboardSettings::setView(DashboardView view) { store_->setValue(keys::kVi
 bool DashboardSettings::logAutoScroll() const { return store_->value(keys::kAutoScroll, true).toBool(); }
 
 void DashboardSettings::setLogAutoScroll(bool on) { store_->setValue(keys::kAutoScroll, on); }
+
+bool DashboardSettings::logShowsStatWindows() const { return store_->value(keys::kStatWindows, false).toBool(); }
+
+void DashboardSettings::setLogShowsStatWindows(bool show) { store_->setValue(keys::kStatWindows, show); }
+
+QString DashboardSettings::recordingFolder() const { return store_->value(keys::kRecordingFolder).toString(); }
+
+void DashboardSettings::setRecordingFolder(const QString& folder) { store_->setValue(keys::kRecordingFolder, folder); }
 
 ChartChoices DashboardSettings::chartChoices() const {
   ChartChoices choices;

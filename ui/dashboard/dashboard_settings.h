@@ -45,6 +45,8 @@ inline constexpr int kMaxSavedEndpointCurves = 256;
 //   window/geometry, window/state, window/splitter    the main window's layout
 //   view/timeRange, view/xAxis, view/tab               the toolbar's choices and the tab shown
 //   log/autoScroll         whether the event log follows new rows
+//   log/statWindows        whether the event log lists Stat windows
+//   recordings/folder      where the last recording was opened from
 //   charts/pinned, charts/collapsed                    the grid's pinned charts and collapsed sections
 //   charts/smoothing, charts/logScaleAll, charts/logScale   how the charts draw
 class DashboardSettings {
@@ -91,6 +93,12 @@ class DashboardSettings {
   // True unless set false.
   bool logAutoScroll() const;
   void setLogAutoScroll(bool on);
+  // False unless set true: the log lists the events other than Stat windows.
+  bool logShowsStatWindows() const;
+  void setLogShowsStatWindows(bool show);
+  // The folder the last recording was opened from; empty when unset.
+  QString recordingFolder() const;
+  void setRecordingFolder(const QString& folder);
 
   // The pinned charts and collapsed sections; the filter and the enlarged chart are not kept.
   ChartChoices chartChoices() const;

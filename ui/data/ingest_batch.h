@@ -76,10 +76,14 @@ struct StatSample {
 // Thread-safety: a plain value type.
 // One event as the log shows it, rendered off the GUI thread.
 struct LogEntry {
+  // A row whose event stated no step.
+  static constexpr int64_t kNoStep = std::numeric_limits<int64_t>::min();
+
   int64_t timeNs = 0;  // event timestamp, nanoseconds since the Unix epoch
   SourceId source = 0;
   NameId name = 0;
   std::string data;  // "key=value, ..." sorted by key
+  int64_t step = kNoStep;  // livemon::statedStep of the event
 };
 
 // Thread-safety: a plain value type.

@@ -295,10 +295,10 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
 
   const std::optional<NameId> name = nameId(event.name, out);
   const bool stat = isStatEventName(event.name);
+  const std::optional<int64_t> stated = statedStep(event);
   // An event whose name was refused is dropped whole, its fields' points with it.
   if (stat || name) {
     const double x = epochMilliseconds(event.timestamp);
-    const std::optional<int64_t> stated = statedStep(event);
     const double step = stated ? static_cast<double>(*stated) : kNoStep;
     for (const auto& [key, value] : event.data) {
       double y = 0.0;
@@ -332,6 +332,7 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   }
   LogEntry entry;
   entry.timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
+  entry.step = stated.value_or(LogEntry::kNoStep);
   entry.source = *source;
   entry.name = *name;
   entry.data = renderAll(event);

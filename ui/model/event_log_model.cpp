@@ -10,6 +10,8 @@
 #include <QFont>
 #include <QFontDatabase>
 
+#include <livemon/ui/data/stat_key.h>
+
 namespace livemon::ui {
 
 namespace {
@@ -55,6 +57,8 @@ void EventLogModel::setSourceLabel(SourceId id, const QString& label) {
 void EventLogModel::setEventName(NameId id, const QString& name) {
   if (eventNames_.size() <= id) eventNames_.resize(id + 1);
   eventNames_[id] = name;
+  if (statNames_.size() <= id) statNames_.resize(id + 1, 0);
+  statNames_[id] = isStatEventName(name.toStdString()) ? 1 : 0;
   if (!filterLower_.empty()) {
     nameMatches_.resize(eventNames_.size(), 0);
     nameMatches_[id] = containsIgnoringCase(name.toStdString(), filterLower_) ? 1 : 0;
@@ -70,6 +74,7 @@ const QString& EventLogModel::eventName(NameId id) const {
 }
 
 bool EventLogModel::matches(const LogEntry& entry) const {
+  if (!showStatWindows_ && entry.name < statNames_.size() && statNames_[entry.name] != 0) return false;
   if (filterLower_.empty()) return true;
   if (entry.source < sourceMatches_.size() && sourceMatches_[entry.source] != 0) return true;
   if (entry.name < nameMatches_.size() && nameMatches_[entry.name] != 0) return true;
@@ -86,11 +91,11 @@ LogEntry& EventLogModel::slot(std::size_t index) {
 }
 
 uint64_t EventLogModel::seqOfRow(int row) const {
-  return filterLower_.empty() ? firstSeq_ + static_cast<uint64_t>(row) : matches_[static_cast<std::size_t>(row)];
+  return !filtering() ? firstSeq_ + static_cast<uint64_t>(row) : matches_[static_cast<std::size_t>(row)];
 }
 
 int EventLogModel::storedRows() const noexcept {
-  return static_cast<int>(filterLower_.empty() ? endSeq_ - firstSeq_ : matches_.size());
+  return static_cast<int>(!filtering() ? endSeq_ - firstSeq_ : matches_.size());
 }
 
 void EventLogModel::append(std::vector<LogEntry>&& entries) {
@@ -120,7 +125,7 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
   // 1. Store: the shown rows that leave at the front go, the new entries take the slots just freed
   // (or the end while the ring grows).
   std::size_t leaving = 0;
-  if (filterLower_.empty()) {
+  if (!filtering()) {
     leaving = static_cast<std::size_t>(std::min(newFirst, endSeq_) - firstSeq_);
   } else {
     while (leaving < matches_.size() && matches_[leaving] < newFirst) ++leaving;
@@ -130,7 +135,7 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
   for (std::size_t i = skip; i < entries.size(); ++i) {
     const uint64_t seq = endSeq_ + (i - skip);
     LogEntry& entry = entries[i];
-    if (!filterLower_.empty() && matches(entry)) matches_.push_back(seq);
+    if (filtering() && matches(entry)) matches_.push_back(seq);
     slot(static_cast<std::size_t>(seq % capacity_)) = std::move(entry);
   }
   endSeq_ = newEnd;
@@ -196,7 +201,7 @@ void EventLogModel::rebuildMatches() {
   matches_.clear();
   sourceMatches_.assign(sourceLabels_.size(), 0);
   nameMatches_.assign(eventNames_.size(), 0);
-  if (filterLower_.empty()) return;
+  if (!filtering()) return;
   for (std::size_t i = 0; i < sourceLabels_.size(); ++i) {
     sourceMatches_[i] = containsIgnoringCase(sourceLabels_[i].toStdString(), filterLower_) ? 1 : 0;
   }
@@ -219,6 +224,15 @@ void EventLogModel::setFilterText(const QString& text) {
   endResetModel();
 }
 
+void EventLogModel::setShowStatWindows(bool show) {
+  if (show == showStatWindows_) return;
+  beginResetModel();
+  showStatWindows_ = show;
+  rebuildMatches();
+  rows_ = storedRows();
+  endResetModel();
+}
+
 int EventLogModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : rows_;
 }
@@ -229,6 +243,8 @@ QString EventLogModel::cellText(const LogEntry& entry, int column) const {
   switch (column) {
     case TimeColumn:
       return formatTime(entry.timeNs);
+    case StepColumn:
+      return entry.step == LogEntry::kNoStep ? QString() : QString::number(entry.step);
     case SourceColumn:
       return sourceLabel(entry.source);
     case NameColumn:
@@ -253,9 +269,12 @@ QVariant EventLogModel::data(const QModelIndex& index, int role) const {
       }
       return cellText(entry, index.column());
     case Qt::FontRole:
-      if (index.column() == DataColumn || index.column() == TimeColumn) {
+      if (index.column() == DataColumn || index.column() == TimeColumn || index.column() == StepColumn) {
         return fixedFont_;
       }
+      return {};
+    case Qt::TextAlignmentRole:
+      if (index.column() == StepColumn) return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
       return {};
     default:
       return {};
@@ -267,6 +286,8 @@ QVariant EventLogModel::headerData(int section, Qt::Orientation orientation, int
   switch (section) {
     case TimeColumn:
       return tr("Time");
+    case StepColumn:
+      return tr("Step");
     case SourceColumn:
       return tr("Source");
     case NameColumn:
@@ -286,13 +307,23 @@ QString EventLogModel::rowsAsText(const std::vector<int>& rows) const {
     const LogEntry& entry = entryAt(seqOfRow(row));
     const QDateTime time = QDateTime::fromMSecsSinceEpoch(entry.timeNs / 1'000'000);
     text += time.toString(Qt::ISODateWithMs);
-    for (int column = SourceColumn; column < ColumnCount; ++column) {
+    for (int column = StepColumn; column < ColumnCount; ++column) {
       text += QLatin1Char('\t');
       text += cellText(entry, column);
     }
     text += QLatin1Char('\n');
   }
   return text;
+}
+
+QString logSourceLabel(const SourceInfo& source) {
+  SourceInfo unranked = source;
+  unranked.rank.reset();
+  const QString where = QString::fromStdString(describe(unranked));
+  if (!source.rank) return where;
+  QString rank = QStringLiteral("rank %1").arg(*source.rank);
+  if (source.worldSize) rank += QStringLiteral("/%1").arg(*source.worldSize);
+  return rank + QStringLiteral(" · ") + where;
 }
 
 }  // namespace livemon::ui

@@ -13,6 +13,7 @@
 #include <QFont>
 #include <QString>
 
+#include <livemon/source_info.h>
 #include <livemon/ui/data/ingest_batch.h>
 
 namespace livemon::ui {
@@ -20,10 +21,13 @@ namespace livemon::ui {
 // GUI thread only.
 // The event log: every event received, newest last, in a ring of the newest `capacity` events
 // whose data together take at most `byteBudget` bytes (older ones are evicted, so memory stays
-// bounded however long the run and however large the events a peer sends). Columns: time, source,
-// name, data. An optional filter (case-insensitive substring of source, name or data) shows only
-// matching rows; it is applied here rather than in a proxy model because a proxy keeps a
-// per-row mapping that it rebuilds as rows leave the front of a million-row ring.
+// bounded however long the run and however large the events a peer sends). Columns: time, step
+// (empty for an event that stated none), source, name, data. Two filters show only some rows: a
+// text (case-insensitive substring of source, name or data) and whether Stat windows are shown
+// (the window already charted, most of a run's events: the window hides them by default, so eval
+// events, alerts and notices stand out). They are applied here rather than in a proxy model
+// because a proxy keeps a per-row mapping that it rebuilds as rows leave the front of a
+// million-row ring.
 //
 // Rows arrive in batches (append). What a batch costs the views does not depend on how many rows
 // are shown: rows that leave at the front are not removed (Qt's views and headers walk every row
@@ -37,7 +41,7 @@ class EventLogModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
-  enum Column { TimeColumn = 0, SourceColumn, NameColumn, DataColumn, ColumnCount };
+  enum Column { TimeColumn = 0, StepColumn, SourceColumn, NameColumn, DataColumn, ColumnCount };
 
   static constexpr std::size_t kDefaultCapacity = 1'000'000;
   // A million rows of typical data (a few hundred bytes) fit; rows of the largest data a row
@@ -67,6 +71,11 @@ class EventLogModel : public QAbstractTableModel {
   // Shows only rows whose source, name or data contain `text` (ignoring case); empty shows all.
   void setFilterText(const QString& text);
   const QString& filterText() const noexcept { return filterText_; }
+  // Whether rows of Stat windows (isStatEventName) are shown; true unless set false.
+  void setShowStatWindows(bool show);
+  bool showStatWindows() const noexcept { return showStatWindows_; }
+  // Whether some stored rows are not shown (the text filter, or Stat windows hidden).
+  bool filtering() const noexcept { return !filterLower_.empty() || !showStatWindows_; }
 
   std::size_t capacity() const noexcept { return capacity_; }
   std::size_t byteBudget() const noexcept { return byteBudget_; }
@@ -122,11 +131,17 @@ class EventLogModel : public QAbstractTableModel {
   std::vector<QString> eventNames_;
   QFont fixedFont_;
 
+  bool showStatWindows_ = true;
+  std::vector<char> statNames_;            // per NameId: a Stat window's name
   QString filterText_;
   std::string filterLower_;                // UTF-8, lower-cased ASCII
   std::vector<char> sourceMatches_;        // per SourceId, for the current filter
   std::vector<char> nameMatches_;          // per NameId, for the current filter
-  std::deque<uint64_t> matches_;           // seqs of the rows shown while filtering
+  std::deque<uint64_t> matches_;           // seqs of the rows shown while filtering()
 };
+
+// A source as the log's Source column names it: the rank first ("rank 3/64 · train@gpu01:4242"),
+// so a narrow column still tells ranks apart; transport::describe() without a rank.
+QString logSourceLabel(const SourceInfo& source);
 
 }  // namespace livemon::ui

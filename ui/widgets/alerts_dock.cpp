@@ -106,8 +106,12 @@ void AlertsDock::updateBadge() {
   const uint64_t unseen = dashboard_.alertCentre().alerts().unseen();
   const int total = dashboard_.alertCentre().alerts().rowCount();
   badge_->setVisible(total > 0);
-  badge_->setText(unseen > 0 ? tr("⚠ %1 new alerts").arg(QLocale().toString(static_cast<qulonglong>(unseen)))
-                             : tr("%1 alerts").arg(QLocale().toString(total)));
+  const QString count = QLocale().toString(static_cast<qulonglong>(unseen > 0 ? unseen : static_cast<uint64_t>(total)));
+  if (unseen > 0) {
+    badge_->setText(unseen == 1 ? tr("⚠ %1 new alert").arg(count) : tr("⚠ %1 new alerts").arg(count));
+  } else {
+    badge_->setText(total == 1 ? tr("%1 alert").arg(count) : tr("%1 alerts").arg(count));
+  }
   badge_->setStyleSheet(unseen > 0 ? QStringLiteral("QToolButton { color: %1; font-weight: bold; }").arg(QColor(colours::kBad).name())
                                    : dimTextStyle());
 }

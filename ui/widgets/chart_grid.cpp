@@ -215,9 +215,11 @@ void ChartGrid::setPinned(const QString& chart, bool pinned) {
 
 void ChartGrid::setEnlarged(const std::optional<QString>& chart) {
   if (chart == choices_.enlarged) return;
+  const bool wasEnlarged = choices_.enlarged.has_value();
   choices_.enlarged = chart;
   relayout();
   verticalScrollBar()->setValue(0);
+  if (wasEnlarged != chart.has_value()) emit enlargedChanged(chart.has_value());
 }
 
 void ChartGrid::setSectionCollapsed(const QString& section, bool collapsed) {

@@ -147,6 +147,8 @@ class ChartGrid : public QScrollArea {
   void chartCreated(StatChartView* chart);
   // The empty chart area's Connect… button was clicked.
   void connectRequested();
+  // A chart was enlarged (true) or the grid came back (false): the window gives it the log's room.
+  void enlargedChanged(bool enlarged);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;

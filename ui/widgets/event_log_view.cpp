@@ -32,6 +32,10 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   filter_ = new QLineEdit(bar);
   filter_->setPlaceholderText(tr("Filter events (source, name, data)…"));
   filter_->setClearButtonEnabled(true);
+  filter_->setMinimumWidth(60);
+  statWindows_ = new QCheckBox(tr("Stat windows"), bar);
+  statWindows_->setChecked(model_.showStatWindows());
+  statWindows_->setToolTip(tr("Also list the livemon.Stat windows (the values the charts show)"));
   autoScroll_ = new QCheckBox(tr("Auto-scroll"), bar);
   autoScroll_->setChecked(true);
   autoScroll_->setToolTip(tr("Keep the newest event in view"));
@@ -39,6 +43,7 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   copy->setText(tr("Copy"));
   copy->setToolTip(tr("Copy the selected rows as tab-separated text (Ctrl+C)"));
   barLayout->addWidget(filter_, 1);
+  barLayout->addWidget(statWindows_);
   barLayout->addWidget(autoScroll_);
   barLayout->addWidget(copy);
 
@@ -65,13 +70,18 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   columns->setHighlightSections(false);
   columns->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   columns->resizeSection(EventLogModel::TimeColumn, fontMetrics().horizontalAdvance(QStringLiteral("00:00:00.000")) + 24);
-  columns->resizeSection(EventLogModel::SourceColumn, 125);
-  columns->resizeSection(EventLogModel::NameColumn, 115);
+  // Narrow enough for the Data column to show in the log's default width: the source's rank comes
+  // first, so a cut source still tells ranks apart (the tooltip holds all of it).
+  columns->resizeSection(EventLogModel::StepColumn, fontMetrics().horizontalAdvance(QStringLiteral("000000")) + 14);
+  columns->resizeSection(EventLogModel::SourceColumn, 135);
+  columns->resizeSection(EventLogModel::NameColumn, 100);
   layout->addWidget(table_, 1);
 
   count_ = new QLabel(this);
   count_->setContentsMargins(6, 3, 6, 3);
   count_->setStyleSheet(dimTextStyle());
+  // Its text may be cut: it must not hold the log wider than the user or the window makes it.
+  count_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   layout->addWidget(count_);
 
   auto* copyAction = new QAction(tr("Copy rows"), table_);
@@ -88,6 +98,12 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   filterDelay_->setInterval(200);
   connect(filter_, &QLineEdit::textChanged, filterDelay_, qOverload<>(&QTimer::start));
   connect(filterDelay_, &QTimer::timeout, this, [this] { applyFilter(filter_->text()); });
+  connect(statWindows_, &QCheckBox::toggled, this, [this](bool on) {
+    model_.setShowStatWindows(on);
+    following_ = true;  // other rows altogether: show the newest of them
+    rowsAppended();
+    emit statWindowsShownChanged(on);
+  });
   connect(autoScroll_, &QCheckBox::toggled, this, [this](bool on) {
     if (on) table_->scrollToBottom();
   });
@@ -102,6 +118,13 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
 bool EventLogView::autoScroll() const { return autoScroll_->isChecked(); }
 
 void EventLogView::setAutoScroll(bool enabled) { autoScroll_->setChecked(enabled); }
+
+bool EventLogView::showStatWindows() const { return statWindows_->isChecked(); }
+
+void EventLogView::setShowStatWindows(bool show) {
+  statWindows_->setChecked(show);
+  model_.setShowStatWindows(show);  // also when the box already said so
+}
 
 void EventLogView::setFilterText(const QString& text) {
   filter_->setText(text);
@@ -148,7 +171,12 @@ void EventLogView::keepRowsInPlace(int rows) {
 
 void EventLogView::updateCount() {
   const QLocale locale;
-  QString text = tr("%1 events received, %2 kept (newest %3)")
+  QString text;
+  // What is shown first: the rest of the line may be cut in a narrow log.
+  if (model_.filterText().isEmpty() && model_.filtering()) {
+    text = tr("%1 shown (Stat windows hidden) · ").arg(locale.toString(model_.rowCount()));
+  }
+  text += tr("%1 events received, %2 kept (newest %3)")
                      .arg(locale.toString(static_cast<qulonglong>(model_.receivedCount())),
                           locale.toString(static_cast<qulonglong>(model_.storedCount())),
                           locale.toString(static_cast<qulonglong>(model_.capacity())));

@@ -14,7 +14,9 @@ namespace livemon::ui {
 class EventLogModel;
 
 // GUI thread only.
-// The event log panel: a text filter, an auto-scroll toggle, a copy button and the table.
+// The event log panel: a text filter, a toggle for the Stat windows (off by default, set by the
+// window: they are charted already and would bury everything else), an auto-scroll toggle, a copy
+// button and the table.
 // Ctrl+C (or the context menu) copies the selected rows as tab-separated text.
 // With auto-scroll on, the table follows the newest row while it is scrolled to the bottom; scrolled
 // up (or with auto-scroll off) it stays on the events the user reads as newer ones push older ones
@@ -32,6 +34,10 @@ class EventLogView : public QWidget {
   void setAutoScroll(bool enabled);
   // Applies the filter now (typing applies it after a short pause).
   void setFilterText(const QString& text);
+  // Whether the table lists Stat windows too (EventLogModel::setShowStatWindows).
+  bool showStatWindows() const;
+  void setShowStatWindows(bool show);
+  QCheckBox* statWindowsBox() const noexcept { return statWindows_; }
 
   // Call after rows were appended: scrolls to the newest when auto-scroll is on and the table was
   // at the bottom, and updates the counts.
@@ -44,6 +50,9 @@ class EventLogView : public QWidget {
   QString selectedRowsText() const;
   void copySelection();
 
+ signals:
+  void statWindowsShownChanged(bool shown);
+
  private:
   void updateCount();
   void applyFilter(const QString& text);
@@ -53,6 +62,7 @@ class EventLogView : public QWidget {
 
   EventLogModel& model_;
   QLineEdit* filter_ = nullptr;
+  QCheckBox* statWindows_ = nullptr;
   QCheckBox* autoScroll_ = nullptr;
   QLabel* count_ = nullptr;
   QTableView* table_ = nullptr;

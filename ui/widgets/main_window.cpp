@@ -33,10 +33,12 @@
 #include <livemon/ui/widgets/connect_dialog.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/event_log_view.h>
+#include <livemon/ui/widgets/help_menu.h>
 #include <livemon/ui/widgets/ranges_view.h>
 #include <livemon/ui/widgets/ranks_view.h>
 #include <livemon/ui/widgets/status_text.h>
 #include <livemon/ui/widgets/timeline_bar.h>
+#include <livemon/ui/widgets/view_menu.h>
 
 namespace livemon::ui {
 
@@ -76,9 +78,11 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   logView_ = new EventLogView(dashboard_->eventLog(), splitter_);
   splitter_->addWidget(views_);
   splitter_->addWidget(logView_);
-  splitter_->setStretchFactor(0, 3);
-  splitter_->setStretchFactor(1, 2);
+  // As the window grows the log keeps its share (ViewMenu::kDefaultLogShare to begin with).
+  splitter_->setStretchFactor(0, 2);
+  splitter_->setStretchFactor(1, 1);
   splitter_->setChildrenCollapsible(false);
+  splitter_->setCollapsible(1, true);  // the log collapses to the edge (View › Event log)
   setCentralWidget(splitter_);
 
   buildFileMenu();
@@ -89,11 +93,15 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   addDockWidget(Qt::BottomDockWidgetArea, alerts_);
   alerts_->hide();  // the status bar's badge shows it once an alert is raised
   statusBar()->addPermanentWidget(alerts_->badge());
+  viewMenu_ = new ViewMenu(*menuBar()->addMenu(tr("&View")), *splitter_, *views_, *logView_, *grid_, *alerts_);
+  addHelpMenu(*this);
   historyMarks_ = new ChartHistoryMarks(*dashboard_, *grid_, this);
   restoreSettings();
   setAcceptDrops(true);
   wireDashboard();
   dashboard_->start();
+  // A recording opened by start() shows the charts, unless the command line asked for a view.
+  if (const auto view = dashboard_->options().view) setView(*view);
 }
 
 MainWindow::~MainWindow() {
@@ -220,9 +228,10 @@ void MainWindow::buildToolbar() {
   pauseAction_->setToolTip(tr("Freeze the charts and the log; data keeps arriving and is shown on resume"));
   connect(pauseAction_, &QAction::toggled, dashboard_.get(), &Dashboard::setPaused);
 
-  QAction* resetAction = bar->addAction(tr("Follow live"));
-  resetAction->setToolTip(tr("Undo zoom and pan on every chart (or double-click a chart)"));
-  connect(resetAction, &QAction::triggered, grid_, &ChartGrid::followLive);
+  followAction_ = bar->addAction(tr("Follow live"));
+  followAction_->setObjectName(QStringLiteral("followLive"));
+  followAction_->setToolTip(tr("Undo zoom and pan on every chart (or double-click a chart)"));
+  connect(followAction_, &QAction::triggered, grid_, &ChartGrid::followLive);
   bar->addSeparator();
 
   bar->addAction(recordAction_);
@@ -263,13 +272,16 @@ void MainWindow::restoreSettings() {
   if (!layout.splitter.isEmpty()) {
     splitter_->restoreState(layout.splitter);
   } else {
-    splitter_->setSizes({width() * 3 / 5, width() * 2 / 5});
+    const int log = static_cast<int>(width() * ViewMenu::kDefaultLogShare);
+    splitter_->setSizes({width() - log, log});
+    viewMenu_->giveLogDefaultWidthOnShow();  // again at the size the window is shown at
   }
   if (const auto range = settings.timeRange()) rangeBox_->setCurrentIndex(rangeBox_->findData(timeRangeKey(*range)));
   if (const auto mode = settings.timeAxisMode()) axisBox_->setCurrentIndex(axisBox_->findData(timeAxisModeKey(*mode)));
   if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) setTimeRange(*key);
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.logAutoScroll());
+  logView_->setShowStatWindows(settings.logShowsStatWindows());
   grid_->restoreChoices(settings.chartChoices(), settings.chartView());
   setView(dashboard_->options().view.value_or(settings.view()));
 }
@@ -282,6 +294,7 @@ void MainWindow::saveSettings() {
   if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) settings.setTimeRange(*range);
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) settings.setTimeAxisMode(*mode);
   settings.setLogAutoScroll(logView_->autoScroll());
+  settings.setLogShowsStatWindows(logView_->showStatWindows());
   settings.setChartChoices(grid_->choices());
   settings.setChartView(grid_->viewOptions().state());
   settings.setView(view());
@@ -289,6 +302,8 @@ void MainWindow::saveSettings() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  // An enlarged chart is not kept, and the splitter is saved with the log beside the grid.
+  grid_->setEnlarged(std::nullopt);
   saveSettings();
   QMainWindow::closeEvent(event);
 }
@@ -310,7 +325,12 @@ void MainWindow::pausedChanged(bool paused) {
 void MainWindow::replayChanged(ReplaySession* session) {
   timeline_->setSession(session);
   timelineBar_->setVisible(session != nullptr);
+  // The charts follow the playhead in a replay, not live data.
+  followAction_->setText(session != nullptr ? tr("Follow playhead") : tr("Follow live"));
+  followAction_->setToolTip(session != nullptr ? tr("Undo zoom and pan on every chart: show the span up to the playhead")
+                                               : tr("Undo zoom and pan on every chart (or double-click a chart)"));
   if (session != nullptr) {
+    setView(DashboardView::Charts);  // what a recording holds is charted first
     setWindowTitle(QStringLiteral("livemon — %1").arg(QFileInfo(session->endpointLabel()).fileName()));
   } else {
     grid_->setPlayhead(std::nullopt);
@@ -340,10 +360,19 @@ void MainWindow::setView(DashboardView view) { views_->setCurrentIndex(static_ca
 DashboardView MainWindow::view() const { return static_cast<DashboardView>(std::max(0, views_->currentIndex())); }
 
 void MainWindow::chooseRecording(ReplayMode mode) {
-  const QString path = QFileDialog::getOpenFileName(
-      this, mode == ReplayMode::Replay ? tr("Open recording") : tr("Open recording as baseline"),
-      QFileInfo(Dashboard::defaultRecordingPath()).absolutePath(), tr("MCAP recordings (*.mcap);;All files (*)"));
-  if (!path.isEmpty()) dashboard_->replays().openRecording(path, mode);
+  // In the folder of the last recording opened here, kept for the next session.
+  QString folder = dashboard_->settings().recordingFolder();
+  if (folder.isEmpty() || !QFileInfo(folder).isDir()) folder = QFileInfo(Dashboard::defaultRecordingPath()).absolutePath();
+  auto* dialog = new QFileDialog(this, mode == ReplayMode::Replay ? tr("Open recording") : tr("Open recording as baseline"),
+                                 folder, tr("MCAP recordings (*.mcap);;All files (*)"));
+  dialog->setObjectName(QStringLiteral("openRecordingDialog"));
+  dialog->setFileMode(QFileDialog::ExistingFile);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QFileDialog::fileSelected, this, [this, mode](const QString& path) {
+    dashboard_->settings().setRecordingFolder(QFileInfo(path).absolutePath());
+    dashboard_->replays().openRecording(path, mode);
+  });
+  dialog->open();  // not exec(): the dashboard keeps refreshing behind it
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {

@@ -25,11 +25,13 @@ class EventLogView;
 class RangesView;
 class RanksView;
 class TimelineBar;
+class ViewMenu;
 
 // GUI thread only.
-// The dashboard's window: a toolbar (time range, x axis, chart filter, pause, record), the chart
-// grid and the Ranges view on tabs beside the event log, the replay's timeline, and a status bar
-// line per endpoint. It builds and wires widgets only: the pipeline, its refresh and everything
+// The dashboard's window: the File, View and Help menus, a toolbar (time range, x axis, chart
+// filter, pause, record), the chart grid and the Ranges and Ranks views on tabs beside the event
+// log (collapsible), the replay's timeline, and a status bar line per endpoint. A recording opened
+// shows the Charts tab. It builds and wires widgets only: the pipeline, its refresh and everything
 // it holds are the Dashboard's, whose signals the widgets follow.
 //
 // Range Stats ("range/<name>") are charted in the grid too, like every Stat: a user filtering the
@@ -51,6 +53,7 @@ class MainWindow : public QMainWindow {
   RanksView& ranksView() noexcept { return *ranks_; }
   TimelineBar& timeline() noexcept { return *timeline_; }
   AlertsDock& alertsDock() noexcept { return *alerts_; }
+  ViewMenu& viewMenu() noexcept { return *viewMenu_; }
   // Where each endpoint's received history begins, on the charts.
   const ChartHistoryMarks& historyMarks() const noexcept { return *historyMarks_; }
 
@@ -107,6 +110,8 @@ class MainWindow : public QMainWindow {
   QComboBox* axisBox_ = nullptr;
   QLineEdit* chartFilter_ = nullptr;
   QAction* pauseAction_ = nullptr;
+  QAction* followAction_ = nullptr;  // "Follow live", "Follow playhead" in a replay
+  ViewMenu* viewMenu_ = nullptr;
   QHBoxLayout* endpointLabels_ = nullptr;
   QLabel* summaryLabel_ = nullptr;
   QLabel* limitLabel_ = nullptr;

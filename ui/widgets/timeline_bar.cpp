@@ -197,7 +197,9 @@ void TimelineBar::updatePosition() {
 }
 
 void TimelineBar::updatePlaying(bool playing) {
-  play_->setText(playing ? tr("Pause") : tr("Play"));
+  // "Stop", not "Pause": the toolbar's Pause freezes the display, this stops the playback.
+  play_->setText(playing ? tr("Stop") : tr("Play"));
+  play_->setToolTip(playing ? tr("Stop playing; the playhead stays where it is") : tr("Play from the playhead"));
 }
 
 }  // namespace livemon::ui

@@ -18,7 +18,7 @@ class StatRegistry;
 class TimelineStrip;
 
 // GUI thread only.
-// The replay timeline under the charts: step back, play/pause, step forward, a slider over the
+// The replay timeline under the charts: step back, play/stop, step forward, a slider over the
 // whole recording with the playhead's time (from the start, and as wall-clock time) and the
 // recording's length, and the speed (0.25× to 64×). Dragging the slider seeks when it is let go;
 // a click on its track jumps the playhead there (seeking when the button is let go); the keyboard
