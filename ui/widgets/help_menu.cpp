@@ -68,12 +68,12 @@ void showAbout(QWidget& parent) {
 }  // namespace
 
 QUrl dashboardGuideUrl() {
-  QStringList candidates;
+  // Installed (the .deb's /usr/share/doc/livemon) first, then the sources this one was built from.
+  const QDir app(QCoreApplication::applicationDirPath());
+  QStringList candidates{app.filePath(QStringLiteral("../share/doc/livemon/dashboard.md"))};
 #ifdef LIVEMON_SOURCE_DOCS
   candidates << QStringLiteral(LIVEMON_SOURCE_DOCS "/dashboard.md");
 #endif
-  const QDir app(QCoreApplication::applicationDirPath());
-  candidates << app.filePath(QStringLiteral("../share/doc/livemon/dashboard.md"));
   for (const QString& path : candidates) {
     if (QFileInfo::exists(path)) return QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath());
   }
