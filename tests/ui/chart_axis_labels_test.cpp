@@ -22,6 +22,7 @@
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_x_axis.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
@@ -253,6 +254,31 @@ TEST_F(ChartAxisLabelsTest, AFewValuesOrdersOfMagnitudeBeyondTheRestDoNotFlatten
   const QStringList plain = shownTexts(chart);
   EXPECT_TRUE(std::none_of(plain.begin(), plain.end(), [](const QString& text) { return text.contains(QStringLiteral("above")); }))
       << plain.join(QStringLiteral(" | ")).toStdString();
+}
+
+}  // namespace
+}  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// A wall-clock label is centred on its tick: one a few pixels from the plot's edge would be cut
+// there ("21:11:" at the right), so such a tick goes unlabelled and the others keep theirs.
+TEST(ChartXAxisLabels, NoWallClockLabelStandsWhereTheEdgeWouldCutIt) {
+  std::unique_ptr<QAbstractAxis> axis(makeTimeAxis(TimeAxisMode::WallClock));
+  auto* wall = qobject_cast<QCategoryAxis*>(axis.get());
+  ASSERT_NE(wall, nullptr);
+  // 300 s over 900 px: a tick every 30 s, 90 px apart; the range ends 1 s (3 px) after one.
+  const double lastTick = 1'700'000'100'000.0;  // a multiple of 30 s, in every time zone
+  const XRange x{lastTick - 299e3, lastTick + 1e3};
+  setTimeAxisRange(axis.get(), x, 900.0);
+  const QStringList labels = shownLabels(axis.get());
+  ASSERT_GE(labels.size(), 8) << labels.join(' ').toStdString();
+  for (const QString& label : wall->categoriesLabels()) {
+    const double at = wall->endValue(label);
+    EXPECT_GT((x.max - at) / (x.max - x.min) * 900.0, 20.0) << label.toStdString() << " is cut at the right edge";
+    EXPECT_GT((at - x.min) / (x.max - x.min) * 900.0, 20.0) << label.toStdString() << " is cut at the left edge";
+  }
 }
 
 }  // namespace

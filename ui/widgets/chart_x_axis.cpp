@@ -44,7 +44,13 @@ QAbstractAxis* makeTimeAxis(TimeAxisMode mode) {
 void setTimeAxisRange(QAbstractAxis* axis, XRange x, double widthPixels) {
   if (auto* wall = qobject_cast<QCategoryAxis*>(axis)) {
     std::vector<AxisTick> ticks;
-    for (const WallClockTick& tick : wallClockTickMarks(x, widthPixels)) ticks.push_back(AxisTick{tick.ms, tick.label});
+    // A label centred on a tick near an edge would be cut there ("21:11:" at the right): such a
+    // tick goes unlabelled. About half a label of "21:11:30" in pixels.
+    const double margin = widthPixels > 0.0 ? 28.0 * (x.max - x.min) / widthPixels : 0.0;
+    for (const WallClockTick& tick : wallClockTickMarks(x, widthPixels)) {
+      if (tick.ms < x.min + margin || tick.ms > x.max - margin) continue;
+      ticks.push_back(AxisTick{tick.ms, tick.label});
+    }
     setCategoryTicks(wall, ticks);
     wall->setRange(x.min, x.max);
   } else if (auto* steps = qobject_cast<QValueAxis*>(axis); steps != nullptr && axis->property(kStepAxis).toBool()) {
