@@ -295,3 +295,30 @@ TEST(ChartAxes, DurationsOfRangesAndWaitCountersAreInMilliseconds) {
 
 }  // namespace
 }  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// A constant smoothed one ulp off is a flat line: on a log axis too it is padded like one, and no
+// range, however narrow against its magnitude, asks for more ticks than the axis has room for
+// (a span of 1e-16 around 10 once asked for a tick every 1e-17: the dashboard hung, its memory
+// growing by the gigabyte).
+TEST(ChartAxes, ANarrowRangeFarFromZeroGivesAFewTicksOnEveryScale) {
+  const double constant = 10.0;
+  const double ulpAbove = std::nextafter(constant, 20.0);
+  const XRange padded = paddedLogY(constant, ulpAbove);
+  EXPECT_LT(padded.min, constant / 1.4);
+  EXPECT_GT(padded.max, constant * 1.4);
+  for (const XRange range : {XRange{constant, ulpAbove}, XRange{1e15, 1e15 + 1.0}, XRange{1e20, 1e20 * (1 + 1e-15)},
+                             XRange{2.5e-5, std::nextafter(2.5e-5, 1.0)}, XRange{-1e18, std::nextafter(-1e18, 0.0)}}) {
+    const AxisTicks linear = linearTicks(range, 300.0, QString());
+    EXPECT_LE(linear.ticks.size(), 15U) << range.min;
+    if (range.min > 0.0) {
+      const AxisTicks log = logTicks(range, 300.0, QString());
+      EXPECT_LE(log.ticks.size(), 15U) << range.min;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace livemon::ui

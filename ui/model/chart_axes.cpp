@@ -70,7 +70,7 @@ XRange paddedY(double low, double high) {
 
 XRange paddedLogY(double low, double high) {
   if (!(low > 0.0) || !(low <= high) || !std::isfinite(high)) return XRange{1.0, 10.0};
-  if (high == low) return XRange{low / 1.5, high * 1.5};
+  if (high - low <= 1e-9 * high) return XRange{high / 1.5, high * 1.5};  // flat, rounding noise too (paddedY)
   const double pad = std::pow(high / low, 0.08);
   return XRange{low / pad, high * pad};
 }
@@ -201,8 +201,11 @@ std::vector<AxisTick> linearTickMarks(double low, double high, double factor, do
   }
   std::vector<AxisTick> ticks;
   const auto [first, last] = multiplesIn(low, high, step);
-  for (double k = first; k <= last; k += 1.0) {
-    const double value = k * step;
+  // A span too narrow for its magnitude (past 2^52 multiples of its step from zero, where k + 1
+  // is k) has no ticks to tell apart: none rather than a loop that never ends.
+  if (!(last - first >= 0.0) || last - first > maxTicks || std::max(std::abs(first), std::abs(last)) > 0x1p52) return ticks;
+  for (int i = 0; i <= static_cast<int>(last - first); ++i) {
+    const double value = (first + i) * step;
     ticks.push_back(AxisTick{value * factor, printed(value, notation)});
   }
   return ticks;

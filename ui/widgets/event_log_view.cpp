@@ -78,6 +78,7 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
   layout->addWidget(table_, 1);
 
   count_ = new QLabel(this);
+  count_->setWordWrap(true);  // a narrow log shows the whole line on two
   count_->setContentsMargins(6, 3, 6, 3);
   count_->setStyleSheet(dimTextStyle());
   // Its text may be cut: it must not hold the log wider than the user or the window makes it.
