@@ -369,6 +369,35 @@ TEST_F(ChartGridLayoutTest, EventSeriesAreDrawnWithPointMarkersAndNotSmoothed) {
   EXPECT_GT(train->smoothedLine(trainLine)->count(), 0);
 }
 
+// A line of one point draws nothing: a range called once, or the first window of a Stat, showed
+// an empty chart. A lone point is drawn as a marker, until its line has a second point.
+TEST_F(ChartGridLayoutTest, ALonePointIsDrawnAsAMarkerUntilItsLineHasTwo) {
+  show(1000, 900);
+  grid_.viewOptions().setSmoothing(0.0);
+  const auto window = [&](int i) {
+    IngestBatch batch;
+    auto event = received(source_, Event{"livemon.Stat", atMs(1'700'000'001'000.0 + i * 1000.0), {{"range/checkpoint.mean", 500.0 + i}}});
+    converter_.convert(event, batch);
+    grid_.addSeries(registry_.apply(batch).newSeries);
+    while (grid_.pendingChartCount() > 0) grid_.refresh();
+  };
+  window(0);
+  StatChartView* lone = chart("range/checkpoint");
+  ASSERT_NE(lone, nullptr);
+  const SeriesId id = lone->seriesIds().front();
+  ASSERT_TRUE(waitFor([&] {
+    grid_.refresh();
+    return lone->line(id)->count() == 1;
+  }));
+  EXPECT_TRUE(lone->line(id)->pointsVisible());
+  window(1);
+  ASSERT_TRUE(waitFor([&] {
+    grid_.refresh();
+    return lone->line(id)->count() == 2;
+  }));
+  EXPECT_FALSE(lone->line(id)->pointsVisible()) << "a line of windows is drawn as a line";
+}
+
 // Issue 30: a range's count and p99 spikes flattened its mean: its chart starts with the mean
 // and p50, the others a click away in the legend.
 TEST_F(ChartGridLayoutTest, ARangeChartStartsWithItsMeanAndP50) {

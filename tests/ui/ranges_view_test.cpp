@@ -99,13 +99,21 @@ class RangesViewTest : public ::testing::Test {
 TEST_F(RangesViewTest, ShowsTheRangesLiveAndChartsTheSelectedOne) {
   QAbstractItemModelTester tester(&proxy(), QAbstractItemModelTester::FailureReportingMode::Warning);
   constexpr int kWindows = 5;
-  for (int i = 0; i < kWindows; ++i) deliver(train_, kT0 + 1000.0 * i, stepWindow(i));
+  for (int i = 0; i < kWindows; ++i) {
+    EventData data = stepWindow(i);
+    // Called once, the slowest by its mean, but little of the run's time.
+    if (i == 0) test::addRangeWindow(data, "checkpoint", {1, 500.0, 500.0, 500.0, 500.0});
+    deliver(train_, kT0 + 1000.0 * i, data);
+  }
   window_->dashboard().refreshNow();
 
-  ASSERT_EQ(model().rowCount(), 4);  // train.loss is not a range
-  // Sorted by mean, slowest first, with the latest window's values.
+  ASSERT_EQ(model().rowCount(), 5);  // train.loss is not a range
+  // Sorted by total time, where the time went first (torch.profiler's order), with the latest
+  // window's values.
+  EXPECT_EQ(view().table()->horizontalHeader()->sortIndicatorSection(), RangesModel::TotalTimeColumn);
   EXPECT_EQ(shownName(0), QStringLiteral("backward"));
-  EXPECT_EQ(shownName(3), QStringLiteral("optimizer"));
+  EXPECT_EQ(shownName(2), QStringLiteral("checkpoint"));
+  EXPECT_EQ(shownName(4), QStringLiteral("optimizer"));
   EXPECT_EQ(proxy().index(0, RangesModel::MeanColumn).data(Qt::EditRole).toDouble(), 60.0 + kWindows - 1);
   EXPECT_EQ(proxy().index(0, RangesModel::CallsColumn).data(Qt::EditRole).toDouble(), 10.0 * kWindows);
   EXPECT_TRUE(view().table()->isColumnHidden(RangesModel::SourceColumn));  // one source

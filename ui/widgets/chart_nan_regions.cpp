@@ -100,7 +100,8 @@ void ChartNanRegions::place(QLineSeries* reference) {
     band->setToolTip(tooltipFor(region));
     band->setVisible(shown);
     label->setText(region.nan ? QStringLiteral("NaN") : QStringLiteral("Inf"));
-    label->setPos(left + 8.0, area.top() + 2.0);  // beside an alert marker at the start
+    // Halfway down: the top edge is where the alert markers and the outlier note stand.
+    label->setPos(left + 6.0, area.center().y() - label->boundingRect().height() / 2.0);
     label->setVisible(shown);
   }
 }

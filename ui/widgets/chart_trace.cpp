@@ -109,6 +109,12 @@ void ChartTrace::setPoints(const QList<QPointF>& points, const std::vector<qsize
   for (auto i = static_cast<std::size_t>(std::max(stretches_, 1)); i < series_.size(); ++i) {
     if (series_[i]->count() > 0) series_[i]->clear();
   }
+  // A line of one point draws nothing: a lone point (a range called once, a window between two
+  // gaps) is drawn as a marker.
+  for (QLineSeries* series : series_) {
+    const bool marked = markers_ || series->count() == 1;
+    if (series->pointsVisible() != marked) series->setPointsVisible(marked);
+  }
 }
 
 }  // namespace livemon::ui

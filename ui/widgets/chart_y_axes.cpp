@@ -73,7 +73,7 @@ void ChartYAxes::showNote() {
     return;
   }
   note_->setText(notes.join(QLatin1Char('\n')));
-  note_->setPos(chart_->plotArea().topLeft() + QPointF(6, 4));
+  note_->setPos(chart_->plotArea().topLeft() + QPointF(6, 16));  // below markers standing on the top edge
   note_->show();
 }
 

@@ -55,7 +55,8 @@ RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget
   table_ = new QTableView(splitter);
   table_->setModel(proxy_);
   table_->setSortingEnabled(true);
-  table_->sortByColumn(RangesModel::MeanColumn, Qt::DescendingOrder);  // the slowest first
+  // Where the time goes first, as torch.profiler's table is read (sort_by="cpu_time_total").
+  table_->sortByColumn(RangesModel::TotalTimeColumn, Qt::DescendingOrder);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setAlternatingRowColors(true);
