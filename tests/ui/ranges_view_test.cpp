@@ -348,3 +348,37 @@ TEST_F(RangesViewTest, LongNamesKeepTheirRoomAndAreWholeInTheTooltip) {
 
 }  // namespace
 }  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// The first range seen is rarely the one the table puts first once the windows come in: until
+// the user picks a row, the chart follows the top one; after, it stays on the user's.
+TEST_F(RangesViewTest, TheChartFollowsTheTopRowUntilTheUserPicksOne) {
+  EventData first;
+  test::addRangeWindow(first, "randn", {1, 1.5, 1.5, 1.5, 1.5});
+  deliver(train_, kT0, first);
+  window_->dashboard().refreshNow();
+  ASSERT_TRUE(refreshUntil([&] { return view().chart() != nullptr; }));
+  EXPECT_EQ(view().chart()->statName(), QStringLiteral("range/randn"));
+
+  for (int i = 1; i < 4; ++i) deliver(train_, kT0 + 1000.0 * i, stepWindow(i));
+  ASSERT_TRUE(refreshUntil([&] { return shownName(0) == QStringLiteral("backward"); }));
+  ASSERT_NE(view().chart(), nullptr);
+  EXPECT_EQ(view().chart()->statName(), QStringLiteral("range/backward"));
+  EXPECT_EQ(view().table()->currentIndex().row(), 0) << "the charted row is the one highlighted";
+
+  // Picked by the user, a row stays charted when another takes the top.
+  const QModelIndex optimizer = proxy().mapFromSource(model().index(model().rowOf(0, QStringLiteral("optimizer")), 0));
+  ASSERT_TRUE(optimizer.isValid());
+  view().table()->setCurrentIndex(optimizer);
+  EXPECT_EQ(view().chart()->statName(), QStringLiteral("range/optimizer"));
+  EventData heavy = stepWindow(4);
+  test::addRangeWindow(heavy, "checkpoint", {100, 900.0, 900.0, 900.0, 900.0});
+  deliver(train_, kT0 + 5000.0, heavy);
+  ASSERT_TRUE(refreshUntil([&] { return shownName(0) == QStringLiteral("checkpoint"); }));
+  EXPECT_EQ(view().chart()->statName(), QStringLiteral("range/optimizer"));
+}
+
+}  // namespace
+}  // namespace livemon::ui

@@ -146,8 +146,12 @@ void RangesView::refresh(const ChartRenderContext& context) {
       updateSummary();
     }
   }
-  // Something to look at from the start: the top row.
-  if (selected_ < 0 && proxy_->rowCount() > 0) table_->selectRow(0);
+  // Something to look at from the start: the top row, until the user picks another.
+  if ((selected_ < 0 || followTop_) && proxy_->rowCount() > 0 && proxy_->mapToSource(proxy_->index(0, 0)).row() != selected_) {
+    selectingTop_ = true;
+    table_->selectRow(0);
+    selectingTop_ = false;
+  }
   if (chart_ != nullptr) {
     for (SeriesId id : model_->durationSeries(selected_)) chart_->addSeries(id);  // windows may add aggregations
     chart_->render(context);
@@ -180,6 +184,7 @@ bool RangesView::selectRow(int modelRow) {
 void RangesView::currentChanged(const QModelIndex& current) {
   if (removingRows_) return;
   const int row = current.isValid() ? proxy_->mapToSource(current).row() : -1;
+  if (!selectingTop_ && row >= 0) followTop_ = false;
   if (row != selected_) showChart(row);
 }
 

@@ -97,6 +97,10 @@ class RangesView : public QWidget {
   StatChartView* chart_ = nullptr;
   ChartViewOptions* viewOptions_ = nullptr;
   int selected_ = -1;
+  // Until the user picks a row the chart follows the top one: the first range seen is rarely the
+  // one the table puts first once the windows come in.
+  bool followTop_ = true;
+  bool selectingTop_ = false;
   bool paused_ = false;
   bool removingRows_ = false;  // the selection moves with the rows; endRemove() settles it after
   SourceId removingSelectedSource_ = 0;  // the selected row's, as beginRemove() found it
