@@ -131,7 +131,10 @@ def test_the_interpreter_exits_promptly(case):
 
 def test_ctrl_c_in_a_handler_still_interrupts_the_program():
     result = run_python("""
-        import datetime, livemon
+        import datetime, livemon, signal
+        # As at a terminal: a child started in the background of a non-interactive shell (a CI
+        # job's `cmd &`) inherits SIGINT ignored, and Python then drops a raised interrupt.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         def handler(event):
             raise KeyboardInterrupt
         livemon.register_event_handler(handler)
