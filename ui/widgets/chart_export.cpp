@@ -94,7 +94,7 @@ QMenu* makeChartMenu(StatChartView& chart, QWidget* parent) {
   QObject::connect(log, &QAction::toggled, menu, [&chart](bool on) {
     if (chart.viewOptions() != nullptr) chart.viewOptions()->setLogScale(chart.statName(), on);
   });
-  QAction* live = menu->addAction(QObject::tr("Follow live data"));
+  QAction* live = menu->addAction(QObject::tr("Follow the data (undo zoom)"));
   live->setObjectName(QStringLiteral("followLive"));
   live->setToolTip(QObject::tr("Undo zoom and pan (or double-click the chart)"));
   QObject::connect(live, &QAction::triggered, menu, [&chart] { chart.resetView(); });

@@ -20,9 +20,9 @@ constexpr int kMinimumDragPixels = 6;
 
 ChartGestures::ChartGestures(StatChartView& view)
     : view_(view), rubberBand_(new QRubberBand(QRubberBand::Rectangle, view.viewport())) {
-  auto* button = new QPushButton(QObject::tr("Zoomed · follow live"), view.viewport());
+  auto* button = new QPushButton(QObject::tr("Zoomed · click to follow"), view.viewport());
   button->setToolTip(QObject::tr("This chart shows a fixed range: new data is not followed. Click (or double-click "
-                                 "the chart) to follow live data again."));
+                                 "the chart) to follow the data again: the live data, or a replay's playhead."));
   button->setCursor(Qt::PointingHandCursor);
   button->setFont(smallFont(8));
   button->setStyleSheet(QStringLiteral("QPushButton { color: %1; background-color: %2; border: 1px solid %1;"
