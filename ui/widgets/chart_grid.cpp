@@ -266,7 +266,7 @@ QString ChartGrid::waitingText() const {
   return tr("Waiting for charts…\n\n%1 Charts appear as soon as a publisher sends its first Stat window "
             "(livemon.Stat or torch.monitor.Stat) or an event with a number in it.%2\n\n"
             "Start your job publishing there (a publisher binds tcp://127.0.0.1:5555 unless told otherwise),\n"
-            "or run  livemonctl demo  in a terminal for a demo run,\n"
+            "or run \u201clivemonctl demo\u201d in a terminal for a demo run,\n"
             "or connect to other endpoints or a relay:")
       .arg(arrived, note);
 }
