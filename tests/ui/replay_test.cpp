@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -540,6 +541,47 @@ TEST_F(TimelineTest, LabelsStepsAndMarksEvalEvents) {
   EXPECT_EQ(labels.front().second, QStringLiteral("step 0"));
   EXPECT_EQ(labels.back().second, QStringLiteral("step %1").arg(QLocale().toString(10 * (test::kEvents - 1))));
   EXPECT_LT(labels.front().first, labels.back().first);
+}
+
+}  // namespace
+}  // namespace livemon::ui
+
+namespace livemon::ui {
+namespace {
+
+// A replay runs no alert rules (each seek would raise them again), so its timeline had no alert
+// marks to show: where a line became NaN, the moment the nan rule alerts on, gets a red mark.
+TEST_F(TimelineTest, MarksWhereALineBecameNaN) {
+  const QString path = dir_.filePath(QStringLiteral("nan.mcap"));
+  constexpr int kNanFrom = 300;
+  {
+    transport::RecordingWriter writer(path.toStdString());
+    const auto source = test::makeSource("train", 4242, std::nullopt, test::kT0Ms);
+    for (int i = 0; i < test::kEvents; ++i) {
+      const double loss = i >= kNanFrom ? std::numeric_limits<double>::quiet_NaN() : 1.0;
+      Event window{std::string(kStatEventName), test::atMs(test::kT0Ms + 500.0 * i), {{"loss.mean", loss}, {"lr.value", 0.1}}};
+      window.step = 10 * i;
+      transport::ReceivedEvent received = test::received(source, std::move(window));
+      received.sequence = static_cast<uint64_t>(i);
+      received.receivedAt = received.event.timestamp;
+      transport::recordEvent(writer, received);
+    }
+    writer.close();
+  }
+  MainWindow window(options());
+  window.setTimeRange(TimeRange::All);
+  window.resize(1400, 900);
+  window.show();
+  openReplay(window.dashboard(), path);
+  window.timeline().updateMarks(window.dashboard().registry(), &window.dashboard().alertCentre().alerts(), true);
+  const TimelineStrip* strip = window.timeline().strip();
+  ASSERT_NE(strip, nullptr);
+  ASSERT_EQ(strip->marks().marks.size(), 1U);
+  const TimelineMark& mark = strip->marks().marks.front();
+  EXPECT_TRUE(mark.alert);
+  EXPECT_EQ(mark.ms, test::kT0Ms + 500.0 * kNanFrom);
+  EXPECT_EQ(mark.label, QStringLiteral("loss.mean NaN"));
+  EXPECT_TRUE(strip->toolTipAt(strip->xOf(mark.ms)).contains(QStringLiteral("loss.mean NaN")));
 }
 
 }  // namespace

@@ -13,6 +13,9 @@ TimelineMarks timelineMarks(const StatRegistry& registry, const std::function<bo
                             const AlertListModel* alerts) {
   TimelineMarks result;
   std::map<double, QString> events;  // an event's fields share its time: one mark per event
+  // Where lines became NaN or infinite: what the nan rule alerts on, which a replay does not run
+  // (each seek would raise its alerts again). The lines of one time share a mark.
+  std::map<double, QStringList> nonFinite;
   const SeriesEntry* mostStepped = nullptr;
   for (SeriesId id = 0; id < registry.seriesIdEnd(); ++id) {
     const SeriesEntry* series = registry.series(id);
@@ -28,11 +31,16 @@ TimelineMarks timelineMarks(const StatRegistry& registry, const std::function<bo
                                       return true;
                                     });
     }
+    for (const SeriesStore::NonFiniteSpan& span : series->store.nonFiniteSpans()) {
+      const QString key = series->aggregation.isEmpty() ? series->stat : series->stat + QLatin1Char('.') + series->aggregation;
+      nonFinite[span.first.x].append(key + (span.nan ? QStringLiteral(" NaN") : QStringLiteral(" infinite")));
+    }
     if (series->store.hasSteps() && (mostStepped == nullptr || series->store.steppedCount() > mostStepped->store.steppedCount())) {
       mostStepped = series;
     }
   }
   for (const auto& [ms, event] : events) result.marks.push_back(TimelineMark{ms, event, false});
+  for (const auto& [ms, keys] : nonFinite) result.marks.push_back(TimelineMark{ms, keys.join(QStringLiteral(", ")), true});
   if (mostStepped != nullptr) {
     mostStepped->store.visitPointsFrom(-std::numeric_limits<double>::infinity(), 0,
                                        [&result](const SeriesStore::Point& point, bool) {

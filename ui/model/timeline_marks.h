@@ -29,8 +29,9 @@ struct TimelineMarks {
 
 // The marks of the sources `which` selects, from what the registry holds of them: a mark at each
 // time an event other than a Stat window came (the eval events: their fields' charts), named by
-// the event, and the steps of their series with the most steps; and a mark per alert of `alerts`
-// (nullptr: none) about such a source.
+// the event, and the steps of their series with the most steps; an alert mark where lines became
+// NaN or infinite (named by their keys), and one per alert of `alerts` (nullptr: none) about such
+// a source.
 TimelineMarks timelineMarks(const StatRegistry& registry, const std::function<bool(const SourceEntry&)>& which,
                             const AlertListModel* alerts);
 
