@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -492,7 +493,21 @@ namespace livemon::ui {
 namespace {
 
 // Issue 30: the timeline had no step labels and no marks for eval events or alerts.
-using TimelineTest = test::ReplayTest;
+class TimelineTest : public test::ReplayTest {
+ protected:
+  // Opens `path` on the timeline of a window showing the whole run, with its marks up to date.
+  const TimelineStrip* openOnTimeline(const QString& path) {
+    window_ = std::make_unique<MainWindow>(options());
+    window_->setTimeRange(TimeRange::All);
+    window_->resize(1400, 900);
+    window_->show();
+    openReplay(window_->dashboard(), path);
+    window_->timeline().updateMarks(window_->dashboard().registry(), &window_->dashboard().alertCentre().alerts(), true);
+    return window_->timeline().strip();
+  }
+
+  std::unique_ptr<MainWindow> window_;
+};
 
 TEST_F(TimelineTest, LabelsStepsAndMarksEvalEvents) {
   const QString path = dir_.filePath(QStringLiteral("evals.mcap"));
@@ -518,13 +533,7 @@ TEST_F(TimelineTest, LabelsStepsAndMarksEvalEvents) {
     }
     writer.close();
   }
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::All);
-  window.resize(1400, 900);
-  window.show();
-  openReplay(window.dashboard(), path);
-  window.timeline().updateMarks(window.dashboard().registry(), &window.dashboard().alertCentre().alerts(), true);
-  const TimelineStrip* strip = window.timeline().strip();
+  const TimelineStrip* strip = openOnTimeline(path);
   ASSERT_NE(strip, nullptr);
   EXPECT_TRUE(strip->isVisible());
   // One mark per eval event (its two fields share it), at its time.
@@ -568,13 +577,7 @@ TEST_F(TimelineTest, MarksWhereALineBecameNaN) {
     }
     writer.close();
   }
-  MainWindow window(options());
-  window.setTimeRange(TimeRange::All);
-  window.resize(1400, 900);
-  window.show();
-  openReplay(window.dashboard(), path);
-  window.timeline().updateMarks(window.dashboard().registry(), &window.dashboard().alertCentre().alerts(), true);
-  const TimelineStrip* strip = window.timeline().strip();
+  const TimelineStrip* strip = openOnTimeline(path);
   ASSERT_NE(strip, nullptr);
   ASSERT_EQ(strip->marks().marks.size(), 1U);
   const TimelineMark& mark = strip->marks().marks.front();
