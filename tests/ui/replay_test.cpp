@@ -515,12 +515,7 @@ TEST_F(TimelineTest, LabelsStepsAndMarksEvalEvents) {
     transport::RecordingWriter writer(path.toStdString());
     const auto source = test::makeSource("train", 4242, std::nullopt, test::kT0Ms);
     uint64_t sequence = 0;
-    const auto record = [&](Event event) {
-      transport::ReceivedEvent received = test::received(source, std::move(event));
-      received.sequence = sequence++;
-      received.receivedAt = received.event.timestamp;
-      transport::recordEvent(writer, received);
-    };
+    const auto record = [&](Event event) { test::recordAsReceived(writer, source, std::move(event), sequence++); };
     for (int i = 0; i < test::kEvents; ++i) {
       Event window{std::string(kStatEventName), test::atMs(test::kT0Ms + 500.0 * i), {{"loss.mean", 1.0}}};
       window.step = 10 * i;
@@ -570,10 +565,7 @@ TEST_F(TimelineTest, MarksWhereALineBecameNaN) {
       const double loss = i >= kNanFrom ? std::numeric_limits<double>::quiet_NaN() : 1.0;
       Event window{std::string(kStatEventName), test::atMs(test::kT0Ms + 500.0 * i), {{"loss.mean", loss}, {"lr.value", 0.1}}};
       window.step = 10 * i;
-      transport::ReceivedEvent received = test::received(source, std::move(window));
-      received.sequence = static_cast<uint64_t>(i);
-      received.receivedAt = received.event.timestamp;
-      transport::recordEvent(writer, received);
+      test::recordAsReceived(writer, source, std::move(window), static_cast<uint64_t>(i));
     }
     writer.close();
   }

@@ -33,6 +33,15 @@ inline constexpr int64_t kT0Ns = static_cast<int64_t>(kT0Ms) * 1'000'000;
 
 inline int64_t eventNs(int i) { return kT0Ns + i * kSpacingNs; }
 
+// Records `event` as `source` sent it, received when it happened, the `sequence`th of its source.
+inline void recordAsReceived(transport::RecordingWriter& writer, const std::shared_ptr<const transport::SourceInfo>& source,
+                             Event event, uint64_t sequence) {
+  transport::ReceivedEvent received = test::received(source, std::move(event));
+  received.sequence = sequence;
+  received.receivedAt = received.event.timestamp;
+  transport::recordEvent(writer, received);
+}
+
 // A Stat event per 500 ms from "train" with loss.mean = i, received when it happened, in small
 // chunks so the index has many entries.
 inline void writeRecording(const std::string& path, int events = kEvents) {
