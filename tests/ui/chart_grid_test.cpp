@@ -209,15 +209,15 @@ TEST_F(ChartGridLayoutTest, TheCardsButtonsShowOnTheCardInTheDarkAndTheLightPale
     QApplication::setPalette(palette);
     // The card stays dark in either: the buttons must stand out from it, not from the palette.
     const QImage icon = card->grab(enlarge->geometry()).toImage();
-    EXPECT_GE(contrastingPixels(icon, QColor(colours::kPanel)), 12) << "the Enlarge icon is there to see";
+    EXPECT_GE(contrastingPixels(icon, QColor(colours::panel())), 12) << "the Enlarge icon is there to see";
     const QImage text = card->grab(pin->geometry()).toImage();
-    EXPECT_GE(contrastingPixels(text, QColor(colours::kPanel)), 12) << "so is Pin";
+    EXPECT_GE(contrastingPixels(text, QColor(colours::panel())), 12) << "so is Pin";
   }
   // Enlarged, the button is checked and its arrows point back in.
   const QImage out = enlarge->icon().pixmap(QSize(32, 32), QIcon::Normal, QIcon::Off).toImage();
   const QImage in = enlarge->icon().pixmap(QSize(32, 32), QIcon::Normal, QIcon::On).toImage();
-  EXPECT_GE(contrastingPixels(out, QColor(colours::kPanel)), 20);
-  EXPECT_GE(contrastingPixels(in, QColor(colours::kPanel)), 20);
+  EXPECT_GE(contrastingPixels(out, QColor(colours::panel())), 20);
+  EXPECT_GE(contrastingPixels(in, QColor(colours::panel())), 20);
   EXPECT_NE(out, in);
 }
 

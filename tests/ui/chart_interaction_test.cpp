@@ -123,7 +123,7 @@ TEST_F(ChartInteractionTest, LegendEntriesAreDrawnInTheirLinesPen) {
 
 // WCAG's contrast ratio of a colour drawn (with its alpha) on the plot's background.
 double contrastOnPlot(QColor colour) {
-  const QColor background(colours::kWindow);
+  const QColor background(colours::window());
   const double alpha = colour.alphaF();
   const auto channel = [alpha](double fg, double bg) {
     const double c = fg * alpha + bg * (1 - alpha);

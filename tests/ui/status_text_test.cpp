@@ -37,7 +37,7 @@ EndpointHealth nothingHeard() {
   return summarizeEndpoint(endpoint, {});
 }
 
-const QString kBad = QColor(colours::kBad).name();
+const QString kBad = QColor(colours::bad()).name();
 
 // A run that said goodbye reads "finished", not in the alarm colour; an endpoint nobody answers
 // on, or whose publisher went quiet without a goodbye, reads so in red.
@@ -123,7 +123,7 @@ TEST(StatusText, ARelayServingManySourcesIsOneSummaryLabel) {
   ASSERT_NE(relay, nullptr);
   EXPECT_EQ(plain(relay->text()), QStringLiteral("● relay tcp://head:5555 · 256 sources · 3 stale · 0 ev/s · no gaps"))
       << relay->text().toStdString();
-  EXPECT_TRUE(relay->text().contains(QColor(colours::kWarn).name())) << relay->text().toStdString();
+  EXPECT_TRUE(relay->text().contains(QColor(colours::warn()).name())) << relay->text().toStdString();
   const QString tip = plain(relay->toolTip());
   EXPECT_TRUE(tip.contains(QStringLiteral("A relay: 256 sources reach the dashboard through it"))) << tip.toStdString();
   EXPECT_TRUE(tip.contains(QStringLiteral("train@host:100 rank 0, train@host:101 rank 1, train@host:102 rank 2")))

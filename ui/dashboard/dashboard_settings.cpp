@@ -26,6 +26,7 @@ const QString kTimeAxis = QStringLiteral("view/xAxis");
 const QString kView = QStringLiteral("view/tab");
 const QString kAutoScroll = QStringLiteral("log/autoScroll");
 const QString kStatWindows = QStringLiteral("log/statWindows");
+const QString kTheme = QStringLiteral("view/theme");
 const QString kRecordingFolder = QStringLiteral("recordings/folder");
 const QString kPinned = QStringLiteral("charts/pinned");
 const QString kCollapsed = QStringLiteral("charts/collapsed");
@@ -165,6 +166,10 @@ void DashboardSettings::setLogAutoScroll(bool on) { store_->setValue(keys::kAuto
 bool DashboardSettings::logShowsStatWindows() const { return store_->value(keys::kStatWindows, false).toBool(); }
 
 void DashboardSettings::setLogShowsStatWindows(bool show) { store_->setValue(keys::kStatWindows, show); }
+
+QString DashboardSettings::theme() const { return store_->value(keys::kTheme).toString(); }
+
+void DashboardSettings::setTheme(const QString& theme) { store_->setValue(keys::kTheme, theme); }
 
 QString DashboardSettings::recordingFolder() const { return store_->value(keys::kRecordingFolder).toString(); }
 

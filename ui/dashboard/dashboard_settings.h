@@ -96,6 +96,9 @@ class DashboardSettings {
   // False unless set true: the log lists the events other than Stat windows.
   bool logShowsStatWindows() const;
   void setLogShowsStatWindows(bool show);
+  // The theme's name ("dark", "light"; themeNamed() reads it); empty when unset.
+  QString theme() const;
+  void setTheme(const QString& theme);
   // The folder the last recording was opened from; empty when unset.
   QString recordingFolder() const;
   void setRecordingFolder(const QString& folder);

@@ -32,7 +32,7 @@ constexpr double kJumpHalfWidthMs = 30'000.0;
 
 QIcon alertIcon() {
   QPixmap pixmap(16, 16);
-  pixmap.fill(QColor(colours::kBad));
+  pixmap.fill(QColor(colours::bad()));
   return QIcon(pixmap);
 }
 
@@ -112,7 +112,7 @@ void AlertsDock::updateBadge() {
   } else {
     badge_->setText(total == 1 ? tr("%1 alert").arg(count) : tr("%1 alerts").arg(count));
   }
-  badge_->setStyleSheet(unseen > 0 ? QStringLiteral("QToolButton { color: %1; font-weight: bold; }").arg(QColor(colours::kBad).name())
+  badge_->setStyleSheet(unseen > 0 ? QStringLiteral("QToolButton { color: %1; font-weight: bold; }").arg(QColor(colours::bad()).name())
                                    : dimTextStyle());
 }
 

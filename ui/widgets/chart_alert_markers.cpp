@@ -223,10 +223,10 @@ void ChartAlertMarkers::placeValueMarks(StatChartView* chart, const std::deque<M
       continue;
     }
     // The source's colour tells the runs apart; the red edge says it is an alert.
-    QColor fill = mark.source ? line->pen().color() : QColor(colours::kBad);
+    QColor fill = mark.source ? line->pen().color() : QColor(colours::bad());
     fill.setAlpha(255);
     item->setBrush(fill);
-    item->setPen(mark.source ? QPen(QColor(colours::kBad), 1.5) : QPen(Qt::NoPen));
+    item->setPen(mark.source ? QPen(QColor(colours::bad()), 1.5) : QPen(Qt::NoPen));
     const PlotTransform transform = dashboard_.registry().transform(*entry, mode);
     const double x = mode == TimeAxisMode::Step ? *mark.step : transform.apply(mark.timeMs);
     const Placement placement = placementOf(mark.value, *line);
@@ -283,7 +283,7 @@ void ChartAlertMarkers::placeSourceMarks(StatChartView* chart, ChartItems& items
     const double from = std::min(start, end - kMinSpanWidth);
     const double left = std::max(from, area.left());
     const double right = std::min(end, area.right());
-    QColor colour(colours::kWarn);
+    QColor colour(colours::warn());
     colour.setAlpha(mark.silence ? 60 : 220);
     item->setBrush(colour);
     item->setToolTip(mark.tooltip);

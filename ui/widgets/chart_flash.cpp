@@ -35,7 +35,7 @@ ChartFlash* ChartFlash::flash(QWidget& chart) {
 
 void ChartFlash::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  painter.setPen(QPen(QColor(colours::kBad), kFrameWidth));
+  painter.setPen(QPen(QColor(colours::bad()), kFrameWidth));
   painter.setBrush(Qt::NoBrush);
   const int inset = kFrameWidth / 2;
   painter.drawRect(rect().adjusted(inset, inset, -inset, -inset));

@@ -27,7 +27,7 @@ ChartGestures::ChartGestures(StatChartView& view)
   button->setFont(smallFont(8));
   button->setStyleSheet(QStringLiteral("QPushButton { color: %1; background-color: %2; border: 1px solid %1;"
                                        " border-radius: 3px; padding: 1px 6px; }")
-                            .arg(QColor(colours::kWarn).name(), QColor(colours::kPanel).name()));
+                            .arg(QColor(colours::warn()).name(), QColor(colours::panel()).name()));
   button->hide();
   QObject::connect(button, &QPushButton::clicked, &view, &StatChartView::resetView);
   followLive_ = button;

@@ -117,7 +117,7 @@ StatChartView* ChartGrid::createChart(const QString& statName) {
   enlarge->setCheckable(true);
   enlarge->setAutoRaise(true);
   // Drawn: the style's title-bar icon is dark on the dark card, an empty square.
-  enlarge->setIcon(enlargeIcon(QColor(colours::kText), QColor(colours::kDimText)));
+  enlarge->setIcon(enlargeIcon(QColor(colours::text()), QColor(colours::dimText())));
   styleCardButton(enlarge);
   enlarge->setToolTip(tr("Enlarge this chart to fill the chart area (Escape returns)"));
   connect(enlarge, &QToolButton::clicked, this, [this, statName](bool on) {

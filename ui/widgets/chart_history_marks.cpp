@@ -80,12 +80,12 @@ void ChartHistoryMarks::place(StatChartView* chart) {
     Mark& mark = marks[endpoint];
     if (mark.line == nullptr) {
       mark.line = new QGraphicsLineItem(plot);
-      QPen pen{QColor(colours::kDimText), 1.2, Qt::DashLine};
+      QPen pen{QColor(colours::dimText()), 1.2, Qt::DashLine};
       mark.line->setPen(pen);
       mark.line->setZValue(8.0);
       mark.label = new QGraphicsSimpleTextItem(tr("history begins"), plot);
       mark.label->setFont(smallFont(8));
-      mark.label->setBrush(QColor(colours::kDimText));
+      mark.label->setBrush(QColor(colours::dimText()));
       mark.label->setZValue(8.0);
     }
     const QString tip = tooltipFor(note);

@@ -69,7 +69,7 @@ class ChartLegend::Item : public QGraphicsItem {
       painter->drawRect(QRectF(0.0, middle - 5.0, kMarkerWidth, 10.0));
     }
     painter->setFont(legendFont());
-    painter->setPen(entry_.dimmed ? QColor(colours::kDimText).darker(140) : QColor(colours::kText));
+    painter->setPen(entry_.dimmed ? QColor(colours::dimText()).darker(140) : QColor(colours::text()));
     painter->drawText(QRectF(kMarkerWidth + kMarkerGap, 0.0, size_.width() - kMarkerWidth - kMarkerGap, size_.height()),
                       Qt::AlignLeft | Qt::AlignVCenter, text_);
   }

@@ -66,16 +66,16 @@ QString ChartNanRegions::tooltipFor(const Region& region) const {
 void ChartNanRegions::place(QLineSeries* reference) {
   while (bands_.size() < regions_.size()) {
     auto* band = new QGraphicsRectItem(chart_);
-    QColor fill(colours::kBad);
+    QColor fill(colours::bad());
     fill.setAlpha(kBandAlpha);
     band->setBrush(fill);
-    QColor edge(colours::kBad);
+    QColor edge(colours::bad());
     edge.setAlpha(kEdgeAlpha);
     band->setPen(QPen(edge, 1.0));
     band->setZValue(8.0);  // under the alert markers
     bands_.push_back(band);
     auto* label = new QGraphicsSimpleTextItem(chart_);
-    label->setBrush(QColor(colours::kBad));
+    label->setBrush(QColor(colours::bad()));
     label->setFont(smallFont(9));
     label->setZValue(8.5);
     labels_.push_back(label);

@@ -10,7 +10,7 @@
 namespace livemon::ui {
 
 ChartStepNote::ChartStepNote(QChart* chart) : chart_(chart), note_(new QGraphicsSimpleTextItem(chart)) {
-  note_->setBrush(QColor(colours::kWarn));
+  note_->setBrush(QColor(colours::warn()));
   note_->setFont(smallFont(9));
   note_->setZValue(1000);
   note_->hide();

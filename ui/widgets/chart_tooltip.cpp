@@ -20,7 +20,7 @@ namespace livemon::ui {
 ChartHover::ChartHover(QChartView& view, std::function<QString(QPoint)> textAt)
     : view_(view), textAt_(std::move(textAt)), crosshair_(new QGraphicsLineItem()) {
   view.viewport()->installEventFilter(this);
-  crosshair_->setPen(QPen(QColor(colours::kDimText), 1, Qt::DashLine));
+  crosshair_->setPen(QPen(QColor(colours::dimText()), 1, Qt::DashLine));
   crosshair_->setZValue(1000);
   crosshair_->hide();
   view.scene()->addItem(crosshair_);  // the scene owns it

@@ -35,14 +35,14 @@ ChartYAxes::ChartYAxes(QChart* chart)
     : chart_(chart), note_(new QGraphicsSimpleTextItem(chart)), badge_(new QGraphicsRectItem(chart)),
       badgeText_(new QGraphicsSimpleTextItem(badge_)) {
   values_ = make(false, Qt::AlignLeft);
-  note_->setBrush(QColor(colours::kWarn));
+  note_->setBrush(QColor(colours::warn()));
   note_->setFont(smallFont(8));
   note_->setZValue(1000);
   note_->hide();
-  badgeText_->setBrush(QColor(colours::kAccent));
+  badgeText_->setBrush(QColor(colours::accent()));
   badgeText_->setFont(smallFont(8, true));
-  badge_->setPen(QPen(QColor(colours::kAccent), 1.0));
-  badge_->setBrush(QColor(colours::kPanel));
+  badge_->setPen(QPen(QColor(colours::accent()), 1.0));
+  badge_->setBrush(QColor(colours::panel()));
   badge_->setZValue(1000);
   badge_->hide();
 }

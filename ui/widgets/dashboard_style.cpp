@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 
 #include <QApplication>
 #include <QGraphicsLayout>
@@ -19,6 +20,24 @@
 namespace livemon::ui {
 
 namespace {
+
+// Immutable after construction: any thread. One theme's colours.
+struct ThemeColours {
+  QRgb window, base, alternateBase, panel, border, text, dimText, grid, accent, good, warn, bad;
+};
+
+constexpr ThemeColours kDark{0xff1b1e24, 0xff14161b, 0xff1a1d23, 0xff22262e, 0xff323844, 0xffd7dae0,
+                             0xff8b929e, 0xff2c313a, 0xff4fa3f7, 0xff5fce8a, 0xffe8b64c, 0xffe8615a};
+constexpr ThemeColours kLight{0xfff4f5f7, 0xffffffff, 0xfff2f4f7, 0xffffffff, 0xffc9ced6, 0xff1f2328,
+                              0xff5c6470, 0xffe2e5ea, 0xff1f6fd1, 0xff1e8545, 0xff9a6200, 0xffc62f2a};
+
+Theme theme = Theme::Dark;  // GUI thread only
+
+const ThemeColours& themeColours(Theme which) { return which == Theme::Light ? kLight : kDark; }
+const ThemeColours& current() { return themeColours(theme); }
+
+// The property that marks a chart card's button, so that a theme switch finds it again.
+constexpr const char* kCardButtonProperty = "livemonCardButton";
 
 struct AggregationStyle {
   const char* name;
@@ -49,28 +68,53 @@ constexpr std::array<QRgb, 5> kRankPalette{0xffff3dd5, 0xffc6ef3b, 0xff00ffa0, 0
 
 }  // namespace
 
+Theme currentTheme() { return theme; }
+
+QString themeName(Theme which) { return which == Theme::Light ? QStringLiteral("light") : QStringLiteral("dark"); }
+
+std::optional<Theme> themeNamed(const QString& name) {
+  if (name == QLatin1String("dark")) return Theme::Dark;
+  if (name == QLatin1String("light")) return Theme::Light;
+  return std::nullopt;
+}
+
+namespace colours {
+QRgb window() { return current().window; }
+QRgb base() { return current().base; }
+QRgb alternateBase() { return current().alternateBase; }
+QRgb panel() { return current().panel; }
+QRgb border() { return current().border; }
+QRgb text() { return current().text; }
+QRgb dimText() { return current().dimText; }
+QRgb grid() { return current().grid; }
+QRgb accent() { return current().accent; }
+QRgb good() { return current().good; }
+QRgb warn() { return current().warn; }
+QRgb bad() { return current().bad; }
+}  // namespace colours
+
 QPalette dashboardPalette() {
   QPalette palette;
-  palette.setColor(QPalette::Window, QColor(colours::kWindow));
-  palette.setColor(QPalette::WindowText, QColor(colours::kText));
-  palette.setColor(QPalette::Base, QColor(colours::kBase));
-  palette.setColor(QPalette::AlternateBase, QColor(colours::kAlternateBase));
-  palette.setColor(QPalette::ToolTipBase, QColor(colours::kPanel));
-  palette.setColor(QPalette::ToolTipText, QColor(colours::kText));
-  palette.setColor(QPalette::PlaceholderText, QColor(colours::kDimText));
-  palette.setColor(QPalette::Text, QColor(colours::kText));
-  palette.setColor(QPalette::Button, QColor(colours::kPanel));
-  palette.setColor(QPalette::ButtonText, QColor(colours::kText));
-  palette.setColor(QPalette::BrightText, QColor(colours::kBad));
-  palette.setColor(QPalette::Highlight, QColor(colours::kAccent).darker(130));
+  palette.setColor(QPalette::Window, QColor(colours::window()));
+  palette.setColor(QPalette::WindowText, QColor(colours::text()));
+  palette.setColor(QPalette::Base, QColor(colours::base()));
+  palette.setColor(QPalette::AlternateBase, QColor(colours::alternateBase()));
+  palette.setColor(QPalette::ToolTipBase, QColor(colours::panel()));
+  palette.setColor(QPalette::ToolTipText, QColor(colours::text()));
+  palette.setColor(QPalette::PlaceholderText, QColor(colours::dimText()));
+  palette.setColor(QPalette::Text, QColor(colours::text()));
+  palette.setColor(QPalette::Button, QColor(colours::panel()));
+  palette.setColor(QPalette::ButtonText, QColor(colours::text()));
+  palette.setColor(QPalette::BrightText, QColor(colours::bad()));
+  palette.setColor(QPalette::Highlight, QColor(colours::accent()).darker(130));
   palette.setColor(QPalette::HighlightedText, Qt::white);
-  palette.setColor(QPalette::Link, QColor(colours::kAccent));
-  palette.setColor(QPalette::Mid, QColor(colours::kBorder));
-  palette.setColor(QPalette::Dark, QColor(colours::kBase));
-  palette.setColor(QPalette::Light, QColor(colours::kBorder));
-  palette.setColor(QPalette::Disabled, QPalette::Text, QColor(colours::kDimText));
-  palette.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(colours::kDimText));
-  palette.setColor(QPalette::Disabled, QPalette::WindowText, QColor(colours::kDimText));
+  palette.setColor(QPalette::Link, QColor(colours::accent()));
+  palette.setColor(QPalette::Mid, QColor(colours::border()));
+  palette.setColor(QPalette::Dark, QColor(colours::base()));
+  palette.setColor(QPalette::Light, QColor(colours::border()));
+  palette.setColor(QPalette::Disabled, QPalette::Text, QColor(colours::dimText()));
+  palette.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(colours::dimText()));
+  palette.setColor(QPalette::Disabled, QPalette::WindowText, QColor(colours::dimText()));
   return palette;
 }
 
@@ -79,34 +123,87 @@ void applyDashboardStyle(QApplication& app) {
   const QPalette palette = dashboardPalette();
   app.setPalette(palette);
   app.setStyleSheet(QStringLiteral(
-      "QToolTip { color: #d7dae0; background-color: #22262e; border: 1px solid #323844; padding: 4px; }"
-      "QToolBar { border: none; border-bottom: 1px solid #323844; spacing: 6px; padding: 4px; }"
-      "QStatusBar { border-top: 1px solid #323844; }"
-      "QStatusBar::item { border: none; }"
-      "QHeaderView::section { background-color: #22262e; color: #8b929e; border: none;"
-      "  border-right: 1px solid #323844; border-bottom: 1px solid #323844; padding: 3px 6px; }"
-      "QTableView { gridline-color: #2c313a; border: none; }"
-      "QScrollArea { border: none; }"
-      "QSplitter::handle { background-color: #323844; }"));
+                        "QToolTip { color: %1; background-color: %2; border: 1px solid %3; padding: 4px; }"
+                        "QToolBar { border: none; border-bottom: 1px solid %3; spacing: 6px; padding: 4px; }"
+                        "QStatusBar { border-top: 1px solid %3; }"
+                        "QStatusBar::item { border: none; }"
+                        "QHeaderView::section { background-color: %2; color: %4; border: none;"
+                        "  border-right: 1px solid %3; border-bottom: 1px solid %3; padding: 3px 6px; }"
+                        "QTableView { gridline-color: %5; border: none; }"
+                        "QScrollArea { border: none; }"
+                        "QSplitter::handle { background-color: %3; }")
+                        .arg(QColor(colours::text()).name(), QColor(colours::panel()).name(),
+                             QColor(colours::border()).name(), QColor(colours::dimText()).name(),
+                             QColor(colours::grid()).name()));
+}
+
+void applyTheme(QApplication& app, Theme to) {
+  const ThemeColours& before = current();
+  theme = to;
+  const ThemeColours& after = current();
+  applyDashboardStyle(app);
+  // Secondary and error text carry their colour in their style sheets (dimTextStyle,
+  // errorTextStyle): the old theme's colour is replaced by the new one's.
+  const std::array<std::pair<QRgb, QRgb>, 5> sheetColours{{{before.dimText, after.dimText},
+                                                           {before.bad, after.bad},
+                                                           {before.warn, after.warn},
+                                                           {before.good, after.good},
+                                                           {before.accent, after.accent}}};
+  for (QWidget* widget : QApplication::allWidgets()) {
+    if (auto* button = qobject_cast<QToolButton*>(widget); button != nullptr && button->property(kCardButtonProperty).toBool()) {
+      styleCardButton(button);
+    }
+    QString sheet = widget->styleSheet();
+    if (sheet.isEmpty()) continue;
+    for (const auto& [from, into] : sheetColours) sheet.replace(QColor(from).name(), QColor(into).name(), Qt::CaseInsensitive);
+    if (sheet != widget->styleSheet()) widget->setStyleSheet(sheet);
+  }
 }
 
 void styleCardButton(QToolButton* button) {
   QPalette palette = button->palette();
   for (QPalette::ColorRole role : {QPalette::ButtonText, QPalette::WindowText}) {
-    palette.setColor(QPalette::Active, role, QColor(colours::kText));
-    palette.setColor(QPalette::Inactive, role, QColor(colours::kText));
-    palette.setColor(QPalette::Disabled, role, QColor(colours::kDimText));
+    palette.setColor(QPalette::Active, role, QColor(colours::text()));
+    palette.setColor(QPalette::Inactive, role, QColor(colours::text()));
+    palette.setColor(QPalette::Disabled, role, QColor(colours::dimText()));
   }
   button->setPalette(palette);
+  button->setProperty(kCardButtonProperty, true);
 }
 
-QColor sourceColour(unsigned index) { return QColor(kSourcePalette[index % kSourcePalette.size()]); }
+double contrastRatio(const QColor& a, const QColor& b) {
+  const auto luminance = [](const QColor& c) {
+    const auto channel = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * channel(c.redF()) + 0.7152 * channel(c.greenF()) + 0.0722 * channel(c.blueF());
+  };
+  const double la = luminance(a) + 0.05;
+  const double lb = luminance(b) + 0.05;
+  return la > lb ? la / lb : lb / la;
+}
 
-QColor rankColour(unsigned index) { return QColor(kRankPalette[index % kRankPalette.size()]); }
+QColor themedLine(QColor colour) {
+  if (theme == Theme::Dark) return colour;
+  // On white, a line needs the contrast a pale one has on the dark plot: the same hue and
+  // saturation, darker until it stands out from the plot as a chart's lines should (3.2:1).
+  constexpr double kLineContrast = 3.2;
+  const QColor plot(colours::window());
+  const int alpha = colour.alpha();
+  QColor hsl = colour.toHsl();
+  while (contrastRatio(hsl, plot) < kLineContrast && hsl.lightness() > 0) {
+    hsl = QColor::fromHsl(hsl.hslHue(), hsl.hslSaturation(), std::max(0, hsl.lightness() - 6));
+  }
+  QColor line = hsl.toRgb();
+  line.setAlpha(alpha);
+  return line;
+}
+
+QColor sourceColour(unsigned index) { return themedLine(QColor(kSourcePalette[index % kSourcePalette.size()])); }
+
+QColor rankColour(unsigned index) { return themedLine(QColor(kRankPalette[index % kRankPalette.size()])); }
 
 QColor aggregationColour(const QString& aggregation) {
   for (const AggregationStyle& style : kAggregations) {
-    if (aggregation == QLatin1String(style.name)) return QColor(style.colour);
+    if (aggregation == QLatin1String(style.name)) return themedLine(QColor(style.colour));
   }
   // Unknown aggregations get a stable colour of their own.
   return sourceColour(static_cast<unsigned>(qHash(aggregation)));
@@ -127,12 +224,12 @@ int aggregationOrder(const QString& aggregation) {
 }
 
 QString dimTextStyle(const QString& extra) {
-  QString sheet = QStringLiteral("color: %1;").arg(QColor(colours::kDimText).name());
+  QString sheet = QStringLiteral("color: %1;").arg(QColor(colours::dimText()).name());
   if (!extra.isEmpty()) sheet += QLatin1Char(' ') + extra;
   return sheet;
 }
 
-QString errorTextStyle() { return QStringLiteral("color: %1;").arg(QColor(colours::kBad).name()); }
+QString errorTextStyle() { return QStringLiteral("color: %1;").arg(QColor(colours::bad()).name()); }
 
 QFont smallFont(int pointSize, bool bold) {
   QFont font;
@@ -143,34 +240,48 @@ QFont smallFont(int pointSize, bool bold) {
 
 void styleChart(QChart* chart) {
   chart->setTitleFont(smallFont(10, true));
-  chart->setTitleBrush(QColor(colours::kText));
-  chart->setBackgroundBrush(QColor(colours::kPanel));
-  chart->setBackgroundPen(QPen(QColor(colours::kBorder)));
+  chart->setTitleBrush(QColor(colours::text()));
+  chart->setBackgroundBrush(QColor(colours::panel()));
+  chart->setBackgroundPen(QPen(QColor(colours::border())));
   chart->setBackgroundRoundness(4);
-  chart->setPlotAreaBackgroundBrush(QColor(colours::kWindow));
+  chart->setPlotAreaBackgroundBrush(QColor(colours::window()));
   chart->setPlotAreaBackgroundVisible(true);
   chart->setMargins(QMargins(6, 2, 6, 2));
   chart->layout()->setContentsMargins(0, 0, 0, 0);
   chart->setAnimationOptions(QChart::NoAnimation);
   chart->legend()->setAlignment(Qt::AlignBottom);
   chart->legend()->setFont(smallFont(8));
-  chart->legend()->setLabelColor(QColor(colours::kText));
+  chart->legend()->setLabelColor(QColor(colours::text()));
   chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);
 }
 
 void styleAxis(QAbstractAxis* axis) {
-  axis->setLabelsColor(QColor(colours::kDimText));
+  axis->setLabelsColor(QColor(colours::dimText()));
   axis->setLabelsFont(smallFont(8));
-  axis->setGridLineColor(QColor(colours::kGrid));
-  axis->setLinePenColor(QColor(colours::kBorder));
+  axis->setGridLineColor(QColor(colours::grid()));
+  axis->setLinePenColor(QColor(colours::border()));
   axis->setMinorGridLineVisible(false);
   axis->setTitleVisible(false);
+}
+
+void restyleChartColours(QChart* chart) {
+  chart->setTitleBrush(QColor(colours::text()));
+  chart->setBackgroundBrush(QColor(colours::panel()));
+  chart->setBackgroundPen(QPen(QColor(colours::border())));
+  chart->setPlotAreaBackgroundBrush(QColor(colours::window()));
+  chart->legend()->setLabelColor(QColor(colours::text()));
+  for (QAbstractAxis* axis : chart->axes()) {
+    axis->setLabelsColor(QColor(colours::dimText()));
+    axis->setGridLineColor(QColor(colours::grid()));
+    axis->setLinePenColor(QColor(colours::border()));
+    axis->setTitleBrush(QColor(colours::dimText()));
+  }
 }
 
 void styleAxisTitle(QAbstractAxis* axis, const QString& title) {
   axis->setTitleText(title);
   axis->setTitleFont(smallFont(8));
-  axis->setTitleBrush(QColor(colours::kDimText));
+  axis->setTitleBrush(QColor(colours::dimText()));
   axis->setTitleVisible(!title.isEmpty());
 }
 

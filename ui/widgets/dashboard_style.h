@@ -19,34 +19,54 @@ class QWidget;
 
 namespace livemon::ui {
 
-// Thread-safety: the functions below touch widgets or the application and are for the GUI thread;
-// the colours are constants.
-// The dashboard's look, in one place: a dark Fusion palette for the widgets, the chart colours
-// that go with it, the panels' header bars and the styles of secondary text. Widgets take their
-// colours from here, never from literals of their own.
+// Thread-safety: the functions below touch widgets or the application and are for the GUI thread.
+// The dashboard's look, in one place: a Fusion palette for the widgets in the dark theme (the
+// default) or the light one, the chart colours that go with it, the panels' header bars and the
+// styles of secondary text. Widgets take their colours from here, never from literals of their
+// own, and read them when they paint or style, so a theme switch reaches them.
+enum class Theme { Dark, Light };
+
+// The theme the colours below are of; Dark until setTheme (applyTheme) changes it.
+Theme currentTheme();
+// The theme's name as the settings and the View menu keep it ("dark", "light"), and back
+// (std::nullopt for another name).
+QString themeName(Theme theme);
+std::optional<Theme> themeNamed(const QString& name);
+
 namespace colours {
-inline constexpr QRgb kWindow = 0xff1b1e24;
-inline constexpr QRgb kBase = 0xff14161b;
-inline constexpr QRgb kAlternateBase = 0xff1a1d23;
-inline constexpr QRgb kPanel = 0xff22262e;
-inline constexpr QRgb kBorder = 0xff323844;
-inline constexpr QRgb kText = 0xffd7dae0;
-inline constexpr QRgb kDimText = 0xff8b929e;
-inline constexpr QRgb kGrid = 0xff2c313a;
-inline constexpr QRgb kAccent = 0xff4fa3f7;
-inline constexpr QRgb kGood = 0xff5fce8a;
-inline constexpr QRgb kWarn = 0xffe8b64c;
-inline constexpr QRgb kBad = 0xffe8615a;
+QRgb window();
+QRgb base();
+QRgb alternateBase();
+QRgb panel();
+QRgb border();
+QRgb text();
+QRgb dimText();
+QRgb grid();
+QRgb accent();
+QRgb good();
+QRgb warn();
+QRgb bad();
 }  // namespace colours
 
-// The dark palette of the widgets.
+// The widgets' palette in the current theme.
 QPalette dashboardPalette();
-// Applies the Fusion style and the dark palette to the whole application.
+// Applies the Fusion style and the current theme's palette and style sheet to the whole
+// application.
 void applyDashboardStyle(QApplication& app);
+// Switches to `theme` and restyles what is already on screen: the application's palette and style
+// sheet, the secondary and error text of every widget, the chart cards' buttons, and every chart
+// (StatChartView and the Ranges chart restyle themselves on the signal their window connects).
+void applyTheme(QApplication& app, Theme theme);
 
 // A button on a chart card (Pin, Enlarge): its text in the card's colours, which are the chart's
 // (styleChart) whatever palette the application has.
 void styleCardButton(QToolButton* button);
+
+// A line colour as the current theme draws it: as given on the dark theme, darkened on the light
+// one so that pale lines (max, p90) stay readable on a white plot.
+QColor themedLine(QColor colour);
+// WCAG's contrast ratio of two colours' luminances: 1 (the same) to 21 (black on white).
+double contrastRatio(const QColor& a, const QColor& b);
 
 // The colour of a source where several sources share a chart (cycles through a palette).
 QColor sourceColour(unsigned index);
@@ -72,6 +92,8 @@ QFont smallFont(int pointSize, bool bold = false);
 void styleChart(QChart* chart);
 // An axis's labels, grid and line in the dashboard's colours, without minor grid lines or title.
 void styleAxis(QAbstractAxis* axis);
+// The colours of styleChart and styleAxis again, after a theme switch; nothing else changes.
+void restyleChartColours(QChart* chart);
 // An axis's title (a unit: "ms", "count") in small dim text; an empty title hides it.
 void styleAxisTitle(QAbstractAxis* axis, const QString& title);
 

@@ -253,7 +253,7 @@ void MainWindow::buildStatusBar() {
   limitLabel_ = new QLabel(statusBar());
   limitLabel_->setTextFormat(Qt::PlainText);
   // A selector, so the tooltip keeps the usual colours.
-  limitLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; padding-right: 6px; }").arg(QColor(colours::kWarn).name()));
+  limitLabel_->setStyleSheet(QStringLiteral("QLabel { color: %1; padding-right: 6px; }").arg(QColor(colours::warn()).name()));
   limitLabel_->hide();
   statusBar()->addPermanentWidget(limitLabel_);
 }
@@ -282,6 +282,7 @@ void MainWindow::restoreSettings() {
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.logAutoScroll());
   logView_->setShowStatWindows(settings.logShowsStatWindows());
+  viewMenu_->setTheme(themeNamed(settings.theme()).value_or(Theme::Dark));
   grid_->restoreChoices(settings.chartChoices(), settings.chartView());
   setView(dashboard_->options().view.value_or(settings.view()));
 }
@@ -295,6 +296,7 @@ void MainWindow::saveSettings() {
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) settings.setTimeAxisMode(*mode);
   settings.setLogAutoScroll(logView_->autoScroll());
   settings.setLogShowsStatWindows(logView_->showStatWindows());
+  settings.setTheme(themeName(currentTheme()));
   settings.setChartChoices(grid_->choices());
   settings.setChartView(grid_->viewOptions().state());
   settings.setView(view());

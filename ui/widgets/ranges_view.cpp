@@ -28,7 +28,7 @@ constexpr int kRangeColumnWidth = 240;
 RangesView::RangesView(const StatRegistry& registry, RangesModel& model, QWidget* parent)
     : QWidget(parent), registry_(registry), model_(&model) {
   proxy_ = new QSortFilterProxyModel(this);
-  model_->setStaleForeground(QColor(colours::kDimText));
+  model_->setStaleForeground(QColor(colours::dimText()));
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(RangesModel::SortRole);
   proxy_->setSortCaseSensitivity(Qt::CaseInsensitive);

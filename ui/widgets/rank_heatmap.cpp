@@ -53,10 +53,10 @@ std::optional<int64_t> RankHeatmap::rankAt(QPoint pos) const {
 
 void RankHeatmap::paintEvent(QPaintEvent*) {
   QPainter painter(this);
-  painter.fillRect(rect(), QColor(colours::kWindow));
+  painter.fillRect(rect(), QColor(colours::window()));
   const std::vector<int64_t> ranks = model_.heatRanks();
   const auto& columns = model_.heatColumns();
-  painter.setPen(QColor(colours::kText));
+  painter.setPen(QColor(colours::text()));
   if (ranks.empty() || columns.empty()) {
     painter.drawText(rect(), Qt::AlignCenter,
                      tr("No ranked source sends %1 yet.\nPublishers of one run with ranks (e.g. livemonctl demo --ranks 8) appear here.")
@@ -113,7 +113,7 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
     }
     // Every few rows a label, none crowding a flagged rank's.
     if (!flagged && (static_cast<int>(r) % every != 0 || nearFlagged(r))) continue;
-    painter.setPen(flagged ? QColor(0xd6, 0x27, 0x28) : QColor(colours::kText));
+    painter.setPen(flagged ? QColor(0xd6, 0x27, 0x28) : QColor(colours::text()));
     painter.drawText(QRectF(0, row.top() - 6, kLabelWidth - 4, row.height() + 12), Qt::AlignRight | Qt::AlignVCenter,
                      (flagged ? QStringLiteral("⚑ r%1") : QStringLiteral("r%1")).arg(ranks[r]));
   }
@@ -122,7 +122,7 @@ void RankHeatmap::paintEvent(QPaintEvent*) {
   for (int i = 0; i < scale.width(); ++i) {
     painter.fillRect(QRect(scale.left() + i, scale.top(), 1, scale.height()), colourOf(i, 0, scale.width() - 1));
   }
-  painter.setPen(QColor(colours::kText));
+  painter.setPen(QColor(colours::text()));
   painter.drawText(QRect(scale.right() + 8, scale.top() - 4, grid.width() - scale.width() - 8, 18), Qt::AlignLeft | Qt::AlignVCenter,
                    tr("%1: %2 … %3, a column per window").arg(model_.key(), QString::number(low, 'g', 4), QString::number(high, 'g', 4)));
 }

@@ -145,7 +145,7 @@ void StatChartView::updateLegend() {
     QString label = count == 1 ? tr("min–max over 1 rank") : tr("min–max over %1 ranks").arg(count);
     const SourceEntry* source = registry_.source(band.source);
     if (several && !oneGroup && source != nullptr) label += QStringLiteral(" · %1").arg(source->label);
-    QColor fill(colours::kText);
+    QColor fill(colours::text());
     fill.setAlpha(90);
     entries.push_back(LegendEntry{label, QPen(Qt::NoPen), QBrush(fill), !band.shaded, -1 - static_cast<int64_t>(band.source)});
   }

@@ -7,6 +7,7 @@
 #include <set>
 #include <utility>
 
+#include <QEvent>
 #include <QGraphicsLayout>
 #include <QtCharts/QChart>
 #include <QtCharts/QLegend>
@@ -38,7 +39,7 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   setRubberBand(QChartView::NoRubberBand);
   setMouseTracking(true);
   setFrameShape(QFrame::NoFrame);
-  setBackgroundBrush(QColor(colours::kWindow));
+  setBackgroundBrush(QColor(colours::window()));
   setMinimumSize(320, 240);
 
   installXAxis(mode_);
@@ -48,6 +49,16 @@ StatChartView::StatChartView(const QString& statName, const StatRegistry& regist
   legend_ = std::make_unique<ChartLegend>(chart, [this](int64_t key) { legendClicked(key); });
   hover_ = std::make_unique<ChartHover>(*this, [this](QPoint pos) { return tooltipAt(pos); });
   gestures_ = std::make_unique<ChartGestures>(*this);
+}
+
+void StatChartView::changeEvent(QEvent* event) {
+  QChartView::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange) return;
+  restyleChartColours(chart());
+  setBackgroundBrush(QColor(colours::window()));
+  styleLines();
+  updateLegend();
+  viewport()->update();
 }
 
 StatChartView::~StatChartView() {

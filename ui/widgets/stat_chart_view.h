@@ -193,6 +193,9 @@ class StatChartView : public QChartView {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void leaveEvent(QEvent* event) override;
+  // A theme switch (applyTheme) changes the application's palette: the chart takes the new
+  // theme's colours, its lines and legend included.
+  void changeEvent(QEvent* event) override;
 
  private:
   struct Line {

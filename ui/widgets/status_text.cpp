@@ -23,16 +23,16 @@ QString number(uint64_t value) { return QLocale().toString(static_cast<qulonglon
 QString stateColour(EndpointState state) {
   switch (state) {
     case EndpointState::Connected:
-      return QColor(colours::kGood).name();
+      return QColor(colours::good()).name();
     case EndpointState::Finished:
     case EndpointState::Waiting:
-      return QColor(colours::kDimText).name();
+      return QColor(colours::dimText()).name();
     case EndpointState::Silent:
     case EndpointState::Unreachable:
     case EndpointState::Refused:
       break;
   }
-  return QColor(colours::kBad).name();
+  return QColor(colours::bad()).name();
 }
 
 QString formatRate(double perSecond) {
@@ -77,7 +77,7 @@ QString summaryHead(const EndpointHealth& health) {
   text += QStringLiteral(" · ") + sourcesText(health.publishers());
   const QString stale = tr("%1 stale").arg(number(health.staleSources));
   text += QStringLiteral(" · ") +
-          (health.staleSources > 0 ? QStringLiteral("<span style='color:%1'>%2</span>").arg(QColor(colours::kWarn).name(), stale)
+          (health.staleSources > 0 ? QStringLiteral("<span style='color:%1'>%2</span>").arg(QColor(colours::warn()).name(), stale)
                                    : stale);
   return text;
 }
@@ -92,7 +92,7 @@ QString describeHealth(const EndpointHealth& health) {
                            .arg(stateColour(health.state), QString::fromStdString(health.endpoint).toHtmlEscaped(),
                                 QString::fromUtf8(endpointStateName(health.state).data()));
   text += QStringLiteral(" · %1 ev/s").arg(formatRate(health.eventsPerSecond));
-  const QString warn = QColor(colours::kWarn).name();
+  const QString warn = QColor(colours::warn()).name();
   if (health.gaps > 0) {
     text += QStringLiteral(" · <span style='color:%1'>%2 gaps (%3 missed)</span>")
                 .arg(warn, locale.toString(static_cast<qulonglong>(health.gaps)),
@@ -194,7 +194,7 @@ StatusText recordingStatusText(const IngestWorker::RecordingStatus& status) {
   if (!status.active) return result;
   const QString path = QString::fromStdString(status.path);
   result.text = QStringLiteral("<span style='color:%1'>&#9679;</span> %2 · %3 · %4 events")
-                    .arg(QColor(colours::kBad).name(), QFileInfo(path).fileName().toHtmlEscaped(),
+                    .arg(QColor(colours::bad()).name(), QFileInfo(path).fileName().toHtmlEscaped(),
                          QLocale().formattedDataSize(static_cast<qint64>(status.bytes)), number(status.events));
   result.toolTip = path;
   if (status.notRecorded > 0) {

@@ -92,10 +92,10 @@ void TimelineStrip::paintEvent(QPaintEvent*) {
   painter.setRenderHint(QPainter::Antialiasing);
   for (const TimelineMark& mark : marks_.marks) {
     const int x = xOf(mark.ms);
-    painter.setPen(QPen(QColor(mark.alert ? colours::kBad : colours::kAccent), mark.alert ? 2 : 1));
+    painter.setPen(QPen(QColor(mark.alert ? colours::bad() : colours::accent()), mark.alert ? 2 : 1));
     painter.drawLine(x, 0, x, kMarkHeight);
   }
-  painter.setPen(QColor(colours::kDimText));
+  painter.setPen(QColor(colours::dimText()));
   const int baseline = kMarkHeight + 2 + fontMetrics().ascent();
   for (const auto& [x, text] : stepLabels()) {
     const int textWidth = fontMetrics().horizontalAdvance(text);

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QActionGroup>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDockWidget>
 #include <QEvent>
@@ -53,6 +54,21 @@ ViewMenu::ViewMenu(QMenu& menu, QSplitter& splitter, QTabWidget& views, EventLog
   alertsAction->setText(tr("&Alerts"));
   alertsAction->setObjectName(QStringLiteral("viewAlerts"));
   menu.addAction(alertsAction);
+  menu.addSeparator();
+
+  QMenu* themes = menu.addMenu(tr("&Theme"));
+  auto* themeGroup = new QActionGroup(this);
+  darkAction_ = themes->addAction(tr("&Dark"));
+  darkAction_->setObjectName(QStringLiteral("viewThemeDark"));
+  lightAction_ = themes->addAction(tr("&Light"));
+  lightAction_->setObjectName(QStringLiteral("viewThemeLight"));
+  for (QAction* action : {darkAction_, lightAction_}) {
+    action->setCheckable(true);
+    themeGroup->addAction(action);
+  }
+  (currentTheme() == Theme::Light ? lightAction_ : darkAction_)->setChecked(true);
+  connect(darkAction_, &QAction::triggered, this, [this] { setTheme(Theme::Dark); });
+  connect(lightAction_, &QAction::triggered, this, [this] { setTheme(Theme::Light); });
 
   connect(&grid, &ChartGrid::enlargedChanged, this, &ViewMenu::enlargedChanged);
   // The splitter's sizes are known once it is shown (a restored state among them).
@@ -92,6 +108,11 @@ void ViewMenu::setLogShown(bool shown) {
 }
 
 void ViewMenu::giveLogDefaultWidthOnShow() { defaultWidthPending_ = true; }
+
+void ViewMenu::setTheme(Theme theme) {
+  if (theme != currentTheme()) applyTheme(*qApp, theme);
+  (theme == Theme::Light ? lightAction_ : darkAction_)->setChecked(true);
+}
 
 bool ViewMenu::eventFilter(QObject* watched, QEvent* event) {
   if (watched == &splitter_ && event->type() == QEvent::Show) {

@@ -3,6 +3,8 @@
 #include <QList>
 #include <QObject>
 
+#include <livemon/ui/widgets/dashboard_style.h>
+
 class QAction;
 class QDockWidget;
 class QMenu;
@@ -17,7 +19,7 @@ class EventLogView;
 // GUI thread only.
 // The window's View menu and the event log's place beside the charts. The menu switches the tabs
 // (Charts, Ranges, Ranks), shows or collapses the event log, lists the Stat windows in it or not,
-// and shows the Alerts list. The log collapses to the splitter's edge (its handle drags it back)
+// shows the Alerts list, and picks the theme (dark or light). The log collapses to the splitter's edge (its handle drags it back)
 // rather than hiding, so the splitter's saved state keeps it; an enlarged chart takes its room
 // (the log is hidden until the grid comes back).
 class ViewMenu : public QObject {
@@ -40,6 +42,8 @@ class ViewMenu : public QObject {
   // No session saved the splitter: when the window is first shown (its size known), the log gets
   // kDefaultLogShare of the width.
   void giveLogDefaultWidthOnShow();
+  // Switches the whole application to `theme` (applyTheme) and checks its entry.
+  void setTheme(Theme theme);
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
@@ -52,6 +56,8 @@ class ViewMenu : public QObject {
   EventLogView& log_;
   QAction* logAction_ = nullptr;
   QAction* statWindowsAction_ = nullptr;
+  QAction* darkAction_ = nullptr;
+  QAction* lightAction_ = nullptr;
   int logWidth_ = 0;          // the log's width before it was collapsed
   bool defaultWidthPending_ = false;
   QList<int> beforeEnlarge_;  // the splitter's sizes when a chart was enlarged
