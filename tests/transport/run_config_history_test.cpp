@@ -10,9 +10,11 @@
 
 #include <livemon/event_handler.h>
 #include <livemon/run_config.h>
+#include <livemon/transport/payload_publisher.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
+#include <livemon/transport/wire_format.h>
 
 #include "test_support.h"
 
@@ -165,6 +167,45 @@ TEST_F(RunConfigHistory, ALateJoinerOfARelayReceivesTheConfigAfterItsHistoryDrop
   EXPECT_EQ(joined.configs.front(), kConfig);
   EXPECT_TRUE(joined.fromHistory.front());
   EXPECT_EQ(joined.stepsBefore.front(), 0u);
+}
+
+// Forged sources that each send a config, and one that sends many: the relay keeps the newest
+// config of each within its bound, however many come.
+TEST_F(RunConfigHistory, ARelayFloodedWithConfigsKeepsThemWithinItsBound) {
+  constexpr std::size_t kHistory = 1024 * 1024;
+  RelayOptions relayOptions = test::loopbackRelayOptions();
+  relayOptions.historyBytes = kHistory;
+  Relay relay(relayOptions);
+  PayloadPublisherOptions publisherOptions;
+  publisherOptions.connect = {relay.listenEndpoint()};
+  publisherOptions.sendHighWaterMark = 0;  // the publisher keeps everything: the relay decides
+  PayloadPublisher publisher(publisherOptions);
+  Subscriber reader(test::connectTo({relay.serveEndpoint()}));
+  SourceInfo source;
+  source.run = "flood";
+  source.host = "node";
+  source.instanceId = 1;
+  uint64_t sequence = 0;
+  ASSERT_TRUE(test::sendUntilReceived(publisher, reader, source, "sync", sequence));
+
+  const std::string topic(kRunConfigEventName);
+  const Event config = makeEvent(topic, {{"notes", std::string(200, 'x')}});
+  constexpr int64_t kSources = 6000;
+  for (int64_t pid = 0; pid < kSources; ++pid) {
+    source.pid = pid;
+    publisher.send(topic, encodeEventsPayload(source, 0, topic, {config}));
+  }
+  for (uint64_t i = 0; i < 2000; ++i) publisher.send(topic, encodeEventsPayload(source, i, topic, {config}));
+  ASSERT_TRUE(waitUntil([&] { return relay.stats().captured >= static_cast<uint64_t>(kSources) + 2000; }));
+  ASSERT_TRUE(waitUntil([&] {
+    const RelayStats stats = relay.stats();
+    return stats.historyConfigs + stats.historyConfigsDropped == kSources;
+  }));
+  const RelayStats stats = relay.stats();
+  EXPECT_LE(stats.historyConfigBytes, kHistory);
+  EXPECT_GT(stats.historyConfigs, 100u);
+  EXPECT_LT(stats.historyConfigs, static_cast<std::size_t>(kSources));
+  EXPECT_LE(stats.historyBytes, kHistory);
 }
 
 }  // namespace
