@@ -44,11 +44,16 @@ void check(const RunConfig& config) {
 
 }  // namespace
 
-void setRunConfig(RunConfig config) {
+Event makeRunConfigEvent(RunConfig config) {
   check(config);
   Event event{std::string(kRunConfigEventName), std::chrono::system_clock::now(), {}, currentStep()};
   event.data.reserve(config.size());
   for (auto& [key, value] : config) event.data.emplace(key, std::move(value));
+  return event;
+}
+
+void setRunConfig(RunConfig config) {
+  const Event event = makeRunConfigEvent(std::move(config));
   {
     const std::lock_guard lock(current().mutex);
     current().event = event;

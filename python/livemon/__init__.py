@@ -53,6 +53,7 @@ from ._livemon import (  # noqa: F401  (the public API)
     _WaitCounter,
     _WaitCounterTracker,
     __version__,
+    clear_run_config,
     clear_step,
     current_step,
     dropped_reentrant_event_count,
@@ -62,6 +63,8 @@ from ._livemon import (  # noqa: F401  (the public API)
     log_event,
     register_event_handler,
     registered_event_handler_count,
+    run_config,
+    set_run_config,
     set_step,
     unregister_event_handler,
 )
@@ -77,5 +80,5 @@ __all__ = [
     "EventHandlerHandle", "STAT_EVENT", "TORCH_STAT_EVENT", "WaitCounter", "WaitCounterGuard",
     "TensorboardEventHandler", "Publisher", "TransportError", "handler_error_count", "last_handler_error",
     "registered_event_handler_count", "dropped_reentrant_event_count", "profiler",
-    "enable_system_stats", "SystemStatsHandle",
+    "enable_system_stats", "SystemStatsHandle", "set_run_config", "run_config", "clear_run_config",
 ]

@@ -5,6 +5,7 @@
 #include "py_core.h"
 #include "py_handlers.h"
 #include "py_profiler.h"
+#include "py_run_config.h"
 #include "py_transport.h"
 
 PYBIND11_MODULE(_livemon, m) {
@@ -12,6 +13,7 @@ PYBIND11_MODULE(_livemon, m) {
   m.attr("__version__") = LIVEMON_VERSION;
   livemon::python::initConversions();
   livemon::python::bindCore(m);
+  livemon::python::bindRunConfig(m);
   livemon::python::bindHandlers(m);
   livemon::python::bindTransport(m);
   livemon::python::bindProfiler(m);

@@ -68,11 +68,27 @@ py::dict statsDict(const PublisherStats& stats) {
   result["history_bytes"] = stats.historyBytes;
   result["history_messages"] = stats.historyMessages;
   result["history_dropped"] = stats.historyDropped;
+  result["history_configs"] = stats.historyConfigs;
   result["history_requests"] = stats.historyRequests;
   result["curve_refused"] = stats.curveRefused;
   result["metrics_dropped"] = stats.metricsDropped;
   result["metrics_unavailable"] = stats.metricsUnavailable;
   return result;
+}
+
+// What a default run name starts with: the script's name ("train" for train.py, the package's
+// for `python -m package`), as the program's would be "python3"; "python" for -c and the prompt.
+std::string scriptName() {
+  const py::object sys = py::module_::import("sys");
+  const py::list argv = sys.attr("argv");
+  const std::string first = argv.empty() ? std::string() : py::str(argv[0]).cast<std::string>();
+  if (first.empty() || first == "-c" || first == "-") return "python";
+  const py::object path = py::module_::import("os.path");
+  py::object stem = path.attr("splitext")(path.attr("basename")(first))[py::int_(0)];
+  if (py::str(stem).cast<std::string>() == "__main__") {
+    stem = path.attr("basename")(path.attr("dirname")(path.attr("abspath")(first)));
+  }
+  return py::str(stem).cast<std::string>();
 }
 
 // Thread-safe as far as the GIL serialises its calls; the Publisher itself is thread-safe.
@@ -90,7 +106,7 @@ class PyPublisher {
     PublisherOptions options;  // its endpoints follow LIVEMON_CONNECT unless given here
     if (!endpoint.is_none()) options.bind = endpointList(endpoint, "endpoint");
     if (!connect.is_none()) options.connect = endpointList(connect, "connect");
-    options.runName = run;
+    options.runName = run.empty() ? transport::defaultRunName(scriptName(), rank) : run;
     options.rank = rank;
     options.worldSize = worldSize;
     options.localRank = localRank;
@@ -356,7 +372,9 @@ void bindTransport(py::module_& m) {
         (a relay's ``--listen``). Both default to the environment: with ``LIVEMON_CONNECT=EP[,EP]``
         set, the publisher binds nothing and connects there, so a job started by torchrun joins
         the cluster's relay unchanged. ``run``: the run name the dashboard shows (default: the
-        program's name).
+        LIVEMON_RUN environment variable, else the script's name and the time the process's
+        first publisher started, ``train-20261127-224501``; under torchrun or Slurm, the ranks
+        share the launcher's job id instead of the time).
         ``rank``, ``world_size``, ``local_rank``: the process's rank, the number of ranks and its
         rank on its node (default: the RANK, WORLD_SIZE and LOCAL_RANK environment variables, as
         torchrun sets them; ValueError for a rank or local rank outside 0..world_size-1).

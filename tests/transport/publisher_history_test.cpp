@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <livemon/detail/wire_codec.h>
+#include <livemon/run_config.h>
 #include <livemon/transport/wire_format.h>
 
 #include "curve_security.h"
@@ -140,6 +141,99 @@ TEST_F(HistoryFixture, BindsBesideThePublishersEndpointUnlessTold) {
   auto told = detail::makePublisherHistory(options, context_, endpoint, limits_, security_);
   ASSERT_NE(told, nullptr);
   EXPECT_EQ(told->endpoint(), options.historyEndpoint);
+}
+
+// A config message of the source with `pid`, numbered `sequence`, as a publisher sends it.
+std::shared_ptr<const std::string> configPayload(int64_t pid, uint64_t sequence, double lr = 1e-3) {
+  SourceInfo source;
+  source.run = "flood";
+  source.host = "node";
+  source.pid = pid;
+  source.instanceId = 1;
+  const Event event = test::makeEvent(std::string(kRunConfigEventName), {{"lr", lr}});
+  return std::make_shared<const std::string>(
+      encodeEventsPayload(source, sequence, kRunConfigEventName, {event}));
+}
+
+const std::string kConfigTopic(kRunConfigEventName);
+
+TEST_F(HistoryFixture, AnswersTheConfigItDroppedFirstThenWhatItHolds) {
+  const auto config = configPayload(7, 0);
+  // Room for the config and two messages: the third drops the config, and leaves room for three.
+  auto history = make(detail::HistoryStore::costOf(kConfigTopic, config->size()) +
+                      2 * detail::HistoryStore::costOf("train.step", std::string("payload 0").size()));
+  std::string body;
+  history->keep(kConfigTopic, config, body);
+  for (int i = 0; i < 4; ++i) {
+    auto [payload, eventBody] = message(i, std::chrono::system_clock::now());
+    history->keep("train.step", payload, eventBody);
+  }
+  PublisherStats stats;
+  history->copyTo(stats);
+  EXPECT_EQ(stats.historyMessages, 3u) << "the config went with the oldest messages";
+  EXPECT_EQ(stats.historyConfigs, 1u);
+  HistoryEnd end;
+  EXPECT_EQ(ask(*history, end), (std::vector<std::string>{*config, "payload 1", "payload 2", "payload 3"}));
+  EXPECT_EQ(end.messages, 4u);
+  EXPECT_TRUE(end.truncated);
+}
+
+TEST_F(HistoryFixture, AConfigStillHeldIsAnsweredOnceInItsPlace) {
+  auto history = make(1 << 20);
+  auto [first, firstBody] = message(0, std::chrono::system_clock::now());
+  history->keep("train.step", first, firstBody);
+  const auto config = configPayload(7, 0);
+  history->keep(kConfigTopic, config, "");
+  HistoryEnd end;
+  EXPECT_EQ(ask(*history, end), (std::vector<std::string>{"payload 0", *config}));
+}
+
+TEST(KeptConfigs, ASourcesNewerConfigReplacesItsOlderOneAndOthersAreNotKept) {
+  detail::HistoryStore store(1 << 20);
+  for (uint64_t i = 0; i < 100; ++i) store.append(kConfigTopic, configPayload(1, i, static_cast<double>(i)), 0, 0);
+  store.append("train.step", std::make_shared<const std::string>("not a config"), 0, 0);
+  store.append(kConfigTopic, std::make_shared<const std::string>("\x81 malformed"), 0, 0);
+  ASSERT_EQ(store.configs().size(), 1u);
+  const detail::KeptConfigs::Kept* kept = store.configs().firstFrom(0);
+  ASSERT_NE(kept, nullptr);
+  EXPECT_EQ(kept->index, 99u);
+  EXPECT_EQ(*kept->message.payload, *configPayload(1, 99, 99.0)) << "the newest";
+  EXPECT_EQ(store.configs().dropped(), 0u) << "replaced, not dropped";
+  EXPECT_EQ(store.configs().firstFrom(100), nullptr);
+}
+
+TEST(KeptConfigs, AFloodOfSourcesStaysWithinTheCountOldestSourcesFirst) {
+  detail::HistoryStore store(std::size_t{1} << 30);
+  const std::size_t sources = detail::KeptConfigs::kMaxSources + 1000;
+  for (std::size_t pid = 0; pid < sources; ++pid) {
+    store.append(kConfigTopic, configPayload(static_cast<int64_t>(pid), 0), 0, 0);
+  }
+  EXPECT_EQ(store.configs().size(), detail::KeptConfigs::kMaxSources);
+  EXPECT_EQ(store.configs().dropped(), 1000u);
+  EXPECT_LE(store.configs().bytes(), detail::KeptConfigs::kMaxBytes);
+  const detail::KeptConfigs::Kept* oldest = store.configs().firstFrom(0);
+  ASSERT_NE(oldest, nullptr);
+  EXPECT_EQ(oldest->source.pid, 1000) << "the sources kept longest ago went first";
+}
+
+TEST(KeptConfigs, AFloodOfLargeConfigsStaysWithinTheBytes) {
+  const std::size_t bound = 64 * 1024;
+  detail::HistoryStore store(bound);  // its configs are held to the history's bound too
+  SourceInfo source;
+  source.run = "flood";
+  source.host = "node";
+  source.instanceId = 1;
+  const Event event = test::makeEvent(std::string(kRunConfigEventName), {{"notes", std::string(8000, 'x')}});
+  for (int64_t pid = 0; pid < 1000; ++pid) {
+    source.pid = pid;
+    store.append(kConfigTopic,
+                 std::make_shared<const std::string>(encodeEventsPayload(source, 0, kRunConfigEventName, {event})), 0, 0);
+    ASSERT_LE(store.configs().bytes(), bound);
+  }
+  EXPECT_GT(store.configs().size(), 1u);
+  EXPECT_LT(store.configs().size(), 9u);
+  EXPECT_EQ(store.configs().dropped(), 1000u - store.configs().size());
+  EXPECT_EQ(store.configs().firstFrom(0)->source.pid, static_cast<int64_t>(1000 - store.configs().size()));
 }
 
 }  // namespace

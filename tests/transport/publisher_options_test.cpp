@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -210,6 +211,58 @@ TEST(PublisherOptions, MetricsNeedTheExportersLibrary) {
   const std::string told = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(told.find("LIVEMON_METRICS_PORT is set, but this program serves no metrics"), std::string::npos) << told;
   EXPECT_EQ(told.find("LIVEMON_METRICS_PORT"), told.rfind("LIVEMON_METRICS_PORT")) << "said once: " << told;
+}
+
+// A run name without anything rank-like or LIVEMON_RUN in the environment.
+class RunNames : public ::testing::Test {
+ protected:
+  RunNames() {
+    for (const char* name : {"LIVEMON_RUN", "RANK", "TORCHELASTIC_RUN_ID", "SLURM_JOB_ID"}) environment_.unset(name);
+  }
+  std::string runOf(PublisherOptions options) { return Publisher(std::move(options)).identity().run; }
+  Environment environment_;
+};
+
+TEST_F(RunNames, ByDefaultTheProgramsNameAndTheTimeItStartedSharedByItsPublishers) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.runName.clear();
+  const std::string first = runOf(options);
+  const std::string program = program_invocation_short_name;
+  ASSERT_EQ(first.rfind(program + "-", 0), 0u) << first;
+  const std::string time = first.substr(program.size() + 1);
+  EXPECT_TRUE(std::regex_match(time, std::regex("20[0-9]{6}-[0-9]{6}"))) << first;
+  EXPECT_EQ(runOf(options), first) << "every Publisher of the process names one run";
+  EXPECT_EQ(defaultRunName("train"), "train-" + time) << "the Python module names it by its script";
+}
+
+TEST_F(RunNames, LivemonRunNamesItUnlessTheOptionDoes) {
+  environment_.set("LIVEMON_RUN", "resnet-lr3e-4");
+  PublisherOptions options = test::testPublisherOptions();
+  options.runName.clear();
+  EXPECT_EQ(runOf(options), "resnet-lr3e-4");
+  options.runName = "given";
+  EXPECT_EQ(runOf(options), "given");
+  environment_.set("LIVEMON_RUN", "");
+  options.runName.clear();
+  EXPECT_NE(runOf(options), "") << "empty is as unset";
+}
+
+TEST_F(RunNames, TheRanksOfAJobShareTheirLaunchersJobIdInsteadOfTheirStartTimes) {
+  PublisherOptions options = test::testPublisherOptions();
+  options.runName.clear();
+  const std::string program = program_invocation_short_name;
+  environment_.set("RANK", "2");
+  EXPECT_EQ(runOf(options), program) << "no job id: the program's name alone, the same for every rank";
+  environment_.set("SLURM_JOB_ID", "81234");
+  EXPECT_EQ(runOf(options), program + "-81234");
+  environment_.set("TORCHELASTIC_RUN_ID", "none");
+  EXPECT_EQ(runOf(options), program + "-81234") << "torchrun's default id names nothing";
+  environment_.set("TORCHELASTIC_RUN_ID", "5f0c4b1e-9a7d-4c3e-8b2a-1d6e7f809a1b");
+  EXPECT_EQ(runOf(options), program + "-5f0c4b1e-9a7d-4c") << "cut short";
+  environment_.unset("RANK");
+  options.rank = 0;
+  EXPECT_EQ(runOf(options), program + "-5f0c4b1e-9a7d-4c") << "a rank given as an option too";
+  EXPECT_EQ(defaultRunName("train", 1), "train-5f0c4b1e-9a7d-4c");
 }
 
 }  // namespace

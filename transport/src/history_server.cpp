@@ -160,7 +160,7 @@ void HistoryServer::takeRequests(const HistoryStore& store) {
     }
     Answer& answer = answers_.emplace_back();
     answer.routingId = routingId;
-    answer.next = store.begin();
+    answer.next = 0;  // from the first message ever kept: of those dropped, the configs kept
     answer.end = store.end();
     answer.filters = std::move(request.filters);
     answer.started = clock_.now();
@@ -280,6 +280,24 @@ bool HistoryServer::progressOlder(Answer& answer, Budget& budget, bool& worked, 
   return !answer.fromOlder;
 }
 
+bool HistoryServer::offerDroppedConfigs(Answer& answer, const HistoryStore& store, Budget& budget, bool& worked,
+                                        bool& finished) {
+  const uint64_t dropped = std::min(store.begin(), answer.end);
+  while (answer.next < dropped) {
+    if (!budget.left()) return false;
+    const KeptConfigs::Kept* kept = store.configs().firstFrom(answer.next);
+    if (kept == nullptr || kept->index >= dropped) break;
+    // One kept before the recordings' part ends came in it.
+    if (kept->message.keptNs >= answer.olderBeforeNs) {
+      if (!offer(answer, kept->message, budget, worked, finished)) return false;
+    } else {
+      budget.spend(1);
+    }
+    answer.next = kept->index + 1;
+  }
+  return true;
+}
+
 bool HistoryServer::progress(Answer& answer, const HistoryStore& store, Budget& budget, bool& finished) {
   bool worked = false;
   answer.blocked = false;
@@ -291,12 +309,11 @@ bool HistoryServer::progress(Answer& answer, const HistoryStore& store, Budget& 
       older_->resume(answer.olderCursor);
       answer.fromOlder = true;
       answer.olderBeforeNs = store.completeSinceNs();
-      answer.next = store.begin();
       return true;
     }
-    answer.next = store.begin();
   }
-  // What the store dropped meanwhile is gone; the reader sees a gap in its sequence numbers.
+  if (!offerDroppedConfigs(answer, store, budget, worked, finished)) return worked || finished;
+  // What else the store dropped meanwhile is gone; the reader sees a gap in its sequence numbers.
   answer.next = std::max(answer.next, store.begin());
   while (budget.left() && answer.next < answer.end) {
     if (!offer(answer, store.at(answer.next), budget, worked, finished)) return worked || finished;

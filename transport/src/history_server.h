@@ -38,7 +38,8 @@ struct HistoryServerStats {
 //
 // Answers history requests (docs/wire-format.md, "History") on a ROUTER socket of its own, so a
 // request never touches the threads that log events. An answer is the stored messages, oldest
-// first, up to the newest one held when the request came, then a history end. Sending never
+// first, up to the newest one held when the request came, then a history end. The config messages
+// the store keeps of what it dropped (HistoryStore::configs()) go first, in the order they came. Sending never
 // waits: each call sends what the reader's queue takes (ZMQ_ROUTER_MANDATORY tells when it is
 // full) and resumes there on the next call. Payloads go out without a copy (they are shared with
 // the store), so an answer costs the store's memory, not more.
@@ -102,7 +103,7 @@ class HistoryServer {
   // Thread-safety: a plain value type. One reader's answer in progress.
   struct Answer {
     std::string routingId;
-    uint64_t next = 0;  // the store's numbering
+    uint64_t next = 0;  // the store's numbering; below its begin() only kept configs are left
     uint64_t end = 0;
     uint64_t sent = 0;
     std::vector<std::string> filters;
@@ -134,6 +135,10 @@ class HistoryServer {
   // Sends from `older` while the answer is there; false when the reader's queue is full, it left,
   // or the budget ran out.
   bool progressOlder(Answer& answer, Budget& budget, bool& worked, bool& finished);
+  // Sends the configs kept of the messages the store dropped before the answer reached them
+  // (those that came in the recordings' part aside); false when the reader's queue is full, it
+  // left, or the budget ran out.
+  bool offerDroppedConfigs(Answer& answer, const HistoryStore& store, Budget& budget, bool& worked, bool& finished);
   // Sends `entry` when it matches the answer's filters, spending the budget; false when the
   // reader's queue is full or it left (`finished`).
   bool offer(Answer& answer, const HistoryStore::Entry& entry, Budget& budget, bool& worked, bool& finished);

@@ -11,6 +11,9 @@
 #include <string_view>
 
 #include <livemon/transport/history_archive.h>
+#include <livemon/transport/wire_format.h>
+
+#include "kept_configs.h"
 
 // Only transport/src includes this header.
 namespace livemon::transport::detail {
@@ -21,7 +24,8 @@ namespace livemon::transport::detail {
 // The event messages a source sent, as sent (topic and payload bytes), oldest first, within a
 // byte bound: appending beyond it drops the oldest. What a late subscriber asks for to see the
 // run from its start. Payloads are shared, so a message on its way to a subscriber stays valid
-// after it is dropped here.
+// after it is dropped here. Beside the bound it keeps each source's newest run config message
+// (KeptConfigs), which an answer gives when the bound has dropped it.
 class HistoryStore {
  public:
   using Entry = HistoryMessage;
@@ -32,7 +36,9 @@ class HistoryStore {
   // Bookkeeping counted beside each message's bytes.
   static constexpr std::size_t kEntryOverhead = sizeof(Entry) + 64;
 
-  explicit HistoryStore(std::size_t maxBytes) : maxBytes_(maxBytes) {}
+  // `limits` decode the config messages kept (KeptConfigs), at most maxBytes of them too.
+  explicit HistoryStore(std::size_t maxBytes, const WireLimits& limits = {})
+      : maxBytes_(maxBytes), configs_(std::min(maxBytes, KeptConfigs::kMaxBytes), limits) {}
 
   static std::size_t costOf(std::string_view topic, std::size_t payloadBytes) noexcept {
     return topic.size() + payloadBytes + kEntryOverhead;
@@ -50,12 +56,17 @@ class HistoryStore {
     while (bytes_ + cost > maxBytes_) dropOldest();
     entries_.push_back(Entry{std::string(topic), std::move(payload), firstEventNs, keptNs});
     bytes_ += cost;
+    configs_.offer(end() - 1, entries_.back());
   }
 
   // Messages are numbered from 0 in the order appended; [begin(), end()) are still held.
   uint64_t begin() const noexcept { return first_; }
   uint64_t end() const noexcept { return first_ + entries_.size(); }
   const Entry& at(uint64_t index) const { return entries_[static_cast<std::size_t>(index - first_)]; }
+
+  // The newest config message of each source, numbered as the messages are: those below begin()
+  // were dropped from the messages held.
+  const KeptConfigs& configs() const noexcept { return configs_; }
 
   std::size_t bytes() const noexcept { return bytes_; }
   std::size_t maxBytes() const noexcept { return maxBytes_; }
@@ -89,6 +100,7 @@ class HistoryStore {
   uint64_t first_ = 0;
   uint64_t dropped_ = 0;
   uint64_t keptAfterDrop_ = 0;  // the first message kept after the last one too large to keep
+  KeptConfigs configs_;
 };
 
 // Thread-safe: atomics. What a HistoryStore holds, updated by its owner after each change and read
@@ -97,11 +109,17 @@ struct HistoryCounters {
   std::atomic<std::size_t> bytes{0};
   std::atomic<std::size_t> messages{0};
   std::atomic<uint64_t> dropped{0};
+  std::atomic<std::size_t> configs{0};
+  std::atomic<std::size_t> configBytes{0};
+  std::atomic<uint64_t> configsDropped{0};
 
   void update(const HistoryStore& store) noexcept {
     bytes.store(store.bytes(), std::memory_order_relaxed);
     messages.store(store.messages(), std::memory_order_relaxed);
     dropped.store(store.dropped(), std::memory_order_relaxed);
+    configs.store(store.configs().size(), std::memory_order_relaxed);
+    configBytes.store(store.configs().bytes(), std::memory_order_relaxed);
+    configsDropped.store(store.configs().dropped(), std::memory_order_relaxed);
   }
   // Into PublisherStats or RelayStats, which name them alike.
   template <typename Stats>
@@ -109,6 +127,9 @@ struct HistoryCounters {
     stats.historyBytes = bytes.load(std::memory_order_relaxed);
     stats.historyMessages = messages.load(std::memory_order_relaxed);
     stats.historyDropped = dropped.load(std::memory_order_relaxed);
+    stats.historyConfigs = configs.load(std::memory_order_relaxed);
+    stats.historyConfigBytes = configBytes.load(std::memory_order_relaxed);
+    stats.historyConfigsDropped = configsDropped.load(std::memory_order_relaxed);
   }
 };
 

@@ -99,6 +99,8 @@ Publisher::Publisher(Options options) {
     }
     if (opts.handleLoggedEvents) {
       state.handle = registerEventHandler([shared = state_](const Event& event) { shared->onEvent(event); });
+      // The config set before this publisher existed; one set from now on comes through the handler.
+      if (const std::optional<Event> config = currentRunConfigEvent()) state.onEvent(*config);
     }
     state.systemStats = detail::systemStatsFor(opts);
     // The socket moves to the I/O thread; starting the thread orders everything above before it.
@@ -149,6 +151,8 @@ Publisher::~Publisher() {
 }
 
 void Publisher::publish(const Event& event) noexcept { state_->onEvent(event); }
+
+void Publisher::publishRunConfig(const RunConfig& config) { state_->onEvent(makeRunConfigEvent(config)); }
 
 uint64_t Publisher::publishedCount() const noexcept {
   return state_->counters.published.load(std::memory_order_relaxed);

@@ -27,7 +27,7 @@ int64_t firstEventTime(std::string_view body) {
 
 PublisherHistory::PublisherHistory(std::size_t bytes, void* context, const std::string& endpoint,
                                    const WireLimits& limits, SocketSecurity& security)
-    : store_(bytes), server_(context, endpoint, limits, security) {}
+    : store_(bytes, limits), server_(context, endpoint, limits, security) {}
 
 void PublisherHistory::keep(std::string_view topic, std::shared_ptr<const std::string> payload, std::string_view body) {
   store_.append(topic, std::move(payload), firstEventTime(body), toWireTime(std::chrono::system_clock::now()));

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -43,16 +44,41 @@ std::optional<int64_t> environmentInteger(const char* name) {
   return value;
 }
 
+// The time the process first needed a default run name, as "20261127-224501" in local time: every
+// Publisher of the process (made then or later) names the same run.
+const std::string& processRunTime() {
+  static const std::string text = [] {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm local{};
+    localtime_r(&now, &local);
+    char buffer[32] = {};
+    std::strftime(buffer, sizeof(buffer), "%Y%m%d-%H%M%S", &local);
+    return std::string(buffer);
+  }();
+  return text;
+}
+
+// The job id its launcher gives every rank alike: torchrun's rendezvous id (not its default
+// "none"), else Slurm's job id; empty when neither is set. Cut to 16 characters, as torchrun's
+// --standalone makes it a UUID.
+std::string launcherJobId() {
+  for (const char* name : {"TORCHELASTIC_RUN_ID", "SLURM_JOB_ID"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0' && std::string_view(value) != "none") return std::string(value).substr(0, 16);
+  }
+  return {};
+}
+
 }  // namespace
 
 SourceInfo makeIdentity(const PublisherOptions& options) {
   SourceInfo identity;
-  identity.run = options.runName.empty() ? std::string(program_invocation_short_name) : options.runName;
   identity.host = hostName();
   identity.pid = getpid();
   identity.rank = options.rank ? options.rank : environmentInteger("RANK");
   identity.worldSize = options.worldSize ? options.worldSize : environmentInteger("WORLD_SIZE");
   identity.localRank = options.localRank ? options.localRank : environmentInteger("LOCAL_RANK");
+  identity.run = options.runName.empty() ? defaultRunName({}, identity.rank) : options.runName;
   if (const char* broken = identityBroken(identity)) {
     auto text = [](const std::optional<int64_t>& value) { return value ? std::to_string(*value) : "unset"; };
     throw std::invalid_argument("rank " + text(identity.rank) + ", worldSize " + text(identity.worldSize) +
@@ -164,6 +190,16 @@ std::size_t historyBytesFor(const PublisherOptions& options) {
 }  // namespace livemon::transport::detail
 
 namespace livemon::transport {
+
+std::string defaultRunName(std::string_view program, std::optional<int64_t> rank) {
+  const char* named = std::getenv(std::string(kRunEnvironmentVariable).c_str());
+  if (named != nullptr && *named != '\0') return named;
+  const std::string name(program.empty() ? std::string_view(program_invocation_short_name) : program);
+  if (!rank && !detail::environmentInteger("RANK")) return name + "-" + detail::processRunTime();
+  // The ranks of a job start apart, each at its own second: they share the launcher's id.
+  const std::string job = detail::launcherJobId();
+  return job.empty() ? name : name + "-" + job;
+}
 
 std::vector<std::string> defaultPublisherConnect() {
   std::vector<std::string> endpoints;

@@ -228,7 +228,7 @@ void Relay::State::open() {
       endpoint = options.serve == kDefaultEndpoint ? std::string(kDefaultRelayHistoryEndpoint)
                                                    : detail::defaultHistoryEndpoint(serveEndpoint);
     }
-    worker.history = std::make_unique<detail::HistoryStore>(options.historyBytes);
+    worker.history = std::make_unique<detail::HistoryStore>(options.historyBytes, options.limits);
     worker.historyServer = std::make_unique<detail::HistoryServer>(context.get(), endpoint, options.limits,
                                                                    *security, options.historyArchive);
     worker.historyEndpoint = worker.historyServer->endpoint();

@@ -37,6 +37,11 @@ inline constexpr std::size_t kMaxRunConfigStringBytes = 65536;
 // keys; nothing is set then.
 void setRunConfig(RunConfig config);
 
+// The event setRunConfig logs for `config`, stamped now with the current step, neither logged nor
+// set as the process's config: for a publisher that speaks for another source
+// (transport::Publisher::publishRunConfig). Throws as setRunConfig does.
+Event makeRunConfigEvent(RunConfig config);
+
 // The config set last, or none when setRunConfig was never called (or since clearRunConfig).
 std::optional<RunConfig> currentRunConfig();
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/event.h>
+#include <livemon/run_config.h>
 #include <livemon/system_stats.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
@@ -36,6 +37,15 @@ inline constexpr std::string_view kConnectEnvironmentVariable = "LIVEMON_CONNECT
 // endpoints; otherwise it binds kDefaultEndpoint and connects nowhere.
 std::vector<std::string> defaultPublisherBind();
 std::vector<std::string> defaultPublisherConnect();
+
+// The environment variable that names the run of every Publisher whose PublisherOptions::runName
+// is empty: LIVEMON_RUN=resnet-lr3e-4.
+inline constexpr std::string_view kRunEnvironmentVariable = "LIVEMON_RUN";
+
+// The run name a Publisher takes when PublisherOptions::runName is empty (see there), for the
+// program named `program` (empty: this one; the Python module gives its script's name, as the
+// program's is "python3") with `rank` (none: the RANK environment variable's, if any).
+std::string defaultRunName(std::string_view program = {}, std::optional<int64_t> rank = std::nullopt);
 
 // The environment variable that sets the history a publisher keeps for late subscribers, in MiB
 // (0 turns it off), when PublisherOptions::historyBytes is not set.
@@ -66,7 +76,12 @@ struct PublisherOptions {
   // A batch is sent when it reaches either bound, or when the queue runs empty.
   std::size_t maxBatchEvents = 4096;
   std::size_t maxBatchBytes = 256 * 1024;
-  // Identity. An empty run name becomes the program's name. An unset rank, worldSize or
+  // Identity. An empty run name takes the environment variable LIVEMON_RUN when it is set, else
+  // the program's name and the time the process's first Publisher started (defaultRunName()),
+  // "train-20261127-224501", the same for every Publisher of the process. A process with a rank
+  // (below, or RANK) takes the job id its launcher gives every rank instead of the time, as its
+  // ranks start at different seconds: "train-<TORCHELASTIC_RUN_ID>" (unless torchrun's default
+  // "none"), else "train-<SLURM_JOB_ID>", else the program's name alone. An unset rank, worldSize or
   // localRank is read from the environment variable torchrun sets, RANK, WORLD_SIZE or
   // LOCAL_RANK, when it holds an integer (otherwise it stays unset). The constructor throws
   // std::invalid_argument for a combination readers would refuse (see identityBroken(): a
@@ -152,6 +167,12 @@ struct PublisherStats {
   std::size_t historyBytes = 0;      // held for late subscribers now (bookkeeping included)
   std::size_t historyMessages = 0;   // messages held
   uint64_t historyDropped = 0;       // messages dropped to stay within historyBytes
+  // The newest livemon.run_config message of each source published, kept beside historyBytes for
+  // late subscribers when it dropped them (docs/wire-format.md, "History"): how many, their
+  // bytes, and those let go beyond the bound.
+  std::size_t historyConfigs = 0;
+  std::size_t historyConfigBytes = 0;
+  uint64_t historyConfigsDropped = 0;
   uint64_t historyRequests = 0;      // history requests answered or refused
   uint64_t curveRefused = 0;         // CURVE clients refused: a key not in curve.allow, no CURVE, the wrong server key
   uint64_t metricsDropped = 0;       // Stat events the metrics exporter missed: its hand-off was full or busy
@@ -195,6 +216,13 @@ class Publisher {
   // Queues `event` as the handler does a logged one: never waits; a full queue drops and counts
   // it. For a publisher that does not handle logged events (handleLoggedEvents = false).
   void publish(const Event& event) noexcept;
+  // Publishes `config` as this publisher's source's run config: the livemon.run_config event
+  // setRunConfig would log (livemon/run_config.h), kept in the history through trimming like
+  // one. For a publisher that does not handle logged events, which speaks for a source of its own
+  // (`livemonctl demo --ranks`); one that does sends the process's config (setRunConfig) when it
+  // starts and whenever it is set. Throws std::invalid_argument, naming the key, as setRunConfig
+  // does; never waits (a full queue drops and counts it).
+  void publishRunConfig(const RunConfig& config);
 
   // Events handed to the socket so far.
   uint64_t publishedCount() const noexcept;

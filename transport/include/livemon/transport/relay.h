@@ -131,6 +131,11 @@ struct RelayStats {
   std::size_t historyBytes = 0;     // held for late subscribers now
   std::size_t historyMessages = 0;
   uint64_t historyDropped = 0;      // messages dropped to stay within RelayOptions::historyBytes
+  // Each source's newest livemon.run_config message, kept beside historyBytes when it dropped them
+  // (docs/wire-format.md, "History"): how many, their bytes, and those let go beyond the bound.
+  std::size_t historyConfigs = 0;
+  std::size_t historyConfigBytes = 0;
+  uint64_t historyConfigsDropped = 0;
   uint64_t historyRequests = 0;
   uint64_t historyBusy = 0;       // requests told "busy": every answer place was taken
   uint64_t historyAbandoned = 0;  // answers ended before their end: the reader left or read too slowly
