@@ -121,6 +121,17 @@ TEST_F(CommandLineTest, AStragglerBeyondTheRanksIsAUsageErrorOfTheDemo) {
   EXPECT_EQ(out_.str(), "");
 }
 
+// `demo --config`: a malformed entry is a usage error of the demo, before anything runs.
+TEST_F(CommandLineTest, AMalformedConfigEntryIsAUsageErrorOfTheDemo) {
+  for (const char* config : {"lr", "lr=3e-4,=64", "step=3"}) {
+    err_.str("");
+    EXPECT_EQ(run({"demo", "--config", config, "--steps", "1"}), kUsageExitCode) << config;
+    EXPECT_EQ(err_.str().rfind("livemonctl: --config: ", 0), 0u) << err_.str();
+    EXPECT_NE(err_.str().find("\nUsage: demo [OPTIONS]"), std::string::npos) << err_.str();
+  }
+  EXPECT_EQ(out_.str(), "");
+}
+
 // What the options say reaches the command: info's file and --json.
 TEST_F(CommandLineTest, InfoRunsOnTheFileItWasGiven) {
   const std::string path = (dir_.path() / "run.mcap").string();
