@@ -23,6 +23,7 @@
 #include <livemonctl/record.h>
 #include <livemonctl/relay.h>
 #include <livemonctl/replay.h>
+#include <livemonctl/runs.h>
 #include <livemonctl/tail.h>
 #include <livemonctl/watch.h>
 
@@ -41,7 +42,7 @@ std::vector<Command> addCommands(CLI::App& app) {
   app.set_version_flag("--version", std::string("livemonctl 9.9.9"), "Print the version and exit");
   std::vector<Command> commands;
   for (Command (*add)(CLI::App&) : {addDemoCommand, addRanksCommand, addTailCommand, addWatchCommand, addRecordCommand,
-                                    addInfoCommand, addExportCommand, addReplayCommand, addRelayCommand,
+                                    addInfoCommand, addRunsCommand, addExportCommand, addReplayCommand, addRelayCommand,
                                     addKeygenCommand}) {
     commands.push_back(add(app));
   }
@@ -79,7 +80,7 @@ TEST(CommandLine, EveryCommandAddsItsOwnSubcommand) {
     EXPECT_TRUE(command.run) << command.cli->get_name();
     names.push_back(command.cli->get_name());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"demo", "ranks", "tail", "watch", "record", "info", "export", "replay",
+  EXPECT_EQ(names, (std::vector<std::string>{"demo", "ranks", "tail", "watch", "record", "info", "runs", "export", "replay",
                                              "relay", "keygen"}));
   EXPECT_EQ(app.get_subcommands([](const CLI::App*) { return true; }).size(), commands.size());
 }
