@@ -14,6 +14,7 @@
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 #include <livemonctl/command.h>
+#include <livemonctl/export.h>
 #include <livemonctl/run_index.h>
 
 #include "json_lines.h"
@@ -190,6 +191,50 @@ TEST_F(RunsTest, DamagedFilesAreReportedAndTheOthersListed) {
   EXPECT_NE(err_.str().find("no recordings (*.mcap) found"), std::string::npos) << err_.str();
 }
 
+// `export --format csv` over several recordings: one table, a run column first, each file's rows in
+// turn; a single recording's table is as it was unless the run column is asked for.
+TEST_F(RunsTest, ExportWritesSeveralRecordingsIntoOneTableWithARunColumn) {
+  const std::string a = (dir_.path() / "a.mcap").string();
+  const std::string b = (dir_.path() / "b.mcap").string();
+  writeRun(a, "run-a", {{"lr", 1e-3}}, {0.5});
+  writeRun(b, "run-b", {{"batch", int64_t{64}}}, {0.25});
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runExport({.path = a, .format = ExportFormat::Csv, .morePaths = {b}}, stop_, out, err), 0) << err.str();
+  std::vector<std::string> lines;
+  std::istringstream text(out.str());
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 1u + 2 * 4) << out.str();  // per run: lr or batch, a loss, an accuracy and a step
+  EXPECT_EQ(lines[0], "run,time_ns,time,source,name,seq,key,type,value,step");
+  for (std::size_t i = 1; i < lines.size(); ++i) {
+    EXPECT_EQ(lines[i].rfind(i <= 4 ? "run-a," : "run-b,", 0), 0u) << "the rows of each file in turn: " << lines[i];
+  }
+  EXPECT_NE(err.str().find("exported 6 events from 2 recordings"), std::string::npos) << err.str();
+
+  std::ostringstream wide;
+  ASSERT_EQ(runExport({.path = a, .format = ExportFormat::Csv, .wide = true, .morePaths = {b}}, stop_, wide, err), 0);
+  EXPECT_EQ(wide.str().substr(0, wide.str().find('\n')),
+            "run,time_ns,time,source,name,step,accuracy,batch,lr,train.loss.mean") << "the keys of both files";
+
+  std::ostringstream single;
+  std::ostringstream withRun;
+  ASSERT_EQ(runExport({.path = a, .format = ExportFormat::Csv}, stop_, single, err), 0);
+  ASSERT_EQ(runExport({.path = a, .format = ExportFormat::Csv, .runColumn = true}, stop_, withRun, err), 0);
+  EXPECT_EQ(single.str().rfind("time_ns,", 0), 0u) << "one recording: the table as it always was";
+  EXPECT_EQ(withRun.str().rfind("run,time_ns,", 0), 0u);
+  EXPECT_EQ(withRun.str().size(), single.str().size() + std::string("run,").size() + 4 * std::string("run-a,").size());
+
+  // A later recording that cannot be read is reported; the others are exported.
+  const std::string garbage = (dir_.path() / "garbage.mcap").string();
+  std::ofstream(garbage) << "no recording";
+  std::ostringstream partial;
+  err.str("");
+  EXPECT_EQ(runExport({.path = a, .format = ExportFormat::Csv, .morePaths = {garbage, b}}, stop_, partial, err),
+            kFailedExitCode);
+  EXPECT_NE(err.str().find(garbage), std::string::npos) << err.str();
+  EXPECT_NE(partial.str().find("\nrun-b,"), std::string::npos) << partial.str();
+}
+
 TEST(RunIndex, AFileArgumentIsTakenWhateverItsNameAndDirectoriesAreSearchedForRecordings) {
   transport::test::TempDir dir;
   std::filesystem::create_directories(dir.path() / "a" / "b");
@@ -232,6 +277,12 @@ TEST(RunsProcess, AConfigSetThroughTheDemoReachesTheRecordingAndRunsJson) {
     EXPECT_EQ(run["summary"]["eval.accuracy"]["count"], 4) << "an eval every 50 steps";
   }
   EXPECT_EQ(all["runs"][0]["name"], "lr-3e-3") << "the higher rate learns faster: the most accurate first";
+
+  ChildProcess csv({LIVEMONCTL_PATH, "export", (dir.path() / "lr-3e-4.mcap").string(),
+                    (dir.path() / "lr-3e-3.mcap").string(), "--format", "csv", "--wide"});
+  ASSERT_EQ(csv.exitCode(), 0) << csv.err();
+  EXPECT_EQ(csv.out().rfind("run,time_ns,time,source,name,step,", 0), 0u) << csv.out().substr(0, 200);
+  EXPECT_NE(csv.out().find("\nlr-3e-3,"), std::string::npos);
 
   ChildProcess bad({LIVEMONCTL_PATH, "runs", dir.path().string(), "--best", "highest"});
   EXPECT_EQ(bad.exitCode(), kUsageExitCode);
