@@ -76,8 +76,8 @@ void checkOptions(const DemoOptions& options) {
   }
 }
 
-// The Stats a single-rank demo publishes, with the Stat window; their last windows are logged
-// when they are destroyed.
+// Not thread-safe: one owner at a time (the demo's loop). The Stats a single-rank demo publishes,
+// with the Stat window; their last windows are logged when they are destroyed.
 struct DemoStats {
   explicit DemoStats(std::chrono::milliseconds window)
       : loss("train.loss", {Aggregation::Mean, Aggregation::Min, Aggregation::Max}, window),
@@ -95,8 +95,9 @@ struct DemoStats {
   Stat memory;
 };
 
-// Until destroyed, every event logged in this process is also written into `recording` as
-// `source`'s (the single-rank demo's publisher handles them all).
+// Not thread-safe: one owner at a time; its handler runs on any thread that logs. Until destroyed,
+// every event logged in this process is also written into `recording` as `source`'s (the
+// single-rank demo's publisher handles them all).
 struct RecordLoggedEvents {
   RecordLoggedEvents(DemoRecording* recording, const SourceInfo& source) {
     if (recording != nullptr) {

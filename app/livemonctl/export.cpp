@@ -99,7 +99,8 @@ struct WideColumns {
   }
 };
 
-// A recording opened for export, with the receive-time bounds resolved against its start.
+// Not thread-safe: one owner at a time. A recording opened for export, with the receive-time
+// bounds resolved against its start.
 struct OpenRecording {
   std::unique_ptr<RecordingReader> reader;
   uint64_t from = 0;
@@ -133,7 +134,8 @@ int openRecording(const std::string& path, const ExportOptions& options, const s
   return 0;
 }
 
-// Writes the events of recordings, one after another, into one output.
+// Not thread-safe: one owner at a time (the command's thread). Writes the events of recordings, one
+// after another, into one output.
 class Exporter {
  public:
   Exporter(const ExportOptions& options, bool runColumn, const std::atomic<bool>& stop, StatusLine& status,

@@ -83,7 +83,7 @@ class RelayRecorder {
   const std::string& failure() const noexcept { return failure_; }
 
  private:
-  // Thread-safety: one owner at a time. A file being written.
+  // Not thread-safe: one owner at a time (the recorder's). A file being written.
   struct OpenFile {
     std::unique_ptr<transport::RecordingWriter> writer;
     std::chrono::steady_clock::time_point openedAt{};

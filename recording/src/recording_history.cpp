@@ -13,8 +13,8 @@ namespace {
 // (version 2), so a piece is some 100 KiB to a few MiB.
 constexpr std::size_t kPieceMessages = 512;
 
-// Thread-safety: one answer's, on the thread that answers. Where the pieces taken from one file
-// ended. Each file has its own: a relay writes a file per run, several at once, so one file's log
+// Thread-safety: a plain value type (one answer's, on the thread that answers). Where the pieces
+// taken from one file ended. Each file has its own: a relay writes a file per run, several at once, so one file's log
 // times say nothing of another's.
 struct FilePlace {
   uint64_t lastLogTimeNs = 0;  // of the last message taken
