@@ -112,7 +112,6 @@ struct RecordLoggedEvents {
 };
 
 int runSingleRank(const DemoOptions& options, DemoRecording* recording, const std::atomic<bool>& stop, std::ostream& out) {
-
   transport::PublisherOptions publisherOptions;
   if (options.connect.empty()) {
     publisherOptions.bind = {options.endpoint};
