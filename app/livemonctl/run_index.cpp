@@ -54,16 +54,19 @@ std::vector<std::pair<uint64_t, uint64_t>> chunkRanges(const RecordingSummary& s
                                                        const std::set<uint16_t>& channels,
                                                        std::set<uint64_t>& chosen) {
   const auto& chunks = summary.chunks;
-  const bool countsKnown = std::all_of(chunks.begin(), chunks.end(), [](const RecordingChunk& c) {
-    return !c.messageCounts.empty();
+  // A chunk's channels: from the chunk index, or counted by a scan.
+  const auto holds = [](const RecordingChunk& chunk, uint16_t channel) {
+    return chunk.channels.contains(channel) || chunk.messageCounts.contains(channel);
+  };
+  const bool channelsKnown = std::all_of(chunks.begin(), chunks.end(), [](const RecordingChunk& c) {
+    return !c.channels.empty() || !c.messageCounts.empty();
   });
-  if (!countsKnown) return {};
+  if (!channelsKnown) return {};
   std::vector<std::pair<uint64_t, uint64_t>> ranges;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const RecordingChunk& chunk = chunks[i];
     const bool wanted = i == 0 || i + 1 == chunks.size() ||
-                        std::any_of(chunk.messageCounts.begin(), chunk.messageCounts.end(),
-                                    [&](const auto& count) { return count.second > 0 && channels.contains(count.first); });
+                        std::any_of(channels.begin(), channels.end(), [&](uint16_t id) { return holds(chunk, id); });
     if (!wanted) continue;
     chosen.insert(chunk.offset);
     ranges.emplace_back(chunk.startTimeNs, chunk.endTimeNs);
@@ -191,6 +194,7 @@ RecordingRuns readRecordingRuns(const std::string& path, const std::vector<std::
     }
   }
   result.readable = true;
+  result.chunksRead = reader->readStats().chunksRead;
   for (auto& [name, run] : runs) {
     run.finished = reader->indexed();
     // One run in the file: its span is the file's, known without reading every chunk.

@@ -58,6 +58,7 @@ struct RecordingRuns {
   bool readable = false;            // it opened as a recording
   std::vector<RunRow> runs;
   std::vector<std::string> problems;  // "PATH: byte N: what", or why it could not be opened
+  uint64_t chunksRead = 0;            // chunk records loaded (RecordingReadStats::chunksRead)
 };
 
 // Reads the runs in the recording at `path`. Only the chunks that can matter are read, found with
