@@ -16,6 +16,7 @@
 #include <livemon/event_handler.h>
 #include <livemon/profiler.h>
 #include <livemon/record_function.h>
+#include <livemon/run_config.h>
 #include <livemon/stat.h>
 #include <livemon/step.h>
 #include <livemon/system_stats.h>
@@ -23,6 +24,8 @@
 #include <livemon/transport/publisher.h>
 #include <livemonctl/command.h>
 #include <livemonctl/demo_ranks.h>
+#include <livemonctl/demo_recording.h>
+#include <livemonctl/run_config_option.h>
 #include <livemonctl/synthetic_training_job.h>
 #include <livemonctl/text_format.h>
 
@@ -47,7 +50,7 @@ void sleepUntil(std::chrono::steady_clock::time_point until, const std::atomic<b
   }
 }
 
-int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
+void checkOptions(const DemoOptions& options) {
   if (!(options.stepsPerSecond > 0) || options.stepsPerSecond > 100000) {
     throw std::invalid_argument("steps per second must be in (0, 100000], got " + std::to_string(options.stepsPerSecond));
   }
@@ -55,6 +58,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
     throw std::invalid_argument("window must be at least 1 ms, got " + std::to_string(options.window.count()) + " ms");
   }
   if (options.duration.count() < 0) throw std::invalid_argument("duration must not be negative");
+  if (options.steps < 0) throw std::invalid_argument("steps must not be negative, got " + std::to_string(options.steps));
   if (options.stepsPerEpoch < 1) {
     throw std::invalid_argument("steps per epoch must be at least 1, got " + std::to_string(options.stepsPerEpoch));
   }
@@ -70,8 +74,44 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
     throw std::invalid_argument("straggler factor must be above 0 and at most " + shortestDouble(kMaxStragglerFactor) +
                                 ", got " + shortestDouble(options.stragglerFactor));
   }
-  if (options.ranks > 1 || options.straggler) return runDemoRanks(options, stop, out);
+}
 
+// Not thread-safe: one owner at a time (the demo's loop). The Stats a single-rank demo publishes,
+// with the Stat window; their last windows are logged when they are destroyed.
+struct DemoStats {
+  explicit DemoStats(std::chrono::milliseconds window)
+      : loss("train.loss", {Aggregation::Mean, Aggregation::Min, Aggregation::Max}, window),
+        learningRate("train.lr", {Aggregation::Value}, window),
+        samplesPerSecond("train.samples_per_s", {Aggregation::Mean}, window),
+        stepTime("train.step_time_ms", {Aggregation::Mean, Aggregation::P50, Aggregation::P90, Aggregation::P99}, window),
+        gradNorm("train.grad_norm", {Aggregation::Mean, Aggregation::Max}, window),
+        memory("system.memory_gb", {Aggregation::Value, Aggregation::Max}, window) {}
+
+  Stat loss;
+  Stat learningRate;
+  Stat samplesPerSecond;
+  Stat stepTime;
+  Stat gradNorm;
+  Stat memory;
+};
+
+// Not thread-safe: one owner at a time; its handler runs on any thread that logs. Until destroyed,
+// every event logged in this process is also written into `recording` as `source`'s (the
+// single-rank demo's publisher handles them all).
+struct RecordLoggedEvents {
+  RecordLoggedEvents(DemoRecording* recording, const SourceInfo& source) {
+    if (recording != nullptr) {
+      handle = registerEventHandler([recording, &source](const Event& event) { recording->record(event, source); });
+    }
+  }
+  ~RecordLoggedEvents() { unregisterEventHandler(handle); }
+  RecordLoggedEvents(const RecordLoggedEvents&) = delete;
+  RecordLoggedEvents& operator=(const RecordLoggedEvents&) = delete;
+
+  EventHandlerHandle handle;
+};
+
+int runSingleRank(const DemoOptions& options, DemoRecording* recording, const std::atomic<bool>& stop, std::ostream& out) {
   transport::PublisherOptions publisherOptions;
   if (options.connect.empty()) {
     publisherOptions.bind = {options.endpoint};
@@ -89,7 +129,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
 
   const double periodMs = 1000.0 / options.stepsPerSecond;
   const uint64_t seed = options.seed != 0 ? options.seed : std::random_device{}();
-  SyntheticTrainingJob job(seed, periodMs, options.stepsPerEpoch);
+  SyntheticTrainingJob job(seed, periodMs, options.stepsPerEpoch, jobShapeOf(options.config));
   job.divergeAt(options.divergeAt);
 
   // Declared before the Stats, so it clears the step after their last windows are logged: a demo
@@ -98,12 +138,10 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
     ~ClearStepOnExit() { clearStep(); }
   } clearStepOnExit;
   const auto window = options.window;
-  Stat loss("train.loss", {Aggregation::Mean, Aggregation::Min, Aggregation::Max}, window);
-  Stat learningRate("train.lr", {Aggregation::Value}, window);
-  Stat samplesPerSecond("train.samples_per_s", {Aggregation::Mean}, window);
-  Stat stepTime("train.step_time_ms", {Aggregation::Mean, Aggregation::P50, Aggregation::P90, Aggregation::P99}, window);
-  Stat gradNorm("train.grad_norm", {Aggregation::Mean, Aggregation::Max}, window);
-  Stat memory("system.memory_gb", {Aggregation::Value, Aggregation::Max}, window);
+  // Registered before the Stats exist and removed after they logged their last windows.
+  std::optional<RecordLoggedEvents> recordLogged(std::in_place, recording, publisher.identity());
+  if (!options.config.empty()) setRunConfig(options.config);
+  std::optional<DemoStats> stats(std::in_place, window);
   WaitCounter dataLoading("train.data_loading");
 
   setThreadName("train");
@@ -122,11 +160,8 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   for (const std::string& endpoint : publisher.endpoints()) out << ' ' << endpoint;
   out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows, "
       << options.stepsPerEpoch << " steps per epoch; ";
-  if (options.duration.count() > 0) {
-    out << "stops after " << options.duration.count() << " ms";
-  } else {
-    out << "Ctrl-C stops it";
-  }
+  out << demoStopsWhen(options);
+  if (recording != nullptr) out << "\n  recording its events to " << recording->path();
   out << "\n  system Stats of this process every second; " << sharedSystemStatsSampler(window)->gpuStatus();
   out << "\n  watch it with: livemonctl tail " << publisher.endpoints().front();
   if (options.curve.enabled() && options.connect.empty()) {
@@ -146,7 +181,8 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   };
   if (profiler) profiler->start();
   int64_t steps = 0;
-  while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
+  while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end &&
+         (options.steps == 0 || steps < options.steps)) {
     const auto stepStart = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(period * static_cast<double>(steps));
     const TrainingStep s = job.next();
     setStep(s.step);  // what every event and Stat window of this step carries
@@ -176,12 +212,12 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
         sleepUntil(t = after(t, 0.1 * computeMs), stop);
       }
     }
-    loss.add(s.loss);
-    learningRate.add(s.learningRate);
-    samplesPerSecond.add(s.samplesPerSecond);
-    stepTime.add(s.stepTimeMs);
-    gradNorm.add(s.gradNorm);
-    memory.add(s.memoryGb);
+    stats->loss.add(s.loss);
+    stats->learningRate.add(s.learningRate);
+    stats->samplesPerSecond.add(s.samplesPerSecond);
+    stats->stepTime.add(s.stepTimeMs);
+    stats->gradNorm.add(s.gradNorm);
+    stats->memory.add(s.memoryGb);
     if (const auto eval = job.evalDue()) {
       logEvent(Event{"eval",
                      std::chrono::system_clock::now(),
@@ -190,6 +226,7 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
           << eval->loss << std::endl;
     }
     ++steps;
+    if (recording != nullptr) recording->flushIfDue();
     if (profiler) profiler->step();
     sleepUntil(std::min(end, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                           period * static_cast<double>(steps))),
@@ -198,15 +235,45 @@ int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream
   if (profiler) profiler->stop();
   setRangeStatsEnabled(false);
   flushRangeStats();  // the last range windows go out before the publisher closes
+  stats.reset();      // and the Stats' last windows, recorded too
+  recordLogged.reset();
   commandMessage(out, kCommand) << "stopped after " << steps << " steps; published " << publisher.publishedCount()
       << " events, dropped " << publisher.droppedCount() << std::endl;
   return 0;
 }
 
+int demo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
+  checkOptions(options);
+  std::unique_ptr<DemoRecording> recording;
+  if (!options.recordPath.empty()) {
+    try {
+      recording = std::make_unique<DemoRecording>(options.recordPath);
+    } catch (const transport::RecordingError& error) {
+      commandMessage(err, kCommand) << error.what() << '\n';
+      return kFailedExitCode;
+    }
+  }
+  // A demo run inside another program (a test) leaves no config behind.
+  struct ClearConfigOnExit {
+    ~ClearConfigOnExit() { clearRunConfig(); }
+  } clearConfigOnExit;
+  const int exitCode = options.ranks > 1 || options.straggler ? runDemoRanks(options, recording.get(), stop, out)
+                                                              : runSingleRank(options, recording.get(), stop, out);
+  if (recording == nullptr) return exitCode;
+  if (!recording->close()) {
+    commandMessage(err, kCommand) << "recording failed: " << recording->failure() << " (" << recording->eventCount()
+                                  << " events recorded, " << recording->unrecordedCount() << " not)\n";
+    return kFailedExitCode;
+  }
+  commandMessage(out, kCommand) << "recorded " << recording->eventCount() << " events to " << recording->path()
+                                << std::endl;
+  return exitCode;
+}
+
 }  // namespace
 
 int runDemo(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out, std::ostream& err) {
-  return runCommand(kCommand, err, [&] { return demo(options, stop, out); });
+  return runCommand(kCommand, err, [&] { return demo(options, stop, out, err); });
 }
 
 Command addDemoCommand(CLI::App& app) {
@@ -217,6 +284,7 @@ Command addDemoCommand(CLI::App& app) {
     double duration = 0.0;
     int64_t straggler = -1;
     std::vector<int64_t> traceSchedule;
+    std::vector<std::string> config;
   };
   const auto parsed = std::make_shared<Parsed>();
   DemoOptions& demo = parsed->demo;
@@ -240,6 +308,30 @@ Command addDemoCommand(CLI::App& app) {
       ->check(CLI::Range(int64_t{1}, int64_t{1'000'000'000}))
       ->capture_default_str();
   command->add_option("--run", demo.runName, "Run name the demo publishes under")->capture_default_str();
+  // A malformed entry is a usage error, as CLI11's own checks are.
+  static const CLI::Validator configEntry(
+      [](std::string& entry) {
+        try {
+          parseConfigEntries({entry});
+          return std::string();
+        } catch (const std::invalid_argument& error) {
+          return std::string(error.what());
+        }
+      },
+      "KEY=VALUE", "config entry");
+  command->add_option("--config", parsed->config,
+                      "The run's config, KEY=VALUE[,KEY=VALUE...] (repeatable): int, float, true/false or text. "
+                      "lr and batch also shape the synthetic job")
+      ->option_text("KEY=VALUE,...")
+      ->delimiter(',')
+      ->check(configEntry);
+  command->add_option("--steps", demo.steps, "Stop after N training steps (0: run until Ctrl-C or --duration)")
+      ->option_text("N")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000'000'000}))
+      ->capture_default_str();
+  command->add_option("--record", demo.recordPath,
+                      "Also write the demo's own events into the recording FILE (as livemonctl record would)")
+      ->option_text("FILE");
   command->add_option("--seed", demo.seed, "Random seed (0: random)")->capture_default_str();
   command->add_option("--diverge-at", demo.divergeAt,
                       "From this step the loss blows up and, 40 steps later, becomes NaN, to try alerts (0: never)")
@@ -281,6 +373,7 @@ Command addDemoCommand(CLI::App& app) {
                                     std::to_string(options.ranks) + " (0.." + std::to_string(options.ranks - 1) + ")",
                                 context.err);
             }
+            options.config = parseConfigEntries(parsed->config);
             options.window = secondsToMs(parsed->window);
             options.duration = secondsToMs(parsed->duration);
             if (parsed->straggler >= 0) options.straggler = parsed->straggler;

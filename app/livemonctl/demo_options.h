@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include <livemon/run_config.h>
 #include <livemon/transport/curve.h>
 #include <livemon/transport/wire_format.h>
 
@@ -24,8 +25,14 @@ struct DemoOptions {
   double stepsPerSecond = 10;
   std::chrono::milliseconds window{1000};   // Stat window
   std::chrono::milliseconds duration{0};    // 0: until stopped
+  int64_t steps = 0;                        // stops after this many training steps; 0: until stopped
   int64_t stepsPerEpoch = 100;
   std::string runName = "demo";
+  // The run's config (setRunConfig; with ranks, a livemon.run_config event from every rank). Its
+  // "lr" and "batch" also shape the synthetic job (jobShapeOf). Empty: no config is sent.
+  RunConfig config;
+  // When set, the demo's own events are also written into this recording (DemoRecording).
+  std::string recordPath;
   uint64_t seed = 0;  // 0: a random seed
   int64_t divergeAt = 0;  // SyntheticTrainingJob::divergeAt; 0: never
   // PublisherOptions::metricsPort: serves the demo's Stats for Prometheus on this port (0: the

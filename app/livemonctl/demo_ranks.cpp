@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/event_handler.h>
+#include <livemon/run_config.h>
 #include <livemon/stat.h>
 #include <livemon/step.h>
 #include <livemon/system_stats.h>
@@ -52,6 +53,12 @@ struct Rank {
   std::vector<std::unique_ptr<Stat>> stats;  // in the order of TrainingStep's fields below
 };
 
+// Publishes `event` as `rank`'s, and records it as that rank's when there is a recording.
+void publishAs(const Rank& rank, const Event& event, DemoRecording* recording) {
+  rank.publisher->publish(event);
+  if (recording != nullptr) recording->record(event, rank.publisher->identity());
+}
+
 }  // namespace
 
 std::vector<RankStepTimes> synchronousStep(const std::vector<double>& computeMs, double commMs) {
@@ -80,7 +87,17 @@ std::string rankEndpoint(const std::string& endpoint, int64_t rank) {
   return endpoint + "-" + std::to_string(rank);
 }
 
-int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out) {
+std::string demoStopsWhen(const DemoOptions& options) {
+  if (options.steps > 0 && options.duration.count() > 0) {
+    return "stops after " + std::to_string(options.steps) + " steps or " + std::to_string(options.duration.count()) +
+           " ms";
+  }
+  if (options.steps > 0) return "stops after " + std::to_string(options.steps) + " steps";
+  if (options.duration.count() > 0) return "stops after " + std::to_string(options.duration.count()) + " ms";
+  return "Ctrl-C stops it";
+}
+
+int runDemoRanks(const DemoOptions& options, DemoRecording* recording, const std::atomic<bool>& stop, std::ostream& out) {
   const auto count = static_cast<std::size_t>(options.ranks);
   const double periodMs = 1000.0 / options.stepsPerSecond;
   const uint64_t seed = options.seed != 0 ? options.seed : std::random_device{}();
@@ -109,7 +126,7 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     ranks[r].publisher = std::make_unique<transport::Publisher>(publisherOptions);
     // A rank of its own: another seed, and step times a few per cent off the others'.
     ranks[r].job = std::make_unique<SyntheticTrainingJob>(seed + 7919 * r, periodMs * (1.0 + 0.02 * static_cast<double>(r % 5)),
-                                                          options.stepsPerEpoch);
+                                                          options.stepsPerEpoch, jobShapeOf(options.config));
     ranks[r].job->divergeAt(options.divergeAt);
   }
 
@@ -121,7 +138,14 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     EventHandlerHandle handle;
     ~Router() { unregisterEventHandler(handle); }
   } router;
-  router.handle = registerEventHandler([&ranks](const Event& event) {
+  // The config, as each rank's own event: no publisher here takes the one setRunConfig logs.
+  if (!options.config.empty()) {
+    setRunConfig(options.config);
+    if (const auto event = currentRunConfigEvent()) {
+      for (const Rank& rank : ranks) publishAs(rank, *event, recording);
+    }
+  }
+  router.handle = registerEventHandler([&ranks, recording](const Event& event) {
     const auto rank = rankOf(event);
     if (!rank || rank->first >= ranks.size()) return;
     Event own{event.name, event.timestamp, {}};
@@ -129,7 +153,7 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
     for (const auto& [key, value] : event.data) {
       if (key.size() > rank->second) own.data.emplace(key.substr(rank->second), value);
     }
-    ranks[rank->first].publisher->publish(own);
+    publishAs(ranks[rank->first], own, recording);
   });
   for (std::size_t r = 0; r < count; ++r) {
     const std::string prefix = std::string(kRankPrefix) + std::to_string(r) + "/";
@@ -161,7 +185,8 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
   }
   out << "\n  system Stats of this process every second, as rank 0's; " << systemStats->gpuStatus();
   out << "\n  " << options.stepsPerSecond << " steps/s, " << options.window.count() << " ms Stat windows; "
-      << (options.duration.count() > 0 ? "stops after " + std::to_string(options.duration.count()) + " ms" : "Ctrl-C stops it");
+      << demoStopsWhen(options);
+  if (recording != nullptr) out << "\n  recording every rank's events to " << recording->path();
   if (options.straggler) {
     out << "\n  rank " << *options.straggler << " is a straggler: it computes " << options.stragglerFactor
         << " times as long, and the others wait for it in every allreduce";
@@ -175,7 +200,8 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
   std::vector<double> computeMs(count);
   double simulatedMs = 0;  // the job's time: the sum of its step times
   int64_t steps = 0;
-  while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end) {
+  while (!stop.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < end &&
+         (options.steps == 0 || steps < options.steps)) {
     for (std::size_t r = 0; r < count; ++r) {
       trained[r] = ranks[r].job->next();
       const bool straggler = options.straggler && static_cast<std::size_t>(*options.straggler) == r;
@@ -196,10 +222,11 @@ int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std:
         Event event{"eval",
                     std::chrono::system_clock::now(),
                     {{"epoch", eval->epoch}, {"step", eval->step}, {"accuracy", eval->accuracy}, {"loss", eval->loss}}};
-        rank.publisher->publish(event);
+        publishAs(rank, event, recording);
       }
     }
     ++steps;
+    if (recording != nullptr) recording->flushIfDue();
     simulatedMs += times.front().stepMs;
     const auto next = std::min(end, start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                                                std::chrono::duration<double, std::milli>(simulatedMs)));

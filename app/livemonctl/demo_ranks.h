@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <livemonctl/demo_options.h>
+#include <livemonctl/demo_recording.h>
 
 // `livemonctl demo --ranks N`: the demo's training job as N ranks of one process.
 namespace livemon::livemonctl {
@@ -30,8 +31,14 @@ struct RankStepTimes {
 // every rank's step time is (slowest compute + commMs). Empty in, empty out.
 std::vector<RankStepTimes> synchronousStep(const std::vector<double>& computeMs, double commMs);
 
+// When the demo stops, as its first lines say: "stops after 30000 ms", "stops after 500 steps",
+// "Ctrl-C stops it".
+std::string demoStopsWhen(const DemoOptions& options);
+
 // Runs options.ranks ranks (0..ranks-1, one run name, each its own Publisher and seed) as one
-// synchronous data-parallel job until `stop` or options.duration. Each step every rank computes
+// synchronous data-parallel job until `stop`, options.duration or options.steps. With a config,
+// each rank publishes it first as a livemon.run_config event of its own; with `recording`, every
+// event a rank publishes is recorded there as that rank's. Each step every rank computes
 // for its own time (options.straggler's stragglerFactor times longer) and waits for the slowest in
 // an allreduce (synchronousStep); the job's time is simulated, and the loop sleeps only between
 // steps, so the step rate drops behind a straggler as a cluster's does. Each rank publishes the
@@ -39,6 +46,6 @@ std::vector<RankStepTimes> synchronousStep(const std::vector<double>& computeMs,
 // system.memory_gb) plus train.compute_time_ms and train.allreduce_time_ms (mean and max), and its
 // eval events; the ranges and the WaitCounter of a single-rank demo are left out. Options are
 // checked by the caller. Returns 0.
-int runDemoRanks(const DemoOptions& options, const std::atomic<bool>& stop, std::ostream& out);
+int runDemoRanks(const DemoOptions& options, DemoRecording* recording, const std::atomic<bool>& stop, std::ostream& out);
 
 }  // namespace livemon::livemonctl

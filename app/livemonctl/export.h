@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <iosfwd>
 #include <string>
+#include <vector>
+
 #include <livemonctl/command_line.h>
 
 // `livemonctl export`: a recording's events as JSON lines or CSV.
@@ -22,6 +24,8 @@ struct ExportOptions {
   std::string to{};
   bool progress = false;  // a status line on `err`, rewritten in place (a terminal)
   bool wide = false;      // CSV only: a row per event and a column per data key
+  std::vector<std::string> morePaths{};  // recordings exported after `path`, in turn, into the same output
+  bool runColumn = false;  // CSV only: a first column "run"; always there with morePaths
 };
 
 // The most data-key columns of `export --format csv --wide`; further keys are left out and
@@ -34,7 +38,12 @@ inline constexpr std::size_t kMaxWideColumns = 4096;
 // time_ns,time,source,name,step,<key>... with a column per data key in byte order (the union
 // over the exported events, at most kMaxWideColumns) and an empty cell where an event lacks the
 // key; a data field "step" is the step column. Wide export reads the file twice (keys, then
-// rows), so its memory holds the key names, never the rows. Returns 0,
+// rows), so its memory holds the key names, never the rows. With morePaths, the recordings are
+// written one after another into one output (JSON lines, or one CSV table whose wide columns are
+// the union over all of them), and a CSV table starts with a column "run", the event's source's run
+// (runColumn asks for it with one recording; without, one recording's output is as it always was);
+// --from and --to count from each recording's own start. A recording after the first that cannot be
+// read is reported and the others exported. Returns 0,
 // kFailedExitCode when a file cannot be read or written, kUsageExitCode for a bad --from/--to,
 // kInterruptedExitCode when `stop` became true first (what was written until then stays, ending
 // with a whole event).

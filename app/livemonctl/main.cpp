@@ -18,6 +18,7 @@
 #include <livemonctl/record.h>
 #include <livemonctl/relay.h>
 #include <livemonctl/replay.h>
+#include <livemonctl/runs.h>
 #include <livemonctl/tail.h>
 #include <livemonctl/watch.h>
 
@@ -50,8 +51,8 @@ int main(int argc, char** argv) {
   // In the order `livemonctl --help` lists them.
   const std::vector<ctl::Command> commands{
       ctl::addDemoCommand(app),   ctl::addRanksCommand(app),  ctl::addTailCommand(app),   ctl::addWatchCommand(app),
-      ctl::addRecordCommand(app), ctl::addInfoCommand(app),   ctl::addExportCommand(app), ctl::addReplayCommand(app),
-      ctl::addRelayCommand(app),  ctl::addKeygenCommand(app)};
+      ctl::addRecordCommand(app), ctl::addInfoCommand(app),   ctl::addRunsCommand(app),   ctl::addExportCommand(app),
+      ctl::addReplayCommand(app), ctl::addRelayCommand(app),  ctl::addKeygenCommand(app)};
   const ctl::ParsedCommandLine parsed = ctl::parseCommandLine(app, commands, argc, argv, std::cout, std::cerr);
   if (parsed.command == nullptr) return parsed.exitCode;  // help, version or a usage error
   handleStopSignals();

@@ -139,7 +139,7 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   commandMessage(out, kCommand) << "publishers connect to " << relay.listenEndpoint() << ", subscribers to "
                                 << relay.serveEndpoint() << '\n';
   for (const std::string& endpoint : options.upstream) out << "  forwarding to the relay at " << endpoint << '\n';
-  if (recorder) out << "  recording into " << options.recordDir << '\n';
+  if (recorder) out << "  recording into " << options.recordDir << ", a file per run\n";
   if (!relay.historyEndpoint().empty()) {
     out << "  keeping the newest " << options.historyMb << " MiB for late subscribers; history requests on "
         << relay.historyEndpoint() << '\n';
@@ -189,6 +189,9 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
     recorder->close();
     out << "recorded " << recorder->eventCount() << " events in " << recorder->files().size() << " file"
         << (recorder->files().size() == 1 ? "" : "s") << " in " << options.recordDir;
+    if (recorder->sharedCount() > 0) {
+      out << "; " << recorder->sharedCount() << " events of runs beyond the open files in the shared +shared-*.mcap";
+    }
     if (recorder->droppedCount() > 0) out << "; " << recorder->droppedCount() << " events not recorded (too many names)";
     if (recorder->unrecordedCount() > 0) {
       out << "; " << recorder->unrecordedCount() << " events not recorded while no file could be written";
@@ -248,7 +251,7 @@ Command addRelayCommand(CLI::App& app) {
       ->option_text("S")
       ->check(CLI::Range(0.0, 1e6))
       ->capture_default_str();
-  command->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, named by their start time")
+  command->add_option("--record", relay.recordDir, "Record the stream into MCAP files in DIR, one per run, named by run and start time")
       ->option_text("DIR");
   command->add_option("--rotate-mb", relay.rotateMb, "With --record: start a new file after this many MiB")
       ->check(CLI::Range(uint64_t{1}, uint64_t{1'000'000}))

@@ -4,6 +4,8 @@
 #include <optional>
 #include <random>
 
+#include <livemon/run_config.h>
+
 // The numbers a plausible training run produces, for `livemonctl demo` and its ranks.
 namespace livemon::livemonctl {
 
@@ -31,11 +33,25 @@ struct EvalResult {
   double loss = 0;
 };
 
+// Thread-safety: a plain value type.
+//
+// What a run's config changes in the job, so that runs of different configs differ on a chart.
+struct JobShape {
+  // The learning rate at the end of the warm-up. Above the default the loss falls faster and
+  // noisier; away from 1e-3 either way it levels off higher (an optimum, as real sweeps have).
+  std::optional<double> peakLearningRate;
+  int64_t batchSize = 64;  // samples per step: samples_per_s
+};
+
+// The shape a demo's --config asks for: "lr" (a positive number) and "batch" (a positive integer);
+// other keys, and values out of range, change nothing.
+JobShape jobShapeOf(const RunConfig& config);
+
 // Not thread-safe: one owner at a time; one job belongs to one thread. Generates the numbers of a
 // plausible training run; deterministic for a given seed.
 class SyntheticTrainingJob {
  public:
-  SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, int64_t batchSize = 64);
+  SyntheticTrainingJob(uint64_t seed, double stepPeriodMs, int64_t stepsPerEpoch, JobShape shape = {});
 
   TrainingStep next();
   // From `step` on, the loss and gradient norm grow tenfold about every 15 steps and, 40 steps
@@ -49,6 +65,10 @@ class SyntheticTrainingJob {
   double stepPeriodMs_;
   int64_t stepsPerEpoch_;
   int64_t batchSize_;
+  double peakLearningRate_;
+  double speed_;        // how much faster than the default the loss falls
+  double floor_;        // where the loss levels off
+  double noise_;        // the loss's relative noise
   int64_t step_ = 0;
   double smoothedLoss_ = 0;
   int64_t divergeAt_ = 0;

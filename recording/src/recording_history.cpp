@@ -13,13 +13,20 @@ namespace {
 // (version 2), so a piece is some 100 KiB to a few MiB.
 constexpr std::size_t kPieceMessages = 512;
 
+// Thread-safety: a plain value type (one answer's, on the thread that answers). Where the pieces
+// taken from one file ended. Each file has its own: a relay writes a file per run, several at once, so one file's log
+// times say nothing of another's.
+struct FilePlace {
+  uint64_t lastLogTimeNs = 0;  // of the last message taken
+  uint64_t takenAtLast = 0;    // messages taken at exactly lastLogTimeNs
+};
+
 // Thread-safety: one answer's, on the thread that answers.
 struct ReadingState {
   std::size_t count = 0;  // the files added when the answer began (or resumed)
   std::size_t file = 0;
   std::unique_ptr<RecordingReader> reader;
-  uint64_t lastLogTimeNs = 0;  // of the last message taken
-  uint64_t takenAtLast = 0;    // messages taken at exactly lastLogTimeNs, in this file
+  std::vector<FilePlace> places;  // per file added, in the order added
 };
 
 }  // namespace
@@ -51,6 +58,8 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
   auto& state = *static_cast<ReadingState*>(cursor.state.get());
   if (beforeNs <= 0 || state.file >= state.count) return false;
   const auto before = static_cast<uint64_t>(beforeNs);
+  if (state.places.size() < state.count) state.places.resize(state.count);
+  FilePlace& place = state.places[state.file];
   if (!state.reader) {
     const Recording file = at(state.file);
     RecordingFileCheck check;
@@ -68,17 +77,17 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
   // messages at exactly that time that the last piece took.
   std::size_t taken = 0;
   std::size_t bytes = 0;
-  uint64_t skipAtLast = state.takenAtLast;
-  state.reader->forEachMessage(state.lastLogTimeNs, before - 1, [&](const RecordedMessage& message) {
-    if (message.logTimeNs == state.lastLogTimeNs && skipAtLast > 0) {
+  uint64_t skipAtLast = place.takenAtLast;
+  state.reader->forEachMessage(place.lastLogTimeNs, before - 1, [&](const RecordedMessage& message) {
+    if (message.logTimeNs == place.lastLogTimeNs && skipAtLast > 0) {
       --skipAtLast;
       return true;
     }
-    if (message.logTimeNs == state.lastLogTimeNs) {
-      ++state.takenAtLast;
+    if (message.logTimeNs == place.lastLogTimeNs) {
+      ++place.takenAtLast;
     } else {
-      state.lastLogTimeNs = message.logTimeNs;
-      state.takenAtLast = 1;
+      place.lastLogTimeNs = message.logTimeNs;
+      place.takenAtLast = 1;
     }
     ++taken;
     bytes += message.payload.size();
@@ -94,7 +103,6 @@ bool RecordingHistoryArchive::next(Cursor& cursor, int64_t beforeNs, std::vector
   if (!state.reader->scanOn(kScanBytesPerCall) || state.reader->summary().chunks.size() > chunksKnown) return true;
   // This file holds nothing more from before `before`; the next one (later) may, on the next call.
   state.reader.reset();
-  if (state.file + 1 < state.count) state.takenAtLast = 0;  // kept for resume() in the last
   ++state.file;
   return state.file < state.count;
 }
@@ -106,8 +114,9 @@ void RecordingHistoryArchive::resume(Cursor& cursor) {
     state.count = count();
     return;
   }
-  // Read the last file again from where it ended, then those added since.
-  state.file = state.count - 1;
+  // Every file again, each from where its pieces ended (the relay may still be writing any of
+  // them), then those added since.
+  state.file = 0;
   state.count = count();
   state.reader.reset();
 }

@@ -300,7 +300,9 @@ struct RecordingReader::State {
         chunk.endTimeNs = c.u64();
         chunk.offset = c.u64();
         chunk.length = c.u64();
-        c.string("message index offsets");
+        for (mcap::ByteReader keys(c.string("message index offsets"), c.offset()); keys.remaining() > 0; keys.u64()) {
+          chunk.channels.insert(keys.u16());  // a channel with messages in the chunk
+        }
         c.u64();  // message index length
         chunk.compression = std::string(c.string("compression name"));
         chunk.compressedSize = c.u64();

@@ -23,6 +23,7 @@
 #include <livemonctl/record.h>
 #include <livemonctl/relay.h>
 #include <livemonctl/replay.h>
+#include <livemonctl/runs.h>
 #include <livemonctl/tail.h>
 #include <livemonctl/watch.h>
 
@@ -41,7 +42,7 @@ std::vector<Command> addCommands(CLI::App& app) {
   app.set_version_flag("--version", std::string("livemonctl 9.9.9"), "Print the version and exit");
   std::vector<Command> commands;
   for (Command (*add)(CLI::App&) : {addDemoCommand, addRanksCommand, addTailCommand, addWatchCommand, addRecordCommand,
-                                    addInfoCommand, addExportCommand, addReplayCommand, addRelayCommand,
+                                    addInfoCommand, addRunsCommand, addExportCommand, addReplayCommand, addRelayCommand,
                                     addKeygenCommand}) {
     commands.push_back(add(app));
   }
@@ -79,7 +80,7 @@ TEST(CommandLine, EveryCommandAddsItsOwnSubcommand) {
     EXPECT_TRUE(command.run) << command.cli->get_name();
     names.push_back(command.cli->get_name());
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"demo", "ranks", "tail", "watch", "record", "info", "export", "replay",
+  EXPECT_EQ(names, (std::vector<std::string>{"demo", "ranks", "tail", "watch", "record", "info", "runs", "export", "replay",
                                              "relay", "keygen"}));
   EXPECT_EQ(app.get_subcommands([](const CLI::App*) { return true; }).size(), commands.size());
 }
@@ -118,6 +119,17 @@ TEST_F(CommandLineTest, AStragglerBeyondTheRanksIsAUsageErrorOfTheDemo) {
   EXPECT_EQ(run({"demo", "--ranks", "2", "--straggler", "2"}), kUsageExitCode);
   EXPECT_EQ(err_.str().rfind("livemonctl: --straggler: 2 is not a rank of --ranks 2 (0..1)\n\n", 0), 0u) << err_.str();
   EXPECT_NE(err_.str().find("\nUsage: demo [OPTIONS]"), std::string::npos) << err_.str();
+  EXPECT_EQ(out_.str(), "");
+}
+
+// `demo --config`: a malformed entry is a usage error of the demo, before anything runs.
+TEST_F(CommandLineTest, AMalformedConfigEntryIsAUsageErrorOfTheDemo) {
+  for (const char* config : {"lr", "lr=3e-4,=64", "step=3"}) {
+    err_.str("");
+    EXPECT_EQ(run({"demo", "--config", config, "--steps", "1"}), kUsageExitCode) << config;
+    EXPECT_EQ(err_.str().rfind("livemonctl: --config: ", 0), 0u) << err_.str();
+    EXPECT_NE(err_.str().find("\nUsage: demo [OPTIONS]"), std::string::npos) << err_.str();
+  }
   EXPECT_EQ(out_.str(), "");
 }
 

@@ -12,12 +12,15 @@
 #include <thread>
 
 #include <livemon/rank_scores.h>
+#include <livemon/run_config.h>
 #include <livemon/step.h>
 #include <livemon/transport/subscriber.h>
 #include <livemonctl/command.h>
 #include <livemonctl/demo_ranks.h>
+#include <livemonctl/run_config_option.h>
 #include <livemonctl/synthetic_training_job.h>
 
+#include "recorded_sample.h"
 #include "test_support.h"
 
 namespace livemon::livemonctl {
@@ -75,6 +78,129 @@ TEST(SyntheticTrainingJob, DivergesWhenAsked) {
     EXPECT_TRUE(std::isnan(b[i].gradNorm)) << i;
     EXPECT_TRUE(std::isfinite(b[i].stepTimeMs)) << "only the loss and gradients go bad";
   }
+}
+
+// `--config lr=...`: a higher learning rate makes the loss fall faster, and runs of a sweep end at
+// different levels, so five runs of the demo differ on a chart.
+TEST(SyntheticTrainingJob, TheLearningRateOfItsConfigShapesTheLossCurve) {
+  const auto meanLoss = [](std::optional<double> lr, int from, int to) {
+    JobShape shape;
+    shape.peakLearningRate = lr;
+    SyntheticTrainingJob job(11, 100.0, 100, shape);
+    double sum = 0;
+    for (int i = 0; i < to; ++i) {
+      const double loss = job.next().loss;
+      if (i >= from) sum += loss;
+    }
+    return sum / (to - from);
+  };
+  EXPECT_GT(meanLoss(1e-4, 300, 400), 1.5 * meanLoss(3e-3, 300, 400)) << "ten times the rate falls faster";
+  EXPECT_GT(meanLoss(1e-2, 3000, 4000), 1.2 * meanLoss(1e-3, 3000, 4000)) << "a rate too high levels off higher";
+  EXPECT_EQ(jobShapeOf({{"lr", 3e-3}, {"batch", int64_t{32}}}).peakLearningRate, 3e-3);
+  EXPECT_EQ(jobShapeOf({{"lr", 3e-3}, {"batch", int64_t{32}}}).batchSize, 32);
+  EXPECT_FALSE(jobShapeOf({{"lr", std::string("fast")}}).peakLearningRate) << "a value that is no rate changes nothing";
+  EXPECT_FALSE(jobShapeOf({{"lr", -1.0}}).peakLearningRate);
+  SyntheticTrainingJob batch128(3, 100.0, 100, jobShapeOf({{"batch", int64_t{128}}}));
+  SyntheticTrainingJob batch64(3, 100.0, 100);
+  EXPECT_DOUBLE_EQ(batch128.next().samplesPerSecond, 2 * batch64.next().samplesPerSecond);
+}
+
+TEST(RunConfigOption, ValuesAreIntsThenDoublesThenBoolsThenText) {
+  EXPECT_EQ(parseConfigValue("64"), DataValue(int64_t{64}));
+  EXPECT_EQ(parseConfigValue("-3"), DataValue(int64_t{-3}));
+  EXPECT_EQ(parseConfigValue("3e-4"), DataValue(3e-4));
+  EXPECT_EQ(parseConfigValue("0.5"), DataValue(0.5));
+  EXPECT_EQ(parseConfigValue("true"), DataValue(true));
+  EXPECT_EQ(parseConfigValue("false"), DataValue(false));
+  EXPECT_EQ(parseConfigValue("adam"), DataValue(std::string("adam")));
+  EXPECT_EQ(parseConfigValue("64k"), DataValue(std::string("64k")));
+  EXPECT_EQ(parseConfigValue(""), DataValue(std::string()));
+  EXPECT_EQ(parseConfigEntries({"lr=3e-4", "batch=64", "optimizer=adam", "note=a=b", "batch=128"}),
+            (RunConfig{{"lr", 3e-4}, {"batch", int64_t{128}}, {"optimizer", std::string("adam")},
+                       {"note", std::string("a=b")}}));
+  EXPECT_THROW(parseConfigEntries({"lr"}), std::invalid_argument);
+  EXPECT_THROW(parseConfigEntries({"=3"}), std::invalid_argument);
+  EXPECT_THROW(parseConfigEntries({"step=3"}), std::invalid_argument);
+}
+
+// `demo --run NAME --config ... --steps N --record FILE`: the demo stops by itself after N steps,
+// and its recording holds the run's config and its events under the run's name.
+TEST(Demo, StopsAfterItsStepsAndRecordsItsConfigAndEvents) {
+  test::TempDir dir;
+  DemoOptions options;
+  options.endpoint = test::uniqueInproc();
+  options.stepsPerSecond = 2000;
+  options.window = std::chrono::milliseconds(20);
+  options.stepsPerEpoch = 50;
+  options.runName = "lr-sweep-3";
+  options.config = {{"lr", 3e-3}, {"batch", int64_t{32}}, {"optimizer", std::string("adam")}};
+  options.steps = 120;
+  options.recordPath = (dir.path() / "run.mcap").string();
+  std::atomic<bool> stop{false};  // never set: the steps end it
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runDemo(options, stop, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("stopped after 120 steps"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("recorded "), std::string::npos) << out.str();
+  EXPECT_FALSE(currentRunConfig()) << "the demo leaves no config behind";
+
+  std::vector<std::string> problems;
+  const auto events = test::readRecordedEvents(options.recordPath, &problems);
+  EXPECT_TRUE(problems.empty()) << testing::PrintToString(problems);
+  std::optional<RunConfig> config;
+  int evals = 0;
+  int64_t lastStep = -1;
+  for (const ReceivedEvent& event : events) {
+    EXPECT_EQ(event.source->run, "lr-sweep-3");
+    if (const auto found = runConfigOf(event.event)) config = found;
+    evals += event.event.name == "eval";
+    if (event.event.name == kStatEventName && event.event.step) lastStep = std::max(lastStep, *event.event.step);
+  }
+  EXPECT_EQ(config, options.config);
+  EXPECT_EQ(evals, 2) << "epochs end at steps 50 and 100";
+  EXPECT_GE(lastStep, 110) << "the last windows are recorded too";
+  EXPECT_LE(lastStep, 120);
+}
+
+// With ranks no publisher takes the logged config event, so each rank publishes (and records) it
+// as its own.
+TEST(Demo, EveryRankSendsAndRecordsTheConfig) {
+  test::TempDir dir;
+  DemoOptions options;
+  options.endpoint = test::uniqueInproc();
+  options.ranks = 3;
+  options.stepsPerSecond = 2000;
+  options.window = std::chrono::milliseconds(20);
+  options.runName = "ranks-config";
+  options.config = {{"lr", 1e-3}};
+  options.steps = 60;
+  options.recordPath = (dir.path() / "ranks.mcap").string();
+  std::atomic<bool> stop{false};
+  std::ostringstream out;
+  std::ostringstream err;
+  ASSERT_EQ(runDemo(options, stop, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("stopped after 60 steps of 3 ranks"), std::string::npos) << out.str();
+  std::set<int64_t> recorded;
+  for (const ReceivedEvent& event : test::readRecordedEvents(options.recordPath)) {
+    EXPECT_EQ(event.source->run, "ranks-config");
+    if (runConfigOf(event.event) == options.config) recorded.insert(event.source->rank.value_or(-1));
+  }
+  EXPECT_EQ(recorded, (std::set<int64_t>{0, 1, 2}));
+}
+
+// A recording that cannot be created ends the demo before it publishes.
+TEST(Demo, ARecordingItCannotCreateIsAnError) {
+  test::TempDir dir;
+  DemoOptions options;
+  options.endpoint = test::uniqueInproc();
+  options.steps = 1;
+  options.recordPath = (dir.path() / "missing" / "run.mcap").string();
+  std::atomic<bool> stop{false};
+  std::ostringstream out;
+  std::ostringstream err;
+  EXPECT_EQ(runDemo(options, stop, out, err), kFailedExitCode);
+  EXPECT_NE(err.str().find("missing/run.mcap"), std::string::npos) << err.str();
+  EXPECT_EQ(out.str(), "");
 }
 
 TEST(Demo, PublishesStatsEvalsAndTheDataLoadingWaitCounter) {

@@ -1,5 +1,5 @@
-// RelayRecorder: what `livemonctl relay --record DIR` writes, rotated by size and by time (on an
-// injected clock), each file a readable recording.
+// RelayRecorder: what `livemonctl relay --record DIR` writes, a file per run, rotated by size and
+// by time (on an injected clock), each file a readable recording.
 #include <livemonctl/relay_recorder.h>
 
 #include <gtest/gtest.h>
@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 
 #include <livemon/clock.h>
 #include <livemon/transport/recorded_event.h>
@@ -21,9 +22,9 @@ namespace {
 using namespace std::chrono_literals;
 using transport::WireMessage;
 
-WireMessage message(uint64_t sequence, std::size_t events, std::size_t bytesEach = 8) {
+WireMessage message(uint64_t sequence, std::size_t events, std::size_t bytesEach = 8, std::string run = "train") {
   WireMessage m;
-  m.source.run = "train";
+  m.source.run = std::move(run);
   m.source.host = "node1";
   m.source.pid = 42;
   m.source.rank = 3;
@@ -70,6 +71,7 @@ TEST(RelayRecorder, RotatesAfterTheTimeAndKeepsEveryEventWithItsSource) {
   RelayRecorderOptions options;
   options.dir = dir.path() / "new" / "dir";
   options.rotateAfter = 60min;
+  options.closeIdleAfter = 2h;  // a run that pauses longer than that gets a new file anyway
   options.clock = &clock;
   RelayRecorder recorder(options);
   write(recorder, "step", message(0, 2));
@@ -87,7 +89,7 @@ TEST(RelayRecorder, RotatesAfterTheTimeAndKeepsEveryEventWithItsSource) {
   ASSERT_EQ(recorder.files().size(), 2u);
   EXPECT_EQ(recorder.eventCount(), 4u);
   EXPECT_TRUE(recorder.failure().empty());
-  EXPECT_EQ(recorder.files()[0].filename().string().rfind("relay-20231114T", 0), 0u) << recorder.files()[0];
+  EXPECT_EQ(recorder.files()[0].filename().string().rfind("train-20231114T", 0), 0u) << recorder.files()[0];
   EXPECT_NE(recorder.files()[0], recorder.files()[1]);
   std::size_t messages = 0;
   const auto first = readBack(recorder.files()[0], &messages);
@@ -177,6 +179,74 @@ TEST(RelayRecorder, ARotationThatFailsIsRetriedAndTheRestOfTheRunRecorded) {
   ASSERT_EQ(rest.size(), 2u);
   EXPECT_EQ(rest[0].sequence, 3u);
   EXPECT_EQ(rest[1].sequence, 4u);
+}
+
+// Issue 31: a cluster's recordings are a folder of runs. Each run's events go to a file of its own,
+// named by the run and the time it started.
+TEST(RelayRecorder, WritesAFilePerRunNamedByRunAndStartTime) {
+  transport::test::TempDir dir;
+  ManualClock clock;
+  RelayRecorderOptions options;
+  options.dir = dir.path();
+  options.clock = &clock;
+  RelayRecorder recorder(options);
+  write(recorder, "step", message(0, 2, 8, "lr-1e-3"));
+  clock.advance(2s);
+  write(recorder, "step", message(0, 1, 8, "lr-3e-4"));
+  write(recorder, "step", message(2, 1, 8, "lr-1e-3"));
+  recorder.close();
+  ASSERT_EQ(recorder.files().size(), 2u);
+  EXPECT_EQ(recorder.files()[0].filename(), "lr-1e-3-20231114T221320Z.mcap");
+  EXPECT_EQ(recorder.files()[1].filename(), "lr-3e-4-20231114T221322Z.mcap");
+  const auto first = readBack(recorder.files()[0]);
+  ASSERT_EQ(first.size(), 3u);
+  for (const auto& event : first) EXPECT_EQ(event.source->run, "lr-1e-3");
+  EXPECT_EQ(readBack(recorder.files()[1]).size(), 1u);
+}
+
+TEST(RelayRecorder, ARunNameBecomesASafeBoundedFileName) {
+  EXPECT_EQ(runFileStem("lr-1e-3_seed.2"), "lr-1e-3_seed.2");
+  EXPECT_EQ(runFileStem(""), "run");
+  EXPECT_EQ(runFileStem(".."), "_.");
+  EXPECT_EQ(runFileStem("../../etc/passwd"), "_._.__etc_passwd");
+  EXPECT_EQ(runFileStem("a/b\\c d\n"), "a_b_c_d_");
+  EXPECT_EQ(runFileStem(".hidden"), "_hidden");
+  EXPECT_EQ(runFileStem("r\xc3\xa9sum\xc3\xa9"), "r__sum__") << "bytes beyond ASCII too";
+  EXPECT_EQ(runFileStem(std::string(5000, 'x')).size(), kMaxRunFileStemBytes);
+}
+
+// A peer that makes up run names gets at most maxOpenFiles files of their own at once; the runs
+// beyond share one file until a run file is closed (here: idle), and nothing leaves the directory.
+TEST(RelayRecorder, RunsBeyondTheOpenFilesShareOneFile) {
+  transport::test::TempDir dir;
+  ManualClock clock;
+  RelayRecorderOptions options;
+  options.dir = dir.path() / "rec";
+  options.maxOpenFiles = 2;
+  options.closeIdleAfter = 1min;
+  options.clock = &clock;
+  RelayRecorder recorder(options);
+  for (const char* run : {"../a", "/b", "c", "d"}) write(recorder, "step", message(0, 1, 8, run));
+  EXPECT_EQ(recorder.openFileCount(), 3u) << "two runs' own and the shared one";
+  EXPECT_EQ(recorder.sharedCount(), 2u);
+  ASSERT_EQ(recorder.files().size(), 3u);
+  EXPECT_EQ(recorder.files()[2].filename().string().rfind("+shared-", 0), 0u) << recorder.files()[2];
+  for (const auto& file : recorder.files()) EXPECT_EQ(file.parent_path(), options.dir) << file;
+
+  // "c" goes on; "../a" and "/b" stop. A minute later their files are closed, and "d" gets one.
+  clock.advance(50s);
+  write(recorder, "step", message(1, 1, 8, "c"));
+  clock.advance(20s);
+  write(recorder, "step", message(1, 1, 8, "d"));
+  EXPECT_EQ(recorder.files().size(), 4u);
+  EXPECT_EQ(recorder.files()[3].filename().string().rfind("d-", 0), 0u) << recorder.files()[3];
+  recorder.close();
+  std::map<std::string, std::size_t> events;  // per run, over every file
+  for (const auto& file : recorder.files()) {
+    for (const auto& event : readBack(file)) ++events[event.source->run];
+  }
+  EXPECT_EQ(events, (std::map<std::string, std::size_t>{{"../a", 1}, {"/b", 1}, {"c", 2}, {"d", 2}}));
+  EXPECT_EQ(recorder.eventCount(), 6u);
 }
 
 TEST(RelayRecorder, ADirectoryThatCannotBeCreatedIsAnError) {

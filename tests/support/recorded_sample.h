@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
@@ -55,6 +56,25 @@ inline void writeSampleRecording(const std::string& path) {
   recordEvent(writer, received(evaluator, 1, "eval", 9s,
                                {{"accuracy", 0.75}, {"epoch", int64_t{2}}, {"note", std::string("best, \"so far\"")},
                                 {"final", true}}));
+}
+
+// Every event in the recording at `path`, decoded with its source and sequence number, in file
+// order; `problems` (when given) gets the reader's problems and the messages it could not decode.
+inline std::vector<ReceivedEvent> readRecordedEvents(const std::string& path, std::vector<std::string>* problems = nullptr) {
+  RecordingReader reader(path);
+  RecordedEventDecoder decoder(path);
+  std::vector<ReceivedEvent> events;
+  std::vector<ReceivedEvent> batch;
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    std::string error;
+    if (!decoder.decode(message, batch, &error) && problems != nullptr) problems->push_back(error);
+    for (ReceivedEvent& event : batch) events.push_back(std::move(event));
+    return true;
+  });
+  for (const RecordingProblem& problem : reader.problems()) {
+    if (problems != nullptr) problems->push_back(problem.what);
+  }
+  return events;
 }
 
 }  // namespace livemon::transport::test

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -170,6 +171,10 @@ struct RecordingChunk {
   uint64_t uncompressedSize = 0;
   std::string compression;
   std::map<uint16_t, uint64_t> messageCounts;  // per channel; empty when unknown
+  // The channels it holds messages of, from the chunk index (its message index offsets), so a
+  // reader of a few channels reads only their chunks; empty when unknown (a scanned file: then
+  // messageCounts says).
+  std::set<uint16_t> channels;
 };
 
 // Thread-safety: a plain value type.

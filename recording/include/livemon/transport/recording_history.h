@@ -18,9 +18,11 @@ namespace livemon::transport {
 // it is told of with add(), the ones the relay's recorder opened in this run, never the others in
 // the directory (earlier runs, files put there by others), and each only if its name still leads,
 // without a symbolic link, to the file that was there when it was added. Read a piece of a few
-// hundred messages (at most kPieceBytes) at a time, oldest file first (in the order added), so an answer holds one piece
-// in memory and one next() call opens at most one file; a relay's recordings have log times that
-// only grow, which a piece resumes from. A file without a summary (the one the relay is writing)
+// hundred messages (at most kPieceBytes) at a time, file by file in the order added, so an answer
+// holds one piece in memory and one next() call opens at most one file. A relay writes a file per
+// run, several at once: within a file log times only grow, which a piece resumes from, each file
+// from where its own pieces ended; across files they interleave, so an answer is in time order per
+// file (per run, and so per source), not over all of them. A file without a summary (the one the relay is writing)
 // is scanned kScanBytesPerCall at a time, a next() call either reading a piece from what was
 // scanned or scanning on, never the whole file at once. Damaged, vanished or replaced files are
 // skipped.
