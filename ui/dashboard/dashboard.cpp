@@ -116,6 +116,7 @@ void Dashboard::start() {
     });
   }
   for (const QString& baseline : options_.baselines) replays_->openRecording(baseline, ReplayMode::Baseline);
+  if (!options_.folder.isEmpty()) replays_->openFolder(options_.folder);
 }
 
 QStringList Dashboard::endpoints() const {
