@@ -4,18 +4,21 @@
 // levels deep: each a run of its own (its name, a livemon.run_config event with its learning rate
 // and batch size, then --steps (20 000) training steps at 10 a second: a window a second of 8
 // Stats with 4 aggregations each, at the step it closed on, and an eval event every 500 steps).
-// Then, --repeats (5) times, in a fresh MainWindow (offscreen unless QT_QPA_PLATFORM says
-// otherwise, 1600×1000, range "Whole run"), opens the folder (ReplayController::openFolder) and
-// times:
-//   indexed:  every recording's summary read (RunFolder::scanned)
-//   listed:   every run's sources and config in the registry and its charts made (the first slice
-//             of each run read and applied): the runs can be told apart and compared from here on
-//   loaded:   every event of every run read and applied, on demand, a slice a refresh
-// with the longest stall of the GUI thread's event loop while it happens (a 5 ms timer's largest
-// lateness), and then the reference: loading them fully up front, reading and decoding every event
-// of every file in turn (RecordingReader + RecordedEventDecoder), which an open that is not
-// index-only pays before it can list the last run. It prints each repeat and the medians, and the
-// load average before and after (the machine may be shared).
+// Then, --repeats (5) times, in a fresh MainWindow each (offscreen unless QT_QPA_PLATFORM says
+// otherwise, 1600×1000, range "Whole run"), opens the folder (ReplayController::openFolder) twice:
+//   on demand: as the dashboard does, index-only, then a slice of at most 4 096 events a refresh
+//   fully:     loading them fully, each run read whole in turn, all in one go (RunFolderLimits::
+//              eventsPerRead unbounded, firstEvents 0), and applied as the refreshes take it
+// and times, for each:
+//   indexed:   every recording's summary read (RunFolder::scanned)
+//   listed:    every run's sources (and config) in the registry and the charts made: the runs can
+//              be told apart and compared from here on
+//   loaded:    every event of every run read and applied
+// with the longest stall of the GUI thread's event loop meanwhile (a 5 ms timer's largest
+// lateness). The reference: reading and decoding every event of every file in turn
+// (RecordingReader + RecordedEventDecoder), the least an open that is not index-only pays before
+// it can list the last run. It prints each repeat and the medians, and the load average before
+// and after (the machine is shared).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -43,6 +46,7 @@
 #include <livemon/ui/widgets/main_window.h>
 
 #include "bench_support.h"
+#include "bench_window.h"
 
 namespace {
 
@@ -109,15 +113,17 @@ struct Timings {
   double longestStall = 0;  // s
 };
 
-Timings openOnce(const QString& folder, const QString& settingsFile, std::size_t recordings) {
-  livemon::ui::DashboardOptions options;
-  options.exactEndpoints = true;
-  options.settingsFile = settingsFile;
-  livemon::ui::MainWindow window(options);
-  window.setTimeRange(livemon::ui::TimeRange::All);
-  window.resize(1600, 1000);
-  window.show();
-  QCoreApplication::processEvents();
+// Opens `folder` in a fresh window; `eventsPerRead` 0: each run whole in turn, all in one read.
+Timings openOnce(const QString& folder, const QString& settingsFile, std::size_t recordings, std::size_t eventsPerRead) {
+  livemon::ui::RunFolderLimits limits;
+  if (eventsPerRead == 0) {
+    limits.eventsPerRead = SIZE_MAX;
+    limits.firstEvents = 0;
+  } else {
+    limits.eventsPerRead = eventsPerRead;
+  }
+  const auto owned = livemon::bench::benchWindow(settingsFile, livemon::ui::TimeRange::All, limits);
+  livemon::ui::MainWindow& window = *owned;
 
   // The event loop's stalls: how late a 5 ms timer fires.
   auto last = SteadyClock::now();
@@ -179,23 +185,25 @@ QString loadAverage() {
   return QString::fromLatin1(file.readAll()).section(QLatin1Char(' '), 0, 2);
 }
 
+// An option taking a value, with its default.
+QCommandLineOption valued(const char* name, const char* description, const char* fallback) {
+  return QCommandLineOption(QString::fromLatin1(name), QString::fromLatin1(description), QStringLiteral("N"),
+                            QString::fromLatin1(fallback));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   livemon::ui::applyDashboardStyle(app);
+  const QCommandLineOption recordingsOption = valued("recordings", "Recordings in the folder.", "100");
+  const QCommandLineOption stepsOption = valued("steps", "Training steps of each run.", "20000");
+  const QCommandLineOption repeatsOption = valued("repeats", "Repeats of each side.", "5");
+  const QCommandLineOption folderOption(QStringLiteral("folder"), QStringLiteral("Use (and keep) this folder; written if missing."),
+                                        QStringLiteral("DIR"));
   QCommandLineParser parser;
   parser.addHelpOption();
-  const QCommandLineOption recordingsOption(QStringLiteral("recordings"), QStringLiteral("Recordings in the folder."),
-                                            QStringLiteral("N"), QStringLiteral("100"));
-  const QCommandLineOption stepsOption(QStringLiteral("steps"), QStringLiteral("Training steps of each run."),
-                                       QStringLiteral("N"), QStringLiteral("20000"));
-  const QCommandLineOption repeatsOption(QStringLiteral("repeats"), QStringLiteral("Repeats of each side."),
-                                         QStringLiteral("N"), QStringLiteral("5"));
-  const QCommandLineOption folderOption(QStringLiteral("folder"),
-                                        QStringLiteral("Use (and keep) this folder; written if missing."),
-                                        QStringLiteral("DIR"));
   parser.addOptions({recordingsOption, stepsOption, repeatsOption, folderOption});
   parser.process(app);
   const int recordings = std::max(1, parser.value(recordingsOption).toInt());
@@ -220,24 +228,36 @@ int main(int argc, char** argv) {
   std::printf("folder: %s, %zu recordings, %.1f MB; load average %s\n", qUtf8Printable(folder), listing.recordings.size(),
               static_cast<double>(bytes) / 1e6, qUtf8Printable(loadAverage()));
 
-  std::vector<double> indexed, listed, loaded, stalls, reference;
+  const QString settings = dir.filePath(QStringLiteral("livemon.ini"));
+  std::vector<Timings> onDemand;
+  std::vector<Timings> fully;
+  std::vector<double> reference;
+  const auto print = [](const char* what, const Timings& t) {
+    std::printf("  %-10s indexed %.3f s, every run listed %.3f s, all loaded %.3f s, longest stall %.0f ms\n", what,
+                t.indexed, t.listed, t.loaded, t.longestStall * 1e3);
+  };
   for (int repeat = 0; repeat < repeats; ++repeat) {
-    const Timings t = openOnce(folder, dir.filePath(QStringLiteral("livemon.ini")), listing.recordings.size());
+    onDemand.push_back(openOnce(folder, settings, listing.recordings.size(), livemon::ui::RunFolderLimits{}.eventsPerRead));
+    fully.push_back(openOnce(folder, settings, listing.recordings.size(), 0));
     uint64_t decoded = 0;
     reference.push_back(readAll(listing, &decoded));
-    indexed.push_back(t.indexed);
-    listed.push_back(t.listed);
-    loaded.push_back(t.loaded);
-    stalls.push_back(t.longestStall);
-    std::printf("repeat %d: indexed %.3f s, every run listed %.3f s, all loaded %.3f s, longest stall %.0f ms | "
-                "reference: read and decode every file %.3f s (%llu events)\n",
-                repeat + 1, t.indexed, t.listed, t.loaded, t.longestStall * 1e3, reference.back(),
+    std::printf("repeat %d:\n", repeat + 1);
+    print("on demand", onDemand.back());
+    print("fully", fully.back());
+    std::printf("  reference: read and decode every file %.3f s (%llu events)\n", reference.back(),
                 static_cast<unsigned long long>(decoded));
     std::fflush(stdout);
   }
-  std::printf("median of %d: indexed %.3f s, listed %.3f s, loaded %.3f s, longest stall %.0f ms; reference %.3f s; "
-              "load average %s\n",
-              repeats, median(indexed), median(listed), median(loaded), median(stalls) * 1e3, median(reference),
-              qUtf8Printable(loadAverage()));
+  const auto medianOf = [](const std::vector<Timings>& all, double Timings::*field) {
+    std::vector<double> values;
+    for (const Timings& t : all) values.push_back(t.*field);
+    return median(values);
+  };
+  std::printf("median of %d:\n", repeats);
+  for (const auto& [what, all] : {std::pair{"on demand", &onDemand}, std::pair{"fully", &fully}}) {
+    print(what, Timings{medianOf(*all, &Timings::indexed), medianOf(*all, &Timings::listed),
+                        medianOf(*all, &Timings::loaded), medianOf(*all, &Timings::longestStall)});
+  }
+  std::printf("  reference %.3f s; load average %s\n", median(reference), qUtf8Printable(loadAverage()));
   return 0;
 }

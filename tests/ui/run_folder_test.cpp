@@ -60,7 +60,8 @@ class RunFolderTest : public test::ReplayTest {
   // Waits until the folder has finished every look at its files asked for, and read all it opened.
   static void settle(Dashboard& dashboard, RunFolder& folder) {
     ASSERT_TRUE(waitFor([&] {
-      dashboard.refreshNow();  // asks for the next slice, as the refresh timer does
+      dashboard.refreshNow();  // asks the folder it opened for the next slice, as the refresh timer does
+      folder.readMore();       // (and a folder of the test's own)
       return !folder.scanning() && !folder.busy() && !folder.hasMoreToRead();
     }));
     dashboard.refreshNow();
@@ -338,6 +339,35 @@ TEST_F(RunFolderTest, OpensAtMostMaxRunsTheNewestAndSaysHowManyWereLeftOut) {
   EXPECT_EQ((std::map<std::string, QString>{{"run3", RunFolder::endpointFor(inFolder(QStringLiteral("run3.mcap")))},
                                             {"run4", RunFolder::endpointFor(inFolder(QStringLiteral("run4.mcap")))}}),
             runs(dashboard));
+}
+
+TEST_F(RunFolderTest, ABigChunkIsReadABoundedSliceAtATimeEveryEventOnce) {
+  // One chunk of 300 windows, read 7 events a time: each read goes on where the last stopped.
+  {
+    transport::RecordingWriter writer(inFolder(QStringLiteral("one-chunk.mcap")).toStdString());
+    const auto source = test::makeSource("big", 91, std::nullopt, kT0Ms);
+    for (int i = 0; i < 300; ++i) {
+      Event event{std::string(kStatEventName), test::atMs(kT0Ms + 500.0 * i), {{"loss.mean", static_cast<double>(i)}}};
+      event.step = i;
+      test::recordAsReceived(writer, source, std::move(event), static_cast<uint64_t>(i));
+    }
+  }
+  ASSERT_EQ(transport::RecordingReader(inFolder(QStringLiteral("one-chunk.mcap")).toStdString()).summary().chunks.size(), 1U);
+  Dashboard dashboard(options());
+  RunFolderLimits limits;
+  limits.eventsPerRead = 7;
+  RunFolder folder(dashboard.ingest(), limits, &clock_);
+  QSignalSpy reads(&folder, &RunFolder::loaded);
+  folder.open(folder_);
+  settle(dashboard, folder);
+  EXPECT_GE(reads.count(), 300 / 7);
+  const SeriesEntry* series = loss(dashboard, "big");
+  ASSERT_NE(series, nullptr);
+  EXPECT_EQ(series->store.appendedCount(), 300U);
+  EXPECT_EQ(series->store.lateDroppedCount(), 0U);
+  EXPECT_EQ(series->store.firstX(), kT0Ms);
+  EXPECT_EQ(series->store.lastX(), kT0Ms + 500.0 * 299);
+  EXPECT_EQ(folder.eventsRead(), 300U);
 }
 
 TEST_F(RunFolderTest, TheControllerSaysInTheStatusBarWhatWasLeftOut) {

@@ -134,8 +134,8 @@ RunFolder* ReplayController::openFolder(const QString& folder) {
   RunFolder* raw = folder_.get();
   connect(raw, &RunFolder::scanned, this, &ReplayController::reportFolderScan);
   connect(raw, &RunFolder::problemFound, this, &ReplayController::problemFound);
-  // Read a slice at a time, each shown at once; the next is asked for by the refresh (tick()).
-  connect(raw, &RunFolder::loaded, this, &ReplayController::windowLoaded);
+  // Read a slice at a time, asked for by each refresh (tick()) and applied by the next ones: not
+  // at once, as a replay's window is, which would redraw every chart for every slice.
   connect(raw, &RunFolder::runReplaced, this, [this, raw](const QString& endpoint) {
     emit recordingClosed(endpoint, ReplayMode::Folder);
     raw->forget(endpoint);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <map>
+#include <optional>
 #include <utility>
 
 #include <QFileInfo>
@@ -59,6 +60,10 @@ struct RunFolder::File {
   std::map<const transport::SourceInfo*, std::shared_ptr<const transport::SourceInfo>> sources;
   std::vector<uint64_t> slices;
   std::size_t nextSlice = 0;
+  // Where a slice stopped for the read's budget (the message's chunk offset and its offset in the
+  // chunk, in file order): the next read of it goes on after it.
+  std::optional<std::pair<uint64_t, uint64_t>> resumeAfter;
+  bool started = false;  // its first events have been read
   std::size_t problemsReported = 0;
 
   const std::shared_ptr<const transport::SourceInfo>& keptApart(const std::shared_ptr<const transport::SourceInfo>& source) {
@@ -325,6 +330,8 @@ void RunFolder::openFile(File& file, bool scanWithoutSummary) {
   file.decoder = std::make_unique<transport::RecordedEventDecoder>(file.endpoint.toStdString());
   file.slices = sliceStarts(file.reader->summary().chunks);
   file.nextSlice = 0;
+  file.resumeAfter.reset();
+  file.started = false;
   file.problemsReported = 0;
   file.state = File::State::Open;
   reportProblems(file);
@@ -336,30 +343,33 @@ void RunFolder::openFile(File& file, bool scanWithoutSummary) {
 void RunFolder::handleRead() {
   Worker& w = *worker_;
   std::size_t staged = 0;
-  // The first slice of every run first: every run is listed, with its config, before any is read on.
+  const auto left = [&] { return limits_.eventsPerRead > staged ? limits_.eventsPerRead - staged : 0; };
+  const auto stop = [&] { return left() == 0 || abandoned_.load(std::memory_order_relaxed); };
+  // The first events of every run first (its sources and its config, sent as it starts): every
+  // run is listed before any is read on.
   for (const QString& path : w.reading) {
+    if (stop() || limits_.firstEvents == 0) break;
     File& file = w.files[path];
-    if (file.state == File::State::Open && file.nextSlice == 0) staged += readSlice(file);
-    if (staged >= limits_.eventsPerRead || abandoned_.load(std::memory_order_relaxed)) break;
+    if (file.state != File::State::Open || file.started) continue;
+    file.started = true;
+    staged += readSlice(file, std::min(left(), limits_.firstEvents));
   }
   for (const QString& path : w.reading) {
     File& file = w.files[path];
-    while (file.state == File::State::Open && staged < limits_.eventsPerRead && !abandoned_.load(std::memory_order_relaxed)) {
-      staged += readSlice(file);
-    }
-    if (staged >= limits_.eventsPerRead) break;
+    while (file.state == File::State::Open && !stop()) staged += readSlice(file, left());
+    if (stop()) break;
   }
   std::erase_if(w.reading, [&](const QString& path) { return w.files[path].state != File::State::Open; });
   moreToRead_.store(!w.reading.empty() && !abandoned_.load(std::memory_order_relaxed), std::memory_order_relaxed);
 }
 
-std::size_t RunFolder::readSlice(File& file) {
-  const std::size_t slice = file.nextSlice++;
-  if (slice >= file.slices.size()) {
+std::size_t RunFolder::readSlice(File& file, std::size_t budget) {
+  if (file.nextSlice >= file.slices.size()) {
     file.state = File::State::Done;
     file.close();
     return 0;
   }
+  const std::size_t slice = file.nextSlice;
   const uint64_t from = file.slices[slice];
   const uint64_t to = slice + 1 < file.slices.size() ? file.slices[slice + 1] - 1 : UINT64_MAX;
   std::vector<transport::ReceivedEvent> events;
@@ -372,8 +382,16 @@ std::size_t RunFolder::readSlice(File& file) {
   };
   uint64_t undecodable = 0;
   std::string firstError;
+  bool stopped = false;
   file.reader->forEachMessage(from, to, [&](const transport::RecordedMessage& message) {
     if (abandoned_.load(std::memory_order_relaxed)) return false;
+    const std::pair<uint64_t, uint64_t> at{message.chunkOffset, message.offsetInChunk};
+    if (file.resumeAfter && at <= *file.resumeAfter) return true;  // read before
+    if (staged + events.size() >= budget) {
+      stopped = true;
+      return false;
+    }
+    file.resumeAfter = at;
     std::string error;
     if (!file.decoder->decode(message, batch, &error)) {
       if (undecodable++ == 0) firstError = error;
@@ -382,8 +400,8 @@ std::size_t RunFolder::readSlice(File& file) {
     for (transport::ReceivedEvent& event : batch) {
       event.source = file.keptApart(event.source);
       events.push_back(std::move(event));
-      if (events.size() >= kEventsPerBatch) hand();
     }
+    if (events.size() >= kEventsPerBatch) hand();
     return true;
   });
   hand();
@@ -396,9 +414,13 @@ std::size_t RunFolder::readSlice(File& file) {
                                 .arg(QString::fromStdString(firstError));
     QMetaObject::invokeMethod(this, [this, message] { emit problemFound(message); }, Qt::QueuedConnection);
   }
-  if (file.nextSlice >= file.slices.size()) {
-    file.state = File::State::Done;
-    file.close();
+  if (!stopped && !abandoned_.load(std::memory_order_relaxed)) {
+    ++file.nextSlice;
+    file.resumeAfter.reset();
+    if (file.nextSlice >= file.slices.size()) {
+      file.state = File::State::Done;
+      file.close();
+    }
   }
   return staged;
 }

@@ -31,9 +31,13 @@ struct RunFolderLimits {
   // Recordings opened as runs, at most: the newest (by modification time) when there are more.
   std::size_t maxRuns = 256;
   FolderScanLimits scan;
-  // Events one read stages at most: the runs are read a slice per refresh, each slice applied in
-  // a few milliseconds, so the window stays responsive however much there is to read.
-  std::size_t eventsPerRead = 16'384;
+  // Events one read stages at most (a message's events are staged together): the runs are read
+  // a slice per refresh, each applied by the next refreshes in a few milliseconds, so the window
+  // stays responsive however much there is to read.
+  std::size_t eventsPerRead = 4096;
+  // Events of each run read before any run is read on (its sources and its config come first);
+  // 0: each run is read whole in turn.
+  std::size_t firstEvents = 64;
   // A recording without a summary (still being written, or its recorder was killed) is opened
   // once its size and modification time have not changed for this long.
   std::chrono::milliseconds settle{10'000};
@@ -76,10 +80,11 @@ struct FolderScanReport {
 // publishers seen live; a run without a name is named after its file.
 //
 // Opening reads each file's summary (its chunk index) only. The events are read on demand: each
-// readMore() (the ReplayController calls it on every refresh) reads the next slice, at most
-// eventsPerRead events: first the first chunk of every run, so every run and its config are
-// listed at once, then the rest, run by run. A file whose chunks are not in time order is read in
-// one slice.
+// readMore() (the ReplayController calls it on every refresh) reads at most eventsPerRead events:
+// first the first few of every run, so every run and its config are listed at once, then the
+// rest, run by run, a chunk's time range (a slice) at a time. A read that stops inside a slice
+// goes on after the last message it read, so a chunk of any size costs a bounded read each time.
+// A file whose chunks overlap in time is one slice.
 //
 // New recordings are added while it is open: a QFileSystemWatcher on the folders reports new
 // files, and a timer looks again every rescanInterval (a watch can be missed or refused). A
@@ -133,7 +138,7 @@ class RunFolder : public QObject {
   void runOpened(const FolderRun& run);
   // The run's file changed: its sources must be removed, then forget(endpoint) called.
   void runReplaced(const QString& endpoint);
-  // A read staged what it read: to be applied at once.
+  // A read finished: what it staged is applied by the next refresh.
   void loaded();
   // A recording refused, or damage found in one, naming the file and the byte.
   void problemFound(const QString& message);
@@ -155,8 +160,9 @@ class RunFolder : public QObject {
   // Opens the file from its summary (scanning it when `scanWithoutSummary`): Open, Waiting (no
   // summary yet) or Failed (reported).
   void openFile(File& file, bool scanWithoutSummary);
-  // Reads the file's next slice; returns the events staged.
-  std::size_t readSlice(File& file);
+  // Reads the file's next slice, or `budget` events of it (then the next read goes on from
+  // there); returns the events staged.
+  std::size_t readSlice(File& file, std::size_t budget);
   void reportProblems(File& file);
   // Back on the GUI thread.
   void finishScan(const FolderScanReport& report, const QStringList& directories);
