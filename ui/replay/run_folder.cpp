@@ -147,11 +147,10 @@ void RunFolder::readMore() {
 }
 
 void RunFolder::forget(const QString& endpoint) {
-  const auto found =
-      std::find_if(runs_.begin(), runs_.end(), [&](const FolderRun& run) { return run.endpoint == endpoint; });
-  if (found == runs_.end()) return;
-  post({Job::Kind::Forget, found->path});
-  runs_.erase(found);
+  const QString prefix = endpointFor({});
+  if (!endpoint.startsWith(prefix)) return;
+  std::erase_if(runs_, [&](const FolderRun& run) { return run.endpoint == endpoint; });
+  post({Job::Kind::Forget, endpoint.mid(prefix.size())});
   rescan();  // added again once complete
 }
 
