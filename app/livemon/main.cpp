@@ -31,7 +31,9 @@ Parsed parseArguments(const QStringList& arguments) {
   parser.setApplicationDescription(
       QStringLiteral("Live charts of every Stat, and the event log, of the training jobs publishing on ENDPOINTs.\n"
                      "With no ENDPOINT: the endpoints of the last session, or %1.\n"
-                     "A FILE.mcap argument (a livemon recording) is replayed on a timeline; alone, without endpoints.")
+                     "A FILE.mcap argument (a livemon recording) is replayed on a timeline; alone, without endpoints.\n"
+                     "A DIR argument opens every recording under DIR (subfolders too) as runs, shown whole and\n"
+                     "overlaid, like tensorboard --logdir; recordings added to it later join them.")
           .arg(QString::fromUtf8(livemon::transport::kDefaultEndpoint.data())));
   const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
   const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the version."));
@@ -82,6 +84,8 @@ Parsed parseArguments(const QStringList& arguments) {
                                QStringLiteral("[ENDPOINT...]"));
   parser.addPositionalArgument(QStringLiteral("FILE.mcap"), QStringLiteral("A recording to replay."),
                                QStringLiteral("[FILE.mcap]"));
+  parser.addPositionalArgument(QStringLiteral("DIR"), QStringLiteral("A folder of recordings to open as runs."),
+                               QStringLiteral("[DIR]"));
 
   // Without an application object (none exists yet) Qt cannot name the program.
   const QString helpText = parser.helpText().replace(QStringLiteral("<executable_name>"), QStringLiteral("livemon"));
@@ -143,8 +147,17 @@ Parsed parseArguments(const QStringList& arguments) {
       parsed.options.replay = endpoint;
       continue;
     }
+    if (!endpoint.contains(QStringLiteral("://")) && QFileInfo(endpoint).isDir()) {
+      if (!parsed.options.folder.isEmpty()) {
+        return usageError(QStringLiteral("only one folder of runs can be opened at a time, not '%1' and '%2'")
+                              .arg(parsed.options.folder, endpoint));
+      }
+      parsed.options.folder = endpoint;
+      continue;
+    }
     if (!endpoint.contains(QStringLiteral("://"))) {
-      return usageError(QStringLiteral("'%1' is not an endpoint (expected transport://address, e.g. tcp://127.0.0.1:5555)")
+      return usageError(QStringLiteral("'%1' is not an endpoint (expected transport://address, e.g. tcp://127.0.0.1:5555), "
+                                       "a recording (FILE.mcap) or a folder")
                             .arg(endpoint));
     }
     parsed.options.endpoints.push_back(endpoint.toStdString());
@@ -162,10 +175,11 @@ Parsed parseArguments(const QStringList& arguments) {
   if ((parser.isSet(seek) || parsed.options.replayPlay) && parsed.options.replay.isEmpty()) {
     return usageError(QStringLiteral("--seek and --play need a recording to replay (FILE.mcap)"));
   }
-  // A recording alone is looked at by itself; with endpoints, beside them.
+  // A recording or a folder alone is looked at by itself; with endpoints, beside them.
   if (parsed.options.endpoints.empty() && (!parsed.options.replay.isEmpty() || !parsed.options.baselines.isEmpty())) {
     parsed.options.exactEndpoints = !parsed.options.replay.isEmpty();
   }
+  if (parsed.options.endpoints.empty() && !parsed.options.folder.isEmpty()) parsed.options.exactEndpoints = true;
   return parsed;
 }
 

@@ -37,6 +37,7 @@
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "bench_support.h"
+#include "bench_window.h"
 
 namespace {
 
@@ -91,14 +92,8 @@ void writeRecording(const std::string& path, uint64_t events, uint64_t rate) {
 
 // Opens `path` in a fresh dashboard and returns the seconds until its first full view.
 double openOnce(const QString& path, const QString& settingsFile, uint64_t* logRows) {
-  livemon::ui::DashboardOptions options;
-  options.exactEndpoints = true;
-  options.settingsFile = settingsFile;
-  livemon::ui::MainWindow window(options);
-  window.setTimeRange(livemon::ui::TimeRange::LastMinute);
-  window.resize(1600, 1000);
-  window.show();
-  QCoreApplication::processEvents();
+  const auto owned = livemon::bench::benchWindow(settingsFile, livemon::ui::TimeRange::LastMinute);
+  livemon::ui::MainWindow& window = *owned;
 
   const auto start = SteadyClock::now();
   livemon::ui::ReplaySession* session = window.dashboard().replays().openRecording(path);

@@ -65,6 +65,7 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   ReplayControllerOptions replaying;
   replaying.clock = options_.clock;
   replaying.logBackfill = logModel_->capacity();
+  replaying.folderLimits = options_.folderLimits;
   replaying.baselinesFollowLive = options_.baselinesFollowLive.value_or(settings_.baselinesFollowLive());
   replays_ = std::make_unique<ReplayController>(*ingest_, *registry_, settings_, replaying);
   // A recording's ranges are as old as they were at its playhead.
@@ -116,6 +117,7 @@ void Dashboard::start() {
     });
   }
   for (const QString& baseline : options_.baselines) replays_->openRecording(baseline, ReplayMode::Baseline);
+  if (!options_.folder.isEmpty()) replays_->openFolder(options_.folder);
 }
 
 QStringList Dashboard::endpoints() const {

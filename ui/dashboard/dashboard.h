@@ -68,6 +68,10 @@ struct DashboardOptions {
   // Recordings to open at start: the first on the timeline, the baselines beside it.
   QString replay;
   QStringList baselines;
+  // A folder whose recordings open as runs (ReplayController::openFolder); empty: none. What it
+  // opens and reads at most.
+  QString folder;
+  RunFolderLimits folderLimits{};
   // Where the replay starts (seconds from the recording's start; default: its end), and whether
   // it plays at once.
   std::optional<double> replaySeekSeconds;

@@ -22,6 +22,7 @@ ReplayController::ReplayController(IngestWorker& ingest, const StatRegistry& reg
       baselinesFollowLive_(options.baselinesFollowLive) {}
 
 ReplayController::~ReplayController() {
+  folder_.reset();
   openingReplay_.reset();
   replay_.reset();
   baselines_.clear();
@@ -127,6 +128,56 @@ void ReplayController::closeBaseline(ReplaySession* baseline) {
   emit baselinesChanged();
 }
 
+RunFolder* ReplayController::openFolder(const QString& folder) {
+  closeFolder();
+  folder_ = std::make_unique<RunFolder>(ingest_, options_.folderLimits, options_.clock);
+  RunFolder* raw = folder_.get();
+  connect(raw, &RunFolder::scanned, this, &ReplayController::reportFolderScan);
+  connect(raw, &RunFolder::problemFound, this, &ReplayController::problemFound);
+  // Read a slice at a time, asked for by each refresh (tick()) and applied by the next ones: not
+  // at once, as a replay's window is, which would redraw every chart for every slice.
+  connect(raw, &RunFolder::runReplaced, this, [this, raw](const QString& endpoint) {
+    emit recordingClosed(endpoint, ReplayMode::Folder);
+    raw->forget(endpoint);
+  });
+  folderReport_ = {};
+  raw->open(folder);
+  emit folderChanged(raw);
+  return raw;
+}
+
+void ReplayController::closeFolder() {
+  if (!folder_) return;
+  // As closing a replay: its reader is joined first, so nothing of it is staged any more; every
+  // run it read goes, those whose opening was still on its way here too.
+  const std::vector<QString> endpoints = folder_->close();
+  folder_.reset();
+  emit folderChanged(nullptr);
+  for (const QString& endpoint : endpoints) emit recordingClosed(endpoint, ReplayMode::Folder);
+}
+
+void ReplayController::reportFolderScan(const FolderScanReport& report) {
+  if (report == folderReport_) return;
+  folderReport_ = report;
+  const QLocale locale;
+  QStringList parts{report.runs == 1 ? tr("%1: 1 run").arg(report.folder)
+                                      : tr("%1: %2 runs").arg(report.folder, locale.toString(static_cast<qulonglong>(report.runs)))};
+  if (report.leftOut > 0) {
+    parts << tr("left out: %1 (only the newest %2 are opened)")
+                 .arg(locale.toString(static_cast<qulonglong>(report.leftOut)))
+                 .arg(options_.folderLimits.maxRuns);
+  }
+  if (report.waiting > 0) parts << tr("%1 being written (added once complete)").arg(report.waiting);
+  if (report.failed > 0) parts << tr("%1 unreadable").arg(report.failed);
+  if (report.truncated) {
+    parts << tr("not all of it was looked at (over %1 entries, or %2 folders deep)")
+                 .arg(locale.toString(static_cast<qulonglong>(options_.folderLimits.scan.maxEntries)))
+                 .arg(options_.folderLimits.scan.maxDepth);
+  }
+  const bool leftSomething = report.leftOut > 0 || report.truncated || report.failed > 0;
+  emit message(parts.join(QStringLiteral("; ")), leftSomething ? 30'000 : 5000);
+}
+
 std::optional<std::chrono::nanoseconds> ReplayController::window() const {
   const std::optional<double> seconds = timeRangeSeconds(timeRange_);
   if (!seconds) return std::nullopt;
@@ -142,6 +193,7 @@ void ReplayController::setTimeRange(TimeRange range) {
 
 void ReplayController::tick() {
   if (replay_) replay_->tick();
+  if (folder_) folder_->readMore();
   moveBaselines();
 }
 
@@ -177,6 +229,10 @@ std::optional<double> ReplayController::playheadMsOf(SourceId id) const {
   for (const auto& baseline : baselines_) {
     if (baseline->isOpen() && source->endpoint == baseline->endpointLabel()) return playhead(*baseline);
   }
+  // A folder's run is shown whole: as of its end.
+  if (const FolderRun* run = folder_ ? folder_->run(source->endpoint) : nullptr) {
+    return static_cast<double>(run->info.endNs) / 1e6;
+  }
   return std::nullopt;
 }
 
@@ -193,6 +249,9 @@ std::optional<std::chrono::nanoseconds> ReplayController::liveElapsed() const {
   if (replay_) recorded << replay_->endpointLabel();
   if (openingReplay_) recorded << openingReplay_->endpointLabel();
   for (const auto& baseline : baselines_) recorded << baseline->endpointLabel();
+  if (folder_) {
+    for (const FolderRun& run : folder_->runs()) recorded << run.endpoint;
+  }
   // The newest run: the one most likely being compared (ranks of one run start together).
   std::optional<double> startMs;
   for (SourceId id = 0; id < registry_.sourceIdEnd(); ++id) {

@@ -14,6 +14,7 @@
 #include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/time_view.h>
 #include <livemon/ui/replay/replay_session.h>
+#include <livemon/ui/replay/run_folder.h>
 
 namespace livemon::ui {
 
@@ -30,13 +31,16 @@ struct ReplayControllerOptions {
   // Log rows a replay reads from before its window after a seek (the log's capacity).
   std::size_t logBackfill = 0;
   bool baselinesFollowLive = false;
+  // What a folder of runs opens and reads at most (openFolder).
+  RunFolderLimits folderLimits{};
 };
 
 // GUI thread only. Each ReplaySession it opens reads its recording on a thread of its own and
 // stages what it reads through the IngestWorker, as live events are.
 //
 // The recordings the dashboard shows, and their life: the one on the timeline (replay()), the one
-// being opened to replace it (openingReplay()), and the baselines beside the live runs. A file
+// being opened to replace it (openingReplay()), the baselines beside the live runs, and a folder
+// of recorded runs (folder()), read by a thread of its own too. A file
 // refused (not a recording, unreadable) is reported (errorReported) and changes nothing: the
 // dashboard stays live, empty, or on the recording it was replaying. A replay that opens replaces
 // the one before it.
@@ -93,7 +97,17 @@ class ReplayController : public QObject {
   // The live run's elapsed time as following baselines use it; std::nullopt without a live source.
   std::optional<std::chrono::nanoseconds> liveElapsed() const;
 
-  // The time range the charts show: each recording reads this much before its playhead.
+  // Opens every recording under `folder` as runs (RunFolder), shown whole, in place of a folder
+  // opened before; recordings added to it later join. What it found is said in message(), damage
+  // in problemFound().
+  RunFolder* openFolder(const QString& folder);
+  // The folder of runs open, if any.
+  RunFolder* folder() const noexcept { return folder_.get(); }
+  // Closes the folder: its runs' sources leave with all their data.
+  void closeFolder();
+
+  // The time range the charts show: each recording reads this much before its playhead (a
+  // folder's runs are shown whole).
   void setTimeRange(TimeRange range);
   TimeRange timeRange() const noexcept { return timeRange_; }
   // Called by each refresh before what is staged is applied: plays the replay on, and moves the
@@ -105,6 +119,8 @@ class ReplayController : public QObject {
   void replayChanged(ReplaySession* session);
   // A baseline was opened, refused or closed (baselines()).
   void baselinesChanged();
+  // A folder of runs was opened, or closed (nullptr).
+  void folderChanged(RunFolder* folder);
   // A recording (its sources carry `endpoint`) started a new generation: apply what is staged,
   // then clear its samples, range values and log rows; its sources and series stay, as the window
   // read next brings them straight back.
@@ -131,6 +147,8 @@ class ReplayController : public QObject {
   void moveBaselines();
   // Where a baseline's playhead goes now (receive time, ns since the Unix epoch).
   int64_t baselineTarget(const ReplaySession& baseline, std::optional<std::chrono::nanoseconds> elapsed) const;
+  // Says what a look at the folder found, when it changed.
+  void reportFolderScan(const FolderScanReport& report);
   // The earliest (or latest) start of the sources whose endpoint is `endpoint`, in ms.
   std::optional<double> runStartMs(const QString& endpoint) const;
 
@@ -146,6 +164,8 @@ class ReplayController : public QObject {
   std::vector<std::unique_ptr<ReplaySession>> baselines_;
   // The last refused session: not deleted inside its own signal, and callers may still hold it.
   std::unique_ptr<ReplaySession> refused_;
+  std::unique_ptr<RunFolder> folder_;
+  FolderScanReport folderReport_;  // the last said in message()
 };
 
 }  // namespace livemon::ui

@@ -18,6 +18,8 @@ enum class ReplayMode {
   // (with the x axis in time since run start both begin at 0). Not on the timeline: its owner
   // moves its playhead (moveTo). Read like a replay, only the window before the playhead.
   Baseline,
+  // A run of a folder of recordings (RunFolder): shown whole beside the others, not on a playhead.
+  Folder,
 };
 
 // Thread-safety: a plain value type.

@@ -32,11 +32,30 @@ int64_t eventTimeNs(const transport::ReceivedEvent& event) {
 // a source of its own.
 constexpr uint64_t kReplayInstanceMark = 0x5245504c4159ULL;  // "REPLAY"
 
+}  // namespace
+
 QString describeProblem(const transport::RecordingProblem& problem) {
   return QStringLiteral("byte %1: %2").arg(problem.offset).arg(QString::fromStdString(problem.what));
 }
 
-}  // namespace
+RecordingInfo describeRecording(const QString& path, const transport::RecordingReader& reader) {
+  const transport::RecordingSummary& summary = reader.summary();
+  RecordingInfo info;
+  info.path = path;
+  // Receive times are unsigned in the file; the timeline's are signed. A time beyond the signed
+  // range (a crafted file, or a recorder whose clock read before 1970) is held at its end, so
+  // the timeline never ends before it starts and its arithmetic cannot overflow.
+  constexpr uint64_t kLatest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  info.startNs = static_cast<int64_t>(std::min(summary.startTimeNs, kLatest));
+  info.endNs = std::max(info.startNs, static_cast<int64_t>(std::min(summary.endTimeNs, kLatest)));
+  info.messages = summary.messageCount;
+  // Messages hold one event each before version 2, a batch as received from then on.
+  info.events = transport::recordingFormatVersion(summary) == 1 ? summary.messageCount : 0;
+  info.chunks = summary.chunks.size();
+  info.indexed = reader.indexed();
+  for (const transport::RecordingProblem& problem : reader.problems()) info.problems << describeProblem(problem);
+  return info;
+}
 
 struct ReplaySession::Worker {
   std::unique_ptr<transport::RecordingReader> reader;
@@ -242,24 +261,10 @@ void ReplaySession::handleOpen(const Request& request) {
     QMetaObject::invokeMethod(this, [this, message] { emit openFailed(message); }, Qt::QueuedConnection);
     return;
   }
-  const transport::RecordingSummary& summary = w.reader->summary();
   w.decoder = std::make_unique<transport::RecordedEventDecoder>(
       request.mode == ReplayMode::Replay ? request.path : "baseline: " + request.path);
-  RecordingInfo info;
-  info.path = QString::fromStdString(request.path);
-  // Receive times are unsigned in the file; the timeline's are signed. A time beyond the signed
-  // range (a crafted file, or a recorder whose clock read before 1970) is held at its end, so
-  // the timeline never ends before it starts and its arithmetic cannot overflow.
-  constexpr uint64_t kLatest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  info.startNs = static_cast<int64_t>(std::min(summary.startTimeNs, kLatest));
-  info.endNs = std::max(info.startNs, static_cast<int64_t>(std::min(summary.endTimeNs, kLatest)));
-  info.messages = summary.messageCount;
-  // Messages hold one event each before version 2, a batch as received from then on.
-  info.events = transport::recordingFormatVersion(summary) == 1 ? summary.messageCount : 0;
-  info.chunks = summary.chunks.size();
-  info.indexed = w.reader->indexed();
+  RecordingInfo info = describeRecording(QString::fromStdString(request.path), *w.reader);
   w.endNs = info.endNs;
-  for (const transport::RecordingProblem& problem : w.reader->problems()) info.problems << describeProblem(problem);
   w.problemsReported = w.reader->problems().size();
   if (info.messages == 0 && !info.problems.isEmpty()) {
     const QString message = tr("%1: no readable events (%2)").arg(info.path, info.problems.join(QStringLiteral("; ")));

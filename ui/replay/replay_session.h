@@ -18,6 +18,11 @@
 #include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/replay/replay_requests.h>
 
+namespace livemon::transport {
+class RecordingReader;
+struct RecordingProblem;
+}  // namespace livemon::transport
+
 namespace livemon::ui {
 
 class IngestWorker;
@@ -34,6 +39,11 @@ struct RecordingInfo {
   bool indexed = false;  // closed cleanly (else it was scanned)
   QStringList problems;  // damage found on opening, each naming its byte offset
 };
+
+// What `reader` (opened from `path`) found on opening, its damage described as describeProblem().
+RecordingInfo describeRecording(const QString& path, const transport::RecordingReader& reader);
+// "byte N: what is wrong".
+QString describeProblem(const transport::RecordingProblem& problem);
 
 // GUI thread only: every public member. A worker thread owns the RecordingReader (which is not
 // thread-safe); requests reach it through a queue (ReplayRequests), its results come back as

@@ -27,6 +27,7 @@
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/baseline_menu.h>
+#include <livemon/ui/widgets/folder_menu.h>
 #include <livemon/ui/widgets/chart_grid.h>
 #include <livemon/ui/widgets/chart_history_marks.h>
 #include <livemon/ui/widgets/chart_view_controls.h>
@@ -145,6 +146,7 @@ void MainWindow::buildFileMenu() {
   QAction* baseline = file->addAction(tr("Open as &baseline…"));
   baseline->setToolTip(tr("Show a recorded run beside the live ones, to compare with"));
   connect(baseline, &QAction::triggered, this, [this] { chooseRecording(ReplayMode::Baseline); });
+  new FolderMenu(dashboard_->replays(), dashboard_->settings(), *file, *this);
   QAction* close = file->addAction(tr("&Close recording"));
   connect(close, &QAction::triggered, &dashboard_->replays(), &ReplayController::closeReplay);
   new BaselineMenu(dashboard_->replays(), *file);
