@@ -169,6 +169,34 @@ TEST_F(RunConfigHistory, ALateJoinerOfARelayReceivesTheConfigAfterItsHistoryDrop
   EXPECT_EQ(joined.stepsBefore.front(), 0u);
 }
 
+// A publisher that connects sends before the relay has subscribed, and ZeroMQ drops what it
+// sends until then: the config, sent once at the start, went nowhere. Its copies (ConfigResend)
+// reach a relay that came up after it, so the relay's history and recordings hold the config.
+TEST_F(RunConfigHistory, AConfigSentBeforeTheRelayCameUpStillReachesIt) {
+  test::TempDir dir;
+  const std::string listen = "ipc://" + (dir.path() / "relay.sock").string();
+  setRunConfig(kConfig);
+  Publisher publisher(test::connectedPublisherOptions(listen, 0));
+  ASSERT_TRUE(waitUntil([&] { return publisher.stats().messages >= 1; })) << "the config went out to no one";
+  RelayOptions relayOptions = test::loopbackRelayOptions();
+  relayOptions.listen = listen;
+  std::atomic<int> configs{0};
+  relayOptions.onMessage = [&](std::string_view topic, const WireMessage&) {
+    if (topic == kRunConfigEventName) ++configs;
+  };
+  Relay relay(relayOptions);
+  ASSERT_TRUE(waitUntil([&] { return relay.stats().historyConfigs == 1; }))
+      << "the relay never received the config its publisher sent before it was up";
+  logSteps(0, 1);
+  // Every copy the publisher sends after that is neither kept nor handed to the recorder again.
+  ASSERT_TRUE(waitUntil([&] { return relay.stats().historyMessages >= 2; }));
+  Joined joined;
+  joined.join(relay.serveEndpoint());
+  ASSERT_EQ(joined.configs.size(), 1u);
+  EXPECT_EQ(joined.configs.front(), kConfig);
+  EXPECT_EQ(configs.load(), 1);
+}
+
 // Forged sources that each send a config, and one that sends many: the relay keeps the newest
 // config of each within its bound, however many come.
 TEST_F(RunConfigHistory, ARelayFloodedWithConfigsKeepsThemWithinItsBound) {

@@ -38,6 +38,15 @@ void KeptConfigs::offer(uint64_t index, const HistoryMessage& message) {
   bytes_ += cost;
 }
 
+bool KeptConfigs::isCopy(std::string_view topic, std::string_view payload) const {
+  if (!isConfigTopic(topic) || bySource_.empty()) return false;
+  WireMessage decoded;
+  if (decodeMessage(topic, payload, limits_, decoded) != DecodeStatus::Ok) return false;
+  const auto kept = bySource_.find(decoded.source);
+  if (kept == bySource_.end()) return false;
+  return *byIndex_.at(kept->second).message.payload == payload;
+}
+
 const KeptConfigs::Kept* KeptConfigs::firstFrom(uint64_t index) const {
   const auto found = byIndex_.lower_bound(index);
   return found == byIndex_.end() ? nullptr : &found->second;

@@ -42,6 +42,11 @@ class KeptConfigs {
   // source's older one; others (and one larger than maxBytes) are not kept.
   void offer(uint64_t index, const HistoryMessage& message);
 
+  // True when `payload` on `topic` is, byte for byte, the config kept for its source: a copy a
+  // connecting publisher sent again (ConfigResend), which the history and a relay's recordings
+  // already hold.
+  bool isCopy(std::string_view topic, std::string_view payload) const;
+
   // The config kept with the lowest number at or after `index`, or null.
   const Kept* firstFrom(uint64_t index) const;
 

@@ -43,6 +43,11 @@ void Publisher::State::run() noexcept {
       if (now >= nextHeartbeat) {
         sendHeartbeat(MessageKind::Heartbeat);
         nextHeartbeat = now + options.heartbeatInterval;
+        if (const auto copy = configResend.due(now)) {
+          if (zmq_send(socket, kRunConfigEventName.data(), kRunConfigEventName.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0) {
+            zmq_send(socket, copy->data(), copy->size(), ZMQ_DONTWAIT);
+          }
+        }
       }
       if (history && !stopping) busy = history->serve() || busy;
       if (stopping && ring.size() == 0) break;
@@ -126,6 +131,9 @@ void Publisher::State::sendBatch(Batch& batch) {
     counters.published.fetch_add(batch.count, std::memory_order_relaxed);
     counters.messages.fetch_add(1, std::memory_order_relaxed);
     batch.nextSequence += batch.count;
+    if (!options.connect.empty() && batch.name == kRunConfigEventName) {
+      configResend.sent(std::string(header).append(batch.body).append(trailer), std::chrono::steady_clock::now());
+    }
   } else {
     counters.droppedAtShutdown.fetch_add(batch.count, std::memory_order_relaxed);
   }

@@ -17,6 +17,7 @@
 #include <livemon/transport/publisher.h>
 
 #include "byte_ring.h"
+#include "config_resend.h"
 #include "curve_security.h"
 #include "metrics_feed.h"
 #include "peer_guard.h"
@@ -148,6 +149,7 @@ struct Publisher::State {
   std::string header;
   std::string stepsTrailer;
   uint64_t heartbeatSequence = 0;
+  detail::ConfigResend configResend;  // I/O thread; used only by a publisher that connects
 };
 
 }  // namespace livemon::transport

@@ -338,6 +338,9 @@ int Relay::State::drainCapture() {
     captured.fetch_add(1, std::memory_order_relaxed);
     const std::string_view topic = views[0];
     const std::string_view payload = views[1];
+    // A connecting publisher's copy of a config already held: forwarded (a reader that has it
+    // skips it), but neither kept again nor recorded again.
+    if (worker.history && worker.history->configs().isCopy(topic, payload)) continue;
     if (worker.history && topic != kHeartbeatTopic) {
       const auto& events = worker.scratch.events;
       keep(topic, payload,
