@@ -22,6 +22,7 @@ void IngestBatch::clear() noexcept {
   sources.clear();
   names.clear();
   series.clear();
+  configs.clear();
   samples.clear();
   log.clear();
   alerts.clear();
@@ -33,6 +34,7 @@ void IngestBatch::append(IngestBatch&& later) {
   moveAppend(sources, later.sources);
   moveAppend(names, later.names);
   moveAppend(series, later.series);
+  moveAppend(configs, later.configs);
   moveAppend(samples, later.samples);
   moveAppend(log, later.log);
   moveAppend(alerts, later.alerts);
