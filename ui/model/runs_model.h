@@ -131,6 +131,7 @@ class RunsModel : public QAbstractTableModel {
   QVariant fixedValue(const Run& run, int column) const;
   QVariant cellValue(const Run& run, int column) const;
   QString columnKey(int column) const;
+  bool isCell(const QModelIndex& index) const;
   void allChanged();
 
   const StatRegistry& registry_;

@@ -54,6 +54,12 @@ bool isNumber(const QVariant& value) {
 
 }  // namespace
 
+bool RunsModel::isCell(const QModelIndex& index) const {
+  // Not checkIndex(), which warns: views ask the root's flags as a matter of course.
+  return index.isValid() && index.model() == this && !index.parent().isValid() && index.row() < rowCount() &&
+         index.column() < columnCount();
+}
+
 QString RunsModel::columnKey(int column) const {
   static const char* const fixed[] = {"run", "state", "start", "duration", "step"};
   if (column < 0 || column >= columnCount()) return {};
@@ -123,7 +129,7 @@ QVariant RunsModel::cellValue(const Run& run, int column) const {
 }
 
 QVariant RunsModel::data(const QModelIndex& index, int role) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  if (!isCell(index)) return {};
   const Run& run = runs_[static_cast<std::size_t>(index.row())];
   const int column = index.column();
   if (column == kRun) {
@@ -151,7 +157,7 @@ QVariant RunsModel::data(const QModelIndex& index, int role) const {
 }
 
 bool RunsModel::setData(const QModelIndex& index, const QVariant& value, int role) {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid) || index.column() != kRun ||
+  if (!isCell(index) || index.column() != kRun ||
       role != Qt::CheckStateRole) {
     return false;
   }
@@ -161,7 +167,7 @@ bool RunsModel::setData(const QModelIndex& index, const QVariant& value, int rol
 }
 
 Qt::ItemFlags RunsModel::flags(const QModelIndex& index) const {
-  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return Qt::NoItemFlags;
+  if (!isCell(index)) return Qt::NoItemFlags;
   Qt::ItemFlags flags = Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemNeverHasChildren;
   if (index.column() == kRun) flags |= Qt::ItemIsUserCheckable;
   return flags;
