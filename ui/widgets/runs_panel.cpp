@@ -3,6 +3,7 @@
 #include <set>
 
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -25,8 +26,13 @@ RunsPanel::RunsPanel(Dashboard& dashboard, QWidget* parent) : QDockWidget(tr("Ru
   RunsModel& runs = dashboard_.runs();
   proxy_ = new RunsFilterModel(runs, this);
   auto* content = new QWidget(this);
-  QVBoxLayout* column = nullptr;
-  QHBoxLayout* header = addPanelHeader(content, tr("Runs"), &column);
+  // The dock's title names it: the row holds the filter and the summary choices alone.
+  auto* column = new QVBoxLayout(content);
+  column->setContentsMargins(0, 0, 0, 0);
+  column->setSpacing(0);
+  auto* header = new QHBoxLayout;
+  header->setContentsMargins(6, 6, 6, 6);
+  column->addLayout(header);
   filter_ = new QLineEdit(content);
   filter_->setObjectName(QStringLiteral("runsFilter"));
   filter_->setPlaceholderText(tr("Filter runs: lr>1e-3 optimizer=adam, or part of a name…"));
