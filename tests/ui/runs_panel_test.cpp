@@ -114,6 +114,33 @@ TEST_F(RunsPanelTest, AConfigThatReachesTheDashboardIsAColumnOfTheRunsPanel) {
   EXPECT_EQ(window.chartGrid().timeView().mode(), TimeAxisMode::SinceRunStart);
 }
 
+TEST_F(RunsPanelTest, ARunKeepsItsColourInTheNextSessionWhateverOrderRunsComeIn) {
+  const auto a = test::makeSource("lr-1e-3", 100);
+  const auto b = test::makeSource("lr-1e-2", 200);
+  QColor colourA;
+  QColor colourB;
+  {
+    MainWindow window(options());
+    deliver(window, {loss(a, 0, 1.0)});
+    deliver(window, {loss(b, 0, 1.0)});
+    ASSERT_TRUE(waitFor([&] {
+      window.dashboard().refreshNow();
+      return window.dashboard().runs().rowCount() == 2;
+    }));
+    colourA = window.dashboard().runDisplay().colour(QStringLiteral("lr-1e-3"));
+    colourB = window.dashboard().runDisplay().colour(QStringLiteral("lr-1e-2"));
+    EXPECT_NE(colourA, colourB);
+  }
+  MainWindow window(options());
+  deliver(window, {loss(b, 0, 1.0), loss(a, 0, 1.0)});  // the other way round
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().refreshNow();
+    return window.dashboard().runs().rowCount() == 2;
+  }));
+  EXPECT_EQ(window.dashboard().runDisplay().colour(QStringLiteral("lr-1e-3")), colourA);
+  EXPECT_EQ(window.dashboard().runDisplay().colour(QStringLiteral("lr-1e-2")), colourB);
+}
+
 TEST_F(RunsPanelTest, AnAxisNotChosenIsNotSavedSoSeveralRunsStillGetSteps) {
   {
     MainWindow window(options());
