@@ -182,6 +182,16 @@ TEST_F(RunsModelTest, ARunLeavesWithItsLastSource) {
   EXPECT_FALSE(display_.isKnown("a"));
 }
 
+TEST_F(RunsModelTest, ConfigColumnsStopAtTheirLimitAndTheRestIsCounted) {
+  RunConfig wide;
+  for (int i = 0; i < RunsModel::kMaxConfigColumns + 44; ++i) wide.emplace("key" + std::to_string(1000 + i), int64_t{i});
+  addRun("wide", wide, {1.0});
+  EXPECT_EQ(model_.columnCount(), RunsModel::kFixedColumns + RunsModel::kMaxConfigColumns);
+  EXPECT_EQ(model_.droppedConfigKeys(), 44U);
+  EXPECT_EQ(model_.value(0, "key1000").toLongLong(), 0);
+  EXPECT_FALSE(model_.value(0, "key1299").isValid());
+}
+
 TEST(RunDisplay, KeepsARunsColourAndGivesNewRunsFreeOnes) {
   RunDisplay earlier;
   earlier.assign("a");

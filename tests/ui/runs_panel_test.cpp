@@ -100,6 +100,16 @@ TEST_F(RunsPanelTest, AConfigThatReachesTheDashboardIsAColumnOfTheRunsPanel) {
   panel.filterBox()->clear();
   EXPECT_TRUE(panel.errorText().isEmpty());
 
+  // A click on a run's box hides that run alone, though it selects its row.
+  const QModelIndex first = table->model()->index(0, 0);
+  const QString firstRun = first.data().toString();
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, panel.checkBoxRect(first).center());
+  EXPECT_FALSE(window.dashboard().runDisplay().isShown(firstRun));
+  EXPECT_EQ(window.dashboard().runDisplay().shownCount(), 1U);
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, panel.checkBoxRect(first).center());
+  EXPECT_EQ(window.dashboard().runDisplay().shownCount(), 2U);
+  table->clearSelection();
+
   // Selecting a row shows exactly that run; the charts follow.
   table->selectionModel()->select(table->model()->index(0, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   const QString selected = table->model()->index(0, 0).data().toString();

@@ -50,7 +50,7 @@ int RunsModel::rowOfSource(SourceId source) const {
   return -1;
 }
 
-bool RunsModel::noteConfigKeys(const RunConfig& config) {
+QStringList RunsModel::newConfigKeys(const RunConfig& config) {
   QStringList added;
   for (const auto& entry : config) {
     const QString key = QString::fromStdString(entry.first);
@@ -61,11 +61,7 @@ bool RunsModel::noteConfigKeys(const RunConfig& config) {
     }
     added << key;
   }
-  if (added.isEmpty()) return false;
-  beginResetModel();
-  configKeys_ << added;
-  configKeys_.sort();
-  return true;
+  return added;
 }
 
 void RunsModel::apply(const IngestBatch& batch) {
@@ -91,10 +87,14 @@ void RunsModel::apply(const IngestBatch& batch) {
   for (const RunConfigNote& note : batch.configs) {
     const int row = rowOfSource(note.source);
     if (row < 0 || note.timeNs < runs_[static_cast<std::size_t>(row)].configNs) continue;
-    const bool reset = noteConfigKeys(note.config);
+    const QStringList added = newConfigKeys(note.config);
+    // New columns, in key order: a reset, as a new run's config comes seldom.
+    if (!added.isEmpty()) beginResetModel();
+    configKeys_ << added;
+    configKeys_.sort();
     runs_[static_cast<std::size_t>(row)].config = note.config;
     runs_[static_cast<std::size_t>(row)].configNs = note.timeNs;
-    if (reset) {
+    if (!added.isEmpty()) {
       endResetModel();
     } else {
       emit dataChanged(index(row, 0), index(row, columnCount() - 1));

@@ -124,8 +124,8 @@ class RunsModel : public QAbstractTableModel {
 
   int rowOf(const QString& run) const;
   int rowOfSource(SourceId source) const;
-  // Adds config keys not shown yet; returns whether the columns changed.
-  bool noteConfigKeys(const RunConfig& config);
+  // The keys of `config` not shown yet, within kMaxConfigColumns (those beyond are counted).
+  QStringList newConfigKeys(const RunConfig& config);
   void summarise(Run& run) const;
   QVariant summaryValue(const Run& run, int key, Part part) const;
   QVariant fixedValue(const Run& run, int column) const;

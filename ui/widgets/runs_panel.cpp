@@ -10,6 +10,9 @@
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
+#include <QMouseEvent>
+#include <QStyle>
+#include <QStyleOptionViewItem>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -81,6 +84,7 @@ RunsPanel::RunsPanel(Dashboard& dashboard, QWidget* parent) : QDockWidget(tr("Ru
   connect(filter_, &QLineEdit::textChanged, proxy_, &RunsFilterModel::setFilterText);
   connect(proxy_, &RunsFilterModel::errorsChanged, this, &RunsPanel::showErrors);
   connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, &RunsPanel::selectionChanged);
+  table_->viewport()->installEventFilter(this);
   connect(&runs, &QAbstractItemModel::rowsInserted, this, &RunsPanel::runsChanged);
   connect(&runs, &QAbstractItemModel::dataChanged, this, &RunsPanel::runsChanged);
   autoPicked_ = !runs.summaryKeys().isEmpty();
@@ -106,7 +110,28 @@ void RunsPanel::showErrors(const QStringList& errors) {
   filter_->setStyleSheet(errors.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(QColor(colours::kBad).name()));
 }
 
+QRect RunsPanel::checkBoxRect(const QModelIndex& index) const {
+  QStyleOptionViewItem option;
+  option.initFrom(table_->viewport());
+  option.rect = table_->visualRect(index);
+  option.features = QStyleOptionViewItem::HasCheckIndicator | QStyleOptionViewItem::HasDecoration | QStyleOptionViewItem::HasDisplay;
+  return table_->style()->subElementRect(QStyle::SE_ItemViewItemCheckIndicator, &option, table_);
+}
+
+bool RunsPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == table_->viewport() && event->type() == QEvent::MouseButtonPress) {
+    const QPoint pos = static_cast<QMouseEvent*>(event)->position().toPoint();
+    const QModelIndex index = table_->indexAt(pos);
+    pressOnCheckBox_ = index.isValid() && index.column() == 0 && checkBoxRect(index).contains(pos);
+  } else if (watched == table_->viewport() && event->type() == QEvent::MouseButtonRelease) {
+    pressOnCheckBox_ = false;  // the press selected what it selects
+  }
+  return QDockWidget::eventFilter(watched, event);
+}
+
 void RunsPanel::selectionChanged() {
+  // A tick is about that run alone: the others stay as they are.
+  if (pressOnCheckBox_) return;
   const QModelIndexList rows = table_->selectionModel()->selectedRows();
   if (rows.isEmpty()) return;  // the boxes say what is shown
   std::set<QString> runs;

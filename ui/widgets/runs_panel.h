@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QDockWidget>
+#include <QRect>
 #include <QStringList>
 
 class QComboBox;
@@ -8,6 +9,7 @@ class QMainWindow;
 class QMenu;
 class QLabel;
 class QLineEdit;
+class QModelIndex;
 class QTableView;
 class QToolButton;
 
@@ -40,6 +42,12 @@ class RunsPanel : public QDockWidget {
   // What the summary button offers: the runs' charted Stats.
   QStringList summaryChoices() const;
   void setSummaryKeys(const QStringList& keys);
+  // Where a row's check box is, in the table's viewport.
+  QRect checkBoxRect(const QModelIndex& index) const;
+
+ protected:
+  // A press on a check box ticks it without showing only that run (the row it selects).
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void showErrors(const QStringList& errors);
@@ -56,6 +64,7 @@ class RunsPanel : public QDockWidget {
   QTableView* table_ = nullptr;
   bool autoPicked_ = false;  // a summary key was picked for the user, or the user picked
   bool autoShown_ = false;   // shown for a second run once
+  bool pressOnCheckBox_ = false;
 };
 
 }  // namespace livemon::ui
