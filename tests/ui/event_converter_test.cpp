@@ -227,6 +227,19 @@ TEST(EventConverter, ARunConfigIsHandedOnAndLoggedButNotCharted) {
   const RunConfig expected{{"lr", 1e-3}, {"batch", int64_t{64}}, {"optimizer", std::string("adam")}};
   EXPECT_EQ(batch.configs[0].config, expected);
 
+  // A flood of configs holds one per source, the newest.
+  for (int i = 0; i < 100; ++i) {
+    auto again = received(source, Event{std::string(kRunConfigEventName), atMs(2000.0 + i), {{"lr", 1e-4 * i}}});
+    converter.convert(again, batch);
+  }
+  ASSERT_EQ(batch.configs.size(), 1U);
+  EXPECT_EQ(batch.configs[0].config, (RunConfig{{"lr", 1e-4 * 99}}));
+  IngestBatch later;
+  later.addConfig(RunConfigNote{batch.sources[0].id, 5'000'000'000, {{"lr", 0.5}}});
+  batch.append(std::move(later));
+  ASSERT_EQ(batch.configs.size(), 1U);
+  EXPECT_EQ(batch.configs[0].config, (RunConfig{{"lr", 0.5}}));
+
   // Another event with the same fields is charted as usual.
   auto other = received(source, Event{"hparams", atMs(2000.0), {{"lr", 1e-3}}});
   converter.convert(other, batch);

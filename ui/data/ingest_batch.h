@@ -110,7 +110,8 @@ struct IngestBatch {
   std::vector<SourceDescriptor> sources;
   std::vector<NameDescriptor> names;
   std::vector<SeriesDescriptor> series;
-  // Configs received, in order; each after its source's descriptor.
+  // Configs received, each after its source's descriptor; one per source, its newest (addConfig),
+  // so a flood of configs holds no more than one config per source.
   std::vector<RunConfigNote> configs;
   std::vector<StatSample> samples;
   std::vector<LogEntry> log;
@@ -125,6 +126,8 @@ struct IngestBatch {
            history.empty() && events == 0;
   }
   void clear() noexcept;
+  // Adds a source's config, in place of one of the same source this batch holds.
+  void addConfig(RunConfigNote note);
   // Appends `later`, which must come after this batch; `later` is left empty.
   void append(IngestBatch&& later);
 };

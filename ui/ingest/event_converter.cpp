@@ -299,7 +299,7 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   const int64_t timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
   // A run's config describes the run (the Runs panel's columns): logged, not charted.
   std::optional<RunConfig> config = runConfigOf(event);
-  if (config) out.configs.push_back(RunConfigNote{*source, timeNs, std::move(*config)});
+  if (config) out.addConfig(RunConfigNote{*source, timeNs, std::move(*config)});
   // An event whose name was refused is dropped whole, its fields' points with it.
   if (!config && (stat || name)) {
     const double x = epochMilliseconds(event.timestamp);
