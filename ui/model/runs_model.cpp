@@ -1,9 +1,9 @@
 #include <livemon/ui/model/runs_model.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
-#include <type_traits>
-#include <variant>
+#include <utility>
 
 #include <livemon/ui/model/run_display.h>
 #include <livemon/ui/model/stat_registry.h>

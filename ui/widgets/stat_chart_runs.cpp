@@ -1,6 +1,5 @@
 // StatChartView and the runs: a hidden run's lines leave the chart, and with several runs shown
 // each is drawn as one line (the Stat's main aggregation, with its rank band) in the run's colour.
-#include <algorithm>
 #include <optional>
 #include <set>
 #include <utility>
