@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include <QSettings>
 
 #include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/runs_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/replay/replay_session.h>
 #include <livemon/ui/widgets/baseline_menu.h>
@@ -180,6 +182,24 @@ TEST_F(BaselineTest, WithoutALiveRunAFollowingBaselineShowsUpToItsEnd) {
   EXPECT_EQ(loss->store.lastX(), kT0Ms + 500.0 * (kEvents - 1));
   EXPECT_EQ(loss->store.firstX(), kT0Ms + 500.0 * (kEvents - 1) - 60'000.0);
   EXPECT_EQ(baseline->messagesRead(), 121U);
+}
+
+// The Runs panel's rows: a baseline's run is "recorded", a live one "live"; closed, its row goes.
+TEST_F(BaselineTest, ARecordedRunAndALiveOneAreRowsOfTheRunsPanelWithTheirStates) {
+  Dashboard dashboard(options());
+  dashboard.start();
+  deliverLiveRun(dashboard, 10s);
+  ReplaySession* baseline = openBaseline(dashboard, recording_);
+  RunsModel& runs = dashboard.runs();
+  dashboard.updateStatus();
+  ASSERT_EQ(runs.rowCount(), 2);
+  std::map<QString, QString> states;
+  for (int row = 0; row < runs.rowCount(); ++row) states[runs.runName(row)] = runs.value(row, QStringLiteral("state")).toString();
+  EXPECT_EQ(states, (std::map<QString, QString>{{QStringLiteral("live"), QStringLiteral("live")},
+                                                {QStringLiteral("baseline: train"), QStringLiteral("recorded")}}));
+  dashboard.replays().closeBaseline(baseline);
+  ASSERT_TRUE(waitFor([&] { return runs.rowCount() == 1; }));
+  EXPECT_EQ(runs.runName(0), QStringLiteral("live"));
 }
 
 }  // namespace

@@ -137,6 +137,34 @@ TEST_F(DashboardSettingsTest, ReadsTheKeysAsEarlierVersionsWroteThem) {
   EXPECT_TRUE(settings.chartView().logScale.at(QStringLiteral("train.loss")));
 }
 
+TEST_F(DashboardSettingsTest, RunColoursAndSummaryKeysRoundTripWithinBounds) {
+  {
+    DashboardSettings settings(file());
+    settings.setRunColours({{QStringLiteral("lr-1e-3"), 2}, {QStringLiteral("lr-1e-2"), 0}});
+    settings.setRunSummaryKeys({QStringLiteral("train.loss"), QStringLiteral("eval.accuracy")});
+    settings.setRunBestIsMax(true);
+  }
+  {
+    const DashboardSettings settings(file());
+    EXPECT_EQ(settings.runColours(), (std::map<QString, unsigned>{{QStringLiteral("lr-1e-3"), 2}, {QStringLiteral("lr-1e-2"), 0}}));
+    EXPECT_EQ(settings.runSummaryKeys(), (QStringList{QStringLiteral("train.loss"), QStringLiteral("eval.accuracy")}));
+    EXPECT_TRUE(settings.runBestIsMax());
+  }
+  // Edited by hand: an index that is no number and a name over the bound are left out, and at most
+  // kMaxSavedRunColours are read.
+  {
+    QVariantMap colours;
+    colours.insert(QStringLiteral("ok"), 3);
+    colours.insert(QStringLiteral("bad"), QStringLiteral("blue"));
+    colours.insert(QString(kMaxSavedRunNameLength + 1, QLatin1Char('x')), 1);
+    for (std::size_t i = 0; i < kMaxSavedRunColours + 10; ++i) colours.insert(QStringLiteral("run%1").arg(i), 1);
+    raw().setValue(QStringLiteral("runs/colours"), colours);
+  }
+  const std::map<QString, unsigned> read = DashboardSettings(file()).runColours();
+  EXPECT_EQ(read.size(), kMaxSavedRunColours);
+  EXPECT_FALSE(read.contains(QStringLiteral("bad")));
+}
+
 TEST_F(DashboardSettingsTest, KeysLivemonDoesNotWriteReadAsUnset) {
   {
     QSettings edited = raw();

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <livemon/run_config.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/data/ingest_limits.h>
@@ -207,6 +208,43 @@ TEST(EventConverter, RendersDataSortedByKeyWithStringsQuoted) {
   const Event event{"e", atMs(0), {{"b", 0.25}, {"a", std::string("text")}, {"d", true}, {"c", int64_t{-3}}, {"e", 1.0 / 3.0}}};
   EXPECT_EQ(EventConverter::renderData(event), "a=\"text\", b=0.25, c=-3, d=true, e=0.3333333333");
   EXPECT_EQ(EventConverter::renderData(Event{"empty", atMs(0), {}}), "");
+}
+
+TEST(EventConverter, ARunConfigIsHandedOnAndLoggedButNotCharted) {
+  EventConverter converter;
+  IngestBatch batch;
+  const auto source = makeSource("lr-1e-3", 42);
+  auto config = received(source, Event{std::string(kRunConfigEventName), atMs(1000.0),
+                                       {{"lr", 1e-3}, {"batch", int64_t{64}}, {"optimizer", std::string("adam")}, {"step", int64_t{0}}}});
+  converter.convert(config, batch);
+
+  EXPECT_TRUE(batch.series.empty());
+  EXPECT_TRUE(batch.samples.empty());
+  ASSERT_EQ(batch.log.size(), 1U);
+  ASSERT_EQ(batch.configs.size(), 1U);
+  EXPECT_EQ(batch.configs[0].source, batch.sources[0].id);
+  EXPECT_EQ(batch.configs[0].timeNs, 1'000'000'000);
+  const RunConfig expected{{"lr", 1e-3}, {"batch", int64_t{64}}, {"optimizer", std::string("adam")}};
+  EXPECT_EQ(batch.configs[0].config, expected);
+
+  // A flood of configs holds one per source, the newest.
+  for (int i = 0; i < 100; ++i) {
+    auto again = received(source, Event{std::string(kRunConfigEventName), atMs(2000.0 + i), {{"lr", 1e-4 * i}}});
+    converter.convert(again, batch);
+  }
+  ASSERT_EQ(batch.configs.size(), 1U);
+  EXPECT_EQ(batch.configs[0].config, (RunConfig{{"lr", 1e-4 * 99}}));
+  IngestBatch later;
+  later.addConfig(RunConfigNote{batch.sources[0].id, 5'000'000'000, {{"lr", 0.5}}});
+  batch.append(std::move(later));
+  ASSERT_EQ(batch.configs.size(), 1U);
+  EXPECT_EQ(batch.configs[0].config, (RunConfig{{"lr", 0.5}}));
+
+  // Another event with the same fields is charted as usual.
+  auto other = received(source, Event{"hparams", atMs(2000.0), {{"lr", 1e-3}}});
+  converter.convert(other, batch);
+  EXPECT_EQ(batch.series.size(), 1U);
+  EXPECT_EQ(batch.configs.size(), 1U);
 }
 
 TEST(StagingBuffer, TakeHandsOverEverythingOnceInOrder) {

@@ -1,9 +1,10 @@
 // Charts against steps, offscreen: the time range picks the points and the axis shows their steps,
 // points without a step are not drawn and a chart without any says so, zoom, smoothing, hover and
-// CSV work in steps; and two x-range defects: a young run fills the chart, and a min–max band
-// breaks at a stall like its lines.
+// CSV work in steps; two x-range defects: a young run fills the chart, and a min–max band
+// breaks at a stall like its lines; and several runs overlaid by step.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,9 +21,11 @@
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/model/chart_csv.h>
 #include <livemon/ui/model/chart_view_options.h>
+#include <livemon/ui/model/run_display.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/chart_legend.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 #include "ui_test_support.h"
@@ -210,6 +213,71 @@ TEST_F(StepChartTest, TheBandBreaksAtAStallLikeItsLines) {
   chart.setSeriesVisible(chart.seriesIds().front(), false);
   EXPECT_FALSE(band->area(0)->isVisible());
   EXPECT_FALSE(band->area(1)->isVisible());
+}
+
+// Several runs on one chart: one line per run in its run's colour, a point at step N of each run
+// exactly at x = N whatever the runs' step rates and start times; a hidden run leaves the chart.
+TEST_F(StepChartTest, TwoRunsOfDifferentStepRatesLieAtTheirStepsInTheirColours) {
+  RunDisplay runs;
+  grid_.setRunDisplay(&runs);
+  runs.assign(QStringLiteral("lr-1e-3"));
+  runs.assign(QStringLiteral("lr-1e-2"));
+  // Run a makes 10 steps a second; run b, started an hour later, 3.
+  const auto a = makeSource("lr-1e-3", 100, std::nullopt, kStart);
+  const auto b = makeSource("lr-1e-2", 200, std::nullopt, kStart + 3.6e6);
+  grid_.viewOptions().setSmoothing(0.0);
+  for (int i = 0; i < 60; ++i) {
+    feed(a, kStart + 1000.0 * i, 10 * i, {{"loss.mean", 1.0 + i}, {"loss.min", 0.5 + i}, {"loss.max", 2.0 + i}});
+    feed(b, kStart + 3.6e6 + 1000.0 * i, 3 * i, {{"loss.mean", 100.0 + i}, {"loss.min", 99.0 + i}, {"loss.max", 101.0 + i}});
+  }
+  grid_.setTimeAxisMode(TimeAxisMode::Step);
+  grid_.setTimeRange(TimeRange::All);
+  StatChartView& chart = showChart(QStringLiteral("loss"));
+  EXPECT_TRUE(chart.showsSeveralRuns());
+  const QLineSeries* meanA = chart.line(QStringLiteral("mean"), 0);
+  const QLineSeries* meanB = chart.line(QStringLiteral("mean"), 1);
+  ASSERT_NE(meanA, nullptr);
+  ASSERT_NE(meanB, nullptr);
+  std::map<double, double> pointsA;
+  std::map<double, double> pointsB;
+  for (const QPointF& p : meanA->points()) pointsA[p.x()] = p.y();
+  for (const QPointF& p : meanB->points()) pointsB[p.x()] = p.y();
+  ASSERT_EQ(pointsA.size(), 60U);
+  ASSERT_EQ(pointsB.size(), 60U);
+  // Step 30 is window 3 of run a and window 10 of run b: both exactly at x = 30.
+  ASSERT_TRUE(pointsA.contains(30.0));
+  ASSERT_TRUE(pointsB.contains(30.0));
+  EXPECT_EQ(pointsA.at(30.0), 4.0);
+  EXPECT_EQ(pointsB.at(30.0), 110.0);
+  for (int i = 0; i < 60; ++i) {
+    EXPECT_EQ(pointsA.at(10.0 * i), 1.0 + i);
+    EXPECT_EQ(pointsB.at(3.0 * i), 100.0 + i);
+  }
+  // One line per run, in the run's colour: the other aggregations are left out.
+  EXPECT_TRUE(meanA->isVisible());
+  EXPECT_TRUE(meanB->isVisible());
+  EXPECT_FALSE(chart.line(QStringLiteral("max"), 0)->isVisible());
+  EXPECT_FALSE(chart.line(QStringLiteral("min"), 1)->isVisible());
+  EXPECT_EQ(meanA->pen().color(), runs.colour(QStringLiteral("lr-1e-3")));
+  EXPECT_EQ(meanB->pen().color(), runs.colour(QStringLiteral("lr-1e-2")));
+  EXPECT_NE(meanA->pen().color(), meanB->pen().color());
+  ASSERT_EQ(chart.legend().entries().size(), 2U);
+  EXPECT_EQ(chart.legend().entries()[0].label, QStringLiteral("mean · lr-1e-3"));
+  // The hover lists both runs' values at the step under the cursor: step 150, where both have one.
+  const QPointF atStep = chart.chart()->mapToScene(chart.chart()->mapToPosition(QPointF(150.0, 50.0)));
+  const QString text = chart.tooltipAt(chart.mapFromScene(atStep));
+  EXPECT_TRUE(text.contains(QStringLiteral("mean · lr-1e-3")) && text.contains(QStringLiteral("mean · lr-1e-2")))
+      << text.toStdString();
+  EXPECT_TRUE(text.contains(QStringLiteral("&nbsp;16<")) && text.contains(QStringLiteral("&nbsp;150<"))) << text.toStdString();
+
+  // Run b hidden: it leaves the chart, and run a alone shows all its aggregations again.
+  runs.setShown(QStringLiteral("lr-1e-2"), false);
+  grid_.refresh();
+  EXPECT_FALSE(chart.showsSeveralRuns());
+  EXPECT_FALSE(meanB->isVisible());
+  EXPECT_TRUE(chart.line(QStringLiteral("max"), 0)->isVisible());
+  for (const LegendEntry& entry : chart.legend().entries()) EXPECT_FALSE(entry.label.contains(QStringLiteral("lr-1e-2")));
+  EXPECT_FALSE(chart.tooltipAt(chart.mapFromScene(atStep)).contains(QStringLiteral("lr-1e-2")));
 }
 
 }  // namespace

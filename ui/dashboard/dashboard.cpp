@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <iterator>
+#include <map>
 
 #include <QDateTime>
 #include <QDir>
@@ -16,6 +17,8 @@
 #include <livemon/ui/model/ranges_model.h>
 #include <livemon/ui/model/rank_groups.h>
 #include <livemon/ui/model/rank_scores_model.h>
+#include <livemon/ui/model/run_display.h>
+#include <livemon/ui/model/runs_model.h>
 #include <livemon/ui/model/stat_registry.h>
 
 namespace livemon::ui {
@@ -68,6 +71,17 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   replaying.folderLimits = options_.folderLimits;
   replaying.baselinesFollowLive = options_.baselinesFollowLive.value_or(settings_.baselinesFollowLive());
   replays_ = std::make_unique<ReplayController>(*ingest_, *registry_, settings_, replaying);
+  runDisplay_ = std::make_unique<RunDisplay>();
+  runDisplay_->restoreColours(settings_.runColours());
+  runs_ = std::make_unique<RunsModel>(*registry_, *runDisplay_);
+  runs_->setSummaryKeys(settings_.runSummaryKeys());
+  runs_->setBest(settings_.runBestIsMax() ? RunsModel::Best::Max : RunsModel::Best::Min);
+  // A new run's colour is kept at once, so a crash does not lose it.
+  connect(runDisplay_.get(), &RunDisplay::changed, this, [this, kept = runDisplay_->colours().size()]() mutable {
+    if (runDisplay_->colours().size() == kept) return;
+    kept = runDisplay_->colours().size();
+    settings_.setRunColours(runDisplay_->colours());
+  });
   // A recording's ranges are as old as they were at its playhead.
   rangesModel_->setReferenceTime([this](SourceId source) { return replays_->playheadMsOf(source); });
   connect(replays_.get(), &ReplayController::recordingCleared, this, &Dashboard::clearRecording);
@@ -156,6 +170,7 @@ void Dashboard::refreshUpTo(std::size_t quota) {
 void Dashboard::applyBatch(IngestBatch& batch, bool last) {
   if (batch.empty()) return;
   const RegistryChanges changes = registry_->apply(batch);
+  runs_->apply(batch);
   for (SourceId id : changes.newSources) {
     if (const SourceEntry* source = registry_->source(id)) logModel_->setSourceLabel(id, logSourceLabel(*source->info));
   }
@@ -164,6 +179,7 @@ void Dashboard::applyBatch(IngestBatch& batch, bool last) {
   const RankGroupUpdate groups = rankGroups_->observe(batch, changes);
   // A window's points once all of it is in (a batch applied in pieces).
   if (last) rankGroups_->addPoints();
+  runs_->addSeries(groups.chartSeries);
   if (!groups.chartSeries.empty()) emit seriesAdded(groups.chartSeries);
   if (groups.ranksChanged) emit ranksChanged();
   rankScores_->observe(batch);
@@ -249,6 +265,7 @@ void Dashboard::removeSources(const QString& endpoint) {
       registry_->removeSources([&endpoint](const SourceEntry& source) { return source.endpoint == endpoint; });
   if (removal.empty()) return;
   rankGroups_->removed(removal);
+  runs_->removeSources(removal.sources, removal.series);
   emit sourcesAboutToBeRemoved(removal);
   rangesModel_->removeSources(removal.sources);
   if (removal.labelsChanged) rangesModel_->sourceLabelsChanged();
@@ -318,7 +335,27 @@ void Dashboard::updateStatus() {
       health.history = describeHistory(*note).toStdString();
     }
   }
+  refreshRuns();
   emit statusUpdated();
+}
+
+void Dashboard::refreshRuns() {
+  std::map<transport::SourceInfo, transport::SourceState> heard;
+  for (const transport::SourceStatus& status : ingest_->sources()) {
+    if (status.source) heard[*status.source] = status.state;
+  }
+  runs_->refresh([&](const SourceEntry& source) {
+    if (replays_->playheadMsOf(source.id)) return RunState::Recorded;
+    const auto found = source.info ? heard.find(*source.info) : heard.end();
+    // One the subscriber does not list (fed through IngestWorker::deliver) is taken as live.
+    if (found == heard.end()) return RunState::Live;
+    switch (found->second) {
+      case transport::SourceState::Alive: return RunState::Live;
+      case transport::SourceState::Stale: return RunState::Stopped;
+      case transport::SourceState::Gone: return RunState::Finished;
+    }
+    return RunState::Live;
+  });
 }
 
 LimitReport Dashboard::limitReport() const {

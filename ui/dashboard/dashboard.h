@@ -31,6 +31,8 @@ namespace livemon::ui {
 class RangesModel;
 class RankGroups;
 class RankScoresModel;
+class RunDisplay;
+class RunsModel;
 class StatRegistry;
 struct RegistryRemoval;
 
@@ -97,7 +99,9 @@ struct DashboardOptions {
 // The dashboard's pipeline, without a widget: it owns the ingest worker (and the recording of what
 // is received), the StatRegistry, the EventLogModel, the RangesModel, the rank groups and scores,
 // the pause buffer and the refresh timer; and beside them the ReplayController (the replayed and
-// baseline recordings), the AlertCentre and the DashboardSettings.
+// baseline recordings), the AlertCentre and the DashboardSettings; and the runs: the Runs panel's
+// RunsModel (a row per run, with its config and summaries) and the RunDisplay (the runs' colours,
+// kept in the settings, and which runs the charts show).
 //
 // Data flow: the IngestWorker thread converts live events, and each ReplaySession's thread
 // converts recorded ones, into the one StagingBuffer, in conversion order, so every descriptor
@@ -134,6 +138,10 @@ class Dashboard : public QObject {
   RankScoresModel& rankScores() noexcept { return *rankScores_; }
   // The alerts raised and the user's rules.
   AlertCentre& alertCentre() noexcept { return *alerts_; }
+  // A row per run, live or recorded, refreshed with the status (once a second).
+  RunsModel& runs() noexcept { return *runs_; }
+  // The runs' colours and which are shown, for the charts and the Runs panel.
+  RunDisplay& runDisplay() noexcept { return *runDisplay_; }
   // The replayed recording on the timeline and the baselines.
   ReplayController& replays() noexcept { return *replays_; }
   const ReplayController& replays() const noexcept { return *replays_; }
@@ -223,6 +231,8 @@ class Dashboard : public QObject {
   void removeSources(const QString& endpoint);
   // Removes the log rows (shown and held) of the sources whose entry in `ofSource` is set.
   void removeLogRows(const std::vector<char>& ofSource);
+  // What the Runs panel says of a source's state: recorded, or as its subscriber sees it.
+  void refreshRuns();
   void showError(const QString& message);
   void reportError(const QString& title, const QString& message);
 
@@ -237,6 +247,8 @@ class Dashboard : public QObject {
   std::unique_ptr<RankScoresModel> rankScores_;
   std::unique_ptr<AlertCentre> alerts_;
   std::unique_ptr<ReplayController> replays_;
+  std::unique_ptr<RunDisplay> runDisplay_;
+  std::unique_ptr<RunsModel> runs_;
   QTimer* refreshTimer_ = nullptr;
   QTimer* statusTimer_ = nullptr;
 

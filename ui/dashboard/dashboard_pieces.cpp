@@ -44,6 +44,7 @@ void Dashboard::carry(IngestBatch&& taken, std::size_t pieceRows) {
       piece.batch.sources = std::move(taken.sources);
       piece.batch.names = std::move(taken.names);
       piece.batch.series = std::move(taken.series);
+      piece.batch.configs = std::move(taken.configs);
     }
     const auto cut = [&](std::size_t size, std::size_t at) { return static_cast<std::ptrdiff_t>(size * at / pieces); };
     piece.batch.samples.assign(taken.samples.begin() + cut(samples, i), taken.samples.begin() + cut(samples, i + 1));

@@ -33,6 +33,9 @@ const QString kCollapsed = QStringLiteral("charts/collapsed");
 const QString kSmoothing = QStringLiteral("charts/smoothing");
 const QString kLogAll = QStringLiteral("charts/logScaleAll");
 const QString kLogPerChart = QStringLiteral("charts/logScale");
+const QString kRunColours = QStringLiteral("runs/colours");
+const QString kRunSummaryKeys = QStringLiteral("runs/summaryKeys");
+const QString kRunBestIsMax = QStringLiteral("runs/bestIsMax");
 }  // namespace keys
 
 std::unique_ptr<QSettings> openSettings(const QString& file) {
@@ -207,6 +210,40 @@ void DashboardSettings::setChartView(const ChartViewState& state) {
   for (const auto& [name, on] : state.logScale) perChart.insert(name, on);
   store_->setValue(keys::kLogPerChart, perChart);
 }
+
+std::map<QString, unsigned> DashboardSettings::runColours() const {
+  std::map<QString, unsigned> colours;
+  const QVariantMap saved = store_->value(keys::kRunColours).toMap();
+  for (auto it = saved.begin(); it != saved.end() && colours.size() < kMaxSavedRunColours; ++it) {
+    bool ok = false;
+    const unsigned index = it.value().toUInt(&ok);
+    if (ok && it.key().size() <= kMaxSavedRunNameLength) colours[it.key()] = index;
+  }
+  return colours;
+}
+
+void DashboardSettings::setRunColours(const std::map<QString, unsigned>& colours) {
+  QVariantMap saved;
+  for (const auto& [run, index] : colours) {
+    if (static_cast<std::size_t>(saved.size()) >= kMaxSavedRunColours) break;
+    if (run.size() <= kMaxSavedRunNameLength) saved.insert(run, index);
+  }
+  store_->setValue(keys::kRunColours, saved);
+}
+
+QStringList DashboardSettings::runSummaryKeys() const {
+  QStringList keys = store_->value(keys::kRunSummaryKeys).toStringList();
+  keys.erase(std::remove_if(keys.begin(), keys.end(), [](const QString& key) { return key.size() > kMaxSavedChartNameLength; }),
+             keys.end());
+  if (keys.size() > 64) keys.resize(64);
+  return keys;
+}
+
+void DashboardSettings::setRunSummaryKeys(const QStringList& keys) { store_->setValue(keys::kRunSummaryKeys, keys); }
+
+bool DashboardSettings::runBestIsMax() const { return store_->value(keys::kRunBestIsMax, false).toBool(); }
+
+void DashboardSettings::setRunBestIsMax(bool max) { store_->setValue(keys::kRunBestIsMax, max); }
 
 void DashboardSettings::sync() { store_->sync(); }
 

@@ -30,6 +30,8 @@ inline constexpr qsizetype kMaxSavedChartChoices = 4096;      // pinned charts, 
 inline constexpr qsizetype kMaxSavedChartNameLength = 1024;   // longer names are left out
 inline constexpr std::size_t kMaxSavedLogScaleCharts = 10'000;
 inline constexpr int kMaxSavedEndpointCurves = 256;
+inline constexpr std::size_t kMaxSavedRunColours = 1024;
+inline constexpr qsizetype kMaxSavedRunNameLength = 1024;
 
 // Not thread-safe: one owner at a time.
 // Everything the dashboard and its window keep from one session to the next, typed: the only
@@ -49,6 +51,8 @@ inline constexpr int kMaxSavedEndpointCurves = 256;
 //   recordings/folder      where the last recording was opened from
 //   charts/pinned, charts/collapsed                    the grid's pinned charts and collapsed sections
 //   charts/smoothing, charts/logScaleAll, charts/logScale   how the charts draw
+//   runs/colours           each run's colour: run name → index into the run palette
+//   runs/summaryKeys, runs/bestIsMax                   the Runs panel's summary columns
 class DashboardSettings {
  public:
   // `file` empty: the user's livemon settings; otherwise that INI file.
@@ -109,6 +113,16 @@ class DashboardSettings {
   // A smoothing that does not read as a number is the default (ChartViewOptions clamps others).
   ChartViewState chartView() const;
   void setChartView(const ChartViewState& state);
+
+  // At most kMaxSavedRunColours (names over kMaxSavedRunNameLength, and indices that do not read
+  // as a number, left out).
+  std::map<QString, unsigned> runColours() const;
+  void setRunColours(const std::map<QString, unsigned>& colours);
+  QStringList runSummaryKeys() const;
+  void setRunSummaryKeys(const QStringList& keys);
+  // False unless set true: the best value of a summary key is its lowest.
+  bool runBestIsMax() const;
+  void setRunBestIsMax(bool max);
 
   void sync();
 

@@ -22,6 +22,7 @@ void IngestBatch::clear() noexcept {
   sources.clear();
   names.clear();
   series.clear();
+  configs.clear();
   samples.clear();
   log.clear();
   alerts.clear();
@@ -29,10 +30,22 @@ void IngestBatch::clear() noexcept {
   events = 0;
 }
 
+void IngestBatch::addConfig(RunConfigNote note) {
+  for (RunConfigNote& held : configs) {
+    if (held.source == note.source) {
+      held = std::move(note);
+      return;
+    }
+  }
+  configs.push_back(std::move(note));
+}
+
 void IngestBatch::append(IngestBatch&& later) {
   moveAppend(sources, later.sources);
   moveAppend(names, later.names);
   moveAppend(series, later.series);
+  for (RunConfigNote& note : later.configs) addConfig(std::move(note));
+  later.configs.clear();
   moveAppend(samples, later.samples);
   moveAppend(log, later.log);
   moveAppend(alerts, later.alerts);

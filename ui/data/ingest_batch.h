@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/alert_rules.h>
+#include <livemon/run_config.h>
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/data/history_note.h>
 
@@ -87,6 +88,15 @@ struct LogEntry {
 };
 
 // Thread-safety: a plain value type.
+// A run's config as one of its sources logged it (a livemon.run_config event): the run's config is
+// the newest of its sources'. The event is logged too, but not charted.
+struct RunConfigNote {
+  SourceId source = 0;
+  int64_t timeNs = 0;  // the event's timestamp, nanoseconds since the Unix epoch
+  RunConfig config;
+};
+
+// Thread-safety: a plain value type.
 // A rule the ingest thread's AlertEngine found triggered, staged behind the data that triggered it.
 struct StagedAlert {
   Alert alert;
@@ -100,6 +110,9 @@ struct IngestBatch {
   std::vector<SourceDescriptor> sources;
   std::vector<NameDescriptor> names;
   std::vector<SeriesDescriptor> series;
+  // Configs received, each after its source's descriptor; one per source, its newest (addConfig),
+  // so a flood of configs holds no more than one config per source.
+  std::vector<RunConfigNote> configs;
   std::vector<StatSample> samples;
   std::vector<LogEntry> log;
   // After the samples and log entries of the events that triggered them (a log row each, too).
@@ -109,10 +122,12 @@ struct IngestBatch {
   uint64_t events = 0;  // events converted into this batch
 
   bool empty() const noexcept {
-    return sources.empty() && names.empty() && series.empty() && samples.empty() && log.empty() && alerts.empty() &&
+    return sources.empty() && names.empty() && series.empty() && configs.empty() && samples.empty() && log.empty() && alerts.empty() &&
            history.empty() && events == 0;
   }
   void clear() noexcept;
+  // Adds a source's config, in place of one of the same source this batch holds.
+  void addConfig(RunConfigNote note);
   // Appends `later`, which must come after this batch; `later` is left empty.
   void append(IngestBatch&& later);
 };

@@ -296,8 +296,12 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   const std::optional<NameId> name = nameId(event.name, out);
   const bool stat = isStatEventName(event.name);
   const std::optional<int64_t> stated = statedStep(event);
+  const int64_t timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
+  // A run's config describes the run (the Runs panel's columns): logged, not charted.
+  std::optional<RunConfig> config = runConfigOf(event);
+  if (config) out.addConfig(RunConfigNote{*source, timeNs, std::move(*config)});
   // An event whose name was refused is dropped whole, its fields' points with it.
-  if (stat || name) {
+  if (!config && (stat || name)) {
     const double x = epochMilliseconds(event.timestamp);
     const double step = stated ? static_cast<double>(*stated) : kNoStep;
     for (const auto& [key, value] : event.data) {
@@ -331,7 +335,7 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
     return;
   }
   LogEntry entry;
-  entry.timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
+  entry.timeNs = timeNs;
   entry.step = stated.value_or(LogEntry::kNoStep);
   entry.source = *source;
   entry.name = *name;

@@ -24,7 +24,8 @@ namespace livemon::ui {
 // key "<stat>.<aggregation>" is a line of chart <stat>; any other event's numeric field is a line
 // "value" of chart "<event name>.<field>" with a point per event ("eval" {accuracy, loss} charts
 // "eval.accuracy" and "eval.loss"), except the fields that place the event in the run ("step",
-// "epoch": isChartedEventField). livemon's own running totals (isCumulativeCounter) are charted
+// "epoch": isChartedEventField). A run's config (kRunConfigEventName) is logged and handed on as
+// a RunConfigNote, not charted. livemon's own running totals (isCumulativeCounter) are charted
 // as their rate per second between consecutive windows. Sources, event names and series are
 // interned here, off the GUI thread, so the GUI works with dense ids and never hashes a string
 // per event.

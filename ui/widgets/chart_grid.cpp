@@ -100,6 +100,11 @@ void ChartGrid::refreshSeriesNames() {
   for (const auto& [name, chart] : charts_) chart->refreshSeriesNames();
 }
 
+void ChartGrid::setRunDisplay(const RunDisplay* runs) {
+  runs_ = runs;
+  for (const auto& entry : charts_) entry.second->setRunDisplay(runs);
+}
+
 StatChartView* ChartGrid::createChart(const QString& statName) {
   auto* chart = new StatChartView(statName, registry_, view_.mode(), content_);
   chart->setMaxLines(maxLinesPerChart_);
@@ -124,6 +129,7 @@ StatChartView* ChartGrid::createChart(const QString& statName) {
     setEnlarged(on ? std::optional<QString>(statName) : std::nullopt);
   });
   chart->setViewOptions(viewOptions_);
+  chart->setRunDisplay(runs_);
   connect(chart, &StatChartView::rangeRequested, this, [this](double min, double max) { showRange(XRange{min, max}); });
   connect(chart, &StatChartView::resetRequested, this, &ChartGrid::followLive);
   charts_.emplace(statName, chart);

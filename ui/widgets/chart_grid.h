@@ -26,6 +26,7 @@ class QToolButton;
 
 namespace livemon::ui {
 
+class RunDisplay;
 class StatRegistry;
 
 // GUI thread only.
@@ -119,6 +120,9 @@ class ChartGrid : public QScrollArea {
 
   // Every chart's smoothing and log scale.
   ChartViewOptions& viewOptions() noexcept { return *viewOptions_; }
+  // The runs' colours and which are shown, for every chart (StatChartView::setRunDisplay); it
+  // must outlive the grid.
+  void setRunDisplay(const RunDisplay* runs);
 
   StatChartView* chart(const QString& statName) const;
   // Scrolls the grid until `statName`'s chart is in view, opening its section and leaving another
@@ -189,6 +193,7 @@ class ChartGrid : public QScrollArea {
   std::optional<double> playheadMs_;
   std::optional<double> playheadRunS_;
   ChartViewOptions* viewOptions_ = nullptr;  // a child
+  const RunDisplay* runs_ = nullptr;
 };
 
 }  // namespace livemon::ui

@@ -62,12 +62,12 @@ std::optional<QPointF> nearestPoint(const QList<QPointF>& points, double x, doub
   return *at;
 }
 
-QString sourcesHtml(const StatRegistry& registry, const std::vector<SourceId>& sources) {
+QString sourcesHtml(const StatRegistry& registry, const std::vector<std::pair<SourceId, QColor>>& sources) {
   QStringList lines;
-  for (SourceId id : sources) {
+  for (const auto& [id, colour] : sources) {
     if (const SourceEntry* source = registry.source(id)) {
       lines << QStringLiteral("<span style='color:%1'>%2</span> %3")
-                   .arg(sourceColour(source->id).name(), source->label.toHtmlEscaped(), source->description.toHtmlEscaped());
+                   .arg(colour.name(), source->label.toHtmlEscaped(), source->description.toHtmlEscaped());
     }
   }
   return lines.join(QStringLiteral("<br/>"));

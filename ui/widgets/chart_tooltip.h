@@ -2,8 +2,10 @@
 
 #include <functional>
 #include <optional>
+#include <utility>
 #include <vector>
 
+#include <QColor>
 #include <QList>
 #include <QObject>
 #include <QPointF>
@@ -60,7 +62,7 @@ std::optional<QPointF> nearestPoint(const QList<QPointF>& points, double x, doub
 // name, value and the raw value where smoothed), then `sourcesHtml` in small print. Names are
 // escaped; `xText` and `sourcesHtml` are taken as they are.
 // The sources' lines of a hover text: each source's label in its colour and its description.
-QString sourcesHtml(const StatRegistry& registry, const std::vector<SourceId>& sources);
+QString sourcesHtml(const StatRegistry& registry, const std::vector<std::pair<SourceId, QColor>>& sources);
 
 QString tooltipHtml(const QString& title, const QString& xText, const std::vector<TooltipRow>& rows,
                     const QString& sourcesHtml);

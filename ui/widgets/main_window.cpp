@@ -24,6 +24,7 @@
 #include <QToolButton>
 #include <QWidget>
 
+#include <livemon/ui/model/run_display.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/alerts_dock.h>
 #include <livemon/ui/widgets/baseline_menu.h>
@@ -37,6 +38,7 @@
 #include <livemon/ui/widgets/help_menu.h>
 #include <livemon/ui/widgets/ranges_view.h>
 #include <livemon/ui/widgets/ranks_view.h>
+#include <livemon/ui/widgets/runs_panel.h>
 #include <livemon/ui/widgets/status_text.h>
 #include <livemon/ui/widgets/timeline_bar.h>
 #include <livemon/ui/widgets/view_menu.h>
@@ -67,6 +69,7 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   views_->setDocumentMode(true);
   grid_ = new ChartGrid(dashboard_->registry(), views_);
   grid_->setMaxLinesPerChart(dashboard_->options().maxLinesPerChart);
+  grid_->setRunDisplay(&dashboard_->runDisplay());
   ranges_ = new RangesView(dashboard_->registry(), dashboard_->rangesModel(), views_);
   ranges_->setViewOptions(&grid_->viewOptions());
   ranks_ = new RanksView(*dashboard_, *grid_, views_);
@@ -94,7 +97,10 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   addDockWidget(Qt::BottomDockWidgetArea, alerts_);
   alerts_->hide();  // the status bar's badge shows it once an alert is raised
   statusBar()->addPermanentWidget(alerts_->badge());
-  viewMenu_ = new ViewMenu(*menuBar()->addMenu(tr("&View")), *splitter_, *views_, *logView_, *grid_, *alerts_);
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  viewMenu_ = new ViewMenu(*viewMenu, *splitter_, *views_, *logView_, *grid_, *alerts_);
+  RunsPanel::addTo(*this, *dashboard_, *viewMenu);
+  connect(&dashboard_->runDisplay(), &RunDisplay::changed, this, &MainWindow::followRunsOnAxis);
   addHelpMenu(*this);
   historyMarks_ = new ChartHistoryMarks(*dashboard_, *grid_, this);
   restoreSettings();
@@ -131,6 +137,7 @@ void MainWindow::wireDashboard() {
   connect(&d->replays(), &ReplayController::replayChanged, this, &MainWindow::replayChanged);
   connect(d, &Dashboard::endpointsChanged, this, &MainWindow::endpointsChanged);
   connect(d, &Dashboard::statusUpdated, this, &MainWindow::updateStatus);
+  connect(d, &Dashboard::statusUpdated, this, &MainWindow::followRunsOnAxis);  // steps may come after the runs
   connect(d, &Dashboard::recordingChanged, this, &MainWindow::updateRecordingLabel);
   connect(d, &Dashboard::message, this, [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
   connect(d, &Dashboard::errorOccurred, this, &MainWindow::showError);
@@ -209,6 +216,7 @@ void MainWindow::buildToolbar() {
   axisBox_->addItem(tr("Since run start"), timeAxisModeKey(TimeAxisMode::SinceRunStart));
   axisBox_->addItem(tr("Step"), timeAxisModeKey(TimeAxisMode::Step));
   bar->addWidget(axisBox_);
+  connect(axisBox_, &QComboBox::activated, this, [this] { axisChosen_ = true; });
   connect(axisBox_, &QComboBox::currentIndexChanged, this, [this] {
     if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   });
@@ -280,6 +288,7 @@ void MainWindow::restoreSettings() {
   }
   if (const auto range = settings.timeRange()) rangeBox_->setCurrentIndex(rangeBox_->findData(timeRangeKey(*range)));
   if (const auto mode = settings.timeAxisMode()) axisBox_->setCurrentIndex(axisBox_->findData(timeAxisModeKey(*mode)));
+  axisChosen_ = settings.timeAxisMode().has_value();
   if (const auto key = timeRangeFromKey(rangeBox_->currentData().toString())) setTimeRange(*key);
   if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) grid_->setTimeAxisMode(*mode);
   logView_->setAutoScroll(settings.logAutoScroll());
@@ -295,7 +304,8 @@ void MainWindow::saveSettings() {
   settings.setEndpointCurves(dashboard_->ingest().endpointCurves());
   settings.setWindowLayout({saveGeometry(), saveState(), splitter_->saveState()});
   if (const auto range = timeRangeFromKey(rangeBox_->currentData().toString())) settings.setTimeRange(*range);
-  if (const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString())) settings.setTimeAxisMode(*mode);
+  const auto mode = timeAxisModeFromKey(axisBox_->currentData().toString());
+  if (mode && axisChosen_) settings.setTimeAxisMode(*mode);
   settings.setLogAutoScroll(logView_->autoScroll());
   settings.setLogShowsStatWindows(logView_->showStatWindows());
   settings.setTheme(themeName(currentTheme()));
@@ -349,6 +359,7 @@ void MainWindow::setTimeRange(TimeRange range) {
 }
 
 void MainWindow::setTimeAxisMode(TimeAxisMode mode) {
+  axisChosen_ = true;
   const int index = axisBox_->findData(timeAxisModeKey(mode));
   if (index >= 0) axisBox_->setCurrentIndex(index);
   grid_->setTimeAxisMode(mode);

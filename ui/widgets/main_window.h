@@ -24,13 +24,16 @@ class ChartHistoryMarks;
 class EventLogView;
 class RangesView;
 class RanksView;
+class RunsPanel;
 class TimelineBar;
 class ViewMenu;
 
 // GUI thread only.
 // The dashboard's window: the File, View and Help menus, a toolbar (time range, x axis, chart
 // filter, pause, record), the chart grid and the Ranges and Ranks views on tabs beside the event
-// log (collapsible), the replay's timeline, and a status bar line per endpoint. A recording opened
+// log (collapsible), the Runs panel and the Alerts list as docks, the replay's timeline, and a
+// status bar line per endpoint. With several runs shown, stating steps, the x axis is Step unless
+// the user chose one (in the toolbar, or in an earlier session: only a choice is saved). A recording opened
 // shows the Charts tab. It builds and wires widgets only: the pipeline, its refresh and everything
 // it holds are the Dashboard's, whose signals the widgets follow.
 //
@@ -53,6 +56,7 @@ class MainWindow : public QMainWindow {
   RanksView& ranksView() noexcept { return *ranks_; }
   TimelineBar& timeline() noexcept { return *timeline_; }
   AlertsDock& alertsDock() noexcept { return *alerts_; }
+  RunsPanel& runsPanel() const;
   ViewMenu& viewMenu() noexcept { return *viewMenu_; }
   // Where each endpoint's received history begins, on the charts.
   const ChartHistoryMarks& historyMarks() const noexcept { return *historyMarks_; }
@@ -97,6 +101,8 @@ class MainWindow : public QMainWindow {
   void reportError(const QString& title, const QString& message);
   void chooseRecording(ReplayMode mode);
   void toggleRecording(bool on);
+  // Step with several runs shown that state steps, wall clock otherwise, until the user chooses an axis.
+  void followRunsOnAxis();
 
   std::unique_ptr<Dashboard> dashboard_;
   ChartGrid* grid_ = nullptr;
@@ -122,6 +128,7 @@ class MainWindow : public QMainWindow {
   QAction* recordAction_ = nullptr;
   QLabel* recordingLabel_ = nullptr;
   QString statusNote_;  // the status bar's standing line, shown when no passing message is
+  bool axisChosen_ = false;  // the user chose the x axis (now or in a saved session)
 };
 
 }  // namespace livemon::ui

@@ -28,7 +28,7 @@ const StatChartView::Line* StatChartView::p99Under(const Line& max) const {
   for (const auto& line : lines_) {
     if (line->entry->aggregation == QLatin1String("p99") && line->entry->source == max.entry->source &&
         line->entry->role == max.entry->role) {
-      return line->hidden ? nullptr : line.get();
+      return isShown(*line) ? line.get() : nullptr;
     }
   }
   return nullptr;

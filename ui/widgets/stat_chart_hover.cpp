@@ -14,6 +14,7 @@
 #include <livemon/ui/model/line_trace.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_tooltip.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
 namespace livemon::ui {
@@ -59,7 +60,7 @@ QString StatChartView::tooltipAt(QPoint viewportPos) const {
   // Each source's window: its point nearest the cursor, on whichever of its lines.
   std::map<SourceId, double> anchors;
   for (const auto& line : lines_) {
-    if (line->hidden) continue;
+    if (!isShown(*line)) continue;
     const std::optional<QPointF> near = nearestPoint(pointsOf(*line), x, tolerance);
     if (!near) continue;
     const auto [anchor, added] = anchors.try_emplace(line->entry->source, near->x());
@@ -67,7 +68,7 @@ QString StatChartView::tooltipAt(QPoint viewportPos) const {
   }
   std::vector<TooltipRow> rows;
   for (const auto& line : lines_) {
-    if (line->hidden) continue;
+    if (!isShown(*line)) continue;
     const auto found = anchors.find(line->entry->source);
     const double anchor = found != anchors.end() ? found->second : x;
     std::optional<QPointF> at = nearestPoint(pointsOf(*line), anchor, sameWindow);
@@ -107,9 +108,14 @@ QString StatChartView::tooltipAt(QPoint viewportPos) const {
     rows.push_back(std::move(row));
   }
   if (rows.empty()) return marks;
-  std::vector<SourceId> sources;
+  std::vector<std::pair<SourceId, QColor>> sources;
   for (const auto& line : lines_) {
-    if (std::find(sources.begin(), sources.end(), line->entry->source) == sources.end()) sources.push_back(line->entry->source);
+    if (!isShown(*line)) continue;
+    const SourceId source = line->entry->source;
+    if (std::none_of(sources.begin(), sources.end(), [source](const auto& s) { return s.first == source; })) {
+      // A run's colour where several runs are shown, as its lines are drawn.
+      sources.emplace_back(source, runs_.several ? line->pen.color() : sourceColour(source));
+    }
   }
   // With one source the header gives the window's x, where its values are from.
   const double shownX = anchors.size() == 1 ? anchors.begin()->second : x;

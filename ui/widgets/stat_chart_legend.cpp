@@ -7,6 +7,7 @@
 
 #include <QtCharts/QLineSeries>
 
+#include <livemon/ui/model/run_display.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_legend.h>
@@ -83,6 +84,7 @@ QString StatChartView::lineName(const Line& line, bool several, bool oneGroup) c
 }
 
 void StatChartView::styleLines() {
+  applyRuns();
   const bool several = multiSource();
   // Colour tells sources apart where several share the chart; but a single rank group keeps its
   // aggregations' colours when ranks are drawn over it, so its bands stay told apart, and the
@@ -94,6 +96,12 @@ void StatChartView::styleLines() {
     if (!several || source == nullptr || oneGroup == id) return std::nullopt;
     return std::optional<unsigned>(source->id);
   };
+  // Several runs: each in its run's colour (RunDisplay), so a run reads alike on every chart.
+  const auto runColour = [&](SourceId id) -> std::optional<QColor> {
+    const SourceEntry* source = registry_.source(id);
+    if (!runs_.several || source == nullptr || !source->info) return std::nullopt;
+    return runs_.display->colour(QString::fromStdString(source->info->run));
+  };
   for (const auto& line : lines_) {
     const SourceId source = line->entry->source;
     const auto rank = std::find(ranks.begin(), ranks.end(), source);
@@ -101,6 +109,8 @@ void StatChartView::styleLines() {
     if (rank != ranks.end()) {
       line->pen = linePenIn(line->entry->aggregation, rankColour(static_cast<unsigned>(rank - ranks.begin())));
       if (flagged_.contains(source)) line->pen.setWidthF(line->pen.widthF() + 0.5);
+    } else if (const std::optional<QColor> run = runColour(source)) {
+      line->pen = linePenIn(line->entry->aggregation, run);
     } else {
       line->pen = linePen(line->entry->aggregation, colourIndex(source));
     }
@@ -109,14 +119,14 @@ void StatChartView::styleLines() {
     line->raw->setName(name);
     line->smooth->setName(name);
     // A rank group's edges are drawn as its band only.
-    line->raw->setVisible(!line->hidden && !isRankEdge(*line));
+    line->raw->setVisible(isShown(*line) && !isRankEdge(*line));
     line->smooth->setPen(line->pen);
-    line->smooth->setVisible(!line->hidden && smoothing_ > 0.0 && !isRankEdge(*line));
+    line->smooth->setVisible(isShown(*line) && smoothing_ > 0.0 && !isRankEdge(*line));
   }
   for (const Band& band : bands_) {
     if (band.area == nullptr) continue;
     band.area->setBrush(band.median != nullptr ? rankBandFill(band.median->pen.color()) : bandFill(colourIndex(band.source)));
-    band.area->setVisible(!band.min->hidden && !band.max->hidden && band.shaded);
+    band.area->setVisible(isShown(*band.min) && isShown(*band.max) && band.shaded);
   }
 }
 
@@ -128,7 +138,7 @@ void StatChartView::updateLegend() {
   const bool oneGroup = soleRankGroup().has_value();
   const auto addLines = [&](bool overBands) {
     for (const auto& line : lines_) {
-      if (isRankEdge(*line)) continue;  // drawn as its median's band
+      if (isRankEdge(*line) || line->offRun) continue;  // drawn as its median's band; or not for the runs
       if ((std::find(ranks.begin(), ranks.end(), line->entry->source) != ranks.end()) != overBands) continue;
       // A line with nothing in view (a max on its p99 throughout, a rank that has not sent this
       // Stat yet) is not listed; one the user hid is, dimmed, to be clicked back.
@@ -140,7 +150,7 @@ void StatChartView::updateLegend() {
   addLines(false);
   std::set<SourceId> groups;
   for (const Band& band : bands_) {
-    if (band.median == nullptr || band.area == nullptr || !groups.insert(band.source).second) continue;
+    if (band.median == nullptr || band.area == nullptr || band.median->offRun || !groups.insert(band.source).second) continue;
     const std::size_t count = band.median->entry->rankCount;
     QString label = count == 1 ? tr("min–max over 1 rank") : tr("min–max over %1 ranks").arg(count);
     const SourceEntry* source = registry_.source(band.source);

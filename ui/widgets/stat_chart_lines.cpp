@@ -90,11 +90,11 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
     const bool edgeOf = isRankEdge(*line) && line->entry->median == id;
     if ((line->id != id && !edgeOf) || line->hidden == !visible) continue;
     line->hidden = !visible;
-    line->raw->setVisible(visible && !edgeOf);
-    line->smooth->setVisible(visible && smoothing_ > 0.0 && !edgeOf);
+    line->raw->setVisible(isShown(*line) && !edgeOf);
+    line->smooth->setVisible(isShown(*line) && smoothing_ > 0.0 && !edgeOf);
     for (const Band& band : bands_) {
       if (band.area != nullptr && (band.min == line.get() || band.max == line.get())) {
-        band.area->setVisible(!band.min->hidden && !band.max->hidden && band.shaded);
+        band.area->setVisible(isShown(*band.min) && isShown(*band.max) && band.shaded);
       }
     }
     // Its legend entry stays, dimmed, so it can be clicked back.
@@ -106,7 +106,7 @@ void StatChartView::setSeriesVisible(SeriesId id, bool visible) {
 std::vector<CsvColumn> StatChartView::csvColumns() const {
   std::vector<CsvColumn> columns;
   for (const auto& line : lines_) {
-    if (!line->hidden) {
+    if (isShown(*line)) {
       columns.push_back(
           CsvColumn{lineName(*line), &line->entry->store, registry_.transform(*line->entry, mode_), shownWindow_});
     }

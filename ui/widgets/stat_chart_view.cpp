@@ -16,6 +16,7 @@
 #include <livemon/ui/model/chart_axes.h>
 #include <livemon/ui/model/chart_sections.h>
 #include <livemon/ui/model/chart_view_options.h>
+#include <livemon/ui/model/run_display.h>
 #include <livemon/ui/widgets/chart_band.h>
 #include <livemon/ui/widgets/chart_gestures.h>
 #include <livemon/ui/widgets/chart_nan_regions.h>
@@ -188,7 +189,7 @@ void StatChartView::configureYAxes() {
   for (const auto& line : lines_) {
     aggregations << line->entry->aggregation;
     // A hidden count (a range chart's, at first) takes no axis of its own.
-    if (line->count) counts = counts || !line->hidden;
+    if (line->count) counts = counts || isShown(*line);
     else others = true;
   }
   const bool log = options_ != nullptr && options_->logScale(statName_);
@@ -252,6 +253,7 @@ StatChartView::RenderKey StatChartView::keyFor(const ChartRenderContext& context
   key.layout = layoutVersion_ + pendingSeries_.size() + (context.mode != mode_ ? 1 : 0);
   key.manualY = manualY_;
   key.options = options_ != nullptr ? options_->version() : 0;
+  key.runs = runs_.display != nullptr ? runs_.display->version() : 0;
   key.following = context.following;
   return key;
 }
@@ -282,9 +284,10 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
 
 void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key) {
   const double smoothing = effectiveSmoothing();
-  if (smoothing != smoothing_) {
+  const bool runsChanged = runs_.display != nullptr && runs_.display->version() != runs_.version;
+  if (smoothing != smoothing_ || runsChanged) {
     smoothing_ = smoothing;
-    styleLines();  // the smoothed lines come or go, the raw ones fade or return
+    styleLines();  // the smoothed lines come or go, the raw ones fade or return; runs shown or hidden
   }
   configureYAxes();  // the log scale may have been switched
   lastKey_ = key;
@@ -328,7 +331,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
     if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
       line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
     }
-    if (line->hidden) continue;
+    if (!isShown(*line)) continue;
     nonFinite.push_back({lineName(*line), nonFiniteStretches(line->entry->store, context.mode, request.transform,
                                                              context.window, plot.cutoff)});
     if (line->entry->store.hasSteps()) stepped = true;

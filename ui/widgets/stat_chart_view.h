@@ -39,6 +39,7 @@ class ChartLegend;
 class ChartStepNote;
 class ChartHover;
 class ChartViewOptions;
+class RunDisplay;
 class StatRegistry;
 struct SeriesEntry;
 
@@ -116,6 +117,13 @@ class StatChartView : public QChartView {
   // outlive the chart or be unset first.
   void setViewOptions(ChartViewOptions* options);
   ChartViewOptions* viewOptions() const noexcept { return options_; }
+  // The runs' colours and which are shown (nullptr: every run shown, sources coloured apart); it
+  // must outlive the chart or be unset first. A hidden run's lines leave the chart; with several
+  // runs shown the chart draws each run's main aggregation (mainAggregationRank), its rank band
+  // around it, in the run's colour.
+  void setRunDisplay(const RunDisplay* runs);
+  // Whether the lines of several runs are shown, as last styled.
+  bool showsSeveralRuns() const noexcept { return runs_.several; }
   TimeAxisMode timeAxisMode() const noexcept { return mode_; }
   // The lines shown (not hidden), named as in the legend, for a CSV export of the visible range.
   std::vector<CsvColumn> csvColumns() const;
@@ -204,7 +212,8 @@ class StatChartView : public QChartView {
     std::unique_ptr<ChartTrace> raw;     // the values; has the legend entry; faint when smoothed
     std::unique_ptr<ChartTrace> smooth;  // their moving average, empty without smoothing
     QPen pen;                            // the line's own (the smoothed line's, when smoothed)
-    bool hidden = false;
+    bool hidden = false;  // by the user, from the legend
+    bool offRun = false;  // left out for the runs: its run hidden, or not the main aggregation of several runs
     bool count = false;  // on the count axis
     bool onP99 = false;  // a max left out where it equals its p99 (p99Under), as last drawn
     TraceResult trace;   // as last handed to the series
@@ -229,6 +238,7 @@ class StatChartView : public QChartView {
     uint64_t layout = 0;
     std::optional<XRange> manualY;
     unsigned options = 0;
+    unsigned runs = 0;
     bool following = true;
     friend bool operator==(const RenderKey&, const RenderKey&) = default;
   };
@@ -244,6 +254,10 @@ class StatChartView : public QChartView {
   const Line* p99Under(const Line& max) const;
   void installXAxis(TimeAxisMode mode);
   void styleLines();
+  // Sets each line's offRun from the RunDisplay, and runs_.several.
+  void applyRuns();
+  // Drawn: neither hidden by the user nor left out for the runs.
+  static bool isShown(const Line& line) { return !line.hidden && !line.offRun; }
   // The legend's entries from the lines as last drawn; a click on one toggles its line or bands.
   void updateLegend();
   void legendClicked(int64_t key);
@@ -277,6 +291,12 @@ class StatChartView : public QChartView {
   QAbstractAxis* xAxis_ = nullptr;
   ChartYAxes yAxes_;
   ChartViewOptions* options_ = nullptr;
+  // setRunDisplay's, its version as last styled, and whether several runs were shown then.
+  struct Runs {
+    const RunDisplay* display = nullptr;
+    unsigned version = 0;
+    bool several = false;
+  } runs_;
   double smoothing_ = 0.0;  // as last drawn
 
   uint64_t layoutVersion_ = 0;  // series added, hidden, shown, renamed, axis swapped
