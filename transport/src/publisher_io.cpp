@@ -43,7 +43,7 @@ void Publisher::State::run() noexcept {
       if (now >= nextHeartbeat) {
         sendHeartbeat(MessageKind::Heartbeat);
         nextHeartbeat = now + options.heartbeatInterval;
-        if (const auto copy = configResend.due(now)) {
+        if (const auto copy = scheduled.configCopies.due(now)) {
           if (zmq_send(socket, kRunConfigEventName.data(), kRunConfigEventName.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) >= 0) {
             zmq_send(socket, copy->data(), copy->size(), ZMQ_DONTWAIT);
           }
@@ -132,7 +132,7 @@ void Publisher::State::sendBatch(Batch& batch) {
     counters.messages.fetch_add(1, std::memory_order_relaxed);
     batch.nextSequence += batch.count;
     if (!options.connect.empty() && batch.name == kRunConfigEventName) {
-      configResend.sent(std::string(header).append(batch.body).append(trailer), std::chrono::steady_clock::now());
+      scheduled.configCopies.sent(std::string(header).append(batch.body).append(trailer), std::chrono::steady_clock::now());
     }
   } else {
     counters.droppedAtShutdown.fetch_add(batch.count, std::memory_order_relaxed);
@@ -151,12 +151,12 @@ void Publisher::State::sendHeartbeat(MessageKind kind) {
   sent.interval = options.heartbeatInterval;
   sent.published = counters.published.load(std::memory_order_relaxed);
   sent.dropped = counters.dropped();
-  const std::string payload = encodeHeartbeatPayload(kind, identity, heartbeatSequence, sent,
+  const std::string payload = encodeHeartbeatPayload(kind, identity, scheduled.heartbeatSequence, sent,
                                                      history ? std::string_view(history->endpoint()) : std::string_view());
   // A heartbeat never waits for a slow subscriber: if it cannot go now, the next one will.
   if (zmq_send(socket, kHeartbeatTopic.data(), kHeartbeatTopic.size(), ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0) return;
   zmq_send(socket, payload.data(), payload.size(), ZMQ_DONTWAIT);
-  ++heartbeatSequence;
+  ++scheduled.heartbeatSequence;
   counters.heartbeats.fetch_add(1, std::memory_order_relaxed);
   if (metrics) metrics->sourceAlive(identity);
   if (ownStats.published) ownStats.published->add(static_cast<double>(sent.published));

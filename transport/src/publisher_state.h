@@ -148,8 +148,13 @@ struct Publisher::State {
   std::string scratch;
   std::string header;
   std::string stepsTrailer;
-  uint64_t heartbeatSequence = 0;
-  detail::ConfigResend configResend;  // I/O thread; used only by a publisher that connects
+  // Not thread-safe: one owner at a time; the I/O thread. What it sends on its own schedule: the
+  // heartbeats, numbered, and a connecting publisher's copies of its config.
+  struct Scheduled {
+    uint64_t heartbeatSequence = 0;
+    detail::ConfigResend configCopies;
+  };
+  Scheduled scheduled;
 };
 
 }  // namespace livemon::transport

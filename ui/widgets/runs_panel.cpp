@@ -107,7 +107,7 @@ void RunsPanel::showErrors(const QStringList& errors) {
   errors_->setText(errors.join(QStringLiteral("; ")));
   errors_->setVisible(!errors.isEmpty());
   // The box says it too, where the eye is.
-  filter_->setStyleSheet(errors.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(QColor(colours::kBad).name()));
+  filter_->setStyleSheet(errors.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid %1; }").arg(QColor(colours::bad()).name()));
 }
 
 QRect RunsPanel::checkBoxRect(const QModelIndex& index) const {

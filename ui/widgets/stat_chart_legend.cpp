@@ -100,7 +100,7 @@ void StatChartView::styleLines() {
   const auto runColour = [&](SourceId id) -> std::optional<QColor> {
     const SourceEntry* source = registry_.source(id);
     if (!runs_.several || source == nullptr || !source->info) return std::nullopt;
-    return runs_.display->colour(QString::fromStdString(source->info->run));
+    return themedLine(runs_.display->colour(QString::fromStdString(source->info->run)));
   };
   for (const auto& line : lines_) {
     const SourceId source = line->entry->source;
