@@ -281,5 +281,24 @@ TEST(ChartXAxisLabels, NoWallClockLabelStandsWhereTheEdgeWouldCutIt) {
   }
 }
 
+// A chart of a run's steps in a card of the grid: 963 steps over some 400 px. The step and
+// run-time axes label at least three ticks there, as the y axes do, rather than the one "500"
+// that a tick per 110 px rounded up to 500 steps left.
+TEST(ChartXAxisLabels, AStepAxisInACardLabelsAtLeastThreeTicks) {
+  for (const TimeAxisMode mode : {TimeAxisMode::Step, TimeAxisMode::SinceRunStart}) {
+    std::unique_ptr<QAbstractAxis> axis(makeTimeAxis(mode));
+    auto* values = qobject_cast<QValueAxis*>(axis.get());
+    ASSERT_NE(values, nullptr);
+    const XRange x{1.0, 963.0};
+    setTimeAxisRange(axis.get(), x, 400.0);
+    const double interval = values->tickInterval();
+    const double first = std::ceil((x.min - values->tickAnchor()) / interval) * interval + values->tickAnchor();
+    int ticks = 0;
+    for (double at = first; at <= x.max; at += interval) ++ticks;
+    EXPECT_GE(ticks, 3) << "every " << interval;
+    EXPECT_LE(ticks, 8) << "every " << interval << ": labels of 4 digits would run together";
+  }
+}
+
 }  // namespace
 }  // namespace livemon::ui

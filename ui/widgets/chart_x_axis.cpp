@@ -14,6 +14,11 @@
 namespace livemon::ui {
 
 namespace {
+// A tick per this many pixels, at most, on the step and run-time axes: their labels ("1000",
+// "120 s") take some 35 px, and the 1-2-5 rounding widens the spacing up to 2.5 times, so a card
+// some 400 px wide still labels three or four ticks.
+constexpr double kPixelsPerValueTick = 70.0;
+
 // Marks the Step axis, a value axis like the run-time one but labelled in whole steps.
 const char* const kStepAxis = "livemonStepAxis";
 }  // namespace
@@ -55,11 +60,11 @@ void setTimeAxisRange(QAbstractAxis* axis, XRange x, double widthPixels) {
     wall->setRange(x.min, x.max);
   } else if (auto* steps = qobject_cast<QValueAxis*>(axis); steps != nullptr && axis->property(kStepAxis).toBool()) {
     // Whole steps only: a tick between two steps would name a step that never was.
-    steps->setTickInterval(std::max(1.0, tickStep(x.max - x.min, widthPixels, 110.0)));
+    steps->setTickInterval(std::max(1.0, tickStep(x.max - x.min, widthPixels, kPixelsPerValueTick)));
     steps->setLabelFormat(QStringLiteral("%.0f"));
     steps->setRange(x.min, x.max);
   } else if (auto* run = qobject_cast<QValueAxis*>(axis)) {
-    const double step = tickStep(x.max - x.min, widthPixels, 110.0);
+    const double step = tickStep(x.max - x.min, widthPixels, kPixelsPerValueTick);
     run->setTickInterval(step);
     run->setLabelFormat(step >= 1.0 ? QStringLiteral("%.0f s") : QStringLiteral("%.1f s"));
     run->setRange(x.min, x.max);
