@@ -32,6 +32,7 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   subscriberOptions.filters = options.filters;
   subscriberOptions.curve = options.curve;
   subscriberOptions.keepMessages = true;  // recorded as they arrived
+  subscriberOptions.history = options.history;
   Subscriber subscriber(subscriberOptions);
   std::unique_ptr<RecordingWriter> writer;
   try {
@@ -120,6 +121,9 @@ Command addRecordCommand(CLI::App& app) {
   command->add_option("--duration", parsed->duration, "Stop after this many seconds (0: run until Ctrl-C)")
       ->check(CLI::Range(0.0, 1e9))
       ->capture_default_str();
+  command->add_flag("--history", record.history,
+                    "First the run from its start (the history its publisher or relay keeps, the run's config "
+                    "among it), then live");
   addClientCurveOptions(*command, record.curve);
 
   return {command, [parsed](const CommandContext& context) {

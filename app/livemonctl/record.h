@@ -20,6 +20,9 @@ struct RecordOptions {
   std::vector<std::string> filters{};    // event-name prefixes; empty records everything
   std::chrono::milliseconds duration{0};  // 0: until stopped
   bool progress = false;                 // a status line on `err`, rewritten in place (a terminal)
+  // First the run so far, from the history the publisher or relay keeps (its config among it),
+  // then live: a recording started late still holds the run from its start.
+  bool history = false;
   // CURVE (transport::CurveOptions): --curve-client, --curve-server, --require-curve.
   transport::CurveOptions curve;
 };

@@ -3,12 +3,14 @@ what it cannot carry, naming the key; a Publisher sends it to a subscriber, and 
 finds it in the history, also after the history's bound dropped it."""
 
 import datetime
+import json
+import subprocess
 import time
 
 import pytest
 
 import livemon
-from conftest import DEADLINE
+from conftest import DEADLINE, livemonctl_program
 
 CONFIG = {"optimizer": {"name": "adam", "lr": 3e-4, "betas": {"b1": 0.9}}, "batch": 64, "amp": True}
 FLAT = {"optimizer.name": "adam", "optimizer.lr": 3e-4, "optimizer.betas.b1": 0.9, "batch": 64, "amp": True}
@@ -153,3 +155,26 @@ def test_a_publishers_default_run_is_the_scripts_name_and_a_time_or_livemon_run(
         assert publisher.identity["run"] == "resnet-lr3e-4"
     with livemon.Publisher("tcp://127.0.0.1:*", run="given") as publisher:
         assert publisher.identity["run"] == "given"
+
+
+def test_a_config_set_in_python_reaches_a_recording_and_livemonctl_runs(tmp_path):
+    """The acceptance path from Python: a recorder that joins after the config was set takes it
+    from the history, and `livemonctl runs --json` reads it back from the file."""
+    livemon.set_run_config(CONFIG)
+    path = tmp_path / "runs" / "py.mcap"
+    path.parent.mkdir()
+    with livemon.Publisher("tcp://127.0.0.1:*", run="py-recorded", history_mb=1) as publisher:
+        for step in range(5):
+            livemon.set_step(step)
+            livemon.log_event(livemon.Event("eval", datetime.datetime.now(), {"accuracy": 0.5 + step / 10}))
+        wait_for(lambda: publisher.published_count >= 6)
+        recorder = subprocess.run([livemonctl_program(), "record", publisher.endpoints[0], "-o", str(path),
+                                   "--duration", "2", "--history"], capture_output=True, text=True, timeout=DEADLINE)
+        assert recorder.returncode == 0, recorder.stderr
+    listed = subprocess.run([livemonctl_program(), "runs", "--json", "--key", "eval.accuracy", "--best", "max",
+                             str(path.parent)], capture_output=True, text=True, timeout=DEADLINE)
+    assert listed.returncode == 0, listed.stderr
+    runs = json.loads(listed.stdout)["runs"]
+    assert [run["name"] for run in runs] == ["py-recorded"]
+    assert runs[0]["config"] == FLAT
+    assert runs[0]["summary"], "eval.accuracy summarised"
