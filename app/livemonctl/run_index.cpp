@@ -33,8 +33,7 @@ std::optional<double> valueOf(const Event& event, const std::string& key) {
   if (event.name == kStatEventName || event.name == kTorchStatEventName) {
     const auto found = event.data.find(key);
     if (found != event.data.end()) value = &found->second;
-  }
-  if (value == nullptr && keyMayBeOn(event.name, key)) {
+  } else if (keyMayBeOn(event.name, key)) {
     const auto found = event.data.find(key.substr(event.name.size() + 1));
     if (found != event.data.end()) value = &found->second;
   }

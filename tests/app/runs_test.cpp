@@ -118,6 +118,18 @@ TEST_F(RunsTest, ListsEachRunWithItsConfigAndSortsByTheBestValueOfTheKey) {
   EXPECT_EQ(err_.str(), "");
 }
 
+// A key shorter than a Stat event's name ("livemon.Stat.") is no field of it: an event's key
+// such as eval.loss, looked for in a file of Stat windows, once threw out of range.
+TEST_F(RunsTest, AKeyShorterThanTheStatEventsNameIsLookedForWithoutFailing) {
+  writeRun(dir_.path() / "a.mcap", "short", {{"lr", 1e-4}}, {0.9, 0.5});
+  for (const std::string key : {"eval.loss", "e.l", "x"}) {
+    const Json listed = json({key});
+    ASSERT_EQ(listed["runs"].size(), 1u) << key;
+    EXPECT_FALSE(listed["runs"][0]["summary"].contains(key)) << key << ": " << out_.str();
+  }
+  EXPECT_EQ(json({"eval.accuracy"})["runs"][0]["summary"]["eval.accuracy"]["last"], 0.5);
+}
+
 // A run recorded in several files (a relay's rotated ones) is one row; its config is the newest.
 TEST_F(RunsTest, ARunInSeveralFilesIsOneRow) {
   writeRun(dir_.path() / "train-1.mcap", "train", {{"lr", 1e-3}}, {0.9, 0.7});
