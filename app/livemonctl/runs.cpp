@@ -1,5 +1,6 @@
 #include <livemonctl/runs.h>
 
+#include <charconv>
 #include <cstdio>
 #include <map>
 #include <optional>
@@ -47,7 +48,13 @@ std::string valueText(double value) {
 std::string configText(const DataValue& value) {
   switch (value.index()) {
     case 0: return printableText(std::get<std::string>(value));
-    case 1: return shortestDouble(std::get<double>(value));
+    case 1: {
+      // The shortest text that reads back the same, in %g's notation: a column of learning rates
+      // reads 0.0001, 0.0003, 0.001 rather than 1e-04 beside 0.001.
+      char text[64];
+      const auto end = std::to_chars(text, text + sizeof text, std::get<double>(value), std::chars_format::general);
+      return std::string(text, end.ptr);
+    }
     case 2: return std::to_string(std::get<int64_t>(value));
     default: return std::get<bool>(value) ? "true" : "false";
   }

@@ -115,6 +115,8 @@ TEST_F(RunsTest, ListsEachRunWithItsConfigAndSortsByTheBestValueOfTheKey) {
   EXPECT_EQ(first.rfind("lr-1e-3 ", 0), 0u) << out_.str();
   EXPECT_NE(first.find("finished"), std::string::npos) << out_.str();
   EXPECT_EQ(second.rfind("lr-1e-4 ", 0), 0u) << out_.str();
+  EXPECT_NE(second.find(" 0.0001 "), std::string::npos) << "a config's numbers in one notation\n" << out_.str();
+  EXPECT_NE(first.find(" 0.001 "), std::string::npos) << out_.str();
   EXPECT_EQ(err_.str(), "");
 }
 
