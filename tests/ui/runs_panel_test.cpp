@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <QApplication>
+#include <QImage>
 #include <QItemSelectionModel>
 #include <QLineEdit>
 #include <QTableView>
@@ -17,6 +19,7 @@
 #include <livemon/ui/model/run_display.h>
 #include <livemon/ui/model/runs_model.h>
 #include <livemon/ui/widgets/chart_grid.h>
+#include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/runs_panel.h>
 
@@ -55,6 +58,49 @@ class RunsPanelTest : public ::testing::Test {
 
   QTemporaryDir settingsDir_;
 };
+
+// On the light theme pale lines are drawn darker (themedLine); a run's swatch in the panel is
+// drawn in the same colour as its lines, not the palette's paler one.
+TEST_F(RunsPanelTest, OnTheLightThemeASwatchHasItsRunsLineColour) {
+  MainWindow window(options());
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  applyTheme(*qApp, Theme::Light);
+  const QStringList names{"a", "b", "c", "d", "e"};
+  for (int i = 0; i < names.size(); ++i) {
+    const auto source = test::makeSource(names[i].toStdString(), 100 + i);
+    deliver(window, {loss(source, 0, 2.0), loss(source, 10, 1.0)});
+  }
+  const RunsModel& runs = window.dashboard().runs();
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().refreshNow();
+    return runs.rowCount() == names.size();
+  }));
+  QTableView* table = window.runsPanel().table();
+  int darkened = 0;
+  for (int row = 0; row < table->model()->rowCount(); ++row) {
+    const QModelIndex index = table->model()->index(row, 0);
+    const QColor palette = index.data(Qt::DecorationRole).value<QColor>();
+    const QColor line = themedLine(palette);
+    if (line == palette) continue;
+    ++darkened;
+    const QImage cell = table->viewport()->grab(table->visualRect(index)).toImage();
+    int lineColoured = 0;
+    int paletteColoured = 0;
+    for (int y = 0; y < cell.height(); ++y) {
+      for (int x = 0; x < cell.width(); ++x) {
+        const QRgb pixel = cell.pixel(x, y) | 0xff000000u;
+        lineColoured += pixel == line.rgb() ? 1 : 0;
+        paletteColoured += pixel == palette.rgb() ? 1 : 0;
+      }
+    }
+    EXPECT_GT(lineColoured, 20) << index.data().toString().toStdString();
+    EXPECT_EQ(paletteColoured, 0) << index.data().toString().toStdString();
+  }
+  EXPECT_GT(darkened, 0) << "some of the palette is darkened on white";
+  applyTheme(*qApp, Theme::Dark);
+}
 
 TEST_F(RunsPanelTest, AConfigThatReachesTheDashboardIsAColumnOfTheRunsPanel) {
   MainWindow window(options());

@@ -5,14 +5,17 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
+#include <QIcon>
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMouseEvent>
+#include <QPixmap>
 #include <QStyle>
 #include <QStyleOptionViewItem>
+#include <QStyledItemDelegate>
 #include <QTableView>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -23,6 +26,27 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 
 namespace livemon::ui {
+
+namespace {
+
+// GUI thread only. The run's swatch in the colour its lines are drawn in: themedLine() of the
+// model's, so that on the light theme a swatch matches its darkened line.
+class SwatchDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+ protected:
+  void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override {
+    QStyledItemDelegate::initStyleOption(option, index);
+    const QVariant colour = index.data(Qt::DecorationRole);
+    if (!colour.canConvert<QColor>() || !(option->features & QStyleOptionViewItem::HasDecoration)) return;
+    QPixmap swatch(option->decorationSize);
+    swatch.fill(themedLine(colour.value<QColor>()));
+    option->icon = QIcon(swatch);
+  }
+};
+
+}  // namespace
 
 RunsPanel::RunsPanel(Dashboard& dashboard, QWidget* parent) : QDockWidget(tr("Runs"), parent), dashboard_(dashboard) {
   setObjectName(QStringLiteral("runsDock"));
@@ -69,6 +93,7 @@ RunsPanel::RunsPanel(Dashboard& dashboard, QWidget* parent) : QDockWidget(tr("Ru
   table_ = new QTableView(content);
   table_->setObjectName(QStringLiteral("runsTable"));
   table_->setModel(proxy_);
+  table_->setItemDelegateForColumn(0, new SwatchDelegate(table_));
   table_->setSortingEnabled(true);
   table_->sortByColumn(-1, Qt::AscendingOrder);  // the order heard until a header is clicked
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
