@@ -1,16 +1,17 @@
 // history_open: the dashboard opened late on a running job, while the job's history arrives as
 // one burst. Connects a MainWindow to ENDPOINT (e.g. `livemonctl demo` after it has filled its
 // 32 MiB history), and for --seconds (20) reports: when the history note came and what it said,
-// the GUI refresh tick's p50/p99/max (Dashboard::refreshed, views' redraws included) during the
-// history and after it, and the longest event-loop stall (the longest gap between firings of a
+// the GUI refresh tick's p50/p99/max (Dashboard::refreshed, views' redraws included, and its apply
+// part alone, Dashboard::applied) during the history (until its note is applied) and after it, and the longest event-loop stall (the longest gap between firings of a
 // 5 ms timer on the GUI thread, with the GUI thread's CPU time in that gap beside it, as a gap on a
 // shared machine can also be the thread waiting for a core).
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise.
-//   history_open tcp://127.0.0.1:5555 [--seconds S] [--no-history]
+//   history_open tcp://127.0.0.1:5555 [--seconds S] [--no-history] [--trace] [--apply-ms MS]
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -57,17 +58,23 @@ int main(int argc, char** argv) {
   std::string endpoint;
   double seconds = 20.0;
   bool history = true;
+  bool trace = false;  // every tick over 16 ms, with its apply part
+  double applyMs = -1.0;  // DashboardOptions::refreshBudget.time; below 0: the default
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
     } else if (std::strcmp(argv[i], "--no-history") == 0) {
       history = false;
+    } else if (std::strcmp(argv[i], "--trace") == 0) {
+      trace = true;
+    } else if (std::strcmp(argv[i], "--apply-ms") == 0 && i + 1 < argc) {
+      applyMs = std::atof(argv[++i]);
     } else {
       endpoint = argv[i];
     }
   }
   if (endpoint.empty() || !(seconds > 0)) {
-    std::fprintf(stderr, "usage: history_open ENDPOINT [--seconds S] [--no-history]\n");
+    std::fprintf(stderr, "usage: history_open ENDPOINT [--seconds S] [--no-history] [--trace] [--apply-ms MS]\n");
     return 2;
   }
 
@@ -79,6 +86,7 @@ int main(int argc, char** argv) {
   options.exactEndpoints = true;
   options.settingsFile = settings.filePath(QStringLiteral("livemon.ini"));
   options.history = history;
+  if (applyMs >= 0) options.refreshBudget.time = std::chrono::microseconds(static_cast<int64_t>(applyMs * 1000));
   livemon::ui::MainWindow window(options);
   window.resize(1600, 1000);
   window.show();
@@ -88,14 +96,26 @@ int main(int argc, char** argv) {
   std::optional<double> noteAt;
   std::vector<double> duringHistory;
   std::vector<double> afterHistory;
+  // The apply part of each tick (Dashboard::applied), the rest being the views' redraws.
+  std::vector<double> applyDuring;
+  std::vector<double> applyAfter;
   livemon::ui::Dashboard& dashboard = window.dashboard();
   QObject::connect(&dashboard, &livemon::ui::Dashboard::historyNoted, [&](const livemon::ui::HistoryNote& note) {
     noteAt = std::chrono::duration<double>(Clock::now() - start).count();
     std::printf("history after %.2f s: %s (%llu events)\n", *noteAt,
                 qUtf8Printable(livemon::ui::describeHistory(note)), static_cast<unsigned long long>(note.events));
   });
+  QObject::connect(&dashboard, &livemon::ui::Dashboard::applied, [&](qint64 ns) {
+    (noteAt ? applyAfter : applyDuring).push_back(static_cast<double>(ns) / 1e6);
+  });
   QObject::connect(&dashboard, &livemon::ui::Dashboard::refreshed, [&](qint64 ns) {
     (noteAt ? afterHistory : duringHistory).push_back(static_cast<double>(ns) / 1e6);
+    const std::vector<double>& applies = noteAt ? applyAfter : applyDuring;
+    if (trace && static_cast<double>(ns) / 1e6 > 16.0 && !applies.empty()) {
+      std::printf("  tick at %.2f s: %.1f ms, apply %.1f ms, %zu rows waiting\n",
+                  std::chrono::duration<double>(Clock::now() - start).count(), static_cast<double>(ns) / 1e6,
+                  applies.back(), dashboard.waitingRows());
+    }
   });
 
   double longestStall = 0.0;
@@ -128,7 +148,9 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(dashboard.ingest().staging().droppedSamples()),
               static_cast<unsigned long long>(dashboard.ingest().staging().droppedLogEntries()));
   printTicks("while the history came", duringHistory);
+  printTicks("  of which apply", applyDuring);
   printTicks("after it", afterHistory);
+  printTicks("  of which apply", applyAfter);
   std::printf("longest stall %.1f ms (GUI thread ran %.1f ms of it) at %.2f s\n", longestStall, stallCpu, stallAt);
   return 0;
 }

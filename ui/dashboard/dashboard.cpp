@@ -101,7 +101,7 @@ Dashboard::Dashboard(DashboardOptions options, QObject* parent)
   refreshTimer_ = new QTimer(this);
   refreshTimer_->setTimerType(Qt::PreciseTimer);
   refreshTimer_->setInterval(static_cast<int>(options_.refreshInterval.count()));
-  connect(refreshTimer_, &QTimer::timeout, this, [this] { refreshUpTo(options_.rowsPerRefresh); });
+  connect(refreshTimer_, &QTimer::timeout, this, [this] { refreshUpTo(options_.refreshBudget.pieceRows); });
   statusTimer_ = new QTimer(this);
   statusTimer_->setInterval(1000);
   connect(statusTimer_, &QTimer::timeout, this, &Dashboard::updateStatus);
@@ -163,6 +163,7 @@ void Dashboard::refreshUpTo(std::size_t quota) {
   replays_->tick();
   applyStaged(quota);
   alerts_->raiseFlaggedRanks(rankScores_->tick(), rankScores_->scoring());
+  emit applied(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
   emit updated();
   emit refreshed(std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }

@@ -48,10 +48,21 @@ struct DashboardOptions {
   // Settings file (INI). Empty: the user's livemon settings.
   QString settingsFile;
   std::chrono::milliseconds refreshInterval{33};
-  // Samples and log rows a timed refresh applies at most (0: all), or a quarter of what waits if
-  // that is more, so a backlog drains. Every window of a 256-rank run lands at once (20 480
-  // samples and 5 120 rows); applied whole, it made that refresh overrun its 16 ms.
-  std::size_t rowsPerRefresh = 8192;
+  // Thread-safety: a plain value type.
+  // How much a timed refresh applies of what waits (Dashboard::refreshUpTo). What is staged is cut
+  // into pieces of at most `pieceRows` samples and log rows (0: whole); a refresh applies one
+  // piece, then more while less than `time` has passed on `clock` since it began, and leaves the
+  // rest, in order, to the next. Every window of a 256-rank run lands at once (20 480 samples and
+  // 5 120 rows), and a late joiner's history as batches of 300 000 rows: applied whole, or a
+  // quarter of the backlog at a time, they made refreshes of 21-77 ms.
+  struct RefreshBudget {
+    std::size_t pieceRows = 8192;
+    // Zero: one piece per refresh.
+    std::chrono::microseconds time{6000};
+    // Times the budget; nullptr: the system clock. Must outlive the dashboard.
+    Clock* clock = nullptr;
+  };
+  RefreshBudget refreshBudget{};
   std::chrono::milliseconds staleAfter{3000};
   SeriesStore::Limits seriesLimits{};
   // With groupRanks, the limits of each rank's own series (drawn only when the rank is picked):
@@ -107,7 +118,8 @@ struct DashboardOptions {
 // converts recorded ones, into the one StagingBuffer, in conversion order, so every descriptor
 // precedes its samples. A refresh (about 30 Hz) takes everything staged and applies it to the
 // registry, the log and the ranges, then raises the alerts that came with it; the views redraw on
-// updated(). A seek in the replay is a new generation: what is staged is applied and the
+// updated(). A backlog (a late joiner's history) is applied a time-budgeted slice per refresh
+// (DashboardOptions::refreshBudget), in the order it was staged. A seek in the replay is a new generation: what is staged is applied and the
 // recording's data cleared before the window after the seek is read
 // (ReplayController::recordingCleared).
 //
@@ -162,10 +174,13 @@ class Dashboard : public QObject {
 
   // Takes what is staged and applies all of it, then signals updated() and refreshed().
   void refreshNow();
-  // The same, applying at most `rows` samples and log rows (0: all), or a quarter of what waits
-  // if that is more; the rest waits for the next. The timer calls it with
-  // DashboardOptions::rowsPerRefresh. A window's rank-group points are made after all of it.
+  // The same, applying pieces of at most `rows` samples and log rows (0: all at once): one, then
+  // more while the refresh is within DashboardOptions::refreshBudget's time; the rest waits, in
+  // order, for the next. The timer calls it with refreshBudget.pieceRows. A window's rank-group
+  // points are made after all of it, and a history's note after all of its events.
   void refreshUpTo(std::size_t rows);
+  // Samples and log rows taken from the staging buffer and left for the next refreshes.
+  std::size_t waitingRows() const noexcept { return carriedRows_; }
   // Updates the endpoint health, then signals statusUpdated(); a timer calls it every second.
   void updateStatus();
   // What the limits dropped, as of now (the chart limits are the window's: left at zero here).
@@ -197,6 +212,9 @@ class Dashboard : public QObject {
   void updated();
   // After every refresh, with how long it took (views' redraws included).
   void refreshed(qint64 nanoseconds);
+  // In every refresh, before updated(), with how long applying what was staged took (replays'
+  // tick included, redraws not).
+  void applied(qint64 nanoseconds);
   void pausedChanged(bool paused);
   void endpointsChanged();
   void statusUpdated();

@@ -1,6 +1,6 @@
-// How the Dashboard's refresh takes what is staged: a batch over DashboardOptions::rowsPerRefresh
-// is cut into pieces applied over several refreshes, and what was applied goes back to the ingest
-// thread to be freed there.
+// How the Dashboard's refresh takes what is staged: a batch over DashboardOptions::refreshBudget's
+// pieceRows is cut into pieces, applied over as many refreshes as their time budget needs, and what
+// was applied goes back to the ingest thread to be freed there.
 #include <livemon/ui/dashboard/dashboard.h>
 
 #include <algorithm>
@@ -12,15 +12,13 @@ namespace livemon::ui {
 
 void Dashboard::applyStaged(std::size_t quota) {
   carry(ingest_->staging().take(), quota);
-  const std::size_t budget = quota == 0 ? carriedRows_ : std::max(quota, carriedRows_ / 4);
-  std::size_t applied = 0;
-  // At least one piece, so a refresh always makes progress.
-  while (!carry_.empty() && (applied == 0 || applied < budget)) {
+  const Clock& clock = options_.refreshBudget.clock != nullptr ? *options_.refreshBudget.clock : systemClock();
+  const auto deadline = clock.now() + options_.refreshBudget.time;
+  // At least one piece, so a refresh always makes progress; with a quota, more only within the time.
+  for (bool first = true; !carry_.empty() && (first || quota == 0 || clock.now() < deadline); first = false) {
     Piece& piece = carry_.front();
-    const std::size_t rows = piece.batch.samples.size() + piece.batch.log.size();
+    carriedRows_ -= piece.batch.samples.size() + piece.batch.log.size();
     applyBatch(piece.batch, piece.last);
-    applied += rows;
-    carriedRows_ -= rows;
     ingest_->staging().recycle(std::move(piece.batch));
     carry_.pop_front();
   }
