@@ -230,14 +230,20 @@ class Dashboard : public QObject {
   void ranksChanged();
 
  private:
-  // A taken batch, or a piece of one: `last` is its last piece (or the whole).
-  struct Piece {
+  // A taken batch waiting to be applied in `pieces` pieces, `next` the first not applied. It is
+  // cut a piece at a time, as each is applied, so a refresh's work follows what it applies, not
+  // what waits.
+  struct Carried {
     IngestBatch batch;
-    bool last = true;
+    std::size_t pieces = 1;
+    std::size_t next = 0;
   };
   void applyStaged(std::size_t quota = 0);
-  // Queues `taken` for applying, cut into pieces of at most `pieceRows` rows (0: whole).
+  // Queues `taken` for applying, in pieces of at most `pieceRows` rows (0: whole).
   void carry(IngestBatch&& taken, std::size_t pieceRows);
+  // Cuts `carried`'s next piece: samples and log rows at the same fraction, its descriptors in the
+  // first and what must follow all of them (alerts, history notes) in the last.
+  static IngestBatch nextPiece(Carried& carried);
   void applyBatch(IngestBatch& batch, bool last = true);
   void applyLog(IngestBatch& batch);
   void noteHistory(std::vector<HistoryNote>& notes);
@@ -271,7 +277,7 @@ class Dashboard : public QObject {
   QTimer* statusTimer_ = nullptr;
 
   // Taken from the staging buffer, not applied yet (in order).
-  std::deque<Piece> carry_;
+  std::deque<Carried> carry_;
   std::size_t carriedRows_ = 0;  // their samples and log rows
 
   bool paused_ = false;
