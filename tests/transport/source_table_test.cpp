@@ -417,6 +417,55 @@ TEST(SourceTable, ForgetsTheTopicHeardFromLongestAgoBeyondItsLimits) {
   EXPECT_EQ(topics, 3u);
 }
 
+// A run that says it has 1 024 ranks (worldSize), reached through a relay (a source of its own):
+// every rank and every topic of theirs stays, at the default limits that a run of 64 ranks is far
+// within. The bound grows with the world sizes heard, never past maxRankedSources.
+TEST(SourceTable, ARunOf1024RanksThroughARelayForgetsNothing) {
+  Table t;
+  constexpr int64_t kRanks = 1024;
+  constexpr int kTopics = 20;
+  SourceInfo relay = sourceInfo("relay");
+  t.accept(control(relay, MessageKind::Heartbeat));
+  for (int round = 0; round < 2; ++round) {
+    for (int64_t r = 0; r < kRanks; ++r) {
+      SourceInfo rank = sourceInfo("train", static_cast<uint64_t>(r + 10));
+      rank.rank = r;
+      rank.worldSize = kRanks;
+      for (int topic = 0; topic < kTopics; ++topic) {
+        t.accept(events(rank, "topic" + std::to_string(topic), static_cast<uint64_t>(round), 1));
+      }
+    }
+    t.accept(control(relay, MessageKind::Heartbeat));
+  }
+  EXPECT_EQ(t.table_.size(), static_cast<std::size_t>(kRanks + 1));
+  EXPECT_EQ(t.stats_.sourcesEvicted, 0u);
+  EXPECT_EQ(t.stats_.topicsEvicted, 0u);
+  EXPECT_EQ(t.stats_.gaps, 0u);
+}
+
+// A peer saying its run is huge (or inventing runs) raises the bound only up to maxRankedSources.
+TEST(SourceTable, WorldSizesRaiseTheSourceBoundOnlyUpToItsCap) {
+  Table t({.maxSources = 2, .maxTopicsPerSource = 4, .maxTopics = 4, .maxRankedSources = 5});
+  for (uint64_t i = 0; i < 20; ++i) {
+    SourceInfo liar = sourceInfo("run" + std::to_string(i), i + 1);
+    liar.rank = 0;
+    liar.worldSize = int64_t{1} << 40;
+    t.accept(events(liar, "a", 0, 1));
+    t.accept(events(liar, "b", 0, 1));
+    t.accept(events(liar, "c", 0, 1));
+    EXPECT_LE(t.table_.size(), 5u);
+  }
+  EXPECT_EQ(t.table_.size(), 5u);
+  EXPECT_EQ(t.stats_.sourcesEvicted, 15u);
+  std::size_t topics = 0;
+  for (const SourceStatus& s : t.table_.statuses()) topics += s.lastSequence.size();
+  EXPECT_EQ(topics, 10u) << "maxTopics scales with the sources allowed: 4 * 5 / 2";
+  // Without world sizes the configured bound holds as before.
+  Table plain({.maxSources = 2, .maxRankedSources = 5});
+  for (uint64_t i = 0; i < 6; ++i) plain.accept(events(sourceInfo("p" + std::to_string(i), i + 1), "a", 0, 1));
+  EXPECT_EQ(plain.table_.size(), 2u);
+}
+
 TEST(SourceTable, AHeartbeatKeepsTheCountersAndDeliversNothing) {
   Table t;
   const SourceInfo job = sourceInfo();

@@ -279,5 +279,21 @@ TEST(SeriesStore, RejectsZeroLimitsNamingThem) {
       std::invalid_argument);
 }
 
+TEST(SeriesStore, AmendLastChangesTheNewestValueOnly) {
+  SeriesStore store;
+  EXPECT_FALSE(store.amendLast(1.0)) << "nothing to amend";
+  store.append(1000.0, 1.0, 5.0);
+  store.append(2000.0, 2.0, 6.0);
+  const uint64_t version = store.version();
+  EXPECT_FALSE(store.amendLast(std::nan("")));
+  EXPECT_EQ(store.version(), version);
+  EXPECT_TRUE(store.amendLast(3.0));
+  EXPECT_GT(store.version(), version);
+  EXPECT_EQ(store.lastX(), 2000.0);
+  EXPECT_EQ(store.lastY(), 3.0);
+  EXPECT_EQ(store.recentSize(), 2U);
+  EXPECT_EQ(store.appendedCount(), 2U);
+}
+
 }  // namespace
 }  // namespace livemon::ui

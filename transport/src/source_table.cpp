@@ -19,7 +19,8 @@ SourceTable::Source& SourceTable::sourceFor(const SourceInfo& info, const std::s
     sourceOrder_.splice(sourceOrder_.end(), sourceOrder_, found->second.inOrder);
     return found->second;
   }
-  if (sources_.size() >= limits_.maxSources) forgetSource(*sourceOrder_.front());
+  countWorld(info, +1);
+  while (!sourceOrder_.empty() && sources_.size() >= sourceLimit()) forgetSource(*sourceOrder_.front());
   auto [inserted, unused] = sources_.try_emplace(info);
   Source& source = inserted->second;
   source.key = &inserted->first;
@@ -44,7 +45,7 @@ SourceTable::Topic& SourceTable::topicFor(Source& source, const std::string& nam
   if (source.topics.size() >= limits_.maxTopicsPerSource) {
     forgetTopic(source, source.topics.find(*source.topicOrder.front()));
   }
-  if (topicOrder_.size() >= limits_.maxTopics) {
+  while (!topicOrder_.empty() && topicOrder_.size() >= topicLimit()) {
     const TopicRef oldest = topicOrder_.front();
     forgetTopic(*oldest.source, oldest.source->topics.find(*oldest.name));
   }
@@ -65,8 +66,40 @@ void SourceTable::forgetTopic(Source& source, std::unordered_map<std::string, To
 void SourceTable::forgetSource(Source& source) {
   for (auto& [name, topic] : source.topics) topicOrder_.erase(topic.inAll);
   sourceOrder_.erase(source.inOrder);
+  countWorld(*source.key, -1);
   sources_.erase(*source.key);
   ++stats_.sourcesEvicted;
+}
+
+std::size_t SourceTable::sourceLimit() const noexcept {
+  const std::size_t cap = std::max(limits_.maxSources, limits_.maxRankedSources);
+  return std::min(cap, limits_.maxSources + worldRanks_);
+}
+
+std::size_t SourceTable::topicLimit() const noexcept {
+  // Both factors are bounded by the limits (sourceLimit() <= maxRankedSources).
+  return std::max<std::size_t>(1, limits_.maxTopics * sourceLimit() / std::max<std::size_t>(1, limits_.maxSources));
+}
+
+void SourceTable::countWorld(const SourceInfo& info, int change) {
+  if (!info.worldSize || *info.worldSize < 1) return;
+  // Anything past the cap raises nothing further; clamping keeps the sum from overflowing.
+  const auto world = static_cast<int64_t>(std::min<uint64_t>(static_cast<uint64_t>(*info.worldSize), limits_.maxRankedSources));
+  auto run = worlds_.find(info.run);
+  if (run == worlds_.end()) {
+    if (change < 0) return;
+    run = worlds_.try_emplace(info.run).first;
+  }
+  std::map<int64_t, std::size_t>& sizes = run->second;
+  const auto largest = [&sizes] { return sizes.empty() ? std::size_t{0} : static_cast<std::size_t>(sizes.rbegin()->first); };
+  worldRanks_ -= largest();
+  if (change > 0) {
+    ++sizes[world];
+  } else if (const auto found = sizes.find(world); found != sizes.end() && --found->second == 0) {
+    sizes.erase(found);
+  }
+  worldRanks_ += largest();
+  if (sizes.empty()) worlds_.erase(run);
 }
 
 std::size_t SourceTable::accept(WireMessage& message, std::string_view payload,

@@ -36,6 +36,7 @@ struct SourceTableLimits {
   std::size_t maxSources = 1024;
   std::size_t maxTopicsPerSource = 1024;
   std::size_t maxTopics = 16384;
+  std::size_t maxRankedSources = 4096;
 };
 
 // Not thread-safe: one owner at a time (the Subscriber uses it under its state lock).
@@ -56,9 +57,12 @@ struct SourceTableLimits {
 // kRememberedMessages messages are remembered (32 bytes each); one a conflict touched is
 // remembered afresh once it is older than half of them.
 //
-// Memory is bounded: beyond maxSources the source silent longest is forgotten; beyond
-// maxTopicsPerSource or maxTopics the topic heard from longest ago (its next message starts it
-// afresh, uncounted as a gap). The counters it keeps are those of SubscriberStats that concern
+// Memory is bounded: beyond sourceLimit() the source silent longest is forgotten; beyond
+// maxTopicsPerSource or topicLimit() the topic heard from longest ago (its next message starts it
+// afresh, uncounted as a gap). sourceLimit() is maxSources plus the world size each run remembered
+// says it has (SourceInfo::worldSize: a run of 1 024 ranks through a relay is all kept), never
+// more than maxRankedSources, so a peer claiming huge worlds or inventing runs gains nothing past
+// that cap; topicLimit() grows in the same proportion. The counters it keeps are those of SubscriberStats that concern
 // sources (events, heartbeats, gaps, duplicates, resets, joins, evictions, history).
 class SourceTable {
  public:
@@ -82,6 +86,8 @@ class SourceTable {
   // Every source remembered, with the last sequence number delivered per topic.
   std::vector<SourceStatus> statuses() const;
   std::size_t size() const noexcept { return sources_.size(); }
+  std::size_t sourceLimit() const noexcept;
+  std::size_t topicLimit() const noexcept;
 
  private:
   struct Source;
@@ -126,6 +132,8 @@ class SourceTable {
                             std::vector<Delivery>& deliveries);
   static Overlap judgeOverlap(Source& source, const Remembered& message);
   static void remember(Source& source, const Remembered& message);
+  // A remembered source of `info`'s run that says its world size joins (+1) or goes (-1).
+  void countWorld(const SourceInfo& info, int change);
 
   const SourceTableLimits limits_;
   Clock& clock_;
@@ -133,6 +141,10 @@ class SourceTable {
   std::map<SourceInfo, Source> sources_;
   std::list<Source*> sourceOrder_;  // heard from longest ago first
   std::list<TopicRef> topicOrder_;  // over all sources, heard from longest ago first
+  // Per run, the world sizes its remembered sources say, with how many say each; and the sum of
+  // every run's largest (capped: see sourceLimit()).
+  std::map<std::string, std::map<int64_t, std::size_t>, std::less<>> worlds_;
+  std::size_t worldRanks_ = 0;
 };
 
 }  // namespace livemon::transport::detail

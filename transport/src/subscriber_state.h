@@ -31,7 +31,7 @@ struct Subscriber::State {
         clock(options.clock ? *options.clock : systemClock()),
         forkGeneration(generation),
         sources(detail::SourceTableLimits{options.staleAfter, options.maxSources, options.maxTopicsPerSource,
-                                          options.maxTopics},
+                                          options.maxTopics, options.maxRankedSources},
                 clock, stats) {}
 
   void wakePoller() noexcept {

@@ -156,8 +156,18 @@ void RankGroups::addPoint(Line& line) {
   if (!section) return;
   const double x = newest->x;
   line.lastX = x;
-  line.median->store.append(x, section->median, newest->step);
   line.median->rankCount = section->ranks;
+  // Ranks that close the same window within half their usual interval of the line's newest point
+  // (many ranks take several batches to arrive) refine that point rather than add one each: a
+  // point per window, so the gap rule measures the ranks' rhythm, not the batches'.
+  if (x - line.pointX < 0.5 * interval && line.median->store.amendLast(section->median) &&
+      line.low->store.amendLast(section->low) && line.high->store.amendLast(section->high)) {
+    if (!line.low->ranks.empty()) line.low->ranks.back().rank = section->lowRank;
+    if (!line.high->ranks.empty()) line.high->ranks.back().rank = section->highRank;
+    return;  // the extents already hold the point's x
+  }
+  line.pointX = x;
+  line.median->store.append(x, section->median, newest->step);
   line.low->store.append(x, section->low, newest->step);
   line.high->store.append(x, section->high, newest->step);
   line.low->ranks.push_back(RankAtX{x, section->lowRank});
@@ -173,6 +183,7 @@ void RankGroups::clearSamples(const QString& endpoint) {
     if (group.endpoint != endpoint) continue;
     for (auto& [lineKey, line] : group.lines) {
       line.lastX = -std::numeric_limits<double>::infinity();
+      line.pointX = -std::numeric_limits<double>::infinity();
       line.low->ranks.clear();
       line.high->ranks.clear();
       for (Member& member : line.members) member = Member{member.rank, member.series};

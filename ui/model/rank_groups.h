@@ -68,7 +68,10 @@ struct RankGroupInfo {
 // the median's band, which also remember the rank at each point). Whenever a batch brings values
 // of a line, the line gets a point at the newest value's time from every rank's latest value that
 // is not stale (RankGroupsOptions::staleAfter), so ranks whose windows close at slightly
-// different moments are compared by what they last said, a rank that joins late takes part from
+// different moments are compared by what they last said (values within half the ranks' usual
+// interval of the newest point refine that point instead of adding one: one point per window
+// however many batches its ranks take to arrive, so a line of 1 024 ranks is not broken by the
+// gap rule), a rank that joins late takes part from
 // its first value, and one that leaves drops out once stale. A group of one rank is still a group.
 // The work per batch is one lookup per sample plus, per line that changed, O(ranks · log ranks).
 class RankGroups {
@@ -112,7 +115,8 @@ class RankGroups {
     // One per rank, in the order they joined (a restarted rank takes its predecessor's place):
     // flat, as every point walks all of them.
     std::vector<Member> members;
-    double lastX = -std::numeric_limits<double>::infinity();
+    double lastX = -std::numeric_limits<double>::infinity();   // the newest rank value taken
+    double pointX = -std::numeric_limits<double>::infinity();  // the newest point's x
     bool dirty = false;
   };
   using LineKey = std::tuple<QString, QString, SeriesKind>;  // stat, aggregation, kind

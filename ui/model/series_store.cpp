@@ -53,6 +53,13 @@ void SeriesStore::append(double x, double y, double step) {
   if (recent_.size() >= limits_.recentCapacity + limits_.samplesPerBucket) foldOldestIntoBucket();
 }
 
+bool SeriesStore::amendLast(double y) {
+  if (recent_.empty() || !std::isfinite(y)) return false;
+  recent_.back().y = y;
+  ++version_;
+  return true;
+}
+
 void SeriesStore::noteNonFinite(const Point& sample) {
   if (!nonFiniteSpans_.empty()) {
     NonFiniteSpan& newest = nonFiniteSpans_.back();

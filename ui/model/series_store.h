@@ -61,6 +61,10 @@ class SeriesStore {
   // otherwise. Non-finite values are not plotted and are counted. `step` is the sample's step
   // (kNoStep: none).
   void append(double x, double y, double step = kNoStep);
+  // Gives the newest full-resolution sample the value `y`, keeping its x and step (a derived line
+  // refining its newest point as more of what it is made from arrives). Returns false, changing
+  // nothing, when there is no such sample or `y` is not finite.
+  bool amendLast(double y);
   // Forgets every sample (a replay seeking elsewhere); version() still changes.
   void clear() noexcept;
 

@@ -50,12 +50,18 @@ struct SubscriberOptions {
   // How soon a lost connection is retried (ZMQ_RECONNECT_IVL and ZMQ_RECONNECT_IVL_MAX).
   std::chrono::milliseconds reconnectInterval{100};
   std::chrono::milliseconds reconnectIntervalMax{1000};
-  // Sources remembered at most; beyond that the one silent longest is forgotten.
+  // Sources remembered at most; beyond that the one silent longest is forgotten. A run that says
+  // its world size (SourceInfo::worldSize) raises the bound by that many, so all its ranks are
+  // kept (1 024 ranks through a relay), but never past maxRankedSources in all: a peer claiming
+  // huge worlds or inventing runs cannot grow it further.
   std::size_t maxSources = 1024;
   // Topics whose sequence numbers are followed, per source and in all; beyond either, the topic
   // heard from longest ago is forgotten (its next message starts it afresh, uncounted as a gap).
+  // maxTopics grows in proportion when world sizes raise the source bound (65 536 at most with
+  // the defaults).
   std::size_t maxTopicsPerSource = 1024;
   std::size_t maxTopics = 16384;
+  std::size_t maxRankedSources = 4096;
   // The whole run, for a subscriber that joins late (docs/wire-format.md, "History"): on each
   // endpoint it connects to, it waits up to historyWait for a heartbeat that advertises a
   // history (a relay's, or a publisher's that binds), asks for it, and delivers the answer (the
@@ -212,7 +218,7 @@ struct SubscriberCallbacks {
 // limits.maxPayloadBytes at its header (ZMQ_MAXMSGSIZE) and drops the connection, for good in
 // libzmq 4.3, so the subscriber connects again (counted in protocolErrors); one poll decodes about
 // 1 MiB of payload at most and leaves the rest for the next; the sources and topics followed are
-// bounded (maxSources, maxTopicsPerSource, maxTopics). Sequence numbers too far off to be believed
+// bounded (maxSources up to maxRankedSources, maxTopicsPerSource, maxTopics). Sequence numbers too far off to be believed
 // restart the numbering (sequenceResets) rather than silence a source or count absurd losses.
 class Subscriber {
  public:
