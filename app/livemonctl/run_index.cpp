@@ -132,8 +132,9 @@ RecordingRuns readRecordingRuns(const std::string& path, const std::vector<std::
   const RecordingSummary& summary = reader->summary();
   std::set<uint16_t> wantedChannels;
   for (const auto& [id, channel] : summary.channels) {
-    const bool wanted = channel.topic == kRunConfigEventName ||
-                        std::any_of(keys.begin(), keys.end(), [&](const std::string& key) { return keyMayBeOn(channel.topic, key); });
+    const std::string& topic = channel.topic;  // clang 14 cannot capture a structured binding
+    const bool wanted = topic == kRunConfigEventName ||
+                        std::any_of(keys.begin(), keys.end(), [&](const std::string& key) { return keyMayBeOn(topic, key); });
     if (wanted) wantedChannels.insert(id);
   }
   std::set<uint64_t> chosen;
