@@ -4,7 +4,9 @@
 // the GUI refresh tick's p50/p99/max (Dashboard::refreshed, views' redraws included, and its apply
 // part alone, Dashboard::applied) during the history (until its note is applied) and after it, and the longest event-loop stall (the longest gap between firings of a
 // 5 ms timer on the GUI thread, with the GUI thread's CPU time in that gap beside it, as a gap on a
-// shared machine can also be the thread waiting for a core).
+// shared machine can also be the thread waiting for a core), and the GUI thread's CPU: its share of a
+// core during the history and after it, and the most it ran between two firings of the timer (the
+// longest stall the dashboard itself caused, whatever else the machine was doing; paints included).
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise.
 //   history_open tcp://127.0.0.1:5555 [--seconds S] [--no-history] [--trace] [--apply-ms MS]
 #include <time.h>
@@ -99,6 +101,10 @@ int main(int argc, char** argv) {
   // The apply part of each tick (Dashboard::applied), the rest being the views' redraws.
   std::vector<double> applyDuring;
   std::vector<double> applyAfter;
+  // The GUI thread's CPU in each tick's redraw part (between Dashboard::applied and ::refreshed):
+  // what the views' work costs, whatever else the machine is doing.
+  std::vector<double> redrawCpu;
+  double cpuAtApplied = 0.0;
   livemon::ui::Dashboard& dashboard = window.dashboard();
   QObject::connect(&dashboard, &livemon::ui::Dashboard::historyNoted, [&](const livemon::ui::HistoryNote& note) {
     noteAt = std::chrono::duration<double>(Clock::now() - start).count();
@@ -107,9 +113,11 @@ int main(int argc, char** argv) {
   });
   QObject::connect(&dashboard, &livemon::ui::Dashboard::applied, [&](qint64 ns) {
     (noteAt ? applyAfter : applyDuring).push_back(static_cast<double>(ns) / 1e6);
+    cpuAtApplied = threadCpuMs();
   });
   QObject::connect(&dashboard, &livemon::ui::Dashboard::refreshed, [&](qint64 ns) {
     (noteAt ? afterHistory : duringHistory).push_back(static_cast<double>(ns) / 1e6);
+    redrawCpu.push_back(threadCpuMs() - cpuAtApplied);
     const std::vector<double>& applies = noteAt ? applyAfter : applyDuring;
     if (trace && static_cast<double>(ns) / 1e6 > 16.0 && !applies.empty()) {
       std::printf("  tick at %.2f s: %.1f ms, apply %.1f ms, %zu rows waiting\n",
@@ -123,6 +131,9 @@ int main(int argc, char** argv) {
   double stallAt = 0.0;
   Clock::time_point last = Clock::now();
   double lastCpu = threadCpuMs();
+  double mostCpuInGap = 0.0;  // the GUI thread's CPU between two firings of the probe
+  const double cpuAtStart = lastCpu;
+  std::optional<double> cpuAtNote;  // the GUI thread's CPU when the history note came
   QTimer probe;
   probe.setTimerType(Qt::PreciseTimer);
   QObject::connect(&probe, &QTimer::timeout, [&] {
@@ -134,6 +145,8 @@ int main(int argc, char** argv) {
       stallCpu = cpu - lastCpu;
       stallAt = std::chrono::duration<double>(now - start).count();
     }
+    mostCpuInGap = std::max(mostCpuInGap, cpu - lastCpu);
+    if (noteAt && !cpuAtNote) cpuAtNote = cpu;
     last = now;
     lastCpu = cpu;
   });
@@ -151,6 +164,13 @@ int main(int argc, char** argv) {
   printTicks("  of which apply", applyDuring);
   printTicks("after it", afterHistory);
   printTicks("  of which apply", applyAfter);
+  printTicks("redraw's CPU, every tick", redrawCpu);
   std::printf("longest stall %.1f ms (GUI thread ran %.1f ms of it) at %.2f s\n", longestStall, stallCpu, stallAt);
+  const double cpuEnd = threadCpuMs();
+  const double noteSeconds = noteAt.value_or(seconds);
+  const double cpuNote = cpuAtNote.value_or(cpuEnd);
+  std::printf("GUI thread CPU: %.0f %% of a core while the history came, %.0f %% after it; most in one stall %.1f ms\n",
+              (cpuNote - cpuAtStart) / (noteSeconds * 10.0),
+              seconds > noteSeconds ? (cpuEnd - cpuNote) / ((seconds - noteSeconds) * 10.0) : 0.0, mostCpuInGap);
   return 0;
 }

@@ -81,6 +81,13 @@ void ChartBand::setVisible(bool visible) {
   }
 }
 
+void ChartBand::empty() {
+  for (const Area& area : areas_) {
+    if (area.lower->count() > 0) area.lower->clear();
+    if (area.upper->count() > 0) area.upper->clear();
+  }
+}
+
 void ChartBand::setStretches(const std::vector<BandStretch>& stretches) {
   while (areas_.size() < stretches.size()) addArea();
   for (std::size_t i = 0; i < stretches.size(); ++i) {

@@ -47,6 +47,8 @@ class ChartBand {
   // Hands each stretch to an area (one replace() per edge); areas left over are emptied.
   void setStretches(const std::vector<BandStretch>& stretches);
   void clear() { setStretches({}); }
+  // Empties every area, keeping the stretch count for the next setStretches().
+  void empty();
 
  private:
   struct Area {

@@ -63,7 +63,7 @@ void ChartTrace::setPointMarkers(bool on) {
 
 void ChartTrace::setPen(const QPen& pen) {
   pen_ = pen;
-  for (QLineSeries* series : series_) series->setPen(pen);
+  for (QLineSeries* series : series_) series->setPen(penFor(series->count()));
 }
 
 void ChartTrace::setName(const QString& name) { head()->setName(name); }
@@ -91,9 +91,35 @@ QLineSeries* ChartTrace::addSeries() {
   return series;
 }
 
-void ChartTrace::setPoints(const QList<QPointF>& points, const std::vector<qsizetype>& breaks) {
+void ChartTrace::empty() {
+  for (QLineSeries* series : series_) {
+    if (series->count() > 0) series->clear();
+  }
+}
+
+QPen ChartTrace::densePen(const QPen& pen) {
+  QPen dense(pen);
+  dense.setJoinStyle(Qt::BevelJoin);
+  dense.setCapStyle(Qt::FlatCap);
+  return dense;
+}
+
+QPen ChartTrace::penFor(qsizetype points) const {
+  const bool dense = plotWidth_ > 0 && points * kRoundSpacing > plotWidth_;
+  return dense ? densePen(pen_) : pen_;
+}
+
+void ChartTrace::replaceStretch(QLineSeries* series, const QList<QPointF>& points) {
+  const QPen pen = penFor(points.size());
+  // Before the points: a new pen makes the series work out its shape again.
+  if (series->pen() != pen) series->setPen(pen);
+  series->replace(points);
+}
+
+void ChartTrace::setPoints(const QList<QPointF>& points, const std::vector<qsizetype>& breaks, int plotWidth) {
+  plotWidth_ = plotWidth;
   if (breaks.empty()) {
-    head()->replace(points);
+    replaceStretch(head(), points);
     stretches_ = points.isEmpty() ? 0 : 1;
   } else {
     qsizetype from = 0;
@@ -101,7 +127,7 @@ void ChartTrace::setPoints(const QList<QPointF>& points, const std::vector<qsize
     for (std::size_t b = 0; b <= breaks.size(); ++b, ++index) {
       const qsizetype to = b < breaks.size() ? breaks[b] : points.size();
       if (index == series_.size()) addSeries();
-      series_[index]->replace(points.mid(from, to - from));
+      replaceStretch(series_[index], points.mid(from, to - from));
       from = to;
     }
     stretches_ = static_cast<int>(breaks.size()) + 1;

@@ -51,13 +51,26 @@ class ChartTrace {
   bool pointMarkers() const noexcept { return markers_; }
   bool isVisible() const noexcept { return visible_; }
   // Hands each stretch of `points` (a new one starts at every index of `breaks`) to a series with
-  // one replace(); series left over are emptied.
-  void setPoints(const QList<QPointF>& points, const std::vector<qsizetype>& breaks);
+  // one replace(); series left over are emptied. `plotWidth` is the plot's width in pixels: a
+  // stretch with more than one point per kRoundSpacing pixels of it is drawn with bevelled joins
+  // and flat caps (see densePen()); 0 keeps the pen as set.
+  void setPoints(const QList<QPointF>& points, const std::vector<qsizetype>& breaks, int plotWidth = 0);
   void clear() { setPoints({}, {}); }
+  // Empties every series, keeping the stretch count, pens and markers for the next setPoints().
+  void empty();
+  // Round joins and caps make Qt's stroker add an arc at every point of a line, in working out its
+  // shape and again in painting it: for a 2-pixel line of 1 800 points about 3x the cost of the
+  // shape and 6x the paint of bevelled joins (docs/benchmarks.md, issue 32 goal 5). Where points lie
+  // closer than this many pixels apart, such an arc is under a pixel wide and cannot be seen.
+  static constexpr int kRoundSpacing = 4;
+  // `pen` with bevelled joins and flat caps: how a dense stretch is drawn.
+  static QPen densePen(const QPen& pen);
 
  private:
   QLineSeries* addSeries();
   void hideLegendEntry(QLineSeries* series);
+  QPen penFor(qsizetype points) const;
+  void replaceStretch(QLineSeries* series, const QList<QPointF>& points);
 
   QChart* chart_;
   std::vector<QLineSeries*> series_;
@@ -67,6 +80,7 @@ class ChartTrace {
   bool visible_ = true;
   bool markers_ = false;
   int stretches_ = 0;
+  int plotWidth_ = 0;  // of the last setPoints()
   QPen pen_;
 };
 

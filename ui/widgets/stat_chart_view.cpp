@@ -29,6 +29,13 @@
 
 namespace livemon::ui {
 
+namespace {
+// Points are decimated to columns this many pixels wide: at most four points (first, min, max,
+// last) per column, two per pixel. A line is two pixels wide, so narrower columns add points
+// (and Qt's per-point cost of working out a line's shape and painting it) that cannot be seen.
+constexpr int kPixelsPerColumn = 2;
+}  // namespace
+
 StatChartView::StatChartView(const QString& statName, const StatRegistry& registry, TimeAxisMode mode,
                              QWidget* parent)
     : QChartView(new QChart(), parent), statName_(statName), registry_(registry), mode_(mode), yAxes_(chart()) {
@@ -247,7 +254,7 @@ StatChartView::RenderKey StatChartView::keyFor(const ChartRenderContext& context
   key.mode = context.mode;
   key.x = context.x;
   key.window = context.window;
-  key.columns = std::max(16, static_cast<int>(plot.width() > 0 ? plot.width() : width() - 80));
+  key.columns = std::max(16, static_cast<int>(plot.width() > 0 ? plot.width() : width() - 80) / kPixelsPerColumn);
   key.rows = std::max(16, static_cast<int>(plot.height() > 0 ? plot.height() : height() - 80));
   key.data = context.frozen && lastKey_ ? frozenData_ : dataVersion();
   key.layout = layoutVersion_ + pendingSeries_.size() + (context.mode != mode_ ? 1 : 0);
@@ -327,10 +334,6 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
         line->smooth->setName(lineName(*line));
       }
     }
-    line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks);
-    if (smoothing > 0.0 || line->smooth->head()->count() > 0) {
-      line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks);
-    }
     if (!isShown(*line)) continue;
     nonFinite.push_back({lineName(*line), nonFiniteStretches(line->entry->store, context.mode, request.transform,
                                                              context.window, plot.cutoff)});
@@ -344,14 +347,16 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
     nonPositive += line->trace.nonPositive;
   }
   // After the lines: a band breaks where they do.
-  for (Band& band : bands_) {
+  std::vector<std::vector<BandStretch>> bandStretches(bands_.size());
+  for (std::size_t b = 0; b < bands_.size(); ++b) {
+    const Band& band = bands_[b];
     if (band.area == nullptr) continue;
     const Line& min = *band.min;
     const Line& max = *band.max;
-    band.area->setStretches(
+    bandStretches[b] =
         steps ? traceBandStretches(min.steps, {}, min.trace.raw, max.steps, {}, max.trace.raw, plot)
               : traceBandStretches(min.entry->store, registry_.transform(*min.entry, context.mode), min.trace.raw,
-                                   max.entry->store, registry_.transform(*max.entry, context.mode), max.trace.raw, plot));
+                                   max.entry->store, registry_.transform(*max.entry, context.mode), max.trace.raw, plot);
   }
   updateLegend();  // after the traces: a line drawn nowhere in view is not listed
   stepNote_->update(steps, stepless, stepped);
@@ -367,7 +372,26 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   XRange y = values.any() ? pad(values) : shownY_;
   if (log && !(y.min > 0.0)) y = paddedLogY(0.0, 0.0);  // left from a linear axis
   if (manualY_ && (!log || manualY_->min > 0.0)) y = *manualY_;
+  // The series get their points after the axes their ranges: a new range makes every series work
+  // out its shape again (Qt's stroker over all its points), which for points about to be replaced
+  // is wasted. Emptied first, they are shaped once, with their new points.
+  for (const auto& line : lines_) {
+    line->raw->empty();
+    line->smooth->empty();
+  }
+  for (Band& band : bands_) {
+    if (band.area != nullptr) band.area->empty();
+  }
   const bool relabelled = updateAxes(context, y, counts.any() ? std::optional<XRange>(pad(counts)) : std::nullopt);
+  const int plotWidth = plot.columns * kPixelsPerColumn;
+  for (const auto& line : lines_) {
+    line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks, plotWidth);
+    if (smoothing > 0.0) line->smooth->setPoints(line->trace.smoothed.points, line->trace.smoothed.breaks, plotWidth);
+    else if (line->smooth->stretchCount() > 0) line->smooth->clear();
+  }
+  for (std::size_t b = 0; b < bands_.size(); ++b) {
+    if (bands_[b].area != nullptr) bands_[b].area->setStretches(bandStretches[b]);
+  }
   yAxes_.setLeftOut(log ? nonPositive : 0);
   gestures_->showZoomed(!context.following || manualY_.has_value());
   // Lay the chart out now (new axis labels change the plot area): left to the event loop, it

@@ -1,0 +1,121 @@
+// What a chart's redraw hands Qt Charts, whose cost follows it: points per pixel, a shape worked
+// out once per redraw, and the pens of dense lines (docs/benchmarks.md, issue 32 goal 5).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QtCharts/QChart>
+#include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
+#include <QtTest/QTest>
+
+#include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/model/stat_registry.h>
+#include <livemon/ui/widgets/chart_trace.h>
+#include <livemon/ui/widgets/stat_chart_view.h>
+
+#include "ui_test_support.h"
+
+namespace livemon::ui {
+namespace {
+
+using test::atMs;
+using test::makeSource;
+using test::received;
+
+constexpr double kStart = 1'700'000'000'000.0;
+
+class ChartRedrawCostTest : public ::testing::Test {
+ protected:
+  // `count` windows 10 ms apart from `first` on, a noisy loss with its min and max.
+  std::vector<SeriesId> feed(int first, int count) {
+    IngestBatch batch;
+    for (int i = first; i < first + count; ++i) {
+      const double noise = std::sin(i * 0.37) + 0.5 * std::sin(i * 1.91);
+      auto event = received(source_, Event{"livemon.Stat", atMs(kStart + 10.0 * i),
+                                           {{"loss.mean", 5.0 + noise}, {"loss.min", 4.0 + noise}, {"loss.max", 6.0 + noise}}});
+      converter_.convert(event, batch);
+    }
+    return registry_.apply(batch).newSeries;
+  }
+
+  StatChartView& showChart(const std::vector<SeriesId>& ids) {
+    chart_ = std::make_unique<StatChartView>(QStringLiteral("loss"), registry_, TimeAxisMode::SinceRunStart);
+    for (SeriesId id : ids) chart_->addSeries(id);
+    chart_->resize(600, 300);
+    chart_->show();
+    EXPECT_TRUE(QTest::qWaitForWindowExposed(chart_.get()));
+    return *chart_;
+  }
+
+  static ChartRenderContext context(double maxSeconds, double minSeconds = 0.0) {
+    ChartRenderContext result;
+    result.mode = TimeAxisMode::SinceRunStart;
+    result.x = XRange{minSeconds, maxSeconds};
+    return result;
+  }
+
+  EventConverter converter_;
+  StatRegistry registry_;
+  std::unique_ptr<StatChartView> chart_;
+  const std::shared_ptr<const transport::SourceInfo> source_ = makeSource("train", 100, std::nullopt, kStart);
+};
+
+TEST_F(ChartRedrawCostTest, ALineOfFarMorePointsThanPixelsIsDrawnWithAtMostTwoPointsAPixel) {
+  const std::vector<SeriesId> ids = feed(0, 20000);
+  StatChartView& chart = showChart(ids);
+  ASSERT_TRUE(chart.render(context(200.0), true));
+  const int width = chart.plotRect().width();
+  ASSERT_GT(width, 100);
+  const qsizetype drawn = chart.line(ids[0])->count();
+  // First, min, max and last of each column two pixels wide, and the neighbours either side.
+  EXPECT_LE(drawn, 2 * width + 4);
+  EXPECT_GT(drawn, width / 2);  // still the shape of the noise, not a few points
+}
+
+TEST_F(ChartRedrawCostTest, ADenseLineHasBevelledJoinsAndASparseOneKeepsItsRoundOnes) {
+  std::vector<SeriesId> ids = feed(0, 20000);
+  StatChartView& chart = showChart(ids);
+  ASSERT_TRUE(chart.render(context(200.0), true));
+  const QPen dense = chart.line(ids[0])->pen();
+  EXPECT_EQ(dense.joinStyle(), Qt::BevelJoin);
+  EXPECT_EQ(dense.capStyle(), Qt::FlatCap);
+
+  // Zoomed in on 40 windows: a point every dozen pixels, where a round join shows.
+  ASSERT_TRUE(chart.render(context(100.4, 100.0), true));
+  const QPen sparse = chart.line(ids[0])->pen();
+  EXPECT_EQ(sparse.joinStyle(), Qt::RoundJoin);
+  EXPECT_EQ(sparse.capStyle(), Qt::RoundCap);
+  EXPECT_EQ(sparse.color(), dense.color());
+  EXPECT_EQ(sparse.widthF(), dense.widthF());
+}
+
+TEST_F(ChartRedrawCostTest, AtANewRangeTheLinesAreEmptyWhileTheAxesMoveAndShapedOnceAfter) {
+  std::vector<SeriesId> ids = feed(0, 5000);
+  StatChartView& chart = showChart(ids);
+  ASSERT_TRUE(chart.render(context(50.0), true));
+  QLineSeries* line = chart.line(ids[0]);
+  ASSERT_GT(line->count(), 0);
+  auto* x = qobject_cast<QValueAxis*>(line->attachedAxes().front());
+  ASSERT_NE(x, nullptr);
+  ASSERT_EQ(x->orientation(), Qt::Horizontal);
+
+  // A new range makes Qt work out the shape of every line on the chart again: the redraw empties
+  // the lines first, so only their new points are shaped, once.
+  std::vector<qsizetype> pointsWhileMoving;
+  QObject::connect(x, &QValueAxis::rangeChanged, [&] { pointsWhileMoving.push_back(line->count()); });
+  int replaced = 0;
+  QObject::connect(line, &QXYSeries::pointsReplaced, [&] { ++replaced; });
+  feed(5000, 100);
+  ASSERT_TRUE(chart.render(context(51.0), true));
+  ASSERT_FALSE(pointsWhileMoving.empty());
+  for (qsizetype points : pointsWhileMoving) EXPECT_EQ(points, 0);
+  EXPECT_EQ(replaced, 1);
+  EXPECT_GT(line->count(), 0);
+}
+
+}  // namespace
+}  // namespace livemon::ui
