@@ -232,13 +232,12 @@ void StatSlotSet::collect(uint64_t ended, StatAccumulator& into, QuantileSketch*
                         slot.generation.load(std::memory_order_relaxed) != generation;
     if (!orphan) waitForSlotAdd(slot);
     StatSlotBuffer& buffer = slot.buffers[ended & 1];
-    const int64_t count = buffer.count.load(std::memory_order_relaxed);
-    if (count > 0) {
+    if (const int64_t count = buffer.count(); count > 0) {
       StatAccumulator part = buffer.values;
       part.count = count;
+      part.sum += buffer.otherSum;
       into.merge(part);
-      buffer.values = StatAccumulator{};
-      buffer.count.store(0, std::memory_order_relaxed);
+      buffer.clear();
     }
     if (buffer.sketch && !buffer.sketch->empty()) {
       try {
@@ -248,7 +247,7 @@ void StatSlotSet::collect(uint64_t ended, StatAccumulator& into, QuantileSketch*
       }
       buffer.sketch->clear();
     }
-    if (orphan && slot.buffers[(ended + 1) & 1].count.load(std::memory_order_relaxed) == 0) {
+    if (orphan && slot.buffers[(ended + 1) & 1].count() == 0) {
       it = slots_.erase(it);
     } else {
       ++it;
@@ -259,7 +258,7 @@ void StatSlotSet::collect(uint64_t ended, StatAccumulator& into, QuantileSketch*
 int64_t StatSlotSet::count(uint64_t epoch) const noexcept {
   std::lock_guard lock(mutex_);
   int64_t total = 0;
-  for (const auto& slot : slots_) total += slot->buffers[epoch & 1].count.load(std::memory_order_relaxed);
+  for (const auto& slot : slots_) total += slot->buffers[epoch & 1].count();
   return total;
 }
 

@@ -57,12 +57,31 @@ struct StatAccumulator {
 // Not thread-safe: one owner at a time: its thread, inside an add (sequence number odd), then a
 // close, once every add has moved to the other epoch (see the file comment).
 //
-// One epoch's accumulators in a slot. `count` is atomic (relaxed, plain moves) so that
-// Stat::count() may read it at any time.
+// One epoch's accumulators in a slot. An add carries no count from one add to the next (each
+// such chain through memory costs a store-to-load forwarding): the count follows from the
+// sequence numbers of the buffer's first and last adds, which are consecutive on the slot. The
+// sum alternates between two lanes for the same reason. The sequence numbers are atomic
+// (relaxed: plain moves) so that Stat::count() may read them at any time.
 struct StatSlotBuffer {
-  std::atomic<int64_t> count{0};
-  StatAccumulator values;  // values.count is kept in `count` instead
+  static constexpr uint64_t kEmpty = ~uint64_t{0};
+  std::atomic<uint64_t> firstSeq{kEmpty};
+  std::atomic<uint64_t> lastSeq{0};
+  double otherSum = 0;     // the second lane of the sum, for odd adds
+  StatAccumulator values;  // values.count unused; values.sum the first lane
   std::unique_ptr<QuantileSketch> sketch;  // null without quantiles
+
+  int64_t count() const noexcept {
+    const uint64_t first = firstSeq.load(std::memory_order_relaxed);
+    const uint64_t last = lastSeq.load(std::memory_order_relaxed);
+    // Read while the owner adds, the two may come from different moments: never negative.
+    return first == kEmpty || last < first ? 0 : static_cast<int64_t>((last - first) / 2 + 1);
+  }
+  void clear() noexcept {
+    values = StatAccumulator{};
+    otherSum = 0;
+    lastSeq.store(0, std::memory_order_relaxed);
+    firstSeq.store(kEmpty, std::memory_order_relaxed);
+  }
 };
 
 // Thread-safe: `seq` and `generation` are atomics; the buffers follow StatSlotBuffer's contract.

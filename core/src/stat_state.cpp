@@ -88,10 +88,10 @@ StatState::StatState(std::string name, std::vector<Aggregation> aggregations, st
   }
 }
 
-void StatState::addRest(StatSlot& slot, uint64_t seq, uint64_t epoch, int64_t before, double value) noexcept {
+void StatState::addRest(StatSlot& slot, uint64_t seq, uint64_t epoch, bool first, double value) noexcept {
   StatSlotBuffer& buffer = slot.buffers[epoch & 1];
   StatAccumulator& w = buffer.values;
-  if (before == 0) w.shift = value;
+  if (first) w.shift = value;
   if (wantVariance_) {
     const double d = value - w.shift;
     w.shiftedSum += d;
@@ -101,7 +101,7 @@ void StatState::addRest(StatSlot& slot, uint64_t seq, uint64_t epoch, int64_t be
   if (wantLast_) slots_.storeLast(epoch, value);
   endSlotAdd(slot, seq);
   // The thread's first sample of the window: the window may need its close scheduled.
-  if (before == 0 && !armed_.load(std::memory_order_relaxed)) arm(epoch);
+  if (first && !armed_.load(std::memory_order_relaxed)) arm(epoch);
 }
 
 void StatState::addSlow(double value) noexcept {

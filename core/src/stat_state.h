@@ -46,12 +46,14 @@ class StatState : public std::enable_shared_from_this<StatState> {
     const uint64_t epoch = beginSlotAdd(*slot, seq, slots_.epoch());
     StatSlotBuffer& buffer = slot->buffers[epoch & 1];
     StatAccumulator& w = buffer.values;
-    const int64_t before = buffer.count.load(std::memory_order_relaxed);
-    buffer.count.store(before + 1, std::memory_order_relaxed);
-    w.sum += value;
+    const bool first = buffer.firstSeq.load(std::memory_order_relaxed) == StatSlotBuffer::kEmpty;
+    if (first) [[unlikely]] buffer.firstSeq.store(seq, std::memory_order_relaxed);
+    buffer.lastSeq.store(seq, std::memory_order_relaxed);
+    double& sum = (seq & 2) != 0 ? buffer.otherSum : w.sum;
+    sum += value;
     w.min = value < w.min ? value : w.min;
     w.max = value > w.max ? value : w.max;
-    if (extras_ || before == 0) [[unlikely]] return addRest(*slot, seq, epoch, before, value);
+    if (extras_ || first) [[unlikely]] return addRest(*slot, seq, epoch, first, value);
     endSlotAdd(*slot, seq);
   }
   int64_t count() const noexcept;
@@ -86,7 +88,7 @@ class StatState : public std::enable_shared_from_this<StatState> {
  private:
   // The rest of an add on the calling thread's slot: the variance sums, the quantile sketch, the
   // last value; then, on the thread's first sample of the window, the window's close.
-  void addRest(StatSlot& slot, uint64_t seq, uint64_t epoch, int64_t before, double value) noexcept;
+  void addRest(StatSlot& slot, uint64_t seq, uint64_t epoch, bool first, double value) noexcept;
   void addSlow(double value) noexcept;
   void close(CloseReason reason, std::chrono::steady_clock::time_point deadline) noexcept;
   // Schedules the close of the window of `epoch`, unless one is scheduled or it has ended.
