@@ -8,13 +8,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include "stat_bench_samples.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <vector>
 
 namespace {
@@ -86,27 +87,7 @@ const std::vector<Aggregation> kWithQuantiles = {Aggregation::Mean, Aggregation:
                                                  Aggregation::P90,  Aggregation::P99};
 constexpr int64_t kNoCap = std::numeric_limits<int64_t>::max();
 
-// Step-time-like samples (milliseconds, skewed), so the quantile sketch sees a realistic spread.
-const std::vector<double>& samples() {
-  static const std::vector<double> values = [] {
-    std::mt19937_64 rng(3);
-    std::gamma_distribution<double> dist(9, 12);
-    std::vector<double> out(4096);
-    for (double& v : out) v = dist(rng);
-    return out;
-  }();
-  return values;
-}
-
-template <typename StatT>
-void addLoop(benchmark::State& state, StatT& stat) {
-  const auto& values = samples();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * 977;
-  for (auto _ : state) {
-    stat.add(values[i++ & 4095]);
-  }
-  state.SetItemsProcessed(state.iterations());
-}
+using livemon::bench::addLoop;
 
 void BM_Reference_Add_Basic(benchmark::State& state) {
   static TorchReferenceStat* stat = nullptr;

@@ -11,36 +11,17 @@
 
 #include <benchmark/benchmark.h>
 
+#include "stat_bench_samples.h"
+
 #include <chrono>
 #include <limits>
-#include <random>
 #include <vector>
 
 namespace {
 
 using namespace std::chrono_literals;
 
-// Step-time-like samples, as in stat_bench.cpp.
-const std::vector<double>& samples() {
-  static const std::vector<double> values = [] {
-    std::mt19937_64 rng(3);
-    std::gamma_distribution<double> dist(9, 12);
-    std::vector<double> out(4096);
-    for (double& v : out) v = dist(rng);
-    return out;
-  }();
-  return values;
-}
-
-template <typename StatT>
-void addLoop(benchmark::State& state, StatT& stat) {
-  const auto& values = samples();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * 977;
-  for (auto _ : state) {
-    stat.add(values[i++ & 4095]);
-  }
-  state.SetItemsProcessed(state.iterations());
-}
+using livemon::bench::addLoop;
 
 // The same five aggregations on both sides; windows of 1 s, so windows close during the run.
 void BM_Torch_Add_Basic(benchmark::State& state) {
