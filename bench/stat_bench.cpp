@@ -8,13 +8,14 @@
 
 #include <benchmark/benchmark.h>
 
+#include "stat_bench_samples.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <limits>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <vector>
 
 namespace {
@@ -86,27 +87,7 @@ const std::vector<Aggregation> kWithQuantiles = {Aggregation::Mean, Aggregation:
                                                  Aggregation::P90,  Aggregation::P99};
 constexpr int64_t kNoCap = std::numeric_limits<int64_t>::max();
 
-// Step-time-like samples (milliseconds, skewed), so the quantile sketch sees a realistic spread.
-const std::vector<double>& samples() {
-  static const std::vector<double> values = [] {
-    std::mt19937_64 rng(3);
-    std::gamma_distribution<double> dist(9, 12);
-    std::vector<double> out(4096);
-    for (double& v : out) v = dist(rng);
-    return out;
-  }();
-  return values;
-}
-
-template <typename StatT>
-void addLoop(benchmark::State& state, StatT& stat) {
-  const auto& values = samples();
-  std::size_t i = static_cast<std::size_t>(state.thread_index()) * 977;
-  for (auto _ : state) {
-    stat.add(values[i++ & 4095]);
-  }
-  state.SetItemsProcessed(state.iterations());
-}
+using livemon::bench::addLoop;
 
 void BM_Reference_Add_Basic(benchmark::State& state) {
   static TorchReferenceStat* stat = nullptr;
@@ -130,11 +111,20 @@ void BM_Livemon_Add_Quantiles(benchmark::State& state) {
   addLoop(state, *stat);
 }
 
+// With maxSamples the window needs one count across threads, so add takes the Stat's spin lock
+// (the algorithm before per-thread slots). The cap is never reached here.
+void BM_Livemon_Add_Capped(benchmark::State& state) {
+  static livemon::Stat* stat = nullptr;
+  if (state.thread_index() == 0) stat = new livemon::Stat("bench.capped", kBasic, 1s, int64_t{1} << 62);
+  addLoop(state, *stat);
+}
+
 // The statics above are deliberately leaked: a Stat in use by a benchmark thread must outlive
 // the run, and the window thread may still close one of their windows.
 BENCHMARK(BM_Reference_Add_Basic)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Livemon_Add_Basic)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_Livemon_Add_Quantiles)->Threads(1)->UseRealTime();
+BENCHMARK(BM_Livemon_Add_Capped)->Threads(1)->Threads(2)->UseRealTime();
 
 void BM_LogEvent(benchmark::State& state) {
   std::atomic<int64_t> seen{0};

@@ -56,6 +56,13 @@ std::optional<std::chrono::steady_clock::time_point> windowEnd(std::chrono::stea
       milliseconds(endMs)));
 }
 
+bool anyQuantile(const std::vector<Aggregation>& aggregations) {
+  for (Aggregation aggregation : aggregations) {
+    if (isQuantile(aggregation)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 StatState::StatState(std::string name, std::vector<Aggregation> aggregations, std::chrono::milliseconds windowSize,
@@ -64,37 +71,61 @@ StatState::StatState(std::string name, std::vector<Aggregation> aggregations, st
       aggregations_(validated(name_, std::move(aggregations), windowSize, maxSamples)),
       maxSamples_(maxSamples),
       clock_(clock),
+      perThread_(maxSamples == std::numeric_limits<int64_t>::max()),
+      slots_(anyQuantile(aggregations_)),
       windowMs_(windowSize.count()) {
   for (Aggregation aggregation : aggregations_) {
     keys_.push_back(name_ + "." + std::string(aggregationName(aggregation)));
     last_[aggregation] = 0.0;
     wantVariance_ = wantVariance_ || aggregation == Aggregation::Stddev;
     wantQuantiles_ = wantQuantiles_ || isQuantile(aggregation);
+    wantLast_ = wantLast_ || aggregation == Aggregation::Value;
   }
+  extras_ = wantVariance_ || wantQuantiles_ || wantLast_;
   if (wantQuantiles_) {
     sketch_ = std::make_unique<QuantileSketch>();
     spare_ = std::make_unique<QuantileSketch>();
   }
 }
 
-void StatState::add(double value) noexcept {
+void StatState::addRest(StatSlot& slot, uint64_t seq, uint64_t epoch, bool first, double value) noexcept {
+  StatSlotBuffer& buffer = slot.buffers[epoch & 1];
+  StatAccumulator& w = buffer.values;
+  if (first) w.shift = value;
+  if (wantVariance_) {
+    const double d = value - w.shift;
+    w.shiftedSum += d;
+    w.shiftedSquares += d * d;
+  }
+  if (wantQuantiles_) buffer.sketch->add(value);
+  if (wantLast_) slots_.storeLast(epoch, value);
+  endSlotAdd(slot, seq);
+  // The thread's first sample of the window: the window may need its close scheduled.
+  if (first && !armed_.load(std::memory_order_relaxed)) arm(epoch);
+}
+
+void StatState::addSlow(double value) noexcept {
+  if (perThread_ && slots_.makeMine(weak_from_this()) != nullptr) {
+    add(value);  // now on the new slot
+    return;
+  }
   bool needArm = false;
   bool reachedCap = false;
+  uint64_t epoch = 0;
   lock_.lock();
   if (capped_) [[unlikely]] {
     lock_.unlock();
     dropped_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  Window& w = open_;
-  if (w.count == 0) [[unlikely]] {
+  StatAccumulator& w = open_;
+  if (w.count == 0) {
     w.shift = value;
-    needArm = !armed_;
-    armed_ = true;
+    needArm = true;
   }
+  epoch = slots_.epoch().load(std::memory_order_relaxed);  // advanced only under lock_
   ++w.count;
   w.sum += value;
-  w.last = value;
   w.min = value < w.min ? value : w.min;
   w.max = value > w.max ? value : w.max;
   if (wantVariance_) {
@@ -103,23 +134,27 @@ void StatState::add(double value) noexcept {
     w.shiftedSquares += d * d;
   }
   if (wantQuantiles_) sketch_->add(value);
+  if (wantLast_) slots_.storeLast(epoch, value);
   if (w.count >= maxSamples_) [[unlikely]] {
     capped_ = true;
     reachedCap = true;
   }
   lock_.unlock();
-  if (needArm) [[unlikely]] arm();
+  if (needArm && !armed_.load(std::memory_order_relaxed)) arm(epoch);
   if (reachedCap) [[unlikely]] close(CloseReason::Cap);
 }
 
-void StatState::arm() noexcept {
-  if (auto end = windowEnd(clock_.now(), windowSize())) {
-    {
-      std::lock_guard lock(lock_);
-      armedDeadline_ = *end;
-    }
-    clock_.scheduler().schedule(weak_from_this(), *end);
+void StatState::arm(uint64_t epoch) noexcept {
+  const auto end = windowEnd(clock_.now(), windowSize());
+  {
+    std::lock_guard lock(lock_);
+    if (armed_.load(std::memory_order_relaxed) || slots_.epoch().load(std::memory_order_relaxed) != epoch) return;
+    armed_.store(true, std::memory_order_relaxed);
+    // A window too long to end on the clock closes only on flush or destruction.
+    if (!end) return;
+    armedDeadline_ = *end;
   }
+  clock_.scheduler().schedule(weak_from_this(), *end);
 }
 
 void StatState::setWindowSize(std::chrono::milliseconds size) noexcept {
@@ -128,15 +163,22 @@ void StatState::setWindowSize(std::chrono::milliseconds size) noexcept {
     if (windowMs_.load(std::memory_order_relaxed) == size.count()) return;
     windowMs_.store(size.count(), std::memory_order_relaxed);
     // The close scheduled for the old window's end is ignored; the next add schedules its own.
-    armed_ = false;
+    armed_.store(false, std::memory_order_relaxed);
     armedDeadline_ = {};
   }
   close(CloseReason::Flush);
 }
 
 int64_t StatState::count() const noexcept {
-  std::lock_guard lock(lock_);
-  return capped_ ? 0 : open_.count;
+  int64_t locked = 0;
+  uint64_t epoch = 0;
+  {
+    std::lock_guard lock(lock_);
+    if (capped_) return 0;
+    locked = open_.count;
+    epoch = slots_.epoch().load(std::memory_order_relaxed);
+  }
+  return perThread_ ? locked + slots_.count(epoch) : locked;
 }
 
 std::map<Aggregation, double> StatState::get() const {
@@ -146,17 +188,20 @@ std::map<Aggregation, double> StatState::get() const {
 
 void StatState::close(CloseReason reason, std::chrono::steady_clock::time_point deadline) noexcept {
   std::unique_lock closing(closeMutex_);
-  Window closed;
+  StatAccumulator closed;
+  uint64_t ended = 0;
   {
     std::lock_guard lock(lock_);
-    if (reason == CloseReason::Scheduled && (!armed_ || deadline != armedDeadline_)) return;
+    if (reason == CloseReason::Scheduled && (!armed_.load(std::memory_order_relaxed) || deadline != armedDeadline_)) {
+      return;
+    }
     closed = open_;
-    open_ = Window{};
+    open_ = StatAccumulator{};
     if (wantQuantiles_) std::swap(sketch_, spare_);
     switch (reason) {
       case CloseReason::Scheduled:
         capped_ = false;
-        armed_ = false;
+        armed_.store(false, std::memory_order_relaxed);
         break;
       case CloseReason::Flush:
         capped_ = false;
@@ -165,14 +210,16 @@ void StatState::close(CloseReason reason, std::chrono::steady_clock::time_point 
       case CloseReason::Destroy:
         break;
     }
+    ended = slots_.advanceEpoch();
   }
+  if (perThread_) slots_.collect(ended, closed, spare_.get());
   if (closed.count == 0) {
     if (spare_) spare_->clear();
     return;
   }
   Event event;
   try {
-    std::map<Aggregation, double> values = compute(closed, spare_.get());
+    std::map<Aggregation, double> values = compute(closed, slots_.last(ended), spare_.get());
     if (spare_) spare_->clear();
     event.name = std::string(kStatEventName);
     event.timestamp = clock_.wallNow();
@@ -191,14 +238,15 @@ void StatState::close(CloseReason reason, std::chrono::steady_clock::time_point 
   logEvent(std::move(event));
 }
 
-std::map<Aggregation, double> StatState::compute(const Window& w, const QuantileSketch* sketch) const {
+std::map<Aggregation, double> StatState::compute(const StatAccumulator& w, double last,
+                                                 const QuantileSketch* sketch) const {
   const double n = static_cast<double>(w.count);
   const bool anyNumber = w.min <= w.max;  // false when every sample was NaN
   std::map<Aggregation, double> values;
   for (Aggregation aggregation : aggregations_) {
     double v = 0;
     switch (aggregation) {
-      case Aggregation::Value: v = w.last; break;
+      case Aggregation::Value: v = last; break;
       case Aggregation::Mean: v = w.sum / n; break;
       case Aggregation::Count: v = n; break;
       case Aggregation::Sum: v = w.sum; break;

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <thread>
 
 using namespace std::chrono_literals;
 using livemon::Aggregation;
@@ -132,6 +133,59 @@ int forkChild() {
   return childOk ? 0 : 5;
 }
 
+// Forks while another thread has samples in the open window (in its own slot) and is still
+// alive: the child, which has no such thread, logs them once with its own, and its thread goes
+// on adding; the parent's window is untouched by the child's.
+int forkMidWindow() {
+  std::mutex mutex;
+  std::condition_variable changed;
+  int phase = 0;  // 1: the helper added, 2: the helper may finish; guarded by mutex
+  double childCount = -1;
+  livemon::registerEventHandler([&](const Event& e) {
+    if (auto it = e.data.find("probe.shared.count"); it != e.data.end()) {
+      std::printf("count %g\n", std::get<double>(it->second));
+      std::fflush(stdout);
+      childCount = std::get<double>(it->second);
+    }
+  });
+  Stat shared("probe.shared", {Aggregation::Count}, 1h);
+  std::thread helper([&] {
+    for (int i = 0; i < 10; ++i) shared.add(1);
+    std::unique_lock lock(mutex);
+    phase = 1;
+    changed.notify_all();
+    changed.wait(lock, [&] { return phase == 2; });
+  });
+  {
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return phase == 1; });
+  }
+  for (int i = 0; i < 5; ++i) shared.add(1);
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    shared.add(1);
+    shared.flush();  // 10 + 5 + 1
+    const bool first = childCount == 16;
+    shared.add(1);
+    shared.add(1);
+    shared.flush();  // the inherited slot is not logged again
+    _exit(first && childCount == 2 ? 0 : 4);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  const bool childOk = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  {
+    std::lock_guard lock(mutex);
+    phase = 2;
+    changed.notify_all();
+  }
+  helper.join();
+  shared.flush();  // the parent's own 15
+  std::printf("child %s\n", childOk ? "ok" : "failed");
+  return childOk ? 0 : 5;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -141,6 +195,7 @@ int main(int argc, char** argv) {
   if (mode == "exit-with-range-stats") return exitWithRangeStats();
   if (mode == "exit-during-handler") return exitDuringHandler();
   if (mode == "fork") return forkChild();
-  std::fprintf(stderr, "usage: core_process_probe lazy-thread|exit-with-live-stats|exit-with-range-stats|exit-during-handler|fork\n");
+  if (mode == "fork-mid-window") return forkMidWindow();
+  std::fprintf(stderr, "usage: core_process_probe lazy-thread|exit-with-live-stats|exit-with-range-stats|exit-during-handler|fork|fork-mid-window\n");
   return 2;
 }

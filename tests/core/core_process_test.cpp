@@ -103,4 +103,15 @@ TEST(CoreProcessTest, ForkedChildClosesItsOwnWindows) {
   EXPECT_EQ(r.output, "child ok\n");
 }
 
+TEST(CoreProcessTest, ForkedChildLogsAnotherThreadsOpenSamplesOnce) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer cannot start threads after a multi-threaded fork; the other builds test this";
+#endif
+  const ProbeResult r = runProbe("fork-mid-window", 30s);
+  ASSERT_TRUE(r.finished) << r.output;
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  // The child's two windows (16, then 2) print in the child, the parent's (15) after it ends.
+  EXPECT_EQ(r.output, "count 16\ncount 2\ncount 15\nchild ok\n");
+}
+
 }  // namespace

@@ -84,15 +84,18 @@ void expectLogs(const ForkLogs& logs, const std::string& parent, const std::stri
 // Each scenario runs in a death-test child, which ends with finish().
 [[noreturn]] void stagesDecideTheOrder() {
   // Registered out of order: the stages decide, not the order of registration.
-  const bool ok = registerForkHooks(ForkStage::EventHandlers, hooksOf<2>()) &&
-                  registerForkHooks(ForkStage::ZmqContext, hooksOf<4>()) &&
+  const bool ok = registerForkHooks(ForkStage::EventHandlers, hooksOf<3>()) &&
+                  registerForkHooks(ForkStage::ZmqContext, hooksOf<5>()) &&
                   registerForkHooks(ForkStage::WindowThread, hooksOf<0>()) &&
-                  registerForkHooks(ForkStage::PythonHandlers, hooksOf<3>()) &&
-                  registerForkHooks(ForkStage::Ranges, hooksOf<1>());
+                  registerForkHooks(ForkStage::PythonHandlers, hooksOf<4>()) &&
+                  registerForkHooks(ForkStage::Ranges, hooksOf<2>()) &&
+                  registerForkHooks(ForkStage::StatSlots, hooksOf<1>());
   if (!ok) finish(false, "a registration failed");
-  expectLogs(forkAndLog(), " p0 p1 p2 p3 p4 a4 a3 a2 a1 a0", " p0 p1 p2 p3 p4 c4 c3 c2 c1 c0");
+  const std::string parent = " p0 p1 p2 p3 p4 p5 a5 a4 a3 a2 a1 a0";
+  const std::string child = " p0 p1 p2 p3 p4 p5 c5 c4 c3 c2 c1 c0";
+  expectLogs(forkAndLog(), parent, child);
   // And at every fork, not only the first.
-  expectLogs(forkAndLog(), " p0 p1 p2 p3 p4 a4 a3 a2 a1 a0", " p0 p1 p2 p3 p4 c4 c3 c2 c1 c0");
+  expectLogs(forkAndLog(), parent, child);
   finish(true, "");
 }
 
@@ -130,7 +133,7 @@ void registerRangesLate() noexcept {
 }
 
 TEST(ForkHooks, PrepareRunsInStageOrderAndParentAndChildInReverse) {
-  static_assert(kForkStages == 5);
+  static_assert(kForkStages == 6);
   EXPECT_EXIT(stagesDecideTheOrder(), ::testing::ExitedWithCode(0), "");
 }
 

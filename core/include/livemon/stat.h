@@ -46,8 +46,12 @@ class Stat {
   Stat(const Stat&) = delete;
   Stat& operator=(const Stat&) = delete;
 
-  // Adds a sample to the open window. Never blocks on I/O, never allocates unless the quantile
-  // sketch must grow to a new range of magnitudes, never throws.
+  // Adds a sample to the open window. Never blocks on I/O or on a lock (each thread writes its own
+  // accumulators, merged when the window closes; a Stat with maxSamples takes a short lock for its
+  // shared count), never throws. Allocates only on a thread's first add to this Stat and when the
+  // quantile sketch must grow to a new range of magnitudes. Samples of a thread that exits are
+  // logged with the window they were added in. With Aggregation::Value, of adds made at the same
+  // moment on several threads any one may be the window's last.
   void add(double value) noexcept;
 
   // Samples in the open window (0 right after a window closed or reached maxSamples).

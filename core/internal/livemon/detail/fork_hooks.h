@@ -17,6 +17,9 @@ enum class ForkStage : unsigned {
   // core: holds the Stat window thread between two closes. First, because a close in progress
   // logs through every stage below (ranges, Python handlers, the handler list).
   WindowThread,
+  // core: only a child hook, on the thread that forked: its Stat slots (stat_slots.h) belong to
+  // the child's process; the other threads' are inherited, to be merged and freed.
+  StatSlots,
   // core: the range registry (names, thread buffers, the profiler slot) and its clock.
   Ranges,
   // core: the list of event handlers.
@@ -28,7 +31,7 @@ enum class ForkStage : unsigned {
   // thread that WindowThread's child hook restarts logs to the publishers).
   ZmqContext,
 };
-inline constexpr unsigned kForkStages = 5;
+inline constexpr unsigned kForkStages = 6;
 
 using ForkHook = void (*)() noexcept;
 
