@@ -4,12 +4,11 @@
 // the same status and reason for the same bytes; a view is lent only for a message that decodes,
 // once, and everything it lends lies inside the topic and payload frames; its owning copy is the
 // message decodeMessage decoded.
-#include <cstring>
-
 #include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/wire_format.h>
 
 #include "fuzz_support.h"
+#include "wire_equality.h"
 
 namespace {
 
@@ -18,26 +17,6 @@ using namespace livemon::transport;
 
 bool within(std::string_view part, std::string_view frame) {
   return part.empty() || (part.data() >= frame.data() && part.data() + part.size() <= frame.data() + frame.size());
-}
-
-bool sameValue(const DataValue& a, const DataValue& b) {
-  if (a.index() != b.index()) return false;
-  if (const double* x = std::get_if<double>(&a)) {
-    const double y = std::get<double>(b);
-    return std::memcmp(x, &y, sizeof y) == 0;
-  }
-  return a == b;
-}
-
-bool sameEvent(const Event& a, const Event& b) {
-  if (a.name != b.name || a.timestamp != b.timestamp || a.step != b.step || a.data.size() != b.data.size()) {
-    return false;
-  }
-  for (const auto& field : a.data) {
-    const auto other = b.data.find(field.first);
-    if (other == b.data.end() || !sameValue(field.second, other->second)) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -68,7 +47,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
             LIVEMON_FUZZ_CHECK(within(field.key, payload));
             if (const auto* text = std::get_if<std::string_view>(&field.value)) LIVEMON_FUZZ_CHECK(within(*text, payload));
           }
-          LIVEMON_FUZZ_CHECK(sameEvent(batch[e].toEvent(), owned.events[e]));
+          LIVEMON_FUZZ_CHECK(fuzz::sameEvent(batch[e].toEvent(), owned.events[e]));
         }
       },
       &viewError);

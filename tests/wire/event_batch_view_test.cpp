@@ -6,13 +6,14 @@
 
 #include <gtest/gtest.h>
 
-#include <cstring>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include <livemon/detail/msgpack_writer.h>
 #include <livemon/detail/wire_codec.h>
+
+#include "wire_equality.h"
 
 namespace livemon::transport {
 namespace {
@@ -49,42 +50,6 @@ std::vector<Event> sampleEvents() {
   return events;
 }
 
-bool sameValue(const DataValue& a, const DataValue& b) {
-  if (a.index() != b.index()) return false;
-  if (const double* x = std::get_if<double>(&a)) {
-    const double y = std::get<double>(b);
-    return std::memcmp(x, &y, sizeof y) == 0;
-  }
-  return a == b;
-}
-
-// Equality where a NaN equals the same NaN: corrupted bytes decode to any double.
-::testing::AssertionResult sameMessage(const WireMessage& a, const WireMessage& b) {
-  if (a.kind != b.kind || a.source != b.source || a.sequence != b.sequence || a.name != b.name ||
-      a.history != b.history || a.events.size() != b.events.size()) {
-    return ::testing::AssertionFailure() << "headers differ";
-  }
-  if (a.kind != MessageKind::Events &&
-      (a.counters.timestamp != b.counters.timestamp || a.counters.interval != b.counters.interval ||
-       a.counters.published != b.counters.published || a.counters.dropped != b.counters.dropped)) {
-    return ::testing::AssertionFailure() << "counters differ";
-  }
-  for (std::size_t e = 0; e < a.events.size(); ++e) {
-    const Event& x = a.events[e];
-    const Event& y = b.events[e];
-    if (x.name != y.name || x.timestamp != y.timestamp || x.step != y.step || x.data.size() != y.data.size()) {
-      return ::testing::AssertionFailure() << "event " << e << " differs";
-    }
-    for (const auto& field : x.data) {
-      const auto other = y.data.find(field.first);
-      if (other == y.data.end() || !sameValue(field.second, other->second)) {
-        return ::testing::AssertionFailure() << "event " << e << " field " << field.first << " differs";
-      }
-    }
-  }
-  return ::testing::AssertionSuccess();
-}
-
 // Decodes with both; they must agree on the status, the message, and (with `error`) the reason.
 void expectAgreement(std::string_view topic, std::string_view payload, const std::string& what) {
   WireMessage owned;
@@ -105,7 +70,7 @@ void expectAgreement(std::string_view topic, std::string_view payload, const std
   EXPECT_EQ(viewError, ownedError) << what;
   EXPECT_EQ(calls, ownedStatus == DecodeStatus::Ok ? 1 : 0) << what;
   if (ownedStatus == DecodeStatus::Ok) {
-    EXPECT_TRUE(sameMessage(viewed, owned)) << what;
+    EXPECT_TRUE(fuzz::sameMessage(viewed, owned)) << what;
   }
 }
 

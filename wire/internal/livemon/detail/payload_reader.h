@@ -41,7 +41,8 @@ using RawValue = std::variant<std::string_view, double, int64_t, bool>;
 // Reads a "src" map into `source`, reusing its strings' memory.
 void readSource(MsgpackReader& reader, const WireLimits& limits, SourceInfo& source);
 
-// The header of a payload as read: everything but the events, which go to the Sink.
+// Thread-safety: a plain value type. The header of a payload as read: everything but the
+// events, which go to the Sink.
 struct PayloadHeader {
   WireMessage& message;  // kind, source, sequence, counters, history (not name nor events)
   std::string_view name;  // in the payload
