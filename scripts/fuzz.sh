@@ -2,7 +2,7 @@
 # Runs livemon's fuzz targets for as long as asked, one after the other:
 #   scripts/fuzz.sh TARGET|all [SECONDS] [-- LIBFUZZER_OPTION...]
 # TARGET: wire_decoder, subscriber, recording, time_bound, alert_rule, history_protocol, history_exchange,
-# curve_certificate or relay_capture; SECONDS per target (default 60).
+# curve_certificate, relay_capture or view_decoder; SECONDS per target (default 60).
 # Builds the fuzz build (build-fuzz, clang) when needed and writes fresh seeds. What the fuzzer
 # learns is kept in .cache/fuzz/TARGET (so the next run starts from there), crashing inputs in
 # .cache/fuzz/artifacts/TARGET/. At the end it prints each target's executions and coverage.
@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
-targets_all=(wire_decoder subscriber recording time_bound alert_rule history_protocol history_exchange curve_certificate relay_capture)
+targets_all=(wire_decoder subscriber recording time_bound alert_rule history_protocol history_exchange curve_certificate relay_capture view_decoder)
 usage() {
   echo "usage: scripts/fuzz.sh TARGET|all [SECONDS] [-- LIBFUZZER_OPTION...]" >&2
   echo "targets: ${targets_all[*]}" >&2

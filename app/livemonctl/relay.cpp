@@ -122,18 +122,18 @@ int relay(const RelayCommandOptions& options, const std::atomic<bool>& stop, std
   }
   relayOptions.curve = options.curve;
   relayOptions.curveAllowPublish = options.curveAllowPublish;
-  if (recorder || metrics || options.onMessage) {
+  if (recorder || metrics) {
     // Runs on the relay's worker thread; the recorder is touched here only until relay.stop().
-    relayOptions.onRawMessage = [&recorder, &metrics, &options, &tellArchive](
-                                    std::string_view topic, std::string_view payload, const transport::WireMessage& message) {
+    // Neither keeps events, so they read the message borrowed, not decoded into Events.
+    relayOptions.onBatch = [&recorder, &metrics, &tellArchive](const transport::EventBatchView& batch) {
       if (recorder) {
-        recorder->write(topic, payload, message);
+        recorder->write(batch);
         tellArchive();
       }
-      if (metrics) metrics->observe(message);
-      if (options.onMessage) options.onMessage(topic, message);
+      if (metrics) metrics->observe(batch);
     };
   }
+  if (options.onMessage) relayOptions.onMessage = options.onMessage;
   transport::Relay relay(relayOptions);
 
   commandMessage(out, kCommand) << "publishers connect to " << relay.listenEndpoint() << ", subscribers to "

@@ -124,32 +124,31 @@ RelayRecorder::OpenFile* RelayRecorder::fileFor(const std::string& run) {
   return &open_.emplace(run, open(runFileStem(run))).first->second;
 }
 
-void RelayRecorder::write(std::string_view topic, std::string_view payload, const transport::WireMessage& message) {
-  if (closed_ || message.kind != transport::MessageKind::Events || message.events.empty()) return;
+void RelayRecorder::write(const transport::EventBatchView& batch) {
+  if (closed_ || batch.kind() != transport::MessageKind::Events || batch.empty()) return;
   OpenFile* file = nullptr;
   try {
     closeIdle();
-    file = fileFor(message.source.run);
+    file = fileFor(batch.source().run);
     if (file == nullptr) {
-      unrecorded_ += message.events.size();
+      unrecorded_ += batch.size();
       return;
     }
     // The message as it arrived, one MCAP message per wire message (docs/recording-format.md).
-    const bool written = file->writer->write(topic, static_cast<uint64_t>(transport::toWireTime(clock_.wallNow())),
-                                             static_cast<uint64_t>(transport::toWireTime(message.events.front().timestamp)),
-                                             payload);
-    (written ? events_ : dropped_) += message.events.size();
-    if (written && file == &sharedFile_) shared_ += message.events.size();
+    const bool written = file->writer->write(batch.topic(), static_cast<uint64_t>(transport::toWireTime(clock_.wallNow())),
+                                             static_cast<uint64_t>(batch[0].timestampNs()), batch.payload());
+    (written ? events_ : dropped_) += batch.size();
+    if (written && file == &sharedFile_) shared_ += batch.size();
     file->writtenAt = clock_.now();
     file->writer->flushIfDue();
   } catch (const transport::RecordingError& error) {
     failure_ = error.what();
-    unrecorded_ += message.events.size();
+    unrecorded_ += batch.size();
     // The file keeps what reached its last chunk; a new one is tried after retryAfter.
     if (file == &sharedFile_) {
       sharedFile_.writer.reset();
     } else if (file != nullptr) {
-      open_.erase(message.source.run);
+      open_.erase(batch.source().run);
     }
     retryAt_ = clock_.now() + options_.retryAfter;
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <livemon/clock.h>
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/recording.h>
 #include <livemon/transport/wire_format.h>
 
@@ -67,8 +68,8 @@ class RelayRecorder {
   RelayRecorder(const RelayRecorder&) = delete;
   RelayRecorder& operator=(const RelayRecorder&) = delete;
 
-  // `payload` is the message's payload frame as it arrived, `message` the same decoded.
-  void write(std::string_view topic, std::string_view payload, const transport::WireMessage& message);
+  // The message borrowed (`batch.payload()` is its payload frame as it arrived, stored as it is).
+  void write(const transport::EventBatchView& batch);
   // Closes every file; later writes do nothing.
   void close();
 

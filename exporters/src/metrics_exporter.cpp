@@ -131,7 +131,16 @@ struct MetricsExporter::State final : prometheus::Collectable {
                      source.rank ? std::to_string(*source.rank) : std::string(), source.instanceId};
   }
   std::map<SourceKey, Source>::iterator addSourceLocked(const SourceKey& key, std::chrono::steady_clock::time_point now);
-  void observeLocked(const SourceKey& key, const Event& event, std::chrono::steady_clock::time_point now);
+  // `forEachField(visit)` calls visit(std::string_view key, std::optional<double> number) for
+  // each field of the event named `name`: an owning Event's or a borrowed EventView's.
+  template <typename ForEachField>
+  void observeLocked(const SourceKey& key, std::string_view name, ForEachField&& forEachField,
+                     std::chrono::steady_clock::time_point now);
+  void observeLocked(const SourceKey& key, const Event& event, std::chrono::steady_clock::time_point now) {
+    observeLocked(key, event.name, [&event](const auto& visit) {
+      for (const auto& field : event.data) visit(std::string_view(field.first), numericValue(field.second));
+    }, now);
+  }
   void touchLocked(const SourceInfo& source, std::chrono::steady_clock::time_point now);
   void expireLocked(std::chrono::steady_clock::time_point now) const;
 
@@ -164,20 +173,20 @@ MetricsExporter::State::addSourceLocked(const SourceKey& key, std::chrono::stead
   return sources.emplace(key, Source{now, std::move(labels), {}}).first;
 }
 
-void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& event,
+template <typename ForEachField>
+void MetricsExporter::State::observeLocked(const SourceKey& key, std::string_view eventName, ForEachField&& forEachField,
                                            std::chrono::steady_clock::time_point now) {
   ++counters.events;
   auto found = sources.find(key);
   if (found != sources.end()) found->second.lastSeen = now;
-  if (!isStatEventName(event.name)) return;
+  if (!isStatEventName(eventName)) return;
   std::string seriesKey;
-  for (const auto& [field, value] : event.data) {
-    const std::optional<double> number = numericValue(value);
-    if (!number || field == kStepKey) continue;
+  forEachField([&](std::string_view field, std::optional<double> number) {
+    if (!number || field == kStepKey) return;
     const std::size_t dot = field.rfind('.');
-    if (dot == std::string::npos || dot == 0 || dot + 1 == field.size()) {
+    if (dot == std::string_view::npos || dot == 0 || dot + 1 == field.size()) {
       ++counters.malformedKeys;
-      continue;
+      return;
     }
     seriesKey.assign(labelValue(std::string_view(field).substr(0, dot), options.maxLabelBytes)).push_back('\0');
     seriesKey.append(labelValue(std::string_view(field).substr(dot + 1), options.maxLabelBytes));
@@ -186,17 +195,17 @@ void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& ev
       if (series != found->second.series.end()) {
         series->second.value = *number;
         ++counters.statValues;
-        continue;
+        return;
       }
       if (found->second.series.size() >= options.maxSeriesPerSource) {
         ++counters.seriesDropped;
         ++counters.seriesDroppedSourceCap;
-        continue;
+        return;
       }
     }
     if (seriesCount >= options.maxSeries) {
       ++counters.seriesDropped;
-      continue;
+      return;
     }
     if (found == sources.end()) found = addSourceLocked(key, now);
     auto name = std::make_shared<const SeriesName>(SeriesName{seriesKey});
@@ -204,7 +213,7 @@ void MetricsExporter::State::observeLocked(const SourceKey& key, const Event& ev
     found->second.series.emplace(view, Series{std::move(name), *number});
     ++seriesCount;
     ++counters.statValues;
-  }
+  });
 }
 
 // A goodbye counts as a last message: the values stay forgetAfter for the scrapes after it.
@@ -398,6 +407,29 @@ void MetricsExporter::observe(const WireMessage& message) {
   std::lock_guard lock(state.mutex);
   const auto now = state.clock.now();
   for (const Event& event : message.events) state.observeLocked(key, event, now);
+  if (now - state.lastExpiry >= kExpiryInterval) state.expireLocked(now);
+}
+
+void MetricsExporter::observe(const EventBatchView& batch) {
+  State& state = *state_;
+  if (batch.kind() != MessageKind::Events) {
+    if (batch.kind() == MessageKind::Goodbye) sourceGone(batch.source());
+    else sourceAlive(batch.source());
+    return;
+  }
+  State::SourceKey key = state.keyOf(batch.source());
+  std::lock_guard lock(state.mutex);
+  const auto now = state.clock.now();
+  for (const EventView& event : batch) {
+    state.observeLocked(key, event.name(), [&event](const auto& visit) {
+      for (const FieldView& field : event.fields()) {
+        std::optional<double> number;
+        if (const double* d = std::get_if<double>(&field.value)) number = *d;
+        if (const int64_t* i = std::get_if<int64_t>(&field.value)) number = static_cast<double>(*i);
+        visit(field.key, number);
+      }
+    }, now);
+  }
   if (now - state.lastExpiry >= kExpiryInterval) state.expireLocked(now);
 }
 

@@ -18,6 +18,7 @@ MetricsExporter::MetricsExporter(Options) {
 MetricsExporter::~MetricsExporter() = default;
 void MetricsExporter::observe(const SourceInfo&, const Event&) {}
 void MetricsExporter::observe(const WireMessage&) {}
+void MetricsExporter::observe(const EventBatchView&) {}
 void MetricsExporter::observe(const ReceivedEvent&) {}
 void MetricsExporter::observe(const SourceChange&) {}
 void MetricsExporter::sourceAlive(const SourceInfo&) {}

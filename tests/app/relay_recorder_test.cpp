@@ -39,12 +39,16 @@ WireMessage message(uint64_t sequence, std::size_t events, std::size_t bytesEach
   return m;
 }
 
-// Hands `m` to the recorder as the relay does: its topic, its payload as it arrived, decoded.
+// Hands `m` to the recorder as the relay does: its topic and payload as they arrived, borrowed.
 void write(RelayRecorder& recorder, std::string_view topic, const WireMessage& m) {
   const std::string payload = m.kind == transport::MessageKind::Events
                                   ? transport::encodeEventsPayload(m.source, m.sequence, m.name, m.events)
                                   : transport::encodeHeartbeatPayload(m.kind, m.source, m.sequence, m.counters);
-  recorder.write(topic, payload, m);
+  transport::EventBatchDecoder decoder;
+  std::string error;
+  const transport::DecodeStatus status =
+      decoder.decode(topic, payload, [&](const transport::EventBatchView& batch) { recorder.write(batch); }, &error);
+  EXPECT_EQ(status, transport::DecodeStatus::Ok) << error;
 }
 
 // Events in `path`, each decoded back with its source and sequence number; `messages` counts the

@@ -511,5 +511,40 @@ TEST(PublisherMetrics, APublisherWhoseMetricsPortIsTakenComesUpWithoutItAndPubli
   EXPECT_FALSE(Publisher(test::testPublisherOptions()).stats().metricsUnavailable);
 }
 
+
+// What `livemonctl relay --metrics-port` observes, the message borrowed (EventBatchView), exports
+// exactly what the decoded message does: the same series, values, counts and refusals.
+TEST_F(MetricsExporterTest, ABorrowedMessageExportsWhatTheDecodedOneDoes) {
+  const SourceInfo job = source("job", "h", 2);
+  std::vector<Event> events{statEvent({{"loss.mean", 1.5}, {"tokens.count", int64_t{7}}, {"nodot", 2.0},
+                                       {"step", int64_t{3}}, {"phase.name", std::string("x")}}),
+                            statEvent({{"loss.mean", 2.5}, {"lr.value", 3e-4}})};
+  for (Event& event : events) event.timestamp = std::chrono::system_clock::time_point(std::chrono::seconds(9));
+  const std::string stats = encodeEventsPayload(job, 0, kStatEventName, events);
+  const std::string other = encodeEventsPayload(job, 2, "other", {makeEvent("other", {{"a.b", 1.0}})});
+  PublisherCounters counters;
+  const std::string goodbye = encodeHeartbeatPayload(MessageKind::Goodbye, job, 0, counters);
+  MetricsExporter decoded(options());
+  MetricsExporter borrowed(options());
+  EventBatchDecoder decoder;
+  for (const auto& [topic, payload] : {std::pair<std::string_view, std::string_view>{kStatEventName, stats},
+                                       {"other", other}, {kHeartbeatTopic, goodbye}}) {
+    WireMessage message;
+    ASSERT_EQ(decodeMessage(topic, payload, WireLimits{}, message), DecodeStatus::Ok);
+    decoded.observe(message);
+    ASSERT_EQ(decoder.decode(topic, payload, [&](const EventBatchView& batch) { borrowed.observe(batch); }),
+              DecodeStatus::Ok);
+  }
+  EXPECT_EQ(borrowed.text(), decoded.text());
+  EXPECT_NE(borrowed.text().find("2.5"), std::string::npos) << borrowed.text();
+  const MetricsExporterStats a = decoded.stats();
+  const MetricsExporterStats b = borrowed.stats();
+  EXPECT_EQ(b.events, a.events);
+  EXPECT_EQ(b.statValues, a.statValues);
+  EXPECT_EQ(b.malformedKeys, a.malformedKeys);
+  EXPECT_EQ(b.series, a.series);
+  EXPECT_EQ(b.sources, a.sources);
+}
+
 }  // namespace
 }  // namespace livemon::transport

@@ -12,7 +12,7 @@ function(livemon_fuzz_options target source_dir out)
     list(APPEND options -max_len=32768 -malloc_limit_mb=512)
   endif()
   set(dictionary "${source_dir}/${target}.dict")
-  if(target STREQUAL "subscriber" OR target STREQUAL "relay_capture")
+  if(target STREQUAL "subscriber" OR target STREQUAL "relay_capture" OR target STREQUAL "view_decoder")
     set(dictionary "${source_dir}/wire_decoder.dict")  # they read the same payloads
   endif()
   if(EXISTS "${dictionary}")

@@ -468,11 +468,12 @@ int main(int argc, char** argv) {
   try {
     const fs::path root = argv[1];
     for (const char* target : {"wire_decoder", "subscriber", "recording", "time_bound", "alert_rule", "history_protocol",
-                               "history_exchange", "curve_certificate", "relay_capture"}) {
+                               "history_exchange", "curve_certificate", "relay_capture", "view_decoder"}) {
       fs::remove_all(root / target);
       fs::create_directories(root / target);
     }
     writeWireDecoderSeeds(root / "wire_decoder");
+    writeWireDecoderSeeds(root / "view_decoder");  // the same inputs, read by the view
     writeSubscriberSeeds(root / "subscriber");
     writeRecordingSeeds(root / "recording", root);
     writeTimeBoundSeeds(root / "time_bound");

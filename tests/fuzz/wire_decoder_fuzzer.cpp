@@ -3,7 +3,6 @@
 // Properties beyond "no crash, no undefined behaviour, no leak": a failure says what broke; a
 // message that decodes is one whole MessagePack value to an independent reader (msgpack-cxx), and
 // encodes again to a payload that decodes to the same message.
-#include <cstring>
 #include <new>
 #include <stdexcept>
 
@@ -12,44 +11,13 @@
 #include <livemon/transport/wire_format.h>
 
 #include "fuzz_support.h"
+#include "wire_equality.h"
 
 namespace {
 
 using namespace livemon;
 using namespace livemon::transport;
-
-// Event equality where a NaN equals the same NaN: payloads carry any double bit pattern.
-bool sameValue(const DataValue& a, const DataValue& b) {
-  if (a.index() != b.index()) return false;
-  if (const double* x = std::get_if<double>(&a)) {
-    const double y = std::get<double>(b);
-    return std::memcmp(x, &y, sizeof y) == 0;
-  }
-  return a == b;
-}
-
-bool sameEvents(const std::vector<Event>& a, const std::vector<Event>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (a[i].name != b[i].name || a[i].timestamp != b[i].timestamp || a[i].step != b[i].step ||
-        a[i].data.size() != b[i].data.size()) {
-      return false;
-    }
-    for (const auto& [key, value] : a[i].data) {
-      const auto other = b[i].data.find(key);
-      if (other == b[i].data.end() || !sameValue(value, other->second)) return false;
-    }
-  }
-  return true;
-}
-
-bool sameMessage(const WireMessage& a, const WireMessage& b) {
-  if (a.kind != b.kind || a.source != b.source || a.sequence != b.sequence) return false;
-  if (a.kind == MessageKind::Events) return a.name == b.name && sameEvents(a.events, b.events);
-  return a.counters.timestamp == b.counters.timestamp && a.counters.interval == b.counters.interval &&
-         a.counters.published == b.counters.published && a.counters.dropped == b.counters.dropped &&
-         a.history == b.history;
-}
+using livemon::fuzz::sameMessage;
 
 // True when msgpack-cxx reads `payload` as exactly one value. Its limits only keep it from
 // allocating for counts no payload of this size can hold (every element takes a byte).

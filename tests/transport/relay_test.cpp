@@ -249,6 +249,42 @@ TEST(Relay, HandsACopyOfTheStreamToOnMessage) {
   EXPECT_GE(relay.stats().captured, 3u);
 }
 
+// The same stream lent borrowed (onBatch), for a recorder or exporter that keeps no events: every
+// event seen once with its fields, heartbeats too, and a callback that throws counted.
+TEST(Relay, LendsTheStreamBorrowedToOnBatch) {
+  std::mutex lock;
+  std::map<std::string, uint64_t> events;
+  uint64_t fieldsSeen = 0;
+  std::set<uint64_t> heard;  // sources whose heartbeats came
+  RelayOptions options = loopbackRelayOptions();
+  options.onBatch = [&](const EventBatchView& batch) {
+    std::lock_guard guard(lock);
+    if (batch.kind() == MessageKind::Heartbeat) heard.insert(batch.source().instanceId);
+    events[std::string(batch.topic())] += std::max<std::size_t>(batch.size(), 1);  // a heartbeat counts 1
+    for (const EventView& event : batch) fieldsSeen += event.find("i") != nullptr ? 1 : 0;
+    if (batch.topic() == "boom") throw std::runtime_error("a callback that throws");
+  };
+  Relay relay(options);
+  Publisher publisher(connectedPublisherOptions(relay.listenEndpoint()));
+  ASSERT_TRUE(test::waitUntil([&] {  // the relay hears the publisher: its events will not be lost
+    std::lock_guard guard(lock);
+    return heard.count(publisher.identity().instanceId) > 0;
+  }));
+  logEvent(makeEvent("boom", {{"x", 1.0}}));
+  logSteps(200);
+  ASSERT_TRUE(test::waitUntil([&] {
+    std::lock_guard guard(lock);
+    return events["step"] >= 200;
+  }));
+  relay.stop();
+  std::lock_guard guard(lock);
+  EXPECT_EQ(events["step"], 200u);
+  EXPECT_EQ(fieldsSeen, 200u);
+  EXPECT_EQ(events["boom"], 1u);
+  EXPECT_EQ(relay.stats().callbackErrors, 1u);
+  EXPECT_EQ(relay.stats().captureSkipped, 0u);
+}
+
 // A relay that records or exports wants the whole stream, even while no subscriber asks for any
 // of it (a recorder on the head node with no dashboard open).
 TEST(Relay, OnMessageSeesEverythingWithNoSubscriberConnected) {

@@ -6,6 +6,7 @@
 // here with a counting allocator: the bytes this thread asks operator new for while it decodes.
 // GCC 12 misreads std::string's inlined copies here as overlapping (a known false positive).
 #pragma GCC diagnostic ignored "-Wrestrict"
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/wire_format.h>
 
 #include <gtest/gtest.h>
@@ -119,6 +120,46 @@ TEST(WireDecodeMemory, WhatPublishersSendDecodesWithinTheBound) {
     EXPECT_LE(decoded.allocated, bound(bytes.size())) << c.name.size() << "-byte name, " << c.count << " events of "
                                                       << c.fields << " fields";
   }
+}
+
+
+// The borrowed view (event_batch_view.h) allocates nothing once its buffers have grown to the
+// messages' size: what the subscriber's consumers that keep no events decode with.
+TEST(WireDecodeMemory, TheBorrowedViewAllocatesNothingOnceWarm) {
+  const int64_t now = toWireTime(std::chrono::system_clock::now());
+  const std::string bytes = payload("livemon.Stat", 100, now, 8);
+  EventBatchDecoder decoder;
+  std::size_t seen = 0;
+  const auto count = [&](const EventBatchView& batch) {
+    for (const EventView& event : batch) seen += event.fields().size();
+  };
+  ASSERT_EQ(decoder.decode("livemon.Stat", bytes, count), DecodeStatus::Ok);
+  g_allocated = 0;
+  g_counting = true;
+  const DecodeStatus status = decoder.decode("livemon.Stat", bytes, count);
+  g_counting = false;
+  EXPECT_EQ(status, DecodeStatus::Ok);
+  EXPECT_EQ(g_allocated, 0u);
+  EXPECT_EQ(seen, 2u * 100 * 8);
+  // The owning decoder allocates per event and per field, for comparison.
+  EXPECT_GT(decodeCounting("livemon.Stat", bytes).allocated, 100u * 8 * 32);
+}
+
+// The view refuses what the owning decoder refuses for its size, before lending anything.
+TEST(WireDecodeMemory, TheBorrowedViewKeepsTheDecodedSizeBound) {
+  const std::string name(1024, 'n');
+  const std::string hostile = payload(name, 65536, 0);
+  EventBatchDecoder decoder;
+  bool called = false;
+  std::string error;
+  g_allocated = 0;
+  g_counting = true;
+  const DecodeStatus status = decoder.decode(name, hostile, [&](const EventBatchView&) { called = true; }, &error);
+  g_counting = false;
+  EXPECT_EQ(status, DecodeStatus::TooLarge) << error;
+  EXPECT_NE(error.find("decoded size"), std::string::npos) << error;
+  EXPECT_FALSE(called);
+  EXPECT_LE(g_allocated, bound(hostile.size()));
 }
 
 }  // namespace

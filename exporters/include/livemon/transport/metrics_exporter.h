@@ -10,6 +10,7 @@
 
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/publisher_metrics.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/transport/wire_format.h>
@@ -99,6 +100,8 @@ class MetricsExporter final : public PublisherMetrics {
   void observe(const SourceInfo& source, const Event& event) override;
   // A decoded wire message: its events, a heartbeat (the source is alive) or a goodbye.
   void observe(const WireMessage& message);
+  // The same, borrowed (what `livemonctl relay --metrics-port` observes): nothing of it is kept.
+  void observe(const EventBatchView& batch);
   // What a Subscriber delivers (its callbacks can forward here).
   void observe(const ReceivedEvent& event);
   void observe(const SourceChange& change);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <livemon/transport/curve.h>
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/history_archive.h>
 #include <livemon/transport/wire_format.h>
 
@@ -83,6 +84,10 @@ struct RelayOptions {
   // The same, with the payload frame as it arrived beside the decoded message: what a recorder
   // stores (docs/recording-format.md). Called after onMessage when both are set.
   std::function<void(std::string_view topic, std::string_view payload, const WireMessage& message)> onRawMessage;
+  // The same for a consumer that keeps no events (a recorder, an exporter): the message borrowed,
+  // not decoded into Events (event_batch_view.h), valid only during the call (its payload() is
+  // the frame as it arrived). Called after onRawMessage when both are set.
+  std::function<void(const EventBatchView& batch)> onBatch;
   // The whole run for subscribers that join late: the relay keeps the event messages it
   // forwards, the newest within historyBytes (the oldest go first; a recording keeps them), and
   // answers history requests (docs/wire-format.md, "History") on `history`, which its heartbeats
