@@ -235,7 +235,6 @@ void StatSlotSet::collect(uint64_t ended, StatAccumulator& into, QuantileSketch*
     if (const int64_t count = buffer.count(); count > 0) {
       StatAccumulator part = buffer.values;
       part.count = count;
-      part.sum += buffer.otherSum;
       into.merge(part);
       buffer.clear();
     }

@@ -60,14 +60,13 @@ struct StatAccumulator {
 // One epoch's accumulators in a slot. An add carries no count from one add to the next (each
 // such chain through memory costs a store-to-load forwarding): the count follows from the
 // sequence numbers of the buffer's first and last adds, which are consecutive on the slot. The
-// sum alternates between two lanes for the same reason. The sequence numbers are atomic
+// sequence numbers are atomic
 // (relaxed: plain moves) so that Stat::count() may read them at any time.
 struct StatSlotBuffer {
   static constexpr uint64_t kEmpty = ~uint64_t{0};
   std::atomic<uint64_t> firstSeq{kEmpty};
   std::atomic<uint64_t> lastSeq{0};
-  double otherSum = 0;     // the second lane of the sum, for odd adds
-  StatAccumulator values;  // values.count unused; values.sum the first lane
+  StatAccumulator values;  // values.count unused
   std::unique_ptr<QuantileSketch> sketch;  // null without quantiles
 
   int64_t count() const noexcept {
@@ -78,7 +77,6 @@ struct StatSlotBuffer {
   }
   void clear() noexcept {
     values = StatAccumulator{};
-    otherSum = 0;
     lastSeq.store(0, std::memory_order_relaxed);
     firstSeq.store(kEmpty, std::memory_order_relaxed);
   }
