@@ -6,6 +6,7 @@
 #include <atomic>
 #include <future>
 #include <latch>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -197,6 +198,64 @@ TEST(EventHandlerTest, CrossUnregisterFromHandlersOnTwoThreadsDoesNotDeadlock) {
   t1.join();
   t2.join();
   EXPECT_EQ(registeredEventHandlerCount(), 0u);
+}
+
+// A thread that logged keeps the handler list it dispatched to; one registered since must still
+// be called on that thread's next event, and one removed since must not.
+TEST(EventHandlerTest, AThreadSeesHandlersRegisteredAndRemovedSinceItsLastEvent) {
+  std::vector<std::string> calls;
+  auto first = registerEventHandler([&](const Event& e) { calls.push_back("first:" + e.name); });
+  logEvent(named("a"));
+  auto second = registerEventHandler([&](const Event& e) { calls.push_back("second:" + e.name); });
+  logEvent(named("b"));
+  EXPECT_TRUE(unregisterEventHandler(first));
+  logEvent(named("c"));
+  EXPECT_TRUE(unregisterEventHandler(second));
+  logEvent(named("d"));
+  EXPECT_EQ(calls, (std::vector<std::string>{"first:a", "first:b", "second:b", "second:c"}));
+}
+
+// A handler registered by a handler is called for the events that handler logs, on the same
+// thread, while the outer call still walks the list it started with.
+TEST(EventHandlerTest, AHandlerRegisteredFromAHandlerSeesTheEventsItLogs) {
+  std::vector<std::string> calls;
+  EventHandlerHandle inner;
+  auto outer = registerEventHandler([&](const Event& e) {
+    calls.push_back("outer:" + e.name);
+    if (e.name != "start") return;
+    inner = registerEventHandler([&](const Event& nested) { calls.push_back("inner:" + nested.name); });
+    logEvent(named("nested"));
+  });
+  logEvent(named("start"));
+  logEvent(named("after"));
+  EXPECT_EQ(calls, (std::vector<std::string>{"outer:start", "outer:nested", "inner:nested", "outer:after",
+                                             "inner:after"}));
+  EXPECT_TRUE(unregisterEventHandler(inner));
+  EXPECT_TRUE(unregisterEventHandler(outer));
+}
+
+// What a handler holds (a Publisher's whole state) goes when unregister returns, although a
+// thread that dispatched to it earlier still keeps the list it was in and logs nothing since.
+TEST(EventHandlerTest, UnregisterReleasesTheHandlerThatOtherThreadsCalledBefore) {
+  auto held = std::make_shared<int>(7);
+  const std::weak_ptr<int> watch = held;
+  std::atomic<int> calls{0};
+  auto handle = registerEventHandler([held, &calls](const Event&) { calls += *held == 7 ? 1 : 0; });
+  held.reset();
+  std::promise<void> finish;
+  std::latch logged(1);
+  std::thread idle([&, done = finish.get_future()] {
+    logEvent(named("once"));
+    logged.count_down();
+    done.wait();
+  });
+  logged.wait();
+  logEvent(named("here too"));
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_TRUE(unregisterEventHandler(handle));
+  EXPECT_TRUE(watch.expired());
+  finish.set_value();
+  idle.join();
 }
 
 TEST(EventHandlerTest, NoHandlersMeansLogEventIsANoOp) {

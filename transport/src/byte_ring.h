@@ -41,10 +41,22 @@ class ByteRing {
     const std::size_t needed = sizeof(length) + record.size();
     std::lock_guard lock(producerLock_);
     const uint64_t head = head_.load(std::memory_order_relaxed);
-    const uint64_t tail = tail_.load(std::memory_order_acquire);
-    if (capacity_ - static_cast<std::size_t>(head - tail) < needed) return false;
-    copyIn(head, &length, sizeof(length));
-    copyIn(head + sizeof(length), record.data(), record.size());
+    // The consumer's position as last read: space it frees only grows, so the line it writes is
+    // read again only when the space known so far is short.
+    if (capacity_ - static_cast<std::size_t>(head - knownTail_) < needed) {
+      knownTail_ = tail_.load(std::memory_order_acquire);
+      if (capacity_ - static_cast<std::size_t>(head - knownTail_) < needed) return false;
+    }
+    // The offset kept beside the position: a 64-bit division costs as much as copying the record.
+    const std::size_t offset = headOffset_;
+    if (offset + needed <= capacity_) {
+      std::memcpy(buffer_.get() + offset, &length, sizeof(length));
+      std::memcpy(buffer_.get() + offset + sizeof(length), record.data(), record.size());
+    } else {
+      copyIn(head, &length, sizeof(length));
+      copyIn(head + sizeof(length), record.data(), record.size());
+    }
+    headOffset_ = offset + needed >= capacity_ ? offset + needed - capacity_ : offset + needed;
     // Sequentially consistent, for WakeSignal: the consumer that checks emptyForSleeper() before
     // it sleeps either sees this record or is seen asleep. On x86 an xchg instead of a mov.
     head_.store(head + needed, std::memory_order_seq_cst);
@@ -101,6 +113,8 @@ class ByteRing {
   const std::size_t capacity_;
   std::unique_ptr<char[]> buffer_;
   alignas(64) CopyLock producerLock_;
+  uint64_t knownTail_ = 0;  // under producerLock_: tail_ as a producer last read it, never ahead of it
+  std::size_t headOffset_ = 0;  // under producerLock_: head_ % capacity_
   // Positions grow forever; a position's byte is buffer_[position % capacity_].
   alignas(64) std::atomic<uint64_t> head_{0};  // written by producers, under producerLock_
   alignas(64) std::atomic<uint64_t> tail_{0};  // written by the consumer

@@ -1,6 +1,7 @@
 #include <livemon/transport/publisher.h>
 
 #include <cerrno>
+#include <cstring>
 #include <exception>
 #include <string>
 #include <utility>
@@ -22,26 +23,38 @@ namespace livemon::transport {
 void Publisher::State::onEvent(const Event& event) noexcept {
   // Inherited through fork(): stay quiet, the socket belongs to the parent.
   if (detail::forkGeneration() != forkGeneration) return;
-  if (detail::eventLimitBroken(event, limits) != nullptr) {
+  if (event.name.size() > limits.maxTopicBytes) {
     counters.droppedTooLarge.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  // Before it is queued, so the I/O thread that the queued event wakes finds it.
-  if (metrics) metrics->offer(event);
   try {
-    thread_local std::string record;
+    // Encoded here, in one walk over the fields that also checks the wire limits, into memory
+    // written without a check per byte; the I/O thread only batches what it is handed.
+    thread_local detail::RecordBuffer record;
     record.clear();
-    const auto nameSize = static_cast<uint16_t>(event.name.size());
-    record.push_back(static_cast<char>(nameSize & 0xff));
-    record.push_back(static_cast<char>(nameSize >> 8));
-    record.push_back('\0');
-    record.append(event.name);
+    const std::size_t nameSize = event.name.size();
+    char* const start = record.reserve(detail::kRecordNameHeader + nameSize + detail::kMaxStepBytes);
+    start[0] = static_cast<char>(nameSize & 0xff);
+    start[1] = static_cast<char>(nameSize >> 8);
+    std::memcpy(start + detail::kRecordNameHeader, event.name.data(), nameSize);
+    char* const stepStart = start + detail::kRecordNameHeader + nameSize;
+    detail::RawMsgpackWriter step(detail::RawSink{stepStart});
     // A data field "step" travels as the field it is.
-    detail::appendStep(record, livemon::detail::loggedStep(event));
-    record[2] = static_cast<char>(record.size() - detail::kRecordNameHeader - event.name.size());
-    detail::appendEventEntry(record, event);
-    const bool queued = ring.push(record);
-    if (record.capacity() > 64 * 1024) std::string().swap(record);
+    if (int64_t logged = 0; livemon::detail::findLoggedStep(event, logged)) {
+      step.sint(logged);
+    } else {
+      step.nil();
+    }
+    start[2] = static_cast<char>(step.sink().cursor - stepStart);
+    record.commit(step.sink().cursor);
+    if (detail::appendCheckedEventEntry(record, event, limits) != nullptr) {
+      counters.droppedTooLarge.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    // Before it is queued, so the I/O thread that the queued event wakes finds it.
+    if (metrics) metrics->offer(event);
+    const bool queued = ring.push(record.view());
+    record.shrinkAbove(64 * 1024);
     if (queued) {
       wake.notify();
     } else {

@@ -53,8 +53,10 @@ EventHandlerHandle registerEventHandler(EventHandler handler);
 
 // Removes the registration. Returns false for an empty, unknown or already removed handle.
 // Called outside a handler, it returns only once the handler is not running on any thread, and
-// the handler is never called again. Called from inside a handler it does not wait (waiting
-// there could deadlock); the removed handler still gets no new calls.
+// the handler is never called again; the handler (and what it captured) is destroyed before it
+// returns. Called from inside a handler it does not wait (waiting there could deadlock); the
+// removed handler still gets no new calls, and is destroyed once each thread that logged an event
+// to it has logged another or exited.
 bool unregisterEventHandler(const EventHandlerHandle& handle);
 
 // Hands `event` to every registered handler. Never throws. Events logged from inside handlers

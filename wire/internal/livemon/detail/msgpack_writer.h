@@ -11,13 +11,35 @@
 // value, so 1.0 stays a double on the wire.
 namespace livemon::transport::detail {
 
-// Not thread-safe: one owner at a time; appends to one string.
-class MsgpackWriter {
- public:
-  explicit MsgpackWriter(std::string& out) noexcept : out_(out) {}
+// Not thread-safe: one owner at a time. Where a MsgpackWriter appends: a std::string, which grows.
+struct StringSink {
+  StringSink(std::string& target) noexcept : out(target) {}  // NOLINT: implicit, so MsgpackWriter(string&)
+  void put(char value) { out.push_back(value); }
+  void append(const char* data, std::size_t size) { out.append(data, size); }
+  std::string& out;
+};
 
-  void nil() { out_.push_back('\xc0'); }
-  void boolean(bool value) { out_.push_back(value ? '\xc3' : '\xc2'); }
+// Not thread-safe: one owner at a time. Where a RawMsgpackWriter writes: memory the caller made
+// room in beforehand (RecordBuffer::reserve), through a cursor with no check per byte.
+struct RawSink {
+  void put(char value) noexcept { *cursor++ = value; }
+  void append(const char* data, std::size_t size) noexcept {
+    std::memcpy(cursor, data, size);
+    cursor += size;
+  }
+  char* cursor;
+};
+
+// Not thread-safe: one owner at a time; writes to one Sink.
+template <typename Sink>
+class BasicMsgpackWriter {
+ public:
+  explicit BasicMsgpackWriter(Sink sink) noexcept : out_(sink) {}
+
+  const Sink& sink() const noexcept { return out_; }
+
+  void nil() { out_.put('\xc0'); }
+  void boolean(bool value) { out_.put(value ? '\xc3' : '\xc2'); }
 
   void uint(uint64_t value) {
     if (value < 0x80) {
@@ -95,7 +117,7 @@ class MsgpackWriter {
     }
   }
 
-  void byte(uint8_t value) { out_.push_back(static_cast<char>(value)); }
+  void byte(uint8_t value) { out_.put(static_cast<char>(value)); }
   void be16(uint16_t value) {
     const char bytes[2] = {static_cast<char>(value >> 8), static_cast<char>(value)};
     out_.append(bytes, 2);
@@ -111,7 +133,10 @@ class MsgpackWriter {
     out_.append(bytes, 8);
   }
 
-  std::string& out_;
+  Sink out_;
 };
+
+using MsgpackWriter = BasicMsgpackWriter<StringSink>;
+using RawMsgpackWriter = BasicMsgpackWriter<RawSink>;
 
 }  // namespace livemon::transport::detail
