@@ -15,15 +15,13 @@
 // and p99 CPU time (the GUI thread's), and the refresh's own p99 (wall time). The log's cost is a shown side's CPU minus hidden's.
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise.
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,8 +36,12 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/event_log_view.h>
 
+#include "bench_support.h"
+
 namespace {
 
+using livemon::bench::percentile;
+using livemon::bench::threadCpuMs;
 using Clock = std::chrono::steady_clock;
 
 struct Config {
@@ -64,20 +66,6 @@ double cpuSeconds() {
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
          static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-// CPU time of the calling thread, in ms: what a paint cost, however long the machine kept it waiting.
-double threadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size()))) - 1;
-  return values[std::min(index, values.size() - 1)];
 }
 
 // Times the paint events of a widget (the table's viewport).
@@ -176,29 +164,15 @@ Results runSide(const Config& config, const std::string& side) {
 
 // Runs a side in a child process, so each starts from a clean heap.
 bool runChild(const Config& config, const std::string& side, Results& results) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
+  const std::optional<std::string> text = livemon::bench::runInChild([&] {
     const Results r = runSide(config, side);
-    char text[256];
-    const int n = std::snprintf(text, sizeof text, "%.17g %.17g %.17g %.17g %.17g", r.cpuPercent, r.paintsPerSecond, r.paintMeanMs,
-                                r.paintP99Ms, r.refreshP99Ms);
-    const bool ok = n > 0 && write(fds[1], text, static_cast<std::size_t>(n)) == n;
-    _exit(ok ? 0 : 3);
-  }
-  close(fds[1]);
-  char text[256] = {};
-  std::size_t got = 0;
-  ssize_t n = 0;
-  while (got + 1 < sizeof text && (n = read(fds[0], text + got, sizeof text - 1 - got)) > 0) got += static_cast<std::size_t>(n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-  std::istringstream in(text);
+    char line[256];
+    std::snprintf(line, sizeof line, "%.17g %.17g %.17g %.17g %.17g", r.cpuPercent, r.paintsPerSecond, r.paintMeanMs, r.paintP99Ms,
+                  r.refreshP99Ms);
+    return std::string(line);
+  });
+  if (!text) return false;
+  std::istringstream in(*text);
   in >> results.cpuPercent >> results.paintsPerSecond >> results.paintMeanMs >> results.paintP99Ms >> results.refreshP99Ms;
   return static_cast<bool>(in);
 }

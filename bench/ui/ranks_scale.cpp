@@ -11,7 +11,6 @@
 // Reported per rank count: tick p50/p99 after --warmup (60 s), the longest tick, and the RSS every
 // --rss-every (60) seconds; "flat" compares the last two samples. RANKS_SCALE_COUNTS=1 also prints
 // the series, stored points and log rows at the end, which is where the memory goes.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -20,8 +19,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -37,8 +36,12 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/main_window.h>
 
+#include "bench_support.h"
+
 namespace {
 
+using livemon::bench::percentile;
+using livemon::bench::rssMiB;
 using Clock = std::chrono::steady_clock;
 
 struct Config {
@@ -58,22 +61,6 @@ struct Results {
   std::size_t points = 0;
   std::size_t logRows = 0;
 };
-
-double rssMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  }
-  return 0.0;
-}
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size()))) - 1;
-  return values[std::min(index, values.size() - 1)];
-}
 
 // The ranks' windows, on a thread of its own, into IngestWorker::deliver.
 class RankFeeder {
@@ -214,43 +201,6 @@ Results deserialize(const std::string& text) {
   return r;
 }
 
-// Starts a side in a child process; its results come back through `fd`.
-pid_t startChild(const Config& config, int ranks, int& fd) {
-  int fds[2];
-  if (pipe(fds) != 0) return -1;
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string text = serialize(runSide(config, ranks));
-    const char* data = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-      const ssize_t written = write(fds[1], data, left);
-      if (written <= 0) _exit(3);
-      data += written;
-      left -= static_cast<std::size_t>(written);
-    }
-    _exit(0);
-  }
-  close(fds[1]);
-  fd = fds[0];
-  return pid;
-}
-
-bool finishChild(pid_t pid, int fd, Results& results) {
-  std::string text;
-  char buffer[65536];
-  ssize_t n = 0;
-  while ((n = read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  close(fd);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-  results = deserialize(text);
-  return true;
-}
-
 void usage(const char* program) {
   std::fprintf(stderr,
                "usage: %s [--ranks N,N...] [--stats N] [--seconds S] [--warmup S] [--rss-every S] [--one-at-a-time]\n", program);
@@ -308,21 +258,22 @@ int main(int argc, char** argv) {
   std::printf("ranks_scale: %d Stats x 4 aggregations per rank at 1 window/s, %.0f s (ticks after %.0f s), %s, %s\n", config.stats,
               config.seconds, config.warmup, config.together ? "rank counts at once" : "one at a time",
               qgetenv("QT_QPA_PLATFORM").constData());
-  std::vector<Results> results(config.ranks.size());
-  std::vector<pid_t> pids(config.ranks.size(), -1);
-  std::vector<int> fds(config.ranks.size(), -1);
+  // Each rank count in a child process of its own, all at once (a thread waiting on each) or in turn.
+  std::vector<std::optional<std::string>> texts(config.ranks.size());
+  const auto run = [&](std::size_t i) { texts[i] = livemon::bench::runInChild([&] { return serialize(runSide(config, config.ranks[i])); }); };
+  std::vector<std::thread> waiting;
   for (std::size_t i = 0; i < config.ranks.size(); ++i) {
-    pids[i] = startChild(config, config.ranks[i], fds[i]);
-    if (pids[i] < 0 || (!config.together && !finishChild(pids[i], fds[i], results[i]))) {
-      std::fprintf(stderr, "ranks_scale: the %d-rank side failed\n", config.ranks[i]);
-      return 1;
-    }
+    if (config.together) waiting.emplace_back(run, i);
+    else run(i);
   }
-  for (std::size_t i = 0; config.together && i < config.ranks.size(); ++i) {
-    if (!finishChild(pids[i], fds[i], results[i])) {
+  for (std::thread& thread : waiting) thread.join();
+  std::vector<Results> results;
+  for (std::size_t i = 0; i < config.ranks.size(); ++i) {
+    if (!texts[i]) {
       std::fprintf(stderr, "ranks_scale: the %d-rank side failed\n", config.ranks[i]);
       return 1;
     }
+    results.push_back(deserialize(*texts[i]));
   }
   const bool counts = std::getenv("RANKS_SCALE_COUNTS") != nullptr;
   for (std::size_t i = 0; i < config.ranks.size(); ++i) {
