@@ -29,15 +29,12 @@
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/main_window.h>
 
+#include "bench_support.h"
+
 namespace {
 
+using livemon::bench::threadCpuMs;
 using Clock = std::chrono::steady_clock;
-
-double threadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
 
 double percentile(std::vector<double> values, double p) {
   if (values.empty()) return 0.0;

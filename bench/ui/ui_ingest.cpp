@@ -33,6 +33,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -59,10 +60,14 @@
 #include <livemon/ui/widgets/main_window.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
+#include "bench_support.h"
 #include "naive_dashboard.h"
 
 namespace {
 
+using livemon::bench::percentile;
+using livemon::bench::rssMiB;
+using livemon::bench::threadCpuMs;
 using Clock = std::chrono::steady_clock;
 using livemon::ui::IngestBatch;
 using livemon::ui::IngestWorker;
@@ -81,23 +86,6 @@ struct Config {
 
 constexpr const char* kAggregations[] = {"mean", "min", "max", "p50", "p90", "p99", "value", "stddev", "count", "sum"};
 constexpr int kMaxAggregations = static_cast<int>(sizeof kAggregations / sizeof kAggregations[0]);
-
-double rssMiB() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;
-  }
-  return 0.0;
-}
-
-// CPU time of the calling thread, in ms: a stall during which the GUI thread hardly ran was the
-// machine's doing (another process had the core), not the dashboard's.
-double threadCpuMs() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
 
 double cpuSeconds() {
   rusage usage{};
@@ -225,13 +213,6 @@ struct Results {
   uint64_t droppedByDashboard = 0;
   int charts = 0;
 };
-
-double percentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0.0;
-  std::sort(values.begin(), values.end());
-  const auto index = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(values.size()))) - 1;
-  return values[std::min(index, values.size() - 1)];
-}
 
 // Runs one side in this process: a window, the feeder, a 33 ms refresh timer and a 5 ms probe
 // timer whose late firings measure how long the event loop was blocked.
@@ -367,34 +348,9 @@ Results deserialize(const std::string& text) {
 
 // Runs a side in a child process so each starts from a clean heap; returns its results.
 bool runChild(const Config& config, bool naive, Results& results) {
-  int fds[2];
-  if (pipe(fds) != 0) return false;
-  std::fflush(stdout);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    const std::string text = serialize(runSide(config, naive));
-    const char* data = text.data();
-    std::size_t left = text.size();
-    while (left > 0) {
-      const ssize_t written = write(fds[1], data, left);
-      if (written <= 0) _exit(3);
-      data += written;
-      left -= static_cast<std::size_t>(written);
-    }
-    close(fds[1]);
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string text;
-  char buffer[65536];
-  ssize_t n = 0;
-  while ((n = read(fds[0], buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-  results = deserialize(text);
+  const std::optional<std::string> text = livemon::bench::runInChild([&] { return serialize(runSide(config, naive)); });
+  if (!text) return false;
+  results = deserialize(*text);
   return true;
 }
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include <QCoreApplication>
+#include <QFontDatabase>
+#include <QFontMetricsF>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QScrollBar>
@@ -14,6 +16,7 @@
 
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/widgets/event_log_view.h>
+#include <livemon/ui/widgets/event_log_view_delegate.h>
 
 namespace livemon::ui {
 namespace {
@@ -149,6 +152,52 @@ TEST_F(EventLogViewTest, WithAutoScrollOffItStaysOnTheSameEventsEvenAtTheBottom)
   EXPECT_EQ(bottomEvent(), QStringLiteral("n=114"));
   append(115, 1);
   EXPECT_EQ(bottomEvent(), QStringLiteral("n=115"));
+}
+
+// At 100 000 events a second the log repaints its visible rows every refresh: each cell is one line
+// of text drawn straight, cut to its column, and the labels that repeat (sources, names) are laid
+// out once, not on every paint.
+TEST_F(EventLogViewTest, CellsAreOneLineCutToTheColumnAndRepeatedLabelsAreLaidOutOnce) {
+  auto* delegate = qobject_cast<EventLogDelegate*>(table().itemDelegate());
+  ASSERT_NE(delegate, nullptr);
+  const QString longData(300, QLatin1Char('x'));
+  const QString cut = delegate->shownText(EventLogModel::DataColumn, longData, 120);
+  EXPECT_TRUE(cut.endsWith(QStringLiteral("…"))) << cut.toStdString();
+  EXPECT_LT(cut.size(), 30);
+  EXPECT_LE(QFontMetricsF(QFontDatabase::systemFont(QFontDatabase::FixedFont)).horizontalAdvance(cut), 120.0);
+  EXPECT_EQ(delegate->shownText(EventLogModel::DataColumn, QStringLiteral("n=1"), 120), QStringLiteral("n=1"));
+  EXPECT_EQ(delegate->shownText(EventLogModel::DataColumn, longData, 0), QString());
+  const QString source = delegate->shownText(EventLogModel::SourceColumn, QStringLiteral("rank 3/64 · ") + longData, 100);
+  EXPECT_TRUE(source.startsWith(QStringLiteral("rank 3/64"))) << source.toStdString();
+  EXPECT_TRUE(source.endsWith(QStringLiteral("…"))) << source.toStdString();
+
+  append(0, 100);
+  EXPECT_FALSE(view_.grab().isNull());
+  const int labels = delegate->cachedLabels();
+  EXPECT_GE(labels, 2);  // the source and the name
+  for (int i = 1; i <= 5; ++i) {  // five refreshes of new rows from the same source
+    append(100 * i, 100);
+    EXPECT_FALSE(view_.grab().isNull());
+  }
+  EXPECT_EQ(delegate->cachedLabels(), labels);
+
+  // A selected row is drawn in the highlight colour.
+  table().selectRow(model_.rowCount() - 1);
+  const QRect cell = table().visualRect(model_.index(model_.rowCount() - 1, EventLogModel::DataColumn));
+  ASSERT_TRUE(cell.isValid());
+  const QImage image = table().viewport()->grab().toImage();
+  EXPECT_EQ(image.pixelColor(cell.left() + 2, cell.bottom() - 1).rgb(), table().palette().color(QPalette::Highlight).rgb());
+}
+
+// However many sources a run has, the labels kept laid out stay bounded.
+TEST_F(EventLogViewTest, TheLabelsKeptLaidOutAreBounded) {
+  auto* delegate = qobject_cast<EventLogDelegate*>(table().itemDelegate());
+  ASSERT_NE(delegate, nullptr);
+  for (int i = 0; i < EventLogDelegate::kMaxCached + 10; ++i) {
+    delegate->shownText(EventLogModel::SourceColumn, QStringLiteral("rank %1").arg(i), 100);
+  }
+  EXPECT_LE(delegate->cachedLabels(), EventLogDelegate::kMaxCached);
+  EXPECT_GE(delegate->cachedLabels(), 1);
 }
 
 }  // namespace

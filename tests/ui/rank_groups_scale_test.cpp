@@ -100,6 +100,41 @@ TEST_P(RankGroupsScaleTest, NothingIsForgottenAndTheMedianLineHasNoGaps) {
   }
 }
 
+// A rank's own series (drawn only when picked) keeps fewer points in a larger run, so that 1 024
+// ranks hold what 64 do (kept at 64 + 64 points each they took about 0.5 GiB); the group's lines
+// keep the full limits.
+TEST_P(RankGroupsScaleTest, ARanksOwnSeriesKeepsItsShareOfWhat64RanksKeep) {
+  registry_.setRankedLimits(SeriesStore::Limits{64, 64, 8});
+  deliverWindows();
+  const std::size_t share = ranks() <= 64 ? 64 : 8;  // 64 × 64 / 1 024 = 4, at least 8
+  std::size_t rankSeries = 0;
+  for (SeriesId id = 0; id < registry_.seriesIdEnd(); ++id) {
+    const SeriesEntry* entry = registry_.series(id);
+    if (entry == nullptr) continue;
+    ++rankSeries;
+    EXPECT_EQ(entry->store.limits().recentCapacity, share);
+    EXPECT_EQ(entry->store.limits().bucketCapacity, share);
+    EXPECT_EQ(entry->store.limits().samplesPerBucket, 8U);
+    EXPECT_LT(entry->store.recentSize(), share + 8);  // folded into a bucket 8 at a time
+  }
+  EXPECT_EQ(rankSeries, static_cast<std::size_t>(ranks() * kStats * 3));
+  for (const SeriesEntry* median : medians_) EXPECT_EQ(median->store.limits().recentCapacity, SeriesStore::Limits{}.recentCapacity);
+}
+
+TEST(RankedLimitsTest, ScaleWithTheWorldSizeAboveSixtyFourRanks) {
+  const SeriesStore::Limits limits{64, 64, 8};
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, std::nullopt).recentCapacity, 64U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, 8).bucketCapacity, 64U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, 64).recentCapacity, 64U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, 128).recentCapacity, 32U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, 128).bucketCapacity, 32U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, 4096).recentCapacity, 8U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(limits, 4096).samplesPerBucket, 8U);
+  // Limits already under the floor stay as they are.
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(SeriesStore::Limits{4, 2, 8}, 1024).recentCapacity, 4U);
+  EXPECT_EQ(StatRegistry::rankedLimitsFor(SeriesStore::Limits{4, 2, 8}, 1024).bucketCapacity, 2U);
+}
+
 // 64 ranks, the reference the issue compares with, and 1 024.
 INSTANTIATE_TEST_SUITE_P(Ranks, RankGroupsScaleTest, ::testing::Values(64, 1024));
 

@@ -67,7 +67,8 @@ struct DashboardOptions {
   SeriesStore::Limits seriesLimits{};
   // With groupRanks, the limits of each rank's own series (drawn only when the rank is picked):
   // 64 windows at full resolution, then 64 buckets of 8, so a 256-rank run's memory levels off
-  // after about 10 minutes of 1 s windows (StatRegistry::setRankedLimits).
+  // after about 10 minutes of 1 s windows (StatRegistry::setRankedLimits); a run of more than 64
+  // ranks keeps its share of what 64 would, at least 8 of each (StatRegistry::rankedLimitsFor).
   SeriesStore::Limits rankSeriesLimits{64, 64, 8};
   // What publishers and recordings may make the dashboard hold, and what its views show at most.
   IngestLimits limits{};

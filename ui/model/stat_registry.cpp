@@ -225,6 +225,17 @@ bool StatRegistry::relabel() {
   return changed;
 }
 
+SeriesStore::Limits StatRegistry::rankedLimitsFor(SeriesStore::Limits limits, std::optional<int64_t> worldSize) {
+  if (!worldSize || *worldSize <= kRankedLimitsWorld) return limits;
+  const auto share = [&](std::size_t capacity) {
+    const auto scaled = static_cast<std::size_t>(static_cast<double>(capacity) * kRankedLimitsWorld / static_cast<double>(*worldSize));
+    return std::max(std::min(capacity, kMinRankedPoints), scaled);
+  };
+  limits.recentCapacity = share(limits.recentCapacity);
+  limits.bucketCapacity = share(limits.bucketCapacity);
+  return limits;
+}
+
 RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
   RegistryChanges changes;
   for (const SourceDescriptor& descriptor : batch.sources) {
@@ -258,7 +269,7 @@ RegistryChanges StatRegistry::apply(const IngestBatch& batch) {
     entry->kind = descriptor.kind;
     const SourceEntry* owner = source(descriptor.source);
     const bool ranked = owner != nullptr && owner->info && owner->info->rank;
-    entry->store = SeriesStore(ranked && rankedLimits_ ? *rankedLimits_ : limits_);
+    entry->store = SeriesStore(ranked && rankedLimits_ ? rankedLimitsFor(*rankedLimits_, owner->info->worldSize) : limits_);
     series_.push_back(std::move(entry));
     changes.newSeries.push_back(descriptor.id);
   }

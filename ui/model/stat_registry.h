@@ -91,7 +91,14 @@ class StatRegistry {
   // The limits of the series of sources that carry a rank, made from now on (default: the
   // others'). A run of 256 ranks sends 80 times more series than its rank groups draw; kept at
   // the full limits they would take 3 GiB after a few hours, growing all the while.
+  // A run that states a world size over kRankedLimitsWorld keeps proportionally fewer samples and
+  // buckets per rank (at least kMinRankedPoints of each; buckets merge, so the run's whole span
+  // stays, coarser): its ranks together hold what kRankedLimitsWorld ranks would.
   void setRankedLimits(SeriesStore::Limits limits) { rankedLimits_ = limits; }
+  static constexpr int64_t kRankedLimitsWorld = 64;
+  static constexpr std::size_t kMinRankedPoints = 8;
+  // The ranked limits for a series of a run of `worldSize` ranks (none stated: as given).
+  static SeriesStore::Limits rankedLimitsFor(SeriesStore::Limits limits, std::optional<int64_t> worldSize);
 
   // Applies a batch's sources, names-free descriptors and samples (log entries are the log's).
   RegistryChanges apply(const IngestBatch& batch);

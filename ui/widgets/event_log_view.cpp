@@ -22,6 +22,7 @@
 
 #include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/widgets/dashboard_style.h>
+#include <livemon/ui/widgets/event_log_view_delegate.h>
 
 namespace livemon::ui {
 
@@ -49,6 +50,7 @@ EventLogView::EventLogView(EventLogModel& model, QWidget* parent) : QWidget(pare
 
   table_ = new QTableView(this);
   table_->setModel(&model_);
+  table_->setItemDelegate(new EventLogDelegate(table_));  // a line of text per cell, no style layout
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->setAlternatingRowColors(true);
