@@ -230,5 +230,18 @@ TEST_F(DashboardTest, ARefusedFileLeavesTheDashboardAsItWasBefore) {
   EXPECT_EQ(dashboard.eventLog().rowCount(), kEvents + 1);
 }
 
+TEST_F(DashboardTest, RanksDrawnALineEachAtFullSizeCountAgainstTheLineLimit) {
+  DashboardOptions grouped = options();
+  Dashboard groupedDashboard(grouped);
+  EXPECT_EQ(groupedDashboard.ingest().limits().maxRankedSeries, grouped.limits.maxRankedSeries);
+  EXPECT_GT(groupedDashboard.ingest().limits().maxRankedSeries, 0U);
+
+  DashboardOptions lines = options();
+  lines.groupRanks = false;
+  Dashboard linesDashboard(lines);
+  EXPECT_EQ(linesDashboard.ingest().limits().maxRankedSeries, 0U);
+  EXPECT_EQ(linesDashboard.ingest().limits().maxSeries, lines.limits.maxSeries);
+}
+
 }  // namespace
 }  // namespace livemon::ui

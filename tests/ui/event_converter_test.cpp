@@ -611,6 +611,57 @@ TEST(EventConverterLimits, BeyondTheLineLimitNewLinesAreDroppedAndCounted) {
   EXPECT_FALSE(converter.drops().series.atLeast);
 }
 
+TEST(EventConverterLimits, LinesOfRanksHaveABoundOfTheirOwnInWhich1024RanksOf20StatsFit) {
+  // 1 024 ranks x 20 Stats x 4 aggregations: 81 920 lines, more than maxSeries alone allows.
+  EventConverter converter;
+  ASSERT_LT(converter.limits().maxSeries, 1024U * 20 * 4);
+  std::unordered_map<std::string, DataValue> window;
+  for (int stat = 0; stat < 20; ++stat) {
+    for (const char* aggregation : {".mean", ".min", ".max", ".p99"}) window.emplace(numbered("s", stat, aggregation), 1.0);
+  }
+  std::size_t series = 0;
+  for (int rank = 0; rank < 1024; ++rank) {
+    IngestBatch batch;
+    convertStat(converter, makeSource("job", 1000 + rank, rank), 0, window, batch);
+    series += batch.series.size();
+  }
+  EXPECT_EQ(series, 1024U * 20 * 4);
+  EXPECT_FALSE(converter.drops().series.any());
+
+  // A source without a rank still has maxSeries to itself, and ranks their own bound.
+  IngestLimits limits;
+  limits.maxSeries = 3;
+  limits.maxRankedSeries = 5;
+  EventConverter bounded(limits);
+  IngestBatch batch;
+  convertStat(bounded, makeSource("train", 1), 0, {{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}, {"d.mean", 1.0}}, batch);
+  EXPECT_EQ(batch.series.size(), 3U);
+  convertStat(bounded, makeSource("job", 2, 0), 0, {{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}}, batch);
+  convertStat(bounded, makeSource("job", 3, 1), 0, {{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}}, batch);
+  EXPECT_EQ(batch.series.size(), 3U + 5U);
+  EXPECT_EQ(bounded.drops().series.dropped, 2U);  // one line unranked, one of rank 1
+  EXPECT_EQ(bounded.seriesCount(), 8U);
+
+  // Forgetting the ranks gives their bound back, not the other's.
+  bounded.forgetSources({1, 2});
+  IngestBatch after;
+  convertStat(bounded, makeSource("job", 4, 2), 0, {{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}}, after);
+  convertStat(bounded, makeSource("train", 1), 1, {{"d.mean", 1.0}}, after);
+  EXPECT_EQ(after.series.size(), 3U);
+}
+
+TEST(EventConverterLimits, WithoutARankedBoundLinesOfRanksCountAgainstTheLineLimit) {
+  IngestLimits limits;
+  limits.maxSeries = 4;
+  limits.maxRankedSeries = 0;  // ranks drawn a line each, at full size
+  EventConverter converter(limits);
+  IngestBatch batch;
+  convertStat(converter, makeSource("job", 1, 0), 0, {{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}}, batch);
+  convertStat(converter, makeSource("job", 2, 1), 0, {{"a.mean", 1.0}, {"b.mean", 1.0}, {"c.mean", 1.0}}, batch);
+  EXPECT_EQ(batch.series.size(), 4U);
+  EXPECT_EQ(converter.drops().series.dropped, 2U);
+}
+
 TEST(EventConverterLimits, ForgottenSourcesGiveBackTheirSourcesLinesAndCharts) {
   IngestLimits limits;
   limits.maxSources = 2;

@@ -44,6 +44,8 @@ IngestWorker::Options ingestOptions(const DashboardOptions& options, const Dashb
   ingest.staleAfter = options.staleAfter;
   ingest.staging.maxLogEntries = std::max<std::size_t>(options.logCapacity, 10'000);
   ingest.limits = options.limits;
+  // Drawn a line each at full size, ranks' lines cost what any line does.
+  if (!options.groupRanks) ingest.limits.maxRankedSeries = 0;
   ingest.clock = options.ingestClock;
   return ingest;
 }

@@ -56,10 +56,17 @@ std::vector<Clause> clauses(const LimitReport& report) {
              .arg(number(drops.sourceSeries.dropped), distinct(drops.sourceSeries), number(limits.maxSeriesPerSource))});
   }
   if (drops.series.any()) {
-    result.push_back({tr("dropped %1 values of %2 new lines beyond the %3-line limit")
-                          .arg(number(drops.series.dropped), distinct(drops.series), number(limits.maxSeries)),
-                      tr("%1 values of %2 new lines dropped: at most %3 lines in all")
-                          .arg(number(drops.series.dropped), distinct(drops.series), number(limits.maxSeries))});
+    const QString lineLimit = limits.maxRankedSeries > 0
+                                  ? tr("the %1-line limit (%2 for ranks)").arg(number(limits.maxSeries), number(limits.maxRankedSeries))
+                                  : tr("the %1-line limit").arg(number(limits.maxSeries));
+    result.push_back({tr("dropped %1 values of %2 new lines beyond %3")
+                          .arg(number(drops.series.dropped), distinct(drops.series), lineLimit),
+                      (limits.maxRankedSeries > 0
+                           ? tr("%1 values of %2 new lines dropped: at most %3 lines in all, and %4 of ranks")
+                                 .arg(number(drops.series.dropped), distinct(drops.series), number(limits.maxSeries),
+                                      number(limits.maxRankedSeries))
+                           : tr("%1 values of %2 new lines dropped: at most %3 lines in all")
+                                 .arg(number(drops.series.dropped), distinct(drops.series), number(limits.maxSeries)))});
   }
   if (drops.eventNames.any()) {
     result.push_back({tr("dropped %1 events of %2 new event names beyond the %3-name limit")

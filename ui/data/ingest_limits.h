@@ -28,8 +28,14 @@ struct IngestLimits {
   // Lines (source, Stat key or event field) in all. Each keeps a SeriesStore of up to about 107 KB (2056 samples
   // and 1024 buckets at the default SeriesStore::Limits), so this bounds the charts' memory: about
   // 7 GB if every line ran for hours at full rate, about 3 GB for an hour of one window a second.
-  // A 1024-rank run of a job with 64 keys per rank fits.
+  // Lines of sources that carry a rank count against maxRankedSeries instead.
   std::size_t maxSeries = 65536;
+  // Lines of sources that carry a rank, while the dashboard groups ranks (DashboardOptions::
+  // groupRanks): each keeps a rank's small store (DashboardOptions::rankSeriesLimits: 64 windows
+  // and 64 buckets, fewer past 64 ranks; a few KB), so they have a bound of their own, in which
+  // 1024 ranks x 32 Stats x 4 aggregations fit. 0: they count against maxSeries like any line (as
+  // they do when each rank is drawn at full size).
+  std::size_t maxRankedSeries = 131072;
   // Lines of one source: a job has tens to a few hundred Stat keys (five per timed range). Keeps
   // one runaway publisher (a step number in a Stat name) from taking every line.
   std::size_t maxSeriesPerSource = 4096;

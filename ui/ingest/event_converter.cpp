@@ -139,7 +139,7 @@ std::optional<SourceId> EventConverter::sourceId(const std::shared_ptr<const tra
   } else if (sourceByValue_.size() < limits_.maxSources) {
     id = static_cast<SourceId>(seriesBySource_.size());
     sourceByValue_.emplace(*info, *id);
-    seriesBySource_.emplace_back();
+    seriesBySource_.emplace_back().ranked = info->rank.has_value() && limits_.maxRankedSeries > 0;
     out.sources.push_back(SourceDescriptor{*id, info, endpoint != nullptr ? *endpoint : std::string()});
   } else {
     refusedSources_.add(hashOf(*info));
@@ -156,7 +156,7 @@ void EventConverter::forgetSources(const std::vector<SourceId>& ids) {
   std::erase_if(sourceByValue_, [&forgotten](const auto& entry) { return forgotten(entry.second); });
   // Refusals are cached too, and there may be room for them now.
   sourceByAddress_.clear();
-  const auto release = [this](const std::string& chart, const SeriesRef& ref) {
+  const auto release = [this](const std::string& chart, const SeriesRef& ref, bool ranked) {
     const auto unref = [&chart](std::unordered_map<std::string, std::size_t>& counts) {
       if (const auto found = counts.find(chart); found != counts.end() && --found->second == 0) counts.erase(found);
     };
@@ -166,14 +166,14 @@ void EventConverter::forgetSources(const std::vector<SourceId>& ids) {
       fieldSeriesIds_.erase(ref.id);
     }
     if (ref.kind == SeriesKind::CounterRate) counters_.erase(ref.id);
-    --presentSeries_;
+    --(ranked ? presentRankedSeries_ : presentSeries_);
   };
   for (SourceId id : ids) {
     if (id >= seriesBySource_.size()) continue;
     SourceSeries& bySource = seriesBySource_[id];
-    for (const auto& [key, ref] : bySource.statKeys) release(statOf(key), ref);
+    for (const auto& [key, ref] : bySource.statKeys) release(statOf(key), ref, bySource.ranked);
     for (const auto& [name, fields] : bySource.fields) {
-      for (const auto& [field, ref] : fields) release(*nameById_[name] + '.' + field, ref);
+      for (const auto& [field, ref] : fields) release(*nameById_[name] + '.' + field, ref, bySource.ranked);
     }
     bySource = {};
   }
@@ -216,7 +216,8 @@ std::optional<EventConverter::SeriesRef> EventConverter::newSeries(SourceId sour
     ++drops_.sourceSeries.dropped;
     return std::nullopt;
   }
-  if (presentSeries_ >= limits_.maxSeries) {
+  std::size_t& present = bySource.ranked ? presentRankedSeries_ : presentSeries_;
+  if (present >= (bySource.ranked ? limits_.maxRankedSeries : limits_.maxSeries)) {
     refusedSeries_.add(combineHash(source, keyHash));
     ++drops_.series.dropped;
     return std::nullopt;
@@ -227,7 +228,7 @@ std::optional<EventConverter::SeriesRef> EventConverter::newSeries(SourceId sour
     if (fieldChart == seriesByFieldChart_.end()) fieldChart = seriesByFieldChart_.emplace(stat, 0).first;
     ++fieldChart->second;
   }
-  ++presentSeries_;
+  ++present;
   ++bySource.count;
   const SeriesId id = nextSeries_++;
   if (kind == SeriesKind::CounterRate) counters_.emplace(id, std::nullopt);

@@ -75,7 +75,7 @@ class EventConverter {
   // Sources known (not forgotten).
   std::size_t sourceCount() const noexcept { return sourceByValue_.size(); }
   // Series of the sources known.
-  std::size_t seriesCount() const noexcept { return presentSeries_; }
+  std::size_t seriesCount() const noexcept { return presentSeries_ + presentRankedSeries_; }
   // Distinct chart names among those series: the charts.
   std::size_t chartCount() const noexcept { return seriesByStat_.size(); }
   std::size_t eventNameCount() const noexcept { return names_.size(); }
@@ -102,6 +102,7 @@ class EventConverter {
     std::unordered_map<std::string, SeriesRef> statKeys;
     std::unordered_map<NameId, std::unordered_map<std::string, SeriesRef>> fields;
     std::size_t count = 0;
+    bool ranked = false;  // its lines count against IngestLimits::maxRankedSeries
   };
   // The previous window of a running total charted as a rate.
   struct CounterSample {
@@ -140,6 +141,7 @@ class EventConverter {
   std::unordered_map<SeriesId, std::optional<CounterSample>> counters_;
   SeriesId nextSeries_ = 0;
   std::size_t presentSeries_ = 0;
+  std::size_t presentRankedSeries_ = 0;
 
   DistinctCounter refusedSources_;
   DistinctCounter refusedCharts_;
