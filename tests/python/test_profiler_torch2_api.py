@@ -380,3 +380,14 @@ def test_toggle_collection_dynamic_is_accepted():
             pass
     assert [r[0] for r in ranges_of(prof)] == ["still"]
 
+
+
+def test_a_ranges_elapsed_time_is_its_duration_exactly_after_days_of_uptime():
+    """Microsecond times counted from boot lose their last bits in a subtraction: the Interval
+    of a range says the range's own duration, as cpu_time_total does."""
+    from livemon._key_averages import FunctionEvent
+    start_ns = 259_200_000_000_000 + 123  # three days after boot
+    event = FunctionEvent(1, "step", 7, start_ns, start_ns + 7_921, 0)
+    assert event.cpu_time_total == 7.921
+    assert event.time_range.elapsed_us() == event.cpu_time_total
+    assert (event.time_range.end - event.time_range.start) != 7.921  # what the subtraction gives
