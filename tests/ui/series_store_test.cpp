@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <livemon/ui/model/column_decimator.h>
+#include <livemon/ui/model/lazy_deque.h>
 #include <livemon/ui/model/series_store.h>
 
 namespace livemon::ui {
@@ -262,6 +263,29 @@ TEST(SeriesStore, KeepsWhereRunsOfNonFiniteValuesStartAndEndBounded) {
   EXPECT_EQ(store.nonFiniteSpans().back().first.x, 10.0 + 998);
   store.clear();
   EXPECT_TRUE(store.nonFiniteSpans().empty());
+}
+
+TEST(LazyDeque, HoldsNothingUntilItsFirstItemAndCopiesWhatItHolds) {
+  LazyDeque<int> items;
+  EXPECT_TRUE(items.empty());
+  EXPECT_EQ(items.size(), 0U);
+  EXPECT_EQ(items.begin(), items.end());
+  EXPECT_TRUE(items.items().empty());
+  for (int i = 0; i < 5; ++i) items.push_back(i);
+  items.pop_front();
+  items.back() = 40;
+  EXPECT_EQ(std::vector<int>(items.begin(), items.end()), (std::vector<int>{1, 2, 3, 40}));
+  EXPECT_EQ(items.front(), 1);
+
+  LazyDeque<int> copy = items;
+  copy.push_back(5);
+  EXPECT_EQ(items.size(), 4U);  // a copy of its own, not a shared one
+  EXPECT_EQ(copy.size(), 5U);
+  LazyDeque<int> moved = std::move(copy);
+  EXPECT_EQ(moved.size(), 5U);
+  items.clear();
+  EXPECT_TRUE(items.empty());
+  EXPECT_EQ(moved.back(), 5);
 }
 
 TEST(SeriesStore, RejectsZeroLimitsNamingThem) {

@@ -13,6 +13,7 @@
 
 #include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/column_decimator.h>
+#include <livemon/ui/model/lazy_deque.h>
 
 namespace livemon::ui {
 
@@ -106,7 +107,7 @@ class SeriesStore {
   std::optional<std::pair<double, double>> stepExtent(double tMin, double tMax) const;
 
   // The runs of non-finite values, oldest first (the newest kMaxNonFiniteSpans).
-  const std::deque<NonFiniteSpan>& nonFiniteSpans() const noexcept { return nonFiniteSpans_; }
+  const std::deque<NonFiniteSpan>& nonFiniteSpans() const noexcept { return nonFiniteSpans_.items(); }
 
   uint64_t appendedCount() const noexcept { return appended_; }
   uint64_t nonFiniteCount() const noexcept { return nonFinite_; }
@@ -137,7 +138,7 @@ class SeriesStore {
   Limits limits_;
   std::deque<Sample> recent_;
   std::deque<Bucket> buckets_;
-  std::deque<NonFiniteSpan> nonFiniteSpans_;
+  LazyDeque<NonFiniteSpan> nonFiniteSpans_;  // most series never hold a non-finite value
   uint64_t version_ = 0;
   uint64_t appended_ = 0;
   uint64_t nonFinite_ = 0;

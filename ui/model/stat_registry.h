@@ -12,6 +12,7 @@
 
 #include <livemon/transport/wire_format.h>
 #include <livemon/ui/data/ingest_batch.h>
+#include <livemon/ui/model/lazy_deque.h>
 #include <livemon/ui/model/series_store.h>
 #include <livemon/ui/model/time_view.h>
 
@@ -58,7 +59,7 @@ struct SeriesEntry {
   std::size_t rankCount = 0;  // RankMedian: the ranks its newest point was taken across
   // RankLow, RankHigh: the rank at each of the newest points, oldest first (bounded by
   // RankGroups), for the tooltip's "which rank".
-  std::deque<RankAtX> ranks;
+  LazyDeque<RankAtX> ranks;  // empty for every other role
 
   // The rank at the edge point nearest to x; std::nullopt for other roles or none kept.
   std::optional<int64_t> rankNear(double x) const;
