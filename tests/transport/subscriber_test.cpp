@@ -131,23 +131,40 @@ void connect(RawPublisher& raw, Subscriber& subscriber, const SubscriberCallback
   }));
 }
 
+// What a subscriber delivers, handed (onEvent) or lent (onEventView: kept as owning copies).
 struct Recorder {
+  explicit Recorder(bool lent = false) : lend(lent) {}
+  bool lend;
   std::vector<ReceivedEvent> events;
+  std::vector<bool> wholeMessages;  // lent: ReceivedEventView::wholeMessage per event
   std::vector<SourceChange> changes;
   std::vector<GapInfo> gaps;
   SubscriberCallbacks callbacks() {
     SubscriberCallbacks c;
-    c.onEvent = [this](ReceivedEvent& e) { events.push_back(std::move(e)); };
+    if (lend) {
+      c.onEvent = [](ReceivedEvent&) { ADD_FAILURE() << "onEvent called beside onEventView"; };
+      c.onEventView = [this](const ReceivedEventView& e) {
+        events.push_back(e.toReceivedEvent());
+        wholeMessages.push_back(e.wholeMessage);
+      };
+    } else {
+      c.onEvent = [this](ReceivedEvent& e) { events.push_back(std::move(e)); };
+    }
     c.onSourceChange = [this](const SourceChange& change) { changes.push_back(change); };
     c.onGap = [this](const GapInfo& gap) { gaps.push_back(gap); };
     return c;
   }
 };
 
-TEST(Subscriber, SkipsAndCountsBadMessagesAndKeepsWorking) {
+// The tests with a Recorder run twice: events handed to onEvent, and lent to onEventView.
+class SubscriberDeliveries : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(, SubscriberDeliveries, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& param) { return param.param ? "Lent" : "Handed"; });
+
+TEST_P(SubscriberDeliveries, SkipsAndCountsBadMessagesAndKeepsWorking) {
   RawPublisher raw;
   Subscriber subscriber(test::connectTo({raw.endpoint()}));
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
 
   const std::string good = encodeEventsPayload(rawSource(), 0, "ok", {makeEvent("ok", {{"x", 1.0}})});
@@ -178,10 +195,10 @@ TEST(Subscriber, SkipsAndCountsBadMessagesAndKeepsWorking) {
   ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 2; }));
 }
 
-TEST(Subscriber, CountsGapsPerTopicAndSkipsDuplicates) {
+TEST_P(SubscriberDeliveries, CountsGapsPerTopicAndSkipsDuplicates) {
   RawPublisher raw;
   Subscriber subscriber(test::connectTo({raw.endpoint()}));
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
 
   raw.events("loss", 0, 2);    // 0, 1
@@ -216,10 +233,10 @@ TEST(Subscriber, CountsGapsPerTopicAndSkipsDuplicates) {
   EXPECT_EQ(sources[0].lastSequence.at("acc"), 100u);
 }
 
-TEST(Subscriber, FiltersByTopicPrefixButAlwaysHearsHeartbeats) {
+TEST_P(SubscriberDeliveries, FiltersByTopicPrefixButAlwaysHearsHeartbeats) {
   RawPublisher raw;
   Subscriber subscriber(test::connectTo({raw.endpoint()}, 1000, {"train."}));
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
   raw.events("eval", 0, 1);
   raw.events("train.loss", 0, 1);
@@ -231,14 +248,14 @@ TEST(Subscriber, FiltersByTopicPrefixButAlwaysHearsHeartbeats) {
   EXPECT_EQ(subscriber.stats().messages, subscriber.stats().heartbeats + 2);
 }
 
-TEST(Subscriber, SourcesGoStaleOnTheInjectedClockAndComeBack) {
+TEST_P(SubscriberDeliveries, SourcesGoStaleOnTheInjectedClockAndComeBack) {
   RawPublisher raw;
   ManualClock clock;
   SubscriberOptions options = test::connectTo({raw.endpoint()});
   options.clock = &clock;
   options.staleAfter = 3s;
   Subscriber subscriber(options);
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
   ASSERT_FALSE(recorder.changes.empty());
   EXPECT_TRUE(recorder.changes[0].joined);
@@ -272,14 +289,14 @@ TEST(Subscriber, SourcesGoStaleOnTheInjectedClockAndComeBack) {
   EXPECT_EQ(recorder.changes.size(), 4u);
 }
 
-TEST(Subscriber, ARestartedPublisherIsANewSourceNotAGap) {
+TEST_P(SubscriberDeliveries, ARestartedPublisherIsANewSourceNotAGap) {
   std::string endpoint;
   SourceInfo firstIdentity;
   auto first = std::make_unique<Publisher>(testPublisherOptions());
   endpoint = first->endpoints()[0];
   firstIdentity = first->identity();
   Subscriber subscriber(test::connectTo({endpoint}));
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   ASSERT_TRUE(waitForSource(subscriber, firstIdentity));
   for (int i = 0; i < 10; ++i) logEvent(makeEvent("restart", {{"i", int64_t{i}}}));
   ASSERT_TRUE(pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() == 10; }));
@@ -394,13 +411,13 @@ TEST(Subscriber, ForgetsTheLongestSilentSourceBeyondMaxSources) {
 
 // A frame far beyond the limits (a publisher could claim gigabytes) is refused at its header, so
 // it costs no memory; ZeroMQ then drops the connection for good, and the subscriber makes it again.
-TEST(Subscriber, AFrameFarBeyondTheLimitsCostsOneReconnect) {
+TEST_P(SubscriberDeliveries, AFrameFarBeyondTheLimitsCostsOneReconnect) {
   RawPublisher raw;
   ManualClock clock;
   SubscriberOptions options = test::connectTo({raw.endpoint()});
   options.clock = &clock;
   Subscriber subscriber(options);
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
   ASSERT_TRUE(pollUntil(subscriber, {}, [&] { return subscriber.endpoints().at(0).connections == 1; }));
   test::PeakMemory memory;
@@ -444,10 +461,10 @@ TEST(Subscriber, AnOrdinaryDisconnectIsNoProtocolError) {
 
 // A peer posing as a source (the identity is clear text) sends a sequence number far ahead: the
 // source's real events must still come through, and no absurd loss be counted.
-TEST(Subscriber, ImplausibleSequenceNumbersCannotSilenceASource) {
+TEST_P(SubscriberDeliveries, ImplausibleSequenceNumbersCannotSilenceASource) {
   RawPublisher raw;
   Subscriber subscriber(test::connectTo({raw.endpoint()}));
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
   auto received = [&] {
     std::vector<uint64_t> numbers;
@@ -495,13 +512,13 @@ TEST(Subscriber, ImplausibleSequenceNumbersCannotSilenceASource) {
   EXPECT_EQ(subscriber.sources().at(0).lastSequence.at("t"), 8u);
 }
 
-TEST(Subscriber, ForgetsTheTopicHeardFromLongestAgoBeyondItsLimits) {
+TEST_P(SubscriberDeliveries, ForgetsTheTopicHeardFromLongestAgoBeyondItsLimits) {
   RawPublisher raw;
   SubscriberOptions options = test::connectTo({raw.endpoint()});
   options.maxTopicsPerSource = 2;
   options.maxTopics = 3;
   Subscriber subscriber(options);
-  Recorder recorder;
+  Recorder recorder{GetParam()};
   connect(raw, subscriber, recorder.callbacks());
   auto pollFor = [&](std::size_t events) {
     return pollUntil(subscriber, recorder.callbacks(), [&] { return recorder.events.size() >= events; });
@@ -554,7 +571,7 @@ TEST(Subscriber, KeepsABoundedNumberOfTopics) {
 
 // Decoding multiplies a payload's size many times over, so one poll decodes a bounded amount and
 // leaves the rest for the next.
-TEST(Subscriber, OnePollDecodesABoundedAmount) {
+TEST_P(SubscriberDeliveries, OnePollDecodesABoundedAmount) {
   RawPublisher raw;
   Subscriber subscriber(test::connectTo({raw.endpoint()}));
   connect(raw, subscriber);
@@ -571,7 +588,13 @@ TEST(Subscriber, OnePollDecodesABoundedAmount) {
   std::size_t mostInOnePoll = 0;
   const auto end = std::chrono::steady_clock::now() + test::kDeadline;
   while (received < kMessages * kEventsPerMessage && std::chrono::steady_clock::now() < end) {
-    const std::size_t got = subscriber.poll(20ms, [](ReceivedEvent&) {});
+    SubscriberCallbacks callbacks;
+    if (GetParam()) {
+      callbacks.onEventView = [](const ReceivedEventView&) {};
+    } else {
+      callbacks.onEvent = [](ReceivedEvent&) {};
+    }
+    const std::size_t got = subscriber.poll(20ms, callbacks);
     received += got;
     mostInOnePoll = std::max(mostInOnePoll, got);
   }
@@ -636,6 +659,76 @@ TEST(Subscriber, WhatItHoldsForAConsumerThatDoesNotReadIsBoundedInBytes) {
   EXPECT_GE(received, 2u) << "it holds as much as the budget allows";
   zmq_close(publisher);
   zmq_ctx_term(context);
+}
+
+// A lent event reads the message's own bytes: what came, as it came, with the message's frames.
+TEST(Subscriber, ALentEventBorrowsTheMessageAsItArrived) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  connect(raw, subscriber);
+  Event rich = makeEvent("rich", {{"text", std::string(40, 't')}, {"ratio", 1.5}, {"count", int64_t{-3}}, {"ok", true}});
+  rich.step = 42;
+  const std::string payload = encodeEventsPayload(rawSource(), 10, "rich", {rich, makeEvent("rich", {{"x", 2.0}})});
+  raw.send({"rich", payload});
+  std::vector<ReceivedEvent> kept;
+  SubscriberCallbacks callbacks;
+  callbacks.onEventView = [&](const ReceivedEventView& lent) {
+    EXPECT_EQ(lent.message.topic(), "rich");
+    EXPECT_EQ(lent.message.payload(), payload);
+    EXPECT_EQ(lent.message.sequence(), 10u);
+    EXPECT_EQ(lent.message.size(), 2u);
+    EXPECT_TRUE(lent.wholeMessage);
+    EXPECT_FALSE(lent.fromHistory);
+    ASSERT_TRUE(lent.source);
+    EXPECT_EQ(*lent.source, rawSource());
+    EXPECT_EQ(*lent.endpoint, raw.endpoint());
+    // Names and strings lie in the payload, not in copies.
+    const auto inPayload = [&](std::string_view text) {
+      return text.data() >= lent.message.payload().data() &&
+             text.data() + text.size() <= lent.message.payload().data() + lent.message.payload().size();
+    };
+    EXPECT_TRUE(inPayload(lent.event.name()));
+    for (const FieldView& field : lent.event.fields()) EXPECT_TRUE(inPayload(field.key)) << field.key;
+    kept.push_back(lent.toReceivedEvent());
+  };
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return kept.size() == 2; }));
+  EXPECT_EQ(kept[0].sequence, 10u);
+  EXPECT_EQ(kept[1].sequence, 11u);
+  EXPECT_EQ(kept[0].event.name, "rich");
+  EXPECT_EQ(kept[0].event.step, std::optional<int64_t>(42));
+  EXPECT_EQ(kept[0].event.timestamp, rich.timestamp);
+  EXPECT_EQ(kept[0].event.data, rich.data);
+  EXPECT_EQ(kept[1].event.data.at("x"), DataValue(2.0));
+  EXPECT_EQ(subscriber.stats().events, 2u);
+}
+
+// A callback may poll again: the inner poll lends its own messages and leaves the outer's as
+// they were (ASan sees a use after free if it does not).
+TEST(Subscriber, APollInsideALentCallbackLeavesTheOuterEventIntact) {
+  RawPublisher raw;
+  Subscriber subscriber(test::connectTo({raw.endpoint()}));
+  connect(raw, subscriber);
+  std::vector<std::string> outer;
+  std::vector<uint64_t> inner;
+  SubscriberCallbacks innerCallbacks;
+  innerCallbacks.onEventView = [&](const ReceivedEventView& lent) { inner.push_back(lent.sequence); };
+  SubscriberCallbacks callbacks;
+  callbacks.onEventView = [&](const ReceivedEventView& lent) {
+    const std::string name(lent.event.name());
+    raw.events("second", 0, 50);
+    ASSERT_TRUE(raw.waitUntilSent());
+    const auto end = std::chrono::steady_clock::now() + test::kDeadline;
+    while (inner.size() < 50 && std::chrono::steady_clock::now() < end) subscriber.poll(10ms, innerCallbacks);
+    EXPECT_EQ(lent.event.name(), name);
+    ASSERT_EQ(lent.event.fields().size(), 1u);
+    EXPECT_EQ(lent.event.fields()[0].key, "n");
+    EXPECT_EQ(std::get<int64_t>(lent.event.fields()[0].value), static_cast<int64_t>(lent.sequence));
+    outer.push_back(name);
+  };
+  raw.events("first", 7, 1);
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return !outer.empty(); }));
+  EXPECT_EQ(outer, std::vector<std::string>{"first"});
+  EXPECT_EQ(inner.size(), 50u);
 }
 
 TEST(Subscriber, BadOptionsNameTheOption) {

@@ -102,32 +102,69 @@ void SourceTable::countWorld(const SourceInfo& info, int change) {
   if (sizes.empty()) worlds_.erase(run);
 }
 
-std::size_t SourceTable::accept(WireMessage& message, std::string_view payload,
-                                const std::shared_ptr<const std::string>& endpoint, Origin origin,
-                                std::vector<Delivery>& deliveries) {
-  const auto now = clock_.now();
-  Source& source = sourceFor(message.source, endpoint, now, deliveries);
+bool SourceTable::acceptSource(Source& source, MessageKind kind, const PublisherCounters& counters,
+                               const std::shared_ptr<const std::string>& endpoint,
+                               std::chrono::steady_clock::time_point now, std::vector<Delivery>& deliveries) {
   SourceStatus& s = source.status;
   s.lastSeen = now;
   s.endpoint = endpoint;
-  if (message.kind == MessageKind::Goodbye) {
+  if (kind == MessageKind::Goodbye) {
     ++stats_.heartbeats;
-    s.lastCounters = message.counters;
+    s.lastCounters = counters;
     s.state = SourceState::Gone;
     deliveries.emplace_back(SourceChange{s.source, SourceState::Gone, false, endpoint});
-    return 0;
+    return true;
   }
   if (s.state != SourceState::Alive) {
     s.state = SourceState::Alive;
     deliveries.emplace_back(SourceChange{s.source, SourceState::Alive, false, endpoint});
   }
-  if (message.kind == MessageKind::Heartbeat) {
+  if (kind == MessageKind::Heartbeat) {
     ++stats_.heartbeats;
     s.lastHeartbeat = now;
-    s.lastCounters = message.counters;
-    return 0;
+    s.lastCounters = counters;
+    return true;
   }
-  return deliverEvents(source, message, payloadHash(payload), endpoint, origin, deliveries);
+  return false;
+}
+
+std::size_t SourceTable::accept(WireMessage& message, std::string_view payload,
+                                const std::shared_ptr<const std::string>& endpoint, Origin origin,
+                                std::vector<Delivery>& deliveries) {
+  const auto now = clock_.now();
+  Source& source = sourceFor(message.source, endpoint, now, deliveries);
+  if (acceptSource(source, message.kind, message.counters, endpoint, now, deliveries)) return 0;
+  return deliverEvents(source, message.name, message.sequence, message.events.size(), payloadHash(payload), origin,
+                       deliveries, [&](uint64_t i, const SourceStatus& s, uint64_t sequence, auto wallNow) {
+                         auto& received =
+                             std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
+                         received.event = std::move(message.events[i]);
+                         received.source = s.source;
+                         received.sequence = sequence;
+                         received.endpoint = endpoint;
+                         received.receivedAt = wallNow;
+                         received.fromHistory = origin == Origin::History;
+                       });
+}
+
+std::size_t SourceTable::accept(const EventBatchView& message, uint32_t batch,
+                                const std::shared_ptr<const std::string>& endpoint, Origin origin,
+                                std::vector<Delivery>& deliveries) {
+  const auto now = clock_.now();
+  Source& source = sourceFor(message.source(), endpoint, now, deliveries);
+  if (acceptSource(source, message.kind(), message.counters(), endpoint, now, deliveries)) return 0;
+  name_.assign(message.name());
+  return deliverEvents(source, name_, message.sequence(), message.size(), payloadHash(message.payload()), origin,
+                       deliveries, [&](uint64_t i, const SourceStatus& s, uint64_t sequence, auto wallNow) {
+                         auto& lent = std::get<LentEvent>(deliveries.emplace_back(std::in_place_type<LentEvent>));
+                         lent.source = s.source;
+                         lent.endpoint = endpoint;
+                         lent.receivedAt = wallNow;
+                         lent.sequence = sequence;
+                         lent.batch = batch;
+                         lent.index = static_cast<uint32_t>(i);
+                         lent.fromHistory = origin == Origin::History;
+                       });
 }
 
 // A remembered message the same as this one makes it a duplicate; one of its topic overlapping it
@@ -161,13 +198,12 @@ void SourceTable::remember(Source& source, const Remembered& message) {
   source.recentNext = (source.recentNext + 1) % kRememberedMessages;
 }
 
-std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message, uint64_t hash,
-                                       const std::shared_ptr<const std::string>& endpoint, Origin origin,
-                                       std::vector<Delivery>& deliveries) {
+template <typename Deliver>
+std::size_t SourceTable::deliverEvents(Source& source, const std::string& name, uint64_t first, uint64_t count,
+                                       uint64_t hash, Origin origin, std::vector<Delivery>& deliveries,
+                                       Deliver&& deliver) {
   SourceStatus& s = source.status;
-  const uint64_t first = message.sequence;
-  const uint64_t count = message.events.size();
-  Topic& tracked = topicFor(source, message.name);
+  Topic& tracked = topicFor(source, name);
   if (count == 0) return 0;
   const uint64_t end = first + count;
   const SequenceRanges::Verdict verdict = tracked.delivered.classify(first, end);
@@ -177,14 +213,14 @@ std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message, uin
     ++stats_.gaps;
     s.missedEvents += missed;
     stats_.missedEvents += missed;
-    deliveries.emplace_back(GapInfo{s.source, message.name, verdict.missingFrom, first});
+    deliveries.emplace_back(GapInfo{s.source, name, verdict.missingFrom, first});
   } else if (verdict.kind == SequenceRanges::Kind::Restart) {
     ++s.sequenceResets;
     ++stats_.sequenceResets;
   }
   // Only numbers already delivered are duplicates, and only in the same message again (one
   // publisher reached over two endpoints, a history answer overlapping the live stream).
-  const Remembered remembered{payloadHash(message.name), first, end, hash};
+  const Remembered remembered{payloadHash(name), first, end, hash};
   const bool someSeen = tracked.delivered.overlaps(first, end);
   const Overlap overlap = someSeen ? judgeOverlap(source, remembered) : Overlap::Duplicate;
   if (overlap != Overlap::SameMessage) remember(source, remembered);
@@ -202,13 +238,7 @@ std::size_t SourceTable::deliverEvents(Source& source, WireMessage& message, uin
         continue;
       }
     }
-    auto& received = std::get<ReceivedEvent>(deliveries.emplace_back(std::in_place_type<ReceivedEvent>));
-    received.event = std::move(message.events[i]);
-    received.source = s.source;
-    received.sequence = first + i;
-    received.endpoint = endpoint;
-    received.receivedAt = wallNow;
-    received.fromHistory = origin == Origin::History;
+    deliver(i, s, first + i, wallNow);
     tracked.lastSequence = first + i;
     ++delivered;
   }

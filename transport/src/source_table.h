@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <livemon/clock.h>
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/subscriber.h>
 #include <livemon/transport/wire_format.h>
 
@@ -23,8 +24,22 @@
 // transport tests include this header.
 namespace livemon::transport::detail {
 
+// Thread-safety: a plain value type. An event a poll lends (SubscriberCallbacks::onEventView):
+// which of the messages it decoded (EventBatchDecoder::held) and which event of it, with what a
+// ReceivedEvent says besides the event.
+struct LentEvent {
+  std::shared_ptr<const SourceInfo> source;
+  std::shared_ptr<const std::string> endpoint;
+  std::chrono::system_clock::time_point receivedAt;
+  uint64_t sequence = 0;
+  uint32_t batch = 0;
+  uint32_t index = 0;
+  bool fromHistory = false;
+  bool wholeMessage = false;
+};
+
 // What one poll() hands to the callbacks, in order.
-using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo, HistoryStatus>;
+using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo, HistoryStatus, LentEvent>;
 
 // Where a message came from, which decides how its overlaps count: events that came both in a
 // history answer and live are the seam, not duplicates.
@@ -79,6 +94,10 @@ class SourceTable {
   // sequence numbers must not run past 2^64.
   std::size_t accept(WireMessage& message, std::string_view payload, const std::shared_ptr<const std::string>& endpoint,
                      Origin origin, std::vector<Delivery>& deliveries);
+  // The same for a message decoded borrowed, the `batch`-th held: its events are appended as
+  // LentEvents.
+  std::size_t accept(const EventBatchView& message, uint32_t batch, const std::shared_ptr<const std::string>& endpoint,
+                     Origin origin, std::vector<Delivery>& deliveries);
 
   // Marks every alive source silent for longer than staleAfter stale (a change appended once).
   void checkStaleness(std::vector<Delivery>& deliveries);
@@ -127,9 +146,16 @@ class SourceTable {
   Topic& topicFor(Source& source, const std::string& name);
   void forgetTopic(Source& source, std::unordered_map<std::string, Topic>::iterator topic);
   void forgetSource(Source& source);
-  std::size_t deliverEvents(Source& source, WireMessage& message, uint64_t hash,
-                            const std::shared_ptr<const std::string>& endpoint, Origin origin,
-                            std::vector<Delivery>& deliveries);
+  // What accept() does for a heartbeat or goodbye (true: nothing more to do) and for the source
+  // of any message.
+  bool acceptSource(Source& source, MessageKind kind, const PublisherCounters& counters,
+                    const std::shared_ptr<const std::string>& endpoint, std::chrono::steady_clock::time_point now,
+                    std::vector<Delivery>& deliveries);
+  // Delivers events first .. first + count of topic `name` not delivered before, each through
+  // deliver(i, source, sequence, wallNow) that appends it.
+  template <typename Deliver>
+  std::size_t deliverEvents(Source& source, const std::string& name, uint64_t first, uint64_t count, uint64_t hash,
+                            Origin origin, std::vector<Delivery>& deliveries, Deliver&& deliver);
   static Overlap judgeOverlap(Source& source, const Remembered& message);
   static void remember(Source& source, const Remembered& message);
   // A remembered source of `info`'s run that says its world size joins (+1) or goes (-1).
@@ -145,6 +171,7 @@ class SourceTable {
   // every run's largest (capped: see sourceLimit()).
   std::map<std::string, std::map<int64_t, std::size_t>, std::less<>> worlds_;
   std::size_t worldRanks_ = 0;
+  std::string name_;  // a borrowed message's name, as the topics' keys are strings
 };
 
 }  // namespace livemon::transport::detail

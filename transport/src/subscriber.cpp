@@ -13,6 +13,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <variant>
 
@@ -70,6 +71,34 @@ std::string_view sourceStateName(SourceState state) noexcept {
   return "unknown";
 }
 
+
+std::pair<std::string_view, std::string_view> detail::LentMessages::keep(std::string_view topic,
+                                                                         std::string_view payload) {
+  const std::size_t size = topic.size() + payload.size();
+  if (used_ == 0 || chunks_[used_ - 1].capacity() - chunks_[used_ - 1].size() < size) {
+    if (used_ == chunks_.size()) chunks_.emplace_back();
+    std::string& chunk = chunks_[used_++];
+    chunk.clear();
+    if (chunk.capacity() < size) {
+      std::string fresh;
+      fresh.reserve(std::max(kChunkBytes, size));
+      chunk.swap(fresh);
+    }
+  }
+  std::string& chunk = chunks_[used_ - 1];
+  const std::size_t at = chunk.size();
+  chunk.append(topic).append(payload);  // within the capacity: the chunk does not move
+  return {std::string_view(chunk).substr(at, topic.size()), std::string_view(chunk).substr(at + topic.size())};
+}
+
+void detail::LentMessages::clear() noexcept {
+  decoder.releaseHeld();
+  for (std::size_t i = 0; i < used_; ++i) chunks_[i].clear();
+  used_ = 0;
+  // One chunk of the usual size stays; larger ones (a message beyond it) and more go.
+  if (!chunks_.empty() && chunks_[0].capacity() > kChunkBytes) chunks_[0] = std::string();
+  if (chunks_.size() > 1) chunks_.resize(1);
+}
 
 std::string Subscriber::State::openEndpoint(const std::string& endpoint, EndpointMode mode,
                                            std::shared_ptr<detail::SocketSecurity> ownSecurity) {
@@ -205,10 +234,25 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
   const auto now = clock.now();
   std::string error;
   DecodeStatus status = DecodeStatus::Malformed;
+  std::size_t events = 0;
   if (!wellFramed) {
     error = "a message must have exactly two frames, topic and payload";
+  } else if (lending != nullptr) {
+    std::tie(topic, payload) = lending->keep(topic, payload);
+    status = lending->decoder.hold(topic, payload, &error);
+    if (status == DecodeStatus::Ok) {
+      const EventBatchView& held = lending->decoder.held(lending->decoder.heldCount() - 1);
+      events = held.size();
+      // A history fetch looks for the advertisement in heartbeats (rare beside events).
+      if (held.kind() != MessageKind::Events) {
+        held.toMessage(message);
+      } else {
+        message.kind = MessageKind::Events;  // not a heartbeat read before
+      }
+    }
   } else {
     status = decodeMessage(topic, payload, options.limits, message, &error);
+    events = message.events.size();
   }
 
   std::lock_guard lock(stateMutex);
@@ -219,14 +263,28 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
     ++endpointIt->messages;
     endpointIt->lastMessage = now;
   }
-  if (status == DecodeStatus::Ok && message.kind == MessageKind::Events && !message.events.empty() &&
-      message.sequence > UINT64_MAX - message.events.size()) {
+  const uint64_t sequence = lending != nullptr && status == DecodeStatus::Ok
+                               ? lending->decoder.held(lending->decoder.heldCount() - 1).sequence()
+                               : message.sequence;
+  if (status == DecodeStatus::Ok && events > 0 && sequence > UINT64_MAX - events) {
     status = DecodeStatus::Malformed;
     error = "sequence numbers run past 2^64";
   }
   if (status != DecodeStatus::Ok) {
     reject(status, error);
     return std::nullopt;
+  }
+  if (lending != nullptr) {
+    const std::size_t batch = lending->decoder.heldCount() - 1;
+    const std::size_t delivered = sources.accept(lending->decoder.held(batch), static_cast<uint32_t>(batch), endpoint,
+                                                 origin, deliveries);
+    if (delivered > 0 && delivered == events) {
+      for (auto it = deliveries.end() - static_cast<std::ptrdiff_t>(delivered); it != deliveries.end(); ++it) {
+        std::get<detail::LentEvent>(*it).wholeMessage = true;
+      }
+    }
+    if (endpointIt != endpointStatus.end()) endpointIt->events += delivered;
+    return delivered;
   }
   const std::size_t delivered = sources.accept(message, payload, endpoint, origin, deliveries);
   if (options.keepMessages && delivered > 0 && delivered == message.events.size()) {
@@ -318,11 +376,27 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     deliveries.swap(state.spareDeliveries);
   }
   deliveries.reserve(kMaxDeliveriesPerPoll + 64);
+  // Lending, the poll keeps the messages it decoded until its callbacks are done.
+  std::unique_ptr<detail::LentMessages> lent;
+  if (callbacks.onEventView) {
+    {
+      std::lock_guard lock(state.spareMutex);
+      lent.swap(state.spareLent);
+    }
+    if (!lent) lent = std::make_unique<detail::LentMessages>(state.options.limits);
+  }
   {
     std::lock_guard pollLock(state.pollMutex);
     state.waitForChanges();
     std::lock_guard lock(state.socketMutex);
-    state.receiveFor(timeout, deliveries);
+    state.lending = lent.get();
+    try {
+      state.receiveFor(timeout, deliveries);
+    } catch (...) {
+      state.lending = nullptr;
+      throw;
+    }
+    state.lending = nullptr;
   }
   {
     std::lock_guard lock(state.stateMutex);
@@ -334,6 +408,12 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     if (auto* event = std::get_if<ReceivedEvent>(&delivery)) {
       ++events;
       if (callbacks.onEvent) callbacks.onEvent(*event);
+    } else if (auto* borrowed = std::get_if<detail::LentEvent>(&delivery)) {
+      ++events;
+      const EventBatchView& batch = lent->decoder.held(borrowed->batch);
+      callbacks.onEventView(ReceivedEventView{batch[borrowed->index], batch, borrowed->source, borrowed->sequence,
+                                              borrowed->endpoint, borrowed->receivedAt, borrowed->fromHistory,
+                                              borrowed->wholeMessage});
     } else if (auto* change = std::get_if<SourceChange>(&delivery)) {
       if (callbacks.onSourceChange) callbacks.onSourceChange(*change);
     } else if (auto* gap = std::get_if<GapInfo>(&delivery)) {
@@ -343,9 +423,11 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     }
   }
   deliveries.clear();
+  if (lent) lent->clear();
   {
     std::lock_guard lock(state.spareMutex);
     if (state.spareDeliveries.capacity() < deliveries.capacity()) deliveries.swap(state.spareDeliveries);
+    if (lent && !state.spareLent) state.spareLent = std::move(lent);
   }
   return events;
 }

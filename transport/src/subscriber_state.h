@@ -10,8 +10,10 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/subscriber.h>
 
 #include "curve_security.h"
@@ -22,6 +24,33 @@
 // (source_table.h) and the endpoint counters, with the locks that guard them. Only
 // subscriber.cpp includes this header.
 namespace livemon::transport {
+
+namespace detail {
+
+// Not thread-safe: one poll() at a time, from its receiving to the end of its callbacks.
+//
+// What a poll lends to SubscriberCallbacks::onEventView: the messages it decoded, held by the
+// decoder, and their bytes, copied out of ZeroMQ's frames and the history's buffers (which the
+// poll lets go of before it calls back) into chunks that never move. A copy of the bytes costs a
+// fraction of what decoding them into owning events did.
+class LentMessages {
+ public:
+  explicit LentMessages(const WireLimits& limits) : decoder(limits) {}
+
+  // `topic` and `payload`, where they stay put until clear().
+  std::pair<std::string_view, std::string_view> keep(std::string_view topic, std::string_view payload);
+  // Forgets what was lent; keeps one chunk of the usual size for the next poll.
+  void clear() noexcept;
+
+  EventBatchDecoder decoder;
+
+ private:
+  static constexpr std::size_t kChunkBytes = 1 << 20;
+  std::vector<std::string> chunks_;  // each filled within the capacity it was made with
+  std::size_t used_ = 0;             // chunks_[0, used_) hold this poll's bytes
+};
+
+}  // namespace detail
 
 // Thread-safe: each mutex below says what it guards (socketMutex before stateMutex); the
 // immutable members and the atomics need none.
@@ -75,6 +104,7 @@ struct Subscriber::State {
   void receiveFor(std::chrono::milliseconds timeout, std::vector<detail::Delivery>& deliveries);
   std::size_t receive(std::vector<detail::Delivery>& deliveries);
   // Decodes and delivers one message; the events delivered, or nothing when it was rejected.
+  // While `lending` is set (a poll for onEventView), messages are decoded borrowed into it.
   std::optional<std::size_t> handle(const std::shared_ptr<const std::string>& endpoint, std::string_view topic,
                                     std::string_view payload, bool wellFramed, std::vector<detail::Delivery>& deliveries,
                                     detail::Origin origin = detail::Origin::Live);
@@ -94,6 +124,7 @@ struct Subscriber::State {
   std::mutex socketMutex;  // guards sockets and `message`; taken before stateMutex
   std::vector<std::unique_ptr<detail::EndpointSocket>> sockets;
   WireMessage message;  // decode buffer
+  detail::LentMessages* lending = nullptr;  // the poll's, while it receives for onEventView
   std::atomic<int> pendingChanges{0};
   std::mutex changeMutex;
   std::condition_variable changeDone;
@@ -107,6 +138,7 @@ struct Subscriber::State {
   // callback finds it taken and uses its own.
   std::mutex spareMutex;
   std::vector<detail::Delivery> spareDeliveries;
+  std::unique_ptr<detail::LentMessages> spareLent;  // the same for lent messages
 };
 
 }  // namespace livemon::transport

@@ -1,4 +1,5 @@
 #include <livemon/transport/event_batch_view.h>
+#include <livemon/transport/received_event.h>
 
 #include <algorithm>
 #include <string>
@@ -14,6 +15,8 @@ namespace {
 // large message does not hold the memory for good.
 constexpr std::size_t kKeptFields = 1 << 16;
 constexpr std::size_t kKeptEvents = 1 << 14;
+// Held views kept for the next round (each a message's header: a few hundred bytes).
+constexpr std::size_t kKeptViews = 4096;
 // Up to this many fields an event's keys are compared pairwise; more are sorted.
 constexpr std::size_t kPairwiseKeys = 12;
 
@@ -51,6 +54,17 @@ Event EventView::toEvent() const {
   return event;
 }
 
+ReceivedEvent ReceivedEventView::toReceivedEvent() const {
+  ReceivedEvent received;
+  received.event = event.toEvent();
+  received.source = source;
+  received.sequence = sequence;
+  received.endpoint = endpoint;
+  received.receivedAt = receivedAt;
+  received.fromHistory = fromHistory;
+  return received;
+}
+
 void EventBatchView::toMessage(WireMessage& out) const {
   out.kind = header_.kind;
   out.source = header_.source;
@@ -59,19 +73,21 @@ void EventBatchView::toMessage(WireMessage& out) const {
   out.counters = header_.counters;
   out.history = header_.history;
   out.events.clear();
-  out.events.reserve(events_.size());
-  for (const EventView& event : events_) out.events.push_back(event.toEvent());
+  out.events.reserve(count_);
+  for (const EventView& event : *this) out.events.push_back(event.toEvent());
 }
 
+// Appends one message's events and fields to the decoder's, after those held before it.
 struct EventBatchDecoder::Sink {
   EventBatchDecoder& decoder;
+  EventBatchView& view;
 
   std::vector<std::optional<int64_t>>& steps() { return decoder.steps_; }
-  void reserveEvents(std::size_t count) { decoder.view_.events_.reserve(count); }
-  std::size_t eventCount() const { return decoder.view_.events_.size(); }
+  void reserveEvents(std::size_t count) { decoder.events_.reserve(view.first_ + count); }
+  std::size_t eventCount() const { return decoder.events_.size() - view.first_; }
 
   void beginEvent(int64_t timestamp, uint32_t /*fields*/) {
-    EventView& event = decoder.view_.events_.emplace_back();
+    EventView& event = decoder.events_.emplace_back();
     event.timestampNs_ = timestamp;
     event.first_ = decoder.fields_.size();
   }
@@ -79,7 +95,7 @@ struct EventBatchDecoder::Sink {
 
   // False when a key came twice in the event just read.
   bool endEvent() {
-    EventView& event = decoder.view_.events_.back();
+    EventView& event = decoder.events_.back();
     event.count_ = decoder.fields_.size() - event.first_;
     const FieldView* fields = decoder.fields_.data() + event.first_;
     if (event.count_ <= kPairwiseKeys) {
@@ -97,41 +113,81 @@ struct EventBatchDecoder::Sink {
     return std::adjacent_find(keys.begin(), keys.end()) == keys.end();
   }
 
-  // The fields have stopped moving: each event gets its span, its name and its step.
+  // The message is read: each of its events gets its name and its step (the steps are this
+  // message's, in order). Where the events and fields lie is settled once no more may move them.
   void finish(std::string_view name, bool hasSteps) {
-    std::vector<EventView>& events = decoder.view_.events_;
-    for (std::size_t e = 0; e < events.size(); ++e) {
+    std::vector<EventView>& events = decoder.events_;
+    for (std::size_t e = view.first_; e < events.size(); ++e) {
       events[e].name_ = name;
-      events[e].fields_ = decoder.fields_.data() + events[e].first_;
-      if (hasSteps) events[e].step_ = decoder.steps_[e];
+      if (hasSteps) events[e].step_ = decoder.steps_[e - view.first_];
     }
-    decoder.view_.name_ = name;
+    view.count_ = events.size() - view.first_;
+    view.name_ = name;
   }
 };
 
 EventBatchDecoder::EventBatchDecoder(WireLimits limits) : limits_(limits) {}
 
-DecodeStatus EventBatchDecoder::read(std::string_view topic, std::string_view payload, std::string* error) {
-  release();
+DecodeStatus EventBatchDecoder::read(EventBatchView& view, std::string_view topic, std::string_view payload,
+                                     std::string* error) {
+  const std::size_t events = events_.size();
+  const std::size_t fields = fields_.size();
+  view.first_ = events;
+  view.count_ = 0;
   const DecodeStatus status = detail::decodeGuarded(error, [&] {
-    Sink sink{*this};
-    detail::PayloadHeader header{view_.header_, {}};
+    Sink sink{*this, view};
+    detail::PayloadHeader header{view.header_, {}};
     detail::readPayload(topic, payload, limits_, header, sink);
   });
   if (status != DecodeStatus::Ok) {
-    release();
+    // What the refused message added goes; what was held before it stays.
+    events_.resize(events);
+    fields_.resize(fields);
+    view.name_ = {};
+    view.count_ = 0;
     return status;
   }
-  view_.topic_ = topic;
-  view_.payload_ = payload;
+  view.topic_ = topic;
+  view.payload_ = payload;
+  settled_ = false;
   return status;
 }
 
+DecodeStatus EventBatchDecoder::hold(std::string_view topic, std::string_view payload, std::string* error) {
+  if (heldCount_ == heldViews_.size()) heldViews_.push_back(std::unique_ptr<EventBatchView>(new EventBatchView));
+  const DecodeStatus status = read(*heldViews_[heldCount_], topic, payload, error);
+  if (status == DecodeStatus::Ok) ++heldCount_;
+  return status;
+}
+
+const EventBatchView& EventBatchDecoder::held(std::size_t i) {
+  settle();
+  return *heldViews_[i];
+}
+
+void EventBatchDecoder::settle() noexcept {
+  if (settled_) return;
+  for (EventView& event : events_) event.fields_ = fields_.data() + event.first_;
+  view_.events_ = events_.data() + view_.first_;
+  for (std::size_t i = 0; i < heldCount_; ++i) heldViews_[i]->events_ = events_.data() + heldViews_[i]->first_;
+  settled_ = true;
+}
+
 void EventBatchDecoder::release() noexcept {
-  view_.name_ = {};
-  view_.topic_ = {};
-  view_.payload_ = {};
-  trim(view_.events_, kKeptEvents);
+  auto forget = [](EventBatchView& view) {
+    view.name_ = {};
+    view.topic_ = {};
+    view.payload_ = {};
+    view.events_ = nullptr;
+    view.count_ = 0;
+    view.first_ = 0;
+  };
+  forget(view_);
+  for (std::size_t i = 0; i < heldCount_; ++i) forget(*heldViews_[i]);
+  heldCount_ = 0;
+  if (heldViews_.size() > kKeptViews) heldViews_.resize(kKeptViews);
+  settled_ = true;
+  trim(events_, kKeptEvents);
   trim(fields_, kKeptFields);
   trim(steps_, kKeptEvents);
   trim(keys_, limits_.maxFieldsPerEvent);

@@ -37,7 +37,8 @@ struct SubscriberOptions {
   WireLimits limits{};
   // Hand each delivered event the message it arrived in (ReceivedEvent::message: its topic and
   // payload frames as they arrived, a copy per message), when every event of that message is
-  // delivered: what a recorder stores (docs/recording-format.md).
+  // delivered: what a recorder stores (docs/recording-format.md). Events lent to onEventView
+  // have their message whatever this says (ReceivedEventView::message, wholeMessage).
   bool keepMessages = false;
   // ZMQ_RCVHWM per endpoint, in messages (a message may carry thousands of events).
   int receiveHighWaterMark = 1000;
@@ -193,11 +194,18 @@ struct SubscriberStats {
 };
 
 using EventCallback = std::function<void(ReceivedEvent&)>;
+using EventViewCallback = std::function<void(const ReceivedEventView&)>;
 
 // Thread-safety: a plain value type; the callbacks run on the thread that calls
 // Subscriber::poll().
 struct SubscriberCallbacks {
   EventCallback onEvent;  // may move from the event
+  // When set, events are lent here instead of handed to onEvent: read in place from the message
+  // as it arrived (names, keys and strings views into its bytes, the fields a span), with no map
+  // and no allocation per event; valid only during the call. For consumers that look at events
+  // and do not keep them (the dashboard's ingest, tail, watch, record); the same events, in the
+  // same order, with the same sources, sequence numbers, gaps and duplicates skipped as onEvent.
+  EventViewCallback onEventView;
   std::function<void(const SourceChange&)> onSourceChange;
   std::function<void(const GapInfo&)> onGap;
   std::function<void(const HistoryStatus&)> onHistory;  // once per endpoint, with SubscriberOptions::history

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -56,7 +57,7 @@ class EventView {
   std::optional<int64_t> step_;
   const FieldView* fields_ = nullptr;
   std::size_t count_ = 0;
-  std::size_t first_ = 0;  // fields_ as an index while the batch is read
+  std::size_t first_ = 0;  // fields_ as an index into the decoder's fields, which may still move
 };
 
 // Not thread-safe: one owner at a time; borrowed: it exists only inside the EventBatchDecoder
@@ -78,11 +79,11 @@ class EventBatchView {
   const PublisherCounters& counters() const noexcept { return header_.counters; }  // heartbeat, goodbye
   std::string_view history() const noexcept { return header_.history; }           // heartbeat, goodbye
 
-  std::size_t size() const noexcept { return events_.size(); }
-  bool empty() const noexcept { return events_.empty(); }
+  std::size_t size() const noexcept { return count_; }
+  bool empty() const noexcept { return count_ == 0; }
   const EventView& operator[](std::size_t i) const noexcept { return events_[i]; }
-  std::vector<EventView>::const_iterator begin() const noexcept { return events_.begin(); }
-  std::vector<EventView>::const_iterator end() const noexcept { return events_.end(); }
+  const EventView* begin() const noexcept { return events_; }
+  const EventView* end() const noexcept { return events_ + count_; }
 
   // The owning message decodeMessage would have produced from the same bytes.
   void toMessage(WireMessage& out) const;
@@ -95,7 +96,9 @@ class EventBatchView {
   std::string_view name_;
   std::string_view topic_;
   std::string_view payload_;
-  std::vector<EventView> events_;
+  const EventView* events_ = nullptr;  // in the decoder's events
+  std::size_t count_ = 0;
+  std::size_t first_ = 0;  // events_ as an index into the decoder's events, which may still move
 };
 
 // Not thread-safe: one owner at a time (a subscriber's or relay's receiving thread).
@@ -119,12 +122,27 @@ class EventBatchDecoder {
   template <typename OnBatch>
   DecodeStatus decode(std::string_view topic, std::string_view payload, OnBatch&& onBatch,
                       std::string* error = nullptr) {
-    const DecodeStatus status = read(topic, payload, error);
+    release();
+    const DecodeStatus status = read(view_, topic, payload, error);
     if (status != DecodeStatus::Ok) return status;
+    settle();
     Release release{*this};
     std::forward<OnBatch>(onBatch)(static_cast<const EventBatchView&>(view_));
     return status;
   }
+
+  // For an owner that hands batches on after decoding several (the Subscriber decodes a poll's
+  // messages under its locks and lends them to SubscriberCallbacks::onEventView after letting
+  // go): hold() decodes like decode() and, when the message is valid, keeps its view, which
+  // borrows `topic` and `payload` (they must stay put until releaseHeld()). held(i) lends the
+  // i-th view kept, in the order held, valid until the next hold(), decode() or releaseHeld().
+  // decode() forgets what was held. Memory: what the messages held since releaseHeld() decode
+  // to, bounded as for decode() per message; releaseHeld() lets go of buffers grown far past
+  // the usual.
+  DecodeStatus hold(std::string_view topic, std::string_view payload, std::string* error = nullptr);
+  std::size_t heldCount() const noexcept { return heldCount_; }
+  const EventBatchView& held(std::size_t i);
+  void releaseHeld() noexcept { release(); }
 
   const WireLimits& limits() const noexcept { return limits_; }
 
@@ -137,11 +155,18 @@ class EventBatchDecoder {
   // Thread-safety: the decoder's own. The Sink of detail::readPayload (payload_reader.h).
   struct Sink;
 
-  DecodeStatus read(std::string_view topic, std::string_view payload, std::string* error);
+  // Decodes into `view`, appending its events and fields to those already held.
+  DecodeStatus read(EventBatchView& view, std::string_view topic, std::string_view payload, std::string* error);
+  // Points every held view and event at where their events and fields lie now.
+  void settle() noexcept;
   void release() noexcept;
 
   WireLimits limits_;
   EventBatchView view_;
+  std::vector<std::unique_ptr<EventBatchView>> heldViews_;  // reused; the first heldCount_ are held
+  std::size_t heldCount_ = 0;
+  bool settled_ = true;
+  std::vector<EventView> events_;
   std::vector<FieldView> fields_;
   std::vector<std::optional<int64_t>> steps_;
   std::vector<std::string_view> keys_;  // an event's keys, sorted to find one that came twice
