@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <span>
 #include <stdexcept>
+#include <string>
 
 #include <livemon/value_key.h>
 
@@ -156,7 +158,8 @@ Alert AlertEngine::makeAlert(const SourceEntry& entry, uint32_t rule, std::chron
   return alert;
 }
 
-void AlertEngine::valueSeen(SourceEntry& entry, const Event& event, const std::string& key, double value,
+void AlertEngine::valueSeen(SourceEntry& entry, std::chrono::system_clock::time_point timestamp,
+                            const std::optional<int64_t>& step, const std::string& key, double value,
                             const std::vector<uint32_t>* thresholds, std::vector<Alert>& out) {
   const bool finite = std::isfinite(value);
   if (!finite || notFiniteStates_ > 0) {
@@ -169,10 +172,10 @@ void AlertEngine::valueSeen(SourceEntry& entry, const Event& event, const std::s
       }
       if (state != states_.end()) continue;  // told already
       addState(std::move(stateKey));
-      Alert& alert = out.emplace_back(makeAlert(entry, rule, event.timestamp));
+      Alert& alert = out.emplace_back(makeAlert(entry, rule, timestamp));
       alert.key = key;
       alert.value = value;
-      alert.step = statedStep(event);
+      alert.step = step;
       alert.message = key + " is " + numberText(value);
     }
   }
@@ -189,17 +192,37 @@ void AlertEngine::valueSeen(SourceEntry& entry, const Event& event, const std::s
     if (state->run < r.consecutive) ++state->run;
     if (state->run < r.consecutive || state->told) continue;
     state->told = true;
-    Alert& alert = out.emplace_back(makeAlert(entry, rule, event.timestamp));
+    Alert& alert = out.emplace_back(makeAlert(entry, rule, timestamp));
     alert.key = key;
     alert.value = value;
-    alert.step = statedStep(event);
+    alert.step = step;
     alert.message = key + " = " + numberText(value) + ", " + std::string(alertComparisonText(r.comparison)) + " " +
                     numberText(r.threshold);
     if (r.consecutive > 1) alert.message += " for " + std::to_string(r.consecutive) + " values in a row";
   }
 }
 
-void AlertEngine::observeEvent(const SourceInfo& source, const Event& event, std::vector<Alert>& out) {
+namespace {
+
+// The fields of either kind of event, as (key, value) with value a DataValue or FieldValueView.
+const auto& fieldsOf(const Event& event) { return event.data; }
+std::span<const transport::FieldView> fieldsOf(const transport::EventView& event) { return event.fields(); }
+std::string_view keyOf(const std::pair<const std::string, DataValue>& field) { return field.first; }
+std::string_view keyOf(const transport::FieldView& field) { return field.key; }
+std::optional<double> valueOf(const std::pair<const std::string, DataValue>& field) { return numericValue(field.second); }
+std::optional<double> valueOf(const transport::FieldView& field) {
+  if (const double* d = std::get_if<double>(&field.value)) return *d;
+  if (const int64_t* i = std::get_if<int64_t>(&field.value)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+std::optional<int64_t> stepOf(const Event& event) { return statedStep(event); }
+std::optional<int64_t> stepOf(const transport::EventView& event) { return event.statedStep(); }
+
+}  // namespace
+
+template <typename EventType>
+void AlertEngine::observeFields(const SourceInfo& source, const EventType& event, std::string_view name,
+                                std::chrono::system_clock::time_point timestamp, std::vector<Alert>& out) {
   SourceEntry& entry = sourceEntry(source);
   if (const auto now = clock_->now(); now > entry.lastHeard) {
     entry.lastHeard = now;
@@ -207,21 +230,31 @@ void AlertEngine::observeEvent(const SourceInfo& source, const Event& event, std
     std::fill(entry.silenceTold.begin(), entry.silenceTold.end(), false);
   }
   if (notFiniteRules_.empty() && thresholdsByKey_.empty()) return;
-  const bool stat = isStatEventName(event.name);
+  const bool stat = isStatEventName(name);
   // Plain events build their keys only when a rule may name them or a value may be NaN.
-  const bool named = stat ? !thresholdsByKey_.empty() : thresholdPrefixes_.contains(event.name);
-  for (const auto& [field, data] : event.data) {
-    const std::optional<double> value = numericValue(data);
+  const bool named = stat ? !thresholdsByKey_.empty() : !thresholdPrefixes_.empty() && thresholdPrefixes_.contains(std::string(name));
+  std::optional<std::optional<int64_t>> step;  // read once, when an alert needs it
+  for (const auto& field : fieldsOf(event)) {
+    const std::optional<double> value = valueOf(field);
     if (!value) continue;
     if (!named && notFiniteRules_.empty()) continue;
     if (!named && std::isfinite(*value) && notFiniteStates_ == 0) continue;
-    const std::string key = valueKey(event.name, field);
+    const std::string key = valueKey(name, keyOf(field));
     const std::vector<uint32_t>* thresholds = nullptr;
     if (named) {
       if (const auto found = thresholdsByKey_.find(key); found != thresholdsByKey_.end()) thresholds = &found->second;
     }
-    valueSeen(entry, event, key, *value, thresholds, out);
+    if (!step) step = stepOf(event);
+    valueSeen(entry, timestamp, *step, key, *value, thresholds, out);
   }
+}
+
+void AlertEngine::observeEvent(const SourceInfo& source, const Event& event, std::vector<Alert>& out) {
+  observeFields(source, event, event.name, event.timestamp, out);
+}
+
+void AlertEngine::observeEvent(const SourceInfo& source, const transport::EventView& event, std::vector<Alert>& out) {
+  observeFields(source, event, event.name(), event.timestamp(), out);
 }
 
 void AlertEngine::observeHeard(const SourceInfo& source, std::chrono::steady_clock::time_point lastHeard,

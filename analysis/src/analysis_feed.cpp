@@ -30,6 +30,14 @@ void AnalysisFeed::event(const transport::ReceivedEvent& event) {
   raisedBy(event.source, event.endpoint);
 }
 
+void AnalysisFeed::event(const transport::ReceivedEventView& event) {
+  const SourceInfo& from = source(event.source);
+  if (ranks_ != nullptr) ranks_->observeEvent(from, event.event);
+  if (alerts_ == nullptr) return;
+  alerts_->observeEvent(from, event.event, raised_);
+  raisedBy(event.source, event.endpoint);
+}
+
 void AnalysisFeed::gap(const transport::GapInfo& gap) {
   if (alerts_ == nullptr) return;
   alerts_->observeGap(source(gap.source), gap.topic, gap.missed(), raised_);
@@ -74,7 +82,7 @@ void AnalysisFeed::sources(const std::vector<transport::SourceStatus>& sources) 
 
 transport::SubscriberCallbacks AnalysisFeed::callbacks() {
   transport::SubscriberCallbacks callbacks;
-  callbacks.onEvent = [this](transport::ReceivedEvent& received) { event(received); };
+  callbacks.onEventView = [this](const transport::ReceivedEventView& received) { event(received); };
   callbacks.onSourceChange = [this](const transport::SourceChange& change) { sourceChanged(change); };
   callbacks.onGap = [this](const transport::GapInfo& info) { gap(info); };
   return callbacks;

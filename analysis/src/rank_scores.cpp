@@ -61,6 +61,24 @@ void RankScorer::observeEvent(const SourceInfo& source, const Event& event) {
   if (const std::optional<double> value = numericValue(found->second)) observeValue(source, *value);
 }
 
+void RankScorer::observeEvent(const SourceInfo& source, const transport::EventView& event) {
+  if (!source.rank) return;
+  const std::string& key = options_.key;
+  std::string_view field = key;
+  const std::string_view name = event.name();
+  if (!isStatEventName(name)) {
+    if (key.size() <= name.size() || key.compare(0, name.size(), name) != 0 || key[name.size()] != '.') return;
+    field = std::string_view(key).substr(name.size() + 1);
+  }
+  const transport::FieldView* found = event.find(field);
+  if (found == nullptr) return;
+  if (const double* d = std::get_if<double>(&found->value)) {
+    observeValue(source, *d);
+  } else if (const int64_t* i = std::get_if<int64_t>(&found->value)) {
+    observeValue(source, static_cast<double>(*i));
+  }
+}
+
 void RankScorer::observeValue(const SourceInfo& source, double value) {
   Member* entry = member(source);
   if (entry == nullptr) {

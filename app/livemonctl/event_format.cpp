@@ -118,31 +118,96 @@ std::string printableText(std::string_view text) {
   return quoted.substr(1, quoted.size() - 2);
 }
 
-std::string formatEventText(const ReceivedEvent& event) {
-  std::string line = localClock(event.event.timestamp) + " " + (event.source ? sourceName(*event.source) : "?") + " " +
-                     printableText(event.event.name) + " #" + std::to_string(event.sequence);
-  if (const auto step = statedStep(event.event)) line += " step " + std::to_string(*step);
-  for (const auto* field : sortedData(event.event)) {
+namespace {
+
+// What the two forms of an event have in common, for formatText and formatJson.
+struct EventParts {
+  std::string_view name;
+  std::chrono::system_clock::time_point timestamp;
+  std::optional<int64_t> step;
+  const SourceInfo* source;
+  const std::string* endpoint;
+  uint64_t sequence;
+  bool fromHistory;
+};
+
+EventParts partsOf(const ReceivedEvent& event) {
+  return {event.event.name, event.event.timestamp, statedStep(event.event), event.source.get(), event.endpoint.get(),
+          event.sequence, event.fromHistory};
+}
+
+EventParts partsOf(const transport::ReceivedEventView& event) {
+  return {event.event.name(), event.event.timestamp(), event.event.statedStep(), event.source.get(),
+          event.endpoint.get(), event.sequence, event.fromHistory};
+}
+
+std::vector<const transport::FieldView*> sortedFields(const transport::EventView& event) {
+  std::vector<const transport::FieldView*> fields;
+  fields.reserve(event.fields().size());
+  for (const transport::FieldView& field : event.fields()) fields.push_back(&field);
+  std::sort(fields.begin(), fields.end(), [](const auto* a, const auto* b) { return a->key < b->key; });
+  return fields;
+}
+
+std::string valueText(const transport::FieldValueView& value) {
+  if (const std::string_view* text = std::get_if<std::string_view>(&value)) return quotedPrintableText(*text);
+  return valueText(transport::toDataValue(value));
+}
+
+void writeValue(detail::JsonWriter& json, const transport::FieldValueView& value) {
+  if (const std::string_view* text = std::get_if<std::string_view>(&value)) {
+    json.string(*text);
+  } else {
+    writeValue(json, transport::toDataValue(value));
+  }
+}
+
+std::string_view keyOf(const std::pair<const std::string, DataValue>* field) { return field->first; }
+std::string_view keyOf(const transport::FieldView* field) { return field->key; }
+const DataValue& valueOf(const std::pair<const std::string, DataValue>* field) { return field->second; }
+const transport::FieldValueView& valueOf(const transport::FieldView* field) { return field->value; }
+
+template <typename Fields>
+std::string formatText(const EventParts& event, const Fields& fields) {
+  std::string line = localClock(event.timestamp) + " " + (event.source ? sourceName(*event.source) : "?") + " " +
+                     printableText(event.name) + " #" + std::to_string(event.sequence);
+  if (event.step) line += " step " + std::to_string(*event.step);
+  for (const auto* field : fields) {
     line += ' ';
-    line += printableText(field->first);
+    line += printableText(keyOf(field));
     line += '=';
-    line += valueText(field->second);
+    line += valueText(valueOf(field));
   }
   return line;
 }
 
-std::string formatEventJson(const ReceivedEvent& event) {
+template <typename Fields>
+std::string formatJson(const EventParts& event, const Fields& fields) {
   detail::JsonWriter json;
-  json.beginObject().key("time").string(isoUtc(event.event.timestamp)).key("ts").integer(toWireTime(event.event.timestamp));
-  json.key("name").string(event.event.name).key("seq").integer(event.sequence);
-  if (const auto step = statedStep(event.event)) json.key("step").integer(*step);
+  json.beginObject().key("time").string(isoUtc(event.timestamp)).key("ts").integer(toWireTime(event.timestamp));
+  json.key("name").string(event.name).key("seq").integer(event.sequence);
+  if (event.step) json.key("step").integer(*event.step);
   if (event.source) writeSource(json.key("source"), *event.source);
   if (event.endpoint) json.key("endpoint").string(*event.endpoint);
   if (event.fromHistory) json.key("history").boolean(true);
   json.key("data").beginObject();
-  for (const auto* field : sortedData(event.event)) writeValue(json.key(field->first), field->second);
+  for (const auto* field : fields) writeValue(json.key(keyOf(field)), valueOf(field));
   json.endObject().endObject();
   return json.take();
+}
+
+}  // namespace
+
+std::string formatEventText(const ReceivedEvent& event) { return formatText(partsOf(event), sortedData(event.event)); }
+
+std::string formatEventJson(const ReceivedEvent& event) { return formatJson(partsOf(event), sortedData(event.event)); }
+
+std::string formatEventText(const transport::ReceivedEventView& event) {
+  return formatText(partsOf(event), sortedFields(event.event));
+}
+
+std::string formatEventJson(const transport::ReceivedEventView& event) {
+  return formatJson(partsOf(event), sortedFields(event.event));
 }
 
 std::string formatSourceChangeText(const SourceChange& change) {

@@ -33,6 +33,9 @@ std::string formatEventText(const ReceivedEvent& event);
 // stay apart from integers; NaN and ±Inf, which JSON
 // lacks, are written as the strings "NaN", "Infinity" and "-Infinity".
 std::string formatEventJson(const ReceivedEvent& event);
+// The same, byte for byte, for an event lent by a Subscriber (SubscriberCallbacks::onEventView).
+std::string formatEventText(const transport::ReceivedEventView& event);
+std::string formatEventJson(const transport::ReceivedEventView& event);
 std::string formatSourceChangeText(const SourceChange& change);
 std::string formatSourceChangeJson(const SourceChange& change);  // {"notice": "joined"|"stale"|"alive"|"gone", ...}
 std::string formatGapText(const GapInfo& gap);

@@ -31,7 +31,6 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   subscriberOptions.connect = options.endpoints;
   subscriberOptions.filters = options.filters;
   subscriberOptions.curve = options.curve;
-  subscriberOptions.keepMessages = true;  // recorded as they arrived
   subscriberOptions.history = options.history;
   Subscriber subscriber(subscriberOptions);
   std::unique_ptr<RecordingWriter> writer;
@@ -47,12 +46,18 @@ int record(const RecordOptions& options, const std::atomic<bool>& stop, std::ost
   out << "recording " << where << " to " << options.output << " (Ctrl-C stops)" << std::endl;
 
   // Only names that were recorded: at most kMaxRecordingChannels.
-  std::map<std::string, uint64_t> perName;
+  std::map<std::string, uint64_t, std::less<>> perName;
   std::set<SourceInfo> sources;
   SubscriberCallbacks callbacks;
-  callbacks.onEvent = [&](ReceivedEvent& event) {
+  // Lent: a whole message is written as it arrived, its bytes never decoded into Events.
+  callbacks.onEventView = [&](const ReceivedEventView& event) {
     if (!recorder.record(event)) return;
-    ++perName[event.event.name];
+    const std::string_view name = event.event.name();
+    if (auto found = perName.find(name); found != perName.end()) {
+      ++found->second;
+    } else {
+      perName.emplace(std::string(name), 1);
+    }
     if (event.source && sources.size() < kMaxCountedSources) sources.insert(*event.source);
   };
   callbacks.onSourceChange = [&](const SourceChange& change) {

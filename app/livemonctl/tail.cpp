@@ -40,7 +40,7 @@ int runTail(const TailOptions& options, const std::atomic<bool>& stop, std::ostr
 
     uint64_t printed = 0;
     SubscriberCallbacks callbacks;
-    callbacks.onEvent = [&](ReceivedEvent& event) {
+    callbacks.onEventView = [&](const ReceivedEventView& event) {
       if (options.maxEvents != 0 && printed >= options.maxEvents) return;
       out << (options.json ? formatEventJson(event) : formatEventText(event)) << '\n';
       ++printed;

@@ -31,6 +31,22 @@ bool ReceivedEventRecorder::record(const ReceivedEvent& event) {
   return recorded;
 }
 
+bool ReceivedEventRecorder::record(const ReceivedEventView& event) {
+  bool recorded = false;
+  if (!event.wholeMessage) {
+    recorded = recordEvent(writer_, event.toReceivedEvent());
+  } else if (&event.event != &event.message[0]) {
+    recorded = messageWritten_;  // written (or refused) with the message's first event
+  } else {
+    message_.reset();
+    messageWritten_ = writer_.write(event.message.topic(), static_cast<uint64_t>(toWireTime(event.receivedAt)),
+                                    static_cast<uint64_t>(event.event.timestampNs()), event.message.payload());
+    recorded = messageWritten_;
+  }
+  ++(recorded ? events_ : notRecorded_);
+  return recorded;
+}
+
 RecordedEventDecoder::RecordedEventDecoder(const std::string& recordingPath, WireLimits limits)
     : path_(std::make_shared<const std::string>(recordingPath)), limits_(limits) {}
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <string>
@@ -35,6 +36,20 @@ transport::ReceivedEvent statEvent(std::shared_ptr<const transport::SourceInfo> 
   received.source = std::move(source);
   received.endpoint = std::move(endpoint);
   return received;
+}
+
+// Calls f(const ReceivedEventView&) with `received` lent as a Subscriber lends it: its event
+// encoded into a message and read back borrowed.
+template <typename F>
+void lend(const transport::ReceivedEvent& received, F&& f) {
+  const std::string payload =
+      transport::encodeEventsPayload(*received.source, received.sequence, received.event.name, {received.event});
+  transport::EventBatchDecoder decoder;
+  const transport::DecodeStatus status = decoder.decode(received.event.name, payload, [&](const transport::EventBatchView& batch) {
+    f(transport::ReceivedEventView{batch[0], batch, received.source, received.sequence, received.endpoint,
+                                   received.receivedAt, received.fromHistory, true});
+  });
+  ASSERT_EQ(status, transport::DecodeStatus::Ok);
 }
 
 // `missed` events of "step" from `source` never arrived.
@@ -165,13 +180,67 @@ TEST_F(AnalysisFeedTest, TheCallbacksFeedLikeTheCalls) {
   AlertEngine alerts = engine({"nan", "loss"});
   AnalysisFeed feed(&alerts);
   const transport::SubscriberCallbacks callbacks = feed.callbacks();
-  transport::ReceivedEvent received = statEvent(sourceInfo(1), endpoint_, "grad.norm", kNaN);
-  callbacks.onEvent(received);
+  const transport::ReceivedEvent received = statEvent(sourceInfo(1), endpoint_, "grad.norm", kNaN);
+  ASSERT_TRUE(callbacks.onEventView) << "events are lent";
+  lend(received, [&](const transport::ReceivedEventView& lent) { callbacks.onEventView(lent); });
   callbacks.onGap(gapOf(sourceInfo(1), 1));
   const std::vector<FedAlert> fed = feed.takeAlerts();
   ASSERT_EQ(fed.size(), 2u);
   EXPECT_EQ(fed[0].alert.kind, AlertRuleKind::NotFinite);
   EXPECT_EQ(fed[1].alert.kind, AlertRuleKind::Loss);
+}
+
+// A lent event raises what its owning copy raises, with the same key, value, step and time, and
+// scores its rank alike.
+TEST_F(AnalysisFeedTest, ALentEventIsObservedAsItsOwningCopy) {
+  AlertEngine owningAlerts = engine({"nan", "loss.mean > 2", "eval.acc < 0.5"});
+  AlertEngine lentAlerts = engine({"nan", "loss.mean > 2", "eval.acc < 0.5"});
+  RankScorerOptions options;
+  options.key = "loss.mean";
+  options.clock = &clock_;
+  RankScorer owningRanks(options);
+  RankScorer lentRanks(options);
+  AnalysisFeed owning(&owningAlerts, &owningRanks);
+  AnalysisFeed lent(&lentAlerts, &lentRanks);
+  std::vector<transport::ReceivedEvent> events;
+  for (int64_t rank = 0; rank < 3; ++rank) {
+    events.push_back(statEvent(sourceInfo(rank), endpoint_, "loss.mean", 1.0 + static_cast<double>(rank)));
+  }
+  events.push_back(statEvent(sourceInfo(1), endpoint_, "loss.mean", kNaN));
+  events.back().event.step = 12;
+  transport::ReceivedEvent eval = statEvent(sourceInfo(2), endpoint_, "unused", 0.0);
+  eval.event.name = "eval";
+  eval.event.data = {{"acc", 0.25}, {"step", int64_t{30}}, {"note", std::string("text")}};
+  events.push_back(eval);
+  for (const transport::ReceivedEvent& received : events) {
+    owning.event(received);
+    lend(received, [&](const transport::ReceivedEventView& view) { lent.event(view); });
+  }
+  const std::vector<FedAlert> fromOwning = owning.takeAlerts();
+  const std::vector<FedAlert> fromLent = lent.takeAlerts();
+  ASSERT_EQ(fromOwning.size(), 3u) << "loss.mean 3 > 2, NaN, eval.acc 0.25 < 0.5";
+  ASSERT_EQ(fromLent.size(), fromOwning.size());
+  for (std::size_t i = 0; i < fromOwning.size(); ++i) {
+    EXPECT_EQ(fromLent[i].alert.kind, fromOwning[i].alert.kind) << i;
+    EXPECT_EQ(fromLent[i].alert.key, fromOwning[i].alert.key) << i;
+    EXPECT_EQ(fromLent[i].alert.step, fromOwning[i].alert.step) << i;
+    EXPECT_EQ(fromLent[i].alert.time, fromOwning[i].alert.time) << i;
+    EXPECT_EQ(fromLent[i].alert.message, fromOwning[i].alert.message) << i;
+    EXPECT_EQ(fromLent[i].source, fromOwning[i].source) << i;
+  }
+  EXPECT_EQ(fromLent[1].alert.step, std::optional<int64_t>(12));
+  EXPECT_EQ(fromLent[2].alert.step, std::optional<int64_t>(30)) << "a step stated in a field";
+  const std::vector<RankWindow> owningWindows = owningRanks.evaluate();
+  const std::vector<RankWindow> lentWindows = lentRanks.evaluate();
+  ASSERT_EQ(lentWindows.size(), 1u);
+  ASSERT_EQ(owningWindows.size(), 1u);
+  ASSERT_EQ(lentWindows[0].ranks.size(), owningWindows[0].ranks.size());
+  for (std::size_t i = 0; i < lentWindows[0].ranks.size(); ++i) {
+    EXPECT_EQ(lentWindows[0].ranks[i].rank, owningWindows[0].ranks[i].rank);
+    const double lentValue = lentWindows[0].ranks[i].value;
+    const double owningValue = owningWindows[0].ranks[i].value;
+    EXPECT_TRUE(lentValue == owningValue || (std::isnan(lentValue) && std::isnan(owningValue))) << i;
+  }
 }
 
 TEST_F(AnalysisFeedTest, AnotherEngineTakesOverWithItsRules) {

@@ -8,10 +8,12 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include <livemon/run_config.h>
+#include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/publisher.h>
 #include <livemon/ui/ingest/event_converter.h>
 #include <livemon/ui/data/ingest_limits.h>
@@ -808,6 +810,93 @@ TEST(EventConverterLimits, OneSourcesEventFieldsShareItsLineLimit) {
   converter.convert(event, batch);
   EXPECT_EQ(batch.series.size(), 5U);
   EXPECT_EQ(converter.drops().sourceSeries.dropped, 2U);
+}
+
+// What the Subscriber lends (SubscriberCallbacks::onEventView) converts to the very batch its
+// owning copy converts to: descriptors, samples (rates and steps too), log rows, configs, and
+// what the limits refuse.
+TEST(EventConverter, ALentEventConvertsAsItsOwningCopy) {
+  IngestLimits limits;
+  limits.maxEventNames = 5;  // livemon.Stat, train.step, eval, the config, huge: name0 and on are refused
+  limits.maxLogDataBytes = 200;
+  EventConverter owning(limits);
+  EventConverter lending(limits);
+  const auto first = makeSource("train", 1);
+  const auto second = makeSource("train", 2);
+  const std::string stat = transport::PublisherOptions{}.statName;
+  std::vector<transport::ReceivedEvent> events;
+  for (int i = 0; i < 3; ++i) {
+    events.push_back(received(i == 1 ? second : first,
+                              Event{"livemon.Stat", atMs(1000.0 * (i + 1)),
+                                    {{"loss.mean", 0.5 / (i + 1)}, {"loss.count", int64_t{7 + i}},
+                                     {stat + ".published.value", 1000.0 * (i + 1)}, {"nodot", 1.0}}}));
+  }
+  Event step{"train.step", atMs(4000.0), {{"loss", 0.25}, {"step", int64_t{40}}, {"phase", std::string("warm")},
+                                          {"ok", true}, {"lr", int64_t{3}}}};
+  events.push_back(received(first, step));
+  Event stepped{"eval", atMs(5000.0), {{"acc", 0.75}}};
+  stepped.step = 50;
+  events.push_back(received(first, stepped));
+  events.push_back(received(first, Event{std::string(kRunConfigEventName), atMs(6000.0),
+                                         {{"lr", 0.001}, {"model", std::string("tiny")}, {"step", int64_t{0}}}}));
+  events.push_back(received(first, Event{"huge", atMs(7000.0), {{"text", std::string(1000, 'x')}}}));
+  for (int i = 0; i < 3; ++i) {  // names beyond maxEventNames
+    events.push_back(received(second, Event{"name" + std::to_string(i), atMs(8000.0 + i), {{"v", 1.0 * i}}}));
+  }
+  IngestBatch fromOwning;
+  IngestBatch fromLent;
+  for (transport::ReceivedEvent& event : events) {
+    transport::ReceivedEvent copy = event;
+    owning.convert(copy, fromOwning);
+    const std::string payload =
+        transport::encodeEventsPayload(*event.source, 0, event.event.name, {event.event});
+    transport::EventBatchDecoder decoder;
+    ASSERT_EQ(decoder.decode(event.event.name, payload,
+                             [&](const transport::EventBatchView& batch) {
+                               lending.convert(transport::ReceivedEventView{batch[0], batch, event.source, 0,
+                                                                            event.endpoint, event.receivedAt, false, true},
+                                               fromLent);
+                             }),
+              transport::DecodeStatus::Ok);
+  }
+  owning.finish(fromOwning);
+  lending.finish(fromLent);
+
+  EXPECT_EQ(fromLent.events, fromOwning.events);
+  ASSERT_EQ(fromLent.sources.size(), fromOwning.sources.size());
+  ASSERT_EQ(fromLent.names.size(), fromOwning.names.size());
+  for (std::size_t i = 0; i < fromOwning.names.size(); ++i) {
+    EXPECT_EQ(fromLent.names[i].id, fromOwning.names[i].id);
+    EXPECT_EQ(fromLent.names[i].name, fromOwning.names[i].name);
+  }
+  auto seriesKeys = [](const IngestBatch& batch) {
+    std::set<std::tuple<SeriesId, SourceId, std::string, std::string, int>> keys;
+    for (const SeriesDescriptor& s : batch.series) keys.emplace(s.id, s.source, s.stat, s.aggregation, static_cast<int>(s.kind));
+    return keys;
+  };
+  EXPECT_EQ(seriesKeys(fromLent), seriesKeys(fromOwning));
+  ASSERT_EQ(fromLent.samples.size(), fromOwning.samples.size());
+  auto samples = [](const IngestBatch& batch) {
+    std::multiset<std::tuple<SeriesId, double, double, double>> all;
+    for (const StatSample& s : batch.samples) all.emplace(s.series, s.x, s.y, std::isnan(s.step) ? -1.0 : s.step);
+    return all;
+  };
+  EXPECT_EQ(samples(fromLent), samples(fromOwning));
+  ASSERT_EQ(fromLent.log.size(), fromOwning.log.size());
+  for (std::size_t i = 0; i < fromOwning.log.size(); ++i) {
+    EXPECT_EQ(fromLent.log[i].data, fromOwning.log[i].data) << i;
+    EXPECT_EQ(fromLent.log[i].timeNs, fromOwning.log[i].timeNs) << i;
+    EXPECT_EQ(fromLent.log[i].step, fromOwning.log[i].step) << i;
+    EXPECT_EQ(fromLent.log[i].name, fromOwning.log[i].name) << i;
+    EXPECT_EQ(fromLent.log[i].source, fromOwning.log[i].source) << i;
+  }
+  ASSERT_EQ(fromLent.configs.size(), 1u);
+  ASSERT_EQ(fromOwning.configs.size(), 1u);
+  EXPECT_EQ(fromLent.configs[0].config, fromOwning.configs[0].config);
+  EXPECT_EQ(lending.drops().eventNames.dropped, owning.drops().eventNames.dropped);
+  EXPECT_GT(owning.drops().eventNames.dropped, 0u) << "the test reaches the name limit";
+  EXPECT_EQ(lending.drops().logData.dropped, 1u);
+  EXPECT_EQ(owning.drops().logData.dropped, 1u);
 }
 
 TEST(EventConverter, ThePublishersRunningTotalsAreChartedAsARatePerSecond) {

@@ -27,7 +27,8 @@ namespace livemon::transport {
 
 namespace detail {
 
-// Not thread-safe: one poll() at a time, from its receiving to the end of its callbacks.
+// Not thread-safe: one owner at a time (one poll(), from its receiving to the end of its
+// callbacks).
 //
 // What a poll lends to SubscriberCallbacks::onEventView: the messages it decoded, held by the
 // decoder, and their bytes, copied out of ZeroMQ's frames and the history's buffers (which the

@@ -39,6 +39,7 @@ class AlertFeed {
 
   // Before the converter sees the event (converting may move its data).
   void event(const transport::ReceivedEvent& received) { feed_.event(received); }
+  void event(const transport::ReceivedEventView& received) { feed_.event(received); }
   void gap(const transport::GapInfo& gap) { feed_.gap(gap); }
   void sourceChanged(const transport::SourceChange& change) { feed_.sourceChanged(change); }
   // The subscriber's source table (what heartbeats say), then a look for silent sources.

@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <functional>
+#include <span>
+#include <string_view>
 #include <type_traits>
 #include <variant>
+
+#include <livemon/run_config.h>
 
 #include <livemon/ui/data/stat_key.h>
 
@@ -64,6 +68,52 @@ uint64_t hashOf(const transport::SourceInfo& info) {
 std::string statOf(const std::string& key) {
   const std::optional<StatKeyParts> parts = splitStatKey(key);
   return parts ? std::string(parts->stat) : key;
+}
+
+std::string renderAll(const transport::EventView& event) {
+  std::vector<const transport::FieldView*> fields;
+  fields.reserve(event.fields().size());
+  for (const transport::FieldView& field : event.fields()) fields.push_back(&field);
+  std::sort(fields.begin(), fields.end(), [](const auto* a, const auto* b) { return a->key < b->key; });
+  std::string out;
+  out.reserve(fields.size() * 24);
+  for (const transport::FieldView* field : fields) {
+    if (!out.empty()) out.append(", ");
+    out.append(field->key);
+    out.push_back('=');
+    if (const std::string_view* text = std::get_if<std::string_view>(&field->value)) {
+      out.push_back('"');
+      out.append(*text);
+      out.push_back('"');
+    } else {
+      appendValue(out, transport::toDataValue(field->value));
+    }
+  }
+  return out;
+}
+
+// What convertEvent reads of either kind of event.
+const Event& eventOf(const transport::ReceivedEvent& received) { return received.event; }
+const transport::EventView& eventOf(const transport::ReceivedEventView& received) { return received.event; }
+std::string_view nameOf(const Event& event) { return event.name; }
+std::string_view nameOf(const transport::EventView& event) { return event.name(); }
+std::optional<int64_t> stepOf(const Event& event) { return statedStep(event); }
+std::optional<int64_t> stepOf(const transport::EventView& event) { return event.statedStep(); }
+std::chrono::system_clock::time_point timeOf(const Event& event) { return event.timestamp; }
+std::chrono::system_clock::time_point timeOf(const transport::EventView& event) { return event.timestamp(); }
+const auto& fieldsOf(const Event& event) { return event.data; }
+std::span<const transport::FieldView> fieldsOf(const transport::EventView& event) { return event.fields(); }
+std::string_view keyOf(const std::pair<const std::string, DataValue>& field) { return field.first; }
+std::string_view keyOf(const transport::FieldView& field) { return field.key; }
+std::optional<double> numberOf(const std::pair<const std::string, DataValue>& field) {
+  if (const double* d = std::get_if<double>(&field.second)) return *d;
+  if (const int64_t* i = std::get_if<int64_t>(&field.second)) return static_cast<double>(*i);
+  return std::nullopt;
+}
+std::optional<double> numberOf(const transport::FieldView& field) {
+  if (const double* d = std::get_if<double>(&field.value)) return *d;
+  if (const int64_t* i = std::get_if<int64_t>(&field.value)) return static_cast<double>(*i);
+  return std::nullopt;
 }
 
 std::string renderAll(const Event& event) {
@@ -179,16 +229,16 @@ void EventConverter::forgetSources(const std::vector<SourceId>& ids) {
   }
 }
 
-std::optional<NameId> EventConverter::nameId(const std::string& name, IngestBatch& out) {
+std::optional<NameId> EventConverter::nameId(std::string_view name, IngestBatch& out) {
   if (const auto found = names_.find(name); found != names_.end()) return found->second;
   if (names_.size() >= limits_.maxEventNames && !isStatEventName(name)) {
-    refusedNames_.add(std::hash<std::string>{}(name));
+    refusedNames_.add(std::hash<std::string_view>{}(name));
     return std::nullopt;
   }
   const auto id = static_cast<NameId>(names_.size());
-  const auto inserted = names_.emplace(name, id).first;
+  const auto inserted = names_.emplace(std::string(name), id).first;
   nameById_.push_back(&inserted->first);
-  out.names.push_back(NameDescriptor{id, name});
+  out.names.push_back(NameDescriptor{id, std::string(name)});
   return id;
 }
 
@@ -243,13 +293,13 @@ std::optional<EventConverter::SeriesRef> EventConverter::newSeries(SourceId sour
   return SeriesRef{id, kind};
 }
 
-std::optional<EventConverter::SeriesRef> EventConverter::statSeries(SourceId source, const std::string& key,
+std::optional<EventConverter::SeriesRef> EventConverter::statSeries(SourceId source, std::string_view key,
                                                                     IngestBatch& out) {
   if (const auto found = seriesBySource_[source].statKeys.find(key); found != seriesBySource_[source].statKeys.end()) {
     return found->second;
   }
   const std::optional<StatKeyParts> parts = splitStatKey(key);
-  std::string stat = parts ? std::string(parts->stat) : key;
+  std::string stat = parts ? std::string(parts->stat) : std::string(key);
   std::string aggregation = parts ? std::string(parts->aggregation) : std::string("value");
   SeriesKind kind = SeriesKind::StatWindow;
   if (isCumulativeCounter(stat, aggregation)) {
@@ -257,19 +307,19 @@ std::optional<EventConverter::SeriesRef> EventConverter::statSeries(SourceId sou
     aggregation = kRateAggregation;
   }
   const std::optional<SeriesRef> ref =
-      newSeries(source, std::move(stat), std::move(aggregation), kind, std::hash<std::string>{}(key), out);
-  if (ref) seriesBySource_[source].statKeys.emplace(key, *ref);
+      newSeries(source, std::move(stat), std::move(aggregation), kind, std::hash<std::string_view>{}(key), out);
+  if (ref) seriesBySource_[source].statKeys.emplace(std::string(key), *ref);
   return ref;
 }
 
 std::optional<EventConverter::SeriesRef> EventConverter::fieldSeries(SourceId source, NameId name,
-                                                                     const std::string& field, IngestBatch& out) {
+                                                                     std::string_view field, IngestBatch& out) {
   auto& fields = seriesBySource_[source].fields[name];
   if (const auto found = fields.find(field); found != fields.end()) return found->second;
-  const uint64_t keyHash = combineHash(0x6669656c64ULL ^ name, std::hash<std::string>{}(field));
+  const uint64_t keyHash = combineHash(0x6669656c64ULL ^ name, std::hash<std::string_view>{}(field));
   const std::optional<SeriesRef> ref =
-      newSeries(source, *nameById_[name] + '.' + field, "value", SeriesKind::EventField, keyHash, out);
-  if (ref) fields.emplace(field, *ref);
+      newSeries(source, *nameById_[name] + '.' + std::string(field), "value", SeriesKind::EventField, keyHash, out);
+  if (ref) fields.emplace(std::string(field), *ref);
   return ref;
 }
 
@@ -285,8 +335,21 @@ std::optional<double> EventConverter::counterRate(SeriesId id, double x, double 
   return (y - before->y) * 1000.0 / (x - before->x);
 }
 
-void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& out) {
-  Event& event = received.event;
+void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& out) { convertEvent(received, out); }
+
+void EventConverter::convert(const transport::ReceivedEventView& received, IngestBatch& out) {
+  if (received.event.name() == kRunConfigEventName) {
+    // A run's config, once per run: read from an owning copy, as the config keeps its values.
+    transport::ReceivedEvent owned = received.toReceivedEvent();
+    convertEvent(owned, out);
+    return;
+  }
+  convertEvent(received, out);
+}
+
+template <typename Received>
+void EventConverter::convertEvent(const Received& received, IngestBatch& out) {
+  const auto& event = eventOf(received);
   const std::optional<SourceId> source = sourceId(received.source, received.endpoint.get(), out);
   if (!source) {
     ++drops_.sources.dropped;
@@ -294,26 +357,25 @@ void EventConverter::convert(transport::ReceivedEvent& received, IngestBatch& ou
   }
   ++out.events;
 
-  const std::optional<NameId> name = nameId(event.name, out);
-  const bool stat = isStatEventName(event.name);
-  const std::optional<int64_t> stated = statedStep(event);
-  const int64_t timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(event.timestamp.time_since_epoch()).count();
+  const std::string_view eventName = nameOf(event);
+  const std::optional<NameId> name = nameId(eventName, out);
+  const bool stat = isStatEventName(eventName);
+  const std::optional<int64_t> stated = stepOf(event);
+  const auto timestamp = timeOf(event);
+  const int64_t timeNs = std::chrono::duration_cast<std::chrono::nanoseconds>(timestamp.time_since_epoch()).count();
   // A run's config describes the run (the Runs panel's columns): logged, not charted.
-  std::optional<RunConfig> config = runConfigOf(event);
+  std::optional<RunConfig> config;
+  if constexpr (std::is_same_v<Received, transport::ReceivedEvent>) config = runConfigOf(event);
   if (config) out.addConfig(RunConfigNote{*source, timeNs, std::move(*config)});
   // An event whose name was refused is dropped whole, its fields' points with it.
   if (!config && (stat || name)) {
-    const double x = epochMilliseconds(event.timestamp);
+    const double x = epochMilliseconds(timestamp);
     const double step = stated ? static_cast<double>(*stated) : kNoStep;
-    for (const auto& [key, value] : event.data) {
-      double y = 0.0;
-      if (const double* d = std::get_if<double>(&value)) {
-        y = *d;
-      } else if (const int64_t* i = std::get_if<int64_t>(&value)) {
-        y = static_cast<double>(*i);
-      } else {
-        continue;
-      }
+    for (const auto& field : fieldsOf(event)) {
+      const std::optional<double> number = numberOf(field);
+      if (!number) continue;
+      const double y = *number;
+      const std::string_view key = keyOf(field);
       if (stat) {
         const std::optional<SeriesRef> series = statSeries(*source, key, out);
         if (!series) continue;

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -53,6 +55,9 @@ class EventConverter {
   explicit EventConverter(IngestLimits limits, double foldSlotMs = SampleFolder::kDefaultSlotMs);
 
   void convert(transport::ReceivedEvent& received, IngestBatch& out);
+  // The same for an event lent by the Subscriber (SubscriberCallbacks::onEventView): read in
+  // place, nothing of it copied but what the batch keeps (names, lines, the log row's text).
+  void convert(const transport::ReceivedEventView& received, IngestBatch& out);
   // Call once a batch is complete, before it is staged: folds its event-field samples (see above).
   void finish(IngestBatch& out);
   // Event-field samples finish() folded away.
@@ -97,10 +102,17 @@ class EventConverter {
     SeriesId id = 0;
     SeriesKind kind = SeriesKind::StatWindow;
   };
+  // Hashes strings and string views alike, so a lent event's names are looked up without a copy.
+  struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>{}(text); }
+  };
+  template <typename Value>
+  using TextMap = std::unordered_map<std::string, Value, TextHash, std::equal_to<>>;
   // The lines of one source: by Stat key, and by event name and field.
   struct SourceSeries {
-    std::unordered_map<std::string, SeriesRef> statKeys;
-    std::unordered_map<NameId, std::unordered_map<std::string, SeriesRef>> fields;
+    TextMap<SeriesRef> statKeys;
+    std::unordered_map<NameId, TextMap<SeriesRef>> fields;
     std::size_t count = 0;
     bool ranked = false;  // its lines count against IngestLimits::maxRankedSeries
   };
@@ -110,9 +122,12 @@ class EventConverter {
     double y = 0.0;
   };
 
-  std::optional<NameId> nameId(const std::string& name, IngestBatch& out);
-  std::optional<SeriesRef> statSeries(SourceId source, const std::string& key, IngestBatch& out);
-  std::optional<SeriesRef> fieldSeries(SourceId source, NameId name, const std::string& field, IngestBatch& out);
+  // convert()'s work for either kind of event.
+  template <typename Received>
+  void convertEvent(const Received& received, IngestBatch& out);
+  std::optional<NameId> nameId(std::string_view name, IngestBatch& out);
+  std::optional<SeriesRef> statSeries(SourceId source, std::string_view key, IngestBatch& out);
+  std::optional<SeriesRef> fieldSeries(SourceId source, NameId name, std::string_view field, IngestBatch& out);
   // Admits a new line within the limits (or counts its refusal); `keyHash` tells refused lines apart.
   std::optional<SeriesRef> newSeries(SourceId source, std::string stat, std::string aggregation, SeriesKind kind,
                                      uint64_t keyHash, IngestBatch& out);
@@ -126,7 +141,7 @@ class EventConverter {
   // subscriber and heard again comes with a new SourceInfo, so entries would otherwise pile up.
   std::unordered_map<const transport::SourceInfo*, CachedSource> sourceByAddress_;
   std::map<transport::SourceInfo, SourceId> sourceByValue_;
-  std::unordered_map<std::string, NameId> names_;
+  TextMap<NameId> names_;
   std::vector<const std::string*> nameById_;  // the keys of names_, by id
   // Indexed by SourceId, one per id ever handed out (forgotten ones too): the next id is its size.
   std::vector<SourceSeries> seriesBySource_;

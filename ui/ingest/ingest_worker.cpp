@@ -21,7 +21,7 @@ transport::SubscriberOptions subscriberOptions(const IngestWorker::Options& opti
   subscriber.history = options.history;
   subscriber.curve = options.curve;
   // A recording stores messages as they arrived (docs/recording-format.md).
-  subscriber.keepMessages = true;
+
   return subscriber;
 }
 
@@ -143,11 +143,13 @@ void IngestWorker::checkSources() {
   alertFeed_.stage(converter_, converted_);
 }
 
-void IngestWorker::historyEvent(const transport::ReceivedEvent& event) {
-  if (!event.endpoint) return;
-  HistoryProgress& progress = historyProgress_[*event.endpoint];
-  progress.source = event.source;
-  if (const std::optional<int64_t> step = statedStep(event.event)) {
+void IngestWorker::historyEvent(const std::shared_ptr<const std::string>& endpoint,
+                                const std::shared_ptr<const transport::SourceInfo>& source,
+                                std::optional<int64_t> step) {
+  if (!endpoint) return;
+  HistoryProgress& progress = historyProgress_[*endpoint];
+  progress.source = source;
+  if (step) {
     const double value = static_cast<double>(*step);
     if (!progress.firstStep || value < *progress.firstStep) progress.firstStep = value;
   }
@@ -172,11 +174,12 @@ void IngestWorker::historyDone(const transport::HistoryStatus& status) {
   converted_.history.push_back(std::move(note));
 }
 
-void IngestWorker::logWaitingNotes(const transport::ReceivedEvent& event) {
-  if (!event.endpoint) return;
+void IngestWorker::logWaitingNotes(const std::shared_ptr<const std::string>& endpoint,
+                                   const std::shared_ptr<const transport::SourceInfo>& source) {
+  if (!endpoint) return;
   std::erase_if(unloggedNotes_, [&](const HistoryNote& note) {
-    if (note.endpoint != *event.endpoint) return false;
-    logNote(note, event.source);
+    if (note.endpoint != *endpoint) return false;
+    logNote(note, source);
     return true;
   });
 }
@@ -257,6 +260,22 @@ void IngestWorker::record(const transport::ReceivedEvent& event) {
   }
 }
 
+void IngestWorker::record(const transport::ReceivedEventView& event) {
+  std::lock_guard lock(recorderMutex_);
+  if (!recorder_) return;
+  try {
+    eventRecorder_->record(event);
+    recorderStatus_.events = eventRecorder_->events();
+    recorderStatus_.bytes = recorder_->bytesWritten();
+    recorderStatus_.notRecorded = eventRecorder_->notRecorded();
+  } catch (const std::exception& error) {
+    eventRecorder_.reset();
+    recorder_.reset();  // the file stays readable up to its last complete chunk
+    recorderStatus_.active = false;
+    emit recordingFailed(QString::fromStdString(error.what()));
+  }
+}
+
 void IngestWorker::flushRecordingIfDue() {
   std::lock_guard lock(recorderMutex_);
   if (!recorder_) return;
@@ -273,11 +292,12 @@ void IngestWorker::flushRecordingIfDue() {
 
 void IngestWorker::run() {
   transport::SubscriberCallbacks callbacks;
-  callbacks.onEvent = [this](transport::ReceivedEvent& event) {
-    record(event);  // first: converting may move the event's data
+  // Lent: each event is read in place from the message it came in, never decoded into an Event.
+  callbacks.onEventView = [this](const transport::ReceivedEventView& event) {
+    record(event);
     std::lock_guard lock(converterMutex_);
-    if (event.fromHistory) historyEvent(event);
-    if (!unloggedNotes_.empty()) logWaitingNotes(event);
+    if (event.fromHistory) historyEvent(event.endpoint, event.source, event.event.statedStep());
+    if (!unloggedNotes_.empty()) logWaitingNotes(event.endpoint, event.source);
     alertFeed_.event(event);
     converter_.convert(event, converted_);
   };

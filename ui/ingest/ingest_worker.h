@@ -171,15 +171,18 @@ class IngestWorker : public QObject {
     std::optional<double> firstStep;
     std::shared_ptr<const transport::SourceInfo> source;
   };
-  void historyEvent(const transport::ReceivedEvent& event);
+  void historyEvent(const std::shared_ptr<const std::string>& endpoint,
+                    const std::shared_ptr<const transport::SourceInfo>& source, std::optional<int64_t> step);
   void historyDone(const transport::HistoryStatus& status);
   // Logs the notes waiting for a source on the event's endpoint.
-  void logWaitingNotes(const transport::ReceivedEvent& event);
+  void logWaitingNotes(const std::shared_ptr<const std::string>& endpoint,
+                       const std::shared_ptr<const transport::SourceInfo>& source);
   void logNote(const HistoryNote& note, std::shared_ptr<const transport::SourceInfo> source);
   std::map<std::string, HistoryProgress> historyProgress_;
   std::vector<HistoryNote> unloggedNotes_;
   // Appends to the recording, if any; on failure ends it and emits recordingFailed.
   void record(const transport::ReceivedEvent& event);
+  void record(const transport::ReceivedEventView& event);
   void flushRecordingIfDue();
 
   mutable std::mutex recorderMutex_;

@@ -44,6 +44,14 @@ const FieldView* EventView::find(std::string_view key) const noexcept {
   return nullptr;
 }
 
+std::optional<int64_t> EventView::statedStep() const noexcept {
+  if (step_) return step_;
+  if (const FieldView* field = find(kStepKey)) {
+    if (const int64_t* step = std::get_if<int64_t>(&field->value)) return *step;
+  }
+  return std::nullopt;
+}
+
 Event EventView::toEvent() const {
   Event event;
   event.name = name_;

@@ -15,6 +15,7 @@
 #include <livemon/clock.h>
 #include <livemon/event.h>
 #include <livemon/source_info.h>
+#include <livemon/transport/event_batch_view.h>
 
 // Alert rules and the engine that applies them to what a subscriber receives. Pure logic on an
 // injected clock, no threads and no I/O, so the dashboard and `livemonctl watch` run the same
@@ -159,6 +160,8 @@ class AlertEngine {
 
   // An event from `source`; also counts as hearing from it now.
   void observeEvent(const SourceInfo& source, const Event& event, std::vector<Alert>& out);
+  // The same for an event lent by a Subscriber (SubscriberCallbacks::onEventView).
+  void observeEvent(const SourceInfo& source, const transport::EventView& event, std::vector<Alert>& out);
   // Anything from `source`, heartbeats included, last arrived at `lastHeard` (the clock's
   // monotonic time). `heartbeatInterval`: what its heartbeats say, for the default silence.
   void observeHeard(const SourceInfo& source, std::chrono::steady_clock::time_point lastHeard,
@@ -194,7 +197,12 @@ class AlertEngine {
   using StateList = std::list<KeyState>;
 
   SourceEntry& sourceEntry(const SourceInfo& source);
-  void valueSeen(SourceEntry& entry, const Event& event, const std::string& key, double value,
+  // observeEvent's work for either kind of event.
+  template <typename EventType>
+  void observeFields(const SourceInfo& source, const EventType& event, std::string_view name,
+                     std::chrono::system_clock::time_point timestamp, std::vector<Alert>& out);
+  void valueSeen(SourceEntry& entry, std::chrono::system_clock::time_point timestamp,
+                 const std::optional<int64_t>& step, const std::string& key, double value,
                  const std::vector<uint32_t>* thresholds, std::vector<Alert>& out);
   StateList::iterator findState(const StateKey& key);
   StateList::iterator addState(StateKey key);

@@ -42,13 +42,14 @@ class AnalysisFeed {
   void setAlertEngine(AlertEngine* alerts) noexcept { alerts_ = alerts; }
 
   void event(const transport::ReceivedEvent& event);
+  void event(const transport::ReceivedEventView& event);
   void gap(const transport::GapInfo& gap);
   void sourceChanged(const transport::SourceChange& change);
   // After a poll: the subscriber's sources (Subscriber::sources()), then a look for silent ones.
   void sources(const std::vector<transport::SourceStatus>& sources);
 
-  // Callbacks for Subscriber::poll() that feed this: events, gaps and source changes. They refer
-  // to this feed, which must outlive them.
+  // Callbacks for Subscriber::poll() that feed this: events (lent, onEventView), gaps and source
+  // changes. They refer to this feed, which must outlive them.
   transport::SubscriberCallbacks callbacks();
 
   // The alerts raised since the last call, oldest first.

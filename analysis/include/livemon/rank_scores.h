@@ -11,6 +11,7 @@
 #include <livemon/alert_rules.h>
 #include <livemon/clock.h>
 #include <livemon/event.h>
+#include <livemon/transport/event_batch_view.h>
 
 // Straggler scoring across the ranks of a run: the publishers of one run name that carry a rank
 // form a group, and each window every rank's latest value of one key is compared with the median
@@ -111,6 +112,8 @@ class RankScorer {
   // An event from `source`: when it carries the key as a number (a Stat event's "<stat>.<agg>"
   // field, or "<event>.<field>" of another event), that value becomes the rank's latest.
   void observeEvent(const SourceInfo& source, const Event& event);
+  // The same for an event lent by a Subscriber (SubscriberCallbacks::onEventView).
+  void observeEvent(const SourceInfo& source, const transport::EventView& event);
   // The key's value from `source`, directly.
   void observeValue(const SourceInfo& source, double value);
   // The source said goodbye: its rank leaves the group at once.

@@ -37,6 +37,9 @@ class ReceivedEventRecorder {
   // when it was not recorded because the writer could not take its name. Throws RecordingError
   // when the file cannot be written.
   bool record(const ReceivedEvent& event);
+  // The same for an event lent by a Subscriber (SubscriberCallbacks::onEventView), in the order
+  // lent: a whole message (ReceivedEventView::wholeMessage) is written with its first event.
+  bool record(const ReceivedEventView& event);
 
   RecordingWriter& writer() noexcept { return writer_; }
   // Events recorded, and not recorded because their names found no channel.

@@ -43,6 +43,8 @@ class EventView {
   int64_t timestampNs() const noexcept { return timestampNs_; }
   std::chrono::system_clock::time_point timestamp() const noexcept { return fromWireTime(timestampNs_); }
   std::optional<int64_t> step() const noexcept { return step_; }
+  // The step it states: its step, else an int64 field named kStepKey (statedStep() of an Event).
+  std::optional<int64_t> statedStep() const noexcept;
   // In the order they came; keys are unique (the decoder refuses an event with a key twice).
   std::span<const FieldView> fields() const noexcept { return {fields_, count_}; }
   // The field named `key`, or nullptr (a linear search: events have a handful of fields).
