@@ -14,19 +14,18 @@
 //   build/bench/transport/wire_decode_bench [rounds, default 7] [raw frames per round, default 300000]
 // GCC 12 misreads std::string's inlined copies here as overlapping (a known false positive).
 #pragma GCC diagnostic ignored "-Wrestrict"
-#include <zmq.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <livemon/transport/event_batch_view.h>
 #include <livemon/transport/wire_format.h>
 
 #include "bench_events.h"
+#include "raw_zmq_rate.h"
 #include "bench_support.h"
 
 using namespace livemon;
@@ -37,54 +36,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-int setInt(void* socket, int option, int value) { return zmq_setsockopt(socket, option, &value, sizeof(value)); }
-
-// Messages per second raw libzmq moves as single 96-byte frames over tcp loopback.
-double rawFrameRate(int frames) {
-  void* context = zmq_ctx_new();
-  void* pub = zmq_socket(context, ZMQ_PUB);
-  void* sub = zmq_socket(context, ZMQ_SUB);
-  for (void* socket : {pub, sub}) setInt(socket, ZMQ_LINGER, 0);
-  setInt(pub, ZMQ_SNDHWM, 0);
-  setInt(sub, ZMQ_RCVHWM, 0);
-  zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "", 0);
-  if (zmq_bind(pub, "tcp://127.0.0.1:*") != 0) {
-    std::fprintf(stderr, "bind: %s\n", zmq_strerror(zmq_errno()));
-    std::exit(1);
-  }
-  char endpoint[256];
-  std::size_t length = sizeof(endpoint);
-  zmq_getsockopt(pub, ZMQ_LAST_ENDPOINT, endpoint, &length);
-  zmq_connect(sub, endpoint);
-  // A probe frame (1 byte) until one arrives: the subscription has reached the publisher.
-  zmq_pollitem_t item{sub, 0, ZMQ_POLLIN, 0};
-  char buffer[256];
-  while (true) {
-    zmq_send(pub, "p", 1, 0);
-    if (zmq_poll(&item, 1, 10) > 0) break;
-  }
-  const std::string frame(96, 'f');
-  const auto start = Clock::now();
-  std::thread sender([&] {
-    for (int i = 0; i < frames; ++i) zmq_send(pub, frame.data(), frame.size(), 0);
-  });
-  int received = 0;
-  auto last = start;
-  while (received < frames && zmq_poll(&item, 1, 3000) > 0) {
-    while (true) {
-      const int size = zmq_recv(sub, buffer, sizeof(buffer), ZMQ_DONTWAIT);
-      if (size < 0) break;
-      if (size == 96) ++received;  // probes still in flight are not counted
-    }
-    last = Clock::now();
-  }
-  sender.join();
-  zmq_close(pub);
-  zmq_close(sub);
-  zmq_ctx_term(context);
-  return received / std::chrono::duration<double>(last - start).count();
-}
 
 // A sum over every field, so neither decoder's work can be left out.
 double touch(const Event& event) {
@@ -189,7 +140,7 @@ int main(int argc, char** argv) {
   std::vector<std::vector<double>> owning(batches.size());
   std::vector<std::vector<double>> viewed(batches.size());
   for (int round = 0; round < rounds; ++round) {
-    raw.push_back(rawFrameRate(frames));
+    raw.push_back(bench::rawFrameRate(frames));
     for (std::size_t b = 0; b < batches.size(); ++b) {
       owning[b].push_back(owningRate(batches[b]));
       viewed[b].push_back(viewRate(batches[b], decoder));

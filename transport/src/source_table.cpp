@@ -156,13 +156,23 @@ std::size_t SourceTable::accept(const EventBatchView& message, uint32_t batch,
   name_.assign(message.name());
   return deliverEvents(source, name_, message.sequence(), message.size(), payloadHash(message.payload()), origin,
                        deliveries, [&](uint64_t i, const SourceStatus& s, uint64_t sequence, auto wallNow) {
-                         auto& lent = std::get<LentEvent>(deliveries.emplace_back(std::in_place_type<LentEvent>));
+                         // The event after the last one lent extends its run.
+                         if (!deliveries.empty()) {
+                           if (auto* run = std::get_if<LentRun>(&deliveries.back());
+                               run != nullptr && run->batch == batch && run->index + run->count == i &&
+                               run->sequence + run->count == sequence) {
+                             ++run->count;
+                             return;
+                           }
+                         }
+                         auto& lent = std::get<LentRun>(deliveries.emplace_back(std::in_place_type<LentRun>));
                          lent.source = s.source;
                          lent.endpoint = endpoint;
                          lent.receivedAt = wallNow;
                          lent.sequence = sequence;
                          lent.batch = batch;
                          lent.index = static_cast<uint32_t>(i);
+                         lent.count = 1;
                          lent.fromHistory = origin == Origin::History;
                        });
 }

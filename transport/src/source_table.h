@@ -24,22 +24,24 @@
 // transport tests include this header.
 namespace livemon::transport::detail {
 
-// Thread-safety: a plain value type. An event a poll lends (SubscriberCallbacks::onEventView):
-// which of the messages it decoded (EventBatchDecoder::held) and which event of it, with what a
-// ReceivedEvent says besides the event.
-struct LentEvent {
+// Thread-safety: a plain value type. Events a poll lends (SubscriberCallbacks::onEventView):
+// `count` consecutive events of one of the messages it decoded (EventBatchDecoder::held), from
+// its `index`-th on, with what a ReceivedEvent says besides the event. One entry per message
+// delivered whole, not one per event.
+struct LentRun {
   std::shared_ptr<const SourceInfo> source;
   std::shared_ptr<const std::string> endpoint;
   std::chrono::system_clock::time_point receivedAt;
-  uint64_t sequence = 0;
+  uint64_t sequence = 0;  // of its first event
   uint32_t batch = 0;
   uint32_t index = 0;
+  uint32_t count = 0;
   bool fromHistory = false;
   bool wholeMessage = false;
 };
 
 // What one poll() hands to the callbacks, in order.
-using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo, HistoryStatus, LentEvent>;
+using Delivery = std::variant<ReceivedEvent, SourceChange, GapInfo, HistoryStatus, LentRun>;
 
 // Where a message came from, which decides how its overlaps count: events that came both in a
 // history answer and live are the seam, not duplicates.
@@ -95,7 +97,7 @@ class SourceTable {
   std::size_t accept(WireMessage& message, std::string_view payload, const std::shared_ptr<const std::string>& endpoint,
                      Origin origin, std::vector<Delivery>& deliveries);
   // The same for a message decoded borrowed, the `batch`-th held: its events are appended as
-  // LentEvents.
+  // LentRuns.
   std::size_t accept(const EventBatchView& message, uint32_t batch, const std::shared_ptr<const std::string>& endpoint,
                      Origin origin, std::vector<Delivery>& deliveries);
 

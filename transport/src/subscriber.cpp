@@ -148,7 +148,8 @@ std::size_t Subscriber::State::receive(std::vector<Delivery>& deliveries) {
   std::size_t handled = 0;
   std::size_t bytes = 0;
   auto withinBounds = [&] {
-    return handled < kMaxMessagesPerPoll && deliveries.size() < kMaxDeliveriesPerPoll && bytes < kMaxPayloadBytesPerPoll;
+    return handled < kMaxMessagesPerPoll && deliveries.size() + lentEvents < kMaxDeliveriesPerPoll &&
+           bytes < kMaxPayloadBytesPerPoll;
   };
   bool more = true;
   while (more && withinBounds()) {
@@ -278,11 +279,9 @@ std::optional<std::size_t> Subscriber::State::handle(const std::shared_ptr<const
     const std::size_t batch = lending->decoder.heldCount() - 1;
     const std::size_t delivered = sources.accept(lending->decoder.held(batch), static_cast<uint32_t>(batch), endpoint,
                                                  origin, deliveries);
-    if (delivered > 0 && delivered == events) {
-      for (auto it = deliveries.end() - static_cast<std::ptrdiff_t>(delivered); it != deliveries.end(); ++it) {
-        std::get<detail::LentEvent>(*it).wholeMessage = true;
-      }
-    }
+    // Delivered whole, the message is one run, the last delivery.
+    if (delivered > 0 && delivered == events) std::get<detail::LentRun>(deliveries.back()).wholeMessage = true;
+    lentEvents += delivered;
     if (endpointIt != endpointStatus.end()) endpointIt->events += delivered;
     return delivered;
   }
@@ -390,6 +389,7 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     state.waitForChanges();
     std::lock_guard lock(state.socketMutex);
     state.lending = lent.get();
+    state.lentEvents = 0;
     try {
       state.receiveFor(timeout, deliveries);
     } catch (...) {
@@ -408,12 +408,13 @@ std::size_t Subscriber::poll(std::chrono::milliseconds timeout, const Subscriber
     if (auto* event = std::get_if<ReceivedEvent>(&delivery)) {
       ++events;
       if (callbacks.onEvent) callbacks.onEvent(*event);
-    } else if (auto* borrowed = std::get_if<detail::LentEvent>(&delivery)) {
-      ++events;
-      const EventBatchView& batch = lent->decoder.held(borrowed->batch);
-      callbacks.onEventView(ReceivedEventView{batch[borrowed->index], batch, borrowed->source, borrowed->sequence,
-                                              borrowed->endpoint, borrowed->receivedAt, borrowed->fromHistory,
-                                              borrowed->wholeMessage});
+    } else if (auto* run = std::get_if<detail::LentRun>(&delivery)) {
+      events += run->count;
+      const EventBatchView& batch = lent->decoder.held(run->batch);
+      for (uint32_t i = 0; i < run->count; ++i) {
+        callbacks.onEventView(ReceivedEventView{batch[run->index + i], batch, run->source, run->sequence + i,
+                                                run->endpoint, run->receivedAt, run->fromHistory, run->wholeMessage});
+      }
     } else if (auto* change = std::get_if<SourceChange>(&delivery)) {
       if (callbacks.onSourceChange) callbacks.onSourceChange(*change);
     } else if (auto* gap = std::get_if<GapInfo>(&delivery)) {

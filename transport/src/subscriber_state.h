@@ -126,6 +126,7 @@ struct Subscriber::State {
   std::vector<std::unique_ptr<detail::EndpointSocket>> sockets;
   WireMessage message;  // decode buffer
   detail::LentMessages* lending = nullptr;  // the poll's, while it receives for onEventView
+  std::size_t lentEvents = 0;  // events lent by this poll, which count against its bound as deliveries do
   std::atomic<int> pendingChanges{0};
   std::mutex changeMutex;
   std::condition_variable changeDone;

@@ -99,7 +99,12 @@ struct EventBatchDecoder::Sink {
     event.timestampNs_ = timestamp;
     event.first_ = decoder.fields_.size();
   }
-  void field(std::string_view key, const detail::RawValue& value) { decoder.fields_.push_back(FieldView{key, value}); }
+  template <typename T>
+  void field(std::string_view key, T value) {
+    FieldView& field = decoder.fields_.emplace_back();
+    field.key = key;
+    field.value.emplace<T>(value);
+  }
 
   // False when a key came twice in the event just read.
   bool endEvent() {
@@ -151,6 +156,7 @@ DecodeStatus EventBatchDecoder::read(EventBatchView& view, std::string_view topi
     // What the refused message added goes; what was held before it stays.
     events_.resize(events);
     fields_.resize(fields);
+    settledEvents_ = std::min(settledEvents_, events);
     view.name_ = {};
     view.count_ = 0;
     return status;
@@ -173,11 +179,21 @@ const EventBatchView& EventBatchDecoder::held(std::size_t i) {
   return *heldViews_[i];
 }
 
+// Only what was read since the last settle, unless the buffers moved: a holder that looks at each
+// message as it holds it pays once per event, not once per event per message.
 void EventBatchDecoder::settle() noexcept {
   if (settled_) return;
-  for (EventView& event : events_) event.fields_ = fields_.data() + event.first_;
+  if (events_.data() != settledEventsAt_ || fields_.data() != settledFieldsAt_) {
+    settledEvents_ = 0;
+    settledViews_ = 0;
+    settledEventsAt_ = events_.data();
+    settledFieldsAt_ = fields_.data();
+  }
+  for (std::size_t e = settledEvents_; e < events_.size(); ++e) events_[e].fields_ = fields_.data() + events_[e].first_;
+  settledEvents_ = events_.size();
   view_.events_ = events_.data() + view_.first_;
-  for (std::size_t i = 0; i < heldCount_; ++i) heldViews_[i]->events_ = events_.data() + heldViews_[i]->first_;
+  for (std::size_t i = settledViews_; i < heldCount_; ++i) heldViews_[i]->events_ = events_.data() + heldViews_[i]->first_;
+  settledViews_ = heldCount_;
   settled_ = true;
 }
 
@@ -195,6 +211,8 @@ void EventBatchDecoder::release() noexcept {
   heldCount_ = 0;
   if (heldViews_.size() > kKeptViews) heldViews_.resize(kKeptViews);
   settled_ = true;
+  settledEvents_ = 0;
+  settledViews_ = 0;
   trim(events_, kKeptEvents);
   trim(fields_, kKeptFields);
   trim(steps_, kKeptEvents);

@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include <livemon/detail/msgpack_reader.h>
@@ -38,13 +39,13 @@ class OwningSink {
     event.data.reserve(fields);
     duplicate_ = false;
   }
-  void field(std::string_view key, const detail::RawValue& raw) {
+  template <typename T>
+  void field(std::string_view key, T raw) {
     DataValue value;
-    switch (raw.index()) {
-      case 0: value = std::string(std::get<0>(raw)); break;
-      case 1: value = std::get<1>(raw); break;
-      case 2: value = std::get<2>(raw); break;
-      default: value = std::get<3>(raw); break;
+    if constexpr (std::is_same_v<T, std::string_view>) {
+      value = std::string(raw);
+    } else {
+      value = raw;
     }
     if (!out_.events.back().data.emplace(key, std::move(value)).second) duplicate_ = true;
   }

@@ -168,6 +168,11 @@ class EventBatchDecoder {
   std::vector<std::unique_ptr<EventBatchView>> heldViews_;  // reused; the first heldCount_ are held
   std::size_t heldCount_ = 0;
   bool settled_ = true;
+  // What settle() last pointed: events and held views up to these counts, in these buffers.
+  std::size_t settledEvents_ = 0;
+  std::size_t settledViews_ = 0;
+  const EventView* settledEventsAt_ = nullptr;
+  const FieldView* settledFieldsAt_ = nullptr;
   std::vector<EventView> events_;
   std::vector<FieldView> fields_;
   std::vector<std::optional<int64_t>> steps_;

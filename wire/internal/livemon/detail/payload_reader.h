@@ -51,7 +51,8 @@ struct PayloadHeader {
 // Reads one event entry, handing its timestamp and fields to `sink`; returns what it would cost
 // an owning decoder in memory beyond the Event itself and its name (the decoded-size bound).
 //
-// Sink: beginEvent(int64_t timestampNs, uint32_t fields); field(std::string_view key, RawValue);
+// Sink: beginEvent(int64_t timestampNs, uint32_t fields); field(std::string_view key, T value) for T
+// each of RawValue's alternatives;
 // endEvent() -> false when a key came twice in the event.
 template <typename Sink>
 std::size_t readEvent(MsgpackReader& reader, const WireLimits& limits, Sink& sink) {
@@ -63,22 +64,22 @@ std::size_t readEvent(MsgpackReader& reader, const WireLimits& limits, Sink& sin
   std::size_t decodedBytes = fields * kFieldNodeBytes;
   for (uint32_t i = 0; i < fields; ++i) {
     const std::string_view key = reader.str("data key", limits.maxKeyBytes);
-    RawValue value;
+    // Each value goes to the sink as its own type: a RawValue built here and copied on would be
+    // stored in parts and reloaded whole, a store-forwarding stall per field.
     switch (reader.peekType()) {
-      case MsgpackReader::Type::Float: value = reader.float64("data value"); break;
-      case MsgpackReader::Type::Int: value = reader.int64("data value"); break;
-      case MsgpackReader::Type::Bool: value = reader.boolean("data value"); break;
+      case MsgpackReader::Type::Float: sink.field(key, reader.float64("data value")); break;
+      case MsgpackReader::Type::Int: sink.field(key, reader.int64("data value")); break;
+      case MsgpackReader::Type::Bool: sink.field(key, reader.boolean("data value")); break;
       case MsgpackReader::Type::Str: {
         const std::string_view text = reader.str("string value", limits.maxStringBytes);
         decodedBytes += heapBytes(text.size());
-        value = text;
+        sink.field(key, text);
         break;
       }
       default:
         reader.fail("the value of \"" + std::string(key) + "\" is not a string, float, integer or boolean");
     }
     decodedBytes += heapBytes(key.size());
-    sink.field(key, value);
   }
   // Checked once the event is read, the same way by both decoders.
   if (!sink.endEvent()) reader.fail("duplicate data key in one event");
