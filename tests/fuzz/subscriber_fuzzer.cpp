@@ -9,7 +9,8 @@
 // malformed: that is the Subscriber's policy); an accepted events message has each event either
 // delivered or counted as a duplicate, the delivered ones being its last, in order, with their own
 // sequence numbers; the same message again delivers nothing (one publisher reached over two
-// endpoints); a gap reports numbers that were skipped. And sources stay within maxSources. How a
+// endpoints); a gap reports numbers that were skipped; events lent (onEventView, inputs of odd
+// length) are those decodeMessage reads. And sources stay within maxSources. How a
 // source's numbers may jump between messages is the Subscriber's policy and is not checked.
 #include <zmq.h>
 
@@ -21,6 +22,7 @@
 #include <livemon/transport/wire_format.h>
 
 #include "fuzz_support.h"
+#include "wire_equality.h"
 #include "zmq_support.h"
 
 namespace {
@@ -106,12 +108,27 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
 
   uint64_t delivered = 0;
   std::vector<uint64_t> sequences;  // delivered for the message just sent
+  std::vector<Event> lentEvents;    // their owning copies, when lent
   SubscriberCallbacks callbacks;
-  callbacks.onEvent = [&](ReceivedEvent& event) {
-    ++delivered;
-    LIVEMON_FUZZ_CHECK(event.source != nullptr && event.endpoint != nullptr);
-    sequences.push_back(event.sequence);
-  };
+  // Inputs of odd length have their events lent (onEventView), the others handed (onEvent): the
+  // same properties hold both ways, and a lent event is what decodeMessage reads.
+  const bool lend = size % 2 == 1;
+  if (lend) {
+    callbacks.onEventView = [&](const ReceivedEventView& event) {
+      ++delivered;
+      LIVEMON_FUZZ_CHECK(event.source != nullptr && event.endpoint != nullptr);
+      LIVEMON_FUZZ_CHECK(event.sequence == event.message.sequence() +
+                                               static_cast<uint64_t>(&event.event - event.message.begin()));
+      sequences.push_back(event.sequence);
+      lentEvents.push_back(event.event.toEvent());
+    };
+  } else {
+    callbacks.onEvent = [&](ReceivedEvent& event) {
+      ++delivered;
+      LIVEMON_FUZZ_CHECK(event.source != nullptr && event.endpoint != nullptr);
+      sequences.push_back(event.sequence);
+    };
+  }
   callbacks.onSourceChange = [&](const SourceChange& change) {
     LIVEMON_FUZZ_CHECK(change.source != nullptr);
     if (change.joined) LIVEMON_FUZZ_CHECK(change.state == SourceState::Alive);
@@ -139,6 +156,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     const Verdict verdict = judge(frames, options.limits);
     const SubscriberStats before = subscriber.stats();
     sequences.clear();
+    lentEvents.clear();
     sender.send(frames);
     ++sent;
     // inproc:// hands the message over within zmq_send; a poll or two picks it up.
@@ -176,6 +194,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       // Those delivered are the message's last ones: events[i] has number sequence + i.
       for (std::size_t i = 0; i < sequences.size(); ++i) {
         LIVEMON_FUZZ_CHECK(sequences[i] == message.sequence + (count - sequences.size()) + i);
+        if (lend) {
+          LIVEMON_FUZZ_CHECK(livemon::fuzz::sameEvent(lentEvents[i], message.events[count - sequences.size() + i]));
+        }
       }
       if (previousAccepted && frames == previous) LIVEMON_FUZZ_CHECK(sequences.empty());
     } else {

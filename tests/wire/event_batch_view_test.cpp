@@ -196,5 +196,39 @@ TEST(EventBatchView, ADecoderReadsOneMessageAfterAnother) {
   EXPECT_EQ(events, 3u * 6);
 }
 
+// What the Subscriber does with a poll's messages: hold each, then read them all. Later messages
+// move the decoder's buffers, a refused one too (it reserves for its events before it breaks),
+// and every view held before still reads what it held.
+TEST(EventBatchView, HeldMessagesStayReadableWhateverIsHeldOrRefusedAfter) {
+  const std::vector<Event> small = sampleEvents();
+  const std::string first = encodeEventsPayload(source(), 0, "train.step", small);
+  std::vector<Event> many(3000, small[0]);
+  const std::string large = encodeEventsPayload(source(), 5, "train.step", many);
+  const std::string broken = large.substr(0, large.size() - 7);  // refused after its events were reserved
+  EventBatchDecoder decoder;
+  ASSERT_EQ(decoder.hold("train.step", first), DecodeStatus::Ok);
+  const EventBatchView& before = decoder.held(0);
+  EXPECT_EQ(before.size(), small.size());
+  EXPECT_EQ(decoder.hold("train.step", broken), DecodeStatus::Malformed);
+  ASSERT_EQ(decoder.heldCount(), 1u) << "a refused message is not held";
+  EXPECT_EQ(decoder.held(0)[2].toEvent(), small[2]);
+  ASSERT_EQ(decoder.hold("train.step", large), DecodeStatus::Ok);
+  EXPECT_EQ(decoder.hold("train.step", broken), DecodeStatus::Malformed);
+  ASSERT_EQ(decoder.hold("train.step", first), DecodeStatus::Ok);
+  ASSERT_EQ(decoder.heldCount(), 3u);
+  for (std::size_t i = 0; i < small.size(); ++i) {
+    EXPECT_EQ(decoder.held(0)[i].toEvent(), small[i]) << i;
+    EXPECT_EQ(decoder.held(2)[i].toEvent(), small[i]) << i;
+  }
+  ASSERT_EQ(decoder.held(1).size(), many.size());
+  EXPECT_EQ(decoder.held(1).sequence(), 5u);
+  EXPECT_EQ(decoder.held(1)[2999].toEvent(), many[2999]);
+  // decode() forgets what was held; hold() starts afresh after releaseHeld().
+  decoder.releaseHeld();
+  EXPECT_EQ(decoder.heldCount(), 0u);
+  ASSERT_EQ(decoder.hold("train.step", first), DecodeStatus::Ok);
+  EXPECT_EQ(decoder.held(0)[4].toEvent(), small[4]);
+}
+
 }  // namespace
 }  // namespace livemon::transport

@@ -145,6 +145,7 @@ DecodeStatus EventBatchDecoder::read(EventBatchView& view, std::string_view topi
                                      std::string* error) {
   const std::size_t events = events_.size();
   const std::size_t fields = fields_.size();
+  settled_ = false;  // a read may move the buffers, the one refused too
   view.first_ = events;
   view.count_ = 0;
   const DecodeStatus status = detail::decodeGuarded(error, [&] {
@@ -163,7 +164,6 @@ DecodeStatus EventBatchDecoder::read(EventBatchView& view, std::string_view topi
   }
   view.topic_ = topic;
   view.payload_ = payload;
-  settled_ = false;
   return status;
 }
 
