@@ -22,7 +22,8 @@ void AnalysisFeed::raisedBy(const std::shared_ptr<const transport::SourceInfo>& 
   raised_.clear();
 }
 
-void AnalysisFeed::event(const transport::ReceivedEvent& event) {
+template <typename Received>
+void AnalysisFeed::observe(const Received& event) {
   const SourceInfo& from = source(event.source);
   if (ranks_ != nullptr) ranks_->observeEvent(from, event.event);
   if (alerts_ == nullptr) return;
@@ -30,13 +31,9 @@ void AnalysisFeed::event(const transport::ReceivedEvent& event) {
   raisedBy(event.source, event.endpoint);
 }
 
-void AnalysisFeed::event(const transport::ReceivedEventView& event) {
-  const SourceInfo& from = source(event.source);
-  if (ranks_ != nullptr) ranks_->observeEvent(from, event.event);
-  if (alerts_ == nullptr) return;
-  alerts_->observeEvent(from, event.event, raised_);
-  raisedBy(event.source, event.endpoint);
-}
+void AnalysisFeed::event(const transport::ReceivedEvent& event) { observe(event); }
+
+void AnalysisFeed::event(const transport::ReceivedEventView& event) { observe(event); }
 
 void AnalysisFeed::gap(const transport::GapInfo& gap) {
   if (alerts_ == nullptr) return;

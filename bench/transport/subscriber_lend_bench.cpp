@@ -45,24 +45,6 @@ constexpr std::size_t kEventsPerMessage = 16;
 
 volatile double g_sink = 0;
 
-// A sum over every field, so no path's work can be left out.
-double touch(const Event& event) {
-  double sum = 0;
-  for (const auto& field : event.data) {
-    sum += static_cast<double>(field.first.size());
-    if (const double* value = std::get_if<double>(&field.second)) sum += *value;
-  }
-  return sum;
-}
-double touch(const EventView& event) {
-  double sum = 0;
-  for (const FieldView& field : event.fields()) {
-    sum += static_cast<double>(field.key.size());
-    if (const double* value = std::get_if<double>(&field.value)) sum += *value;
-  }
-  return sum;
-}
-
 SourceInfo benchSource() {
   SourceInfo source;
   source.run = "bench";
@@ -112,12 +94,12 @@ double subscriberRate(int messages, bool lend, double* perPollerCpu = nullptr) {
   SubscriberCallbacks callbacks;
   if (lend) {
     callbacks.onEventView = [&](const ReceivedEventView& event) {
-      sum += touch(event.event);
+      sum += bench::touch(event.event);
       ++delivered;
     };
   } else {
     callbacks.onEvent = [&](ReceivedEvent& event) {
-      sum += touch(event.event);
+      sum += bench::touch(event.event);
       ++delivered;
     };
   }

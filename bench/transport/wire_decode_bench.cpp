@@ -37,24 +37,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
-// A sum over every field, so neither decoder's work can be left out.
-double touch(const Event& event) {
-  double sum = 0;
-  for (const auto& field : event.data) {
-    sum += static_cast<double>(field.first.size());
-    if (const double* value = std::get_if<double>(&field.second)) sum += *value;
-  }
-  return sum;
-}
-double touch(const EventView& event) {
-  double sum = 0;
-  for (const FieldView& field : event.fields()) {
-    sum += static_cast<double>(field.key.size());
-    if (const double* value = std::get_if<double>(&field.value)) sum += *value;
-  }
-  return sum;
-}
-
 // Thread-safety: a plain value type. One batch to decode.
 struct Batch {
   std::string label;
@@ -72,7 +54,7 @@ double owningRate(const Batch& batch) {
   const auto start = Clock::now();
   for (int i = 0; i < batch.repeats; ++i) {
     if (decodeMessage(batch.topic, batch.payload, WireLimits{}, message) != DecodeStatus::Ok) std::exit(1);
-    for (const Event& event : message.events) sum += touch(event);
+    for (const Event& event : message.events) sum += bench::touch(event);
   }
   const double elapsed = seconds(start);
   g_sink = g_sink + sum;
@@ -84,7 +66,7 @@ double viewRate(const Batch& batch, EventBatchDecoder& decoder) {
   const auto start = Clock::now();
   for (int i = 0; i < batch.repeats; ++i) {
     const DecodeStatus status = decoder.decode(batch.topic, batch.payload, [&](const EventBatchView& view) {
-      for (const EventView& event : view) sum += touch(event);
+      for (const EventView& event : view) sum += bench::touch(event);
     });
     if (status != DecodeStatus::Ok) std::exit(1);
   }

@@ -244,7 +244,8 @@ IngestWorker::RecordingStatus IngestWorker::recordingStatus() const {
   return recorderStatus_;
 }
 
-void IngestWorker::record(const transport::ReceivedEvent& event) {
+template <typename Received>
+void IngestWorker::recordEvent(const Received& event) {
   std::lock_guard lock(recorderMutex_);
   if (!recorder_) return;
   try {
@@ -260,21 +261,9 @@ void IngestWorker::record(const transport::ReceivedEvent& event) {
   }
 }
 
-void IngestWorker::record(const transport::ReceivedEventView& event) {
-  std::lock_guard lock(recorderMutex_);
-  if (!recorder_) return;
-  try {
-    eventRecorder_->record(event);
-    recorderStatus_.events = eventRecorder_->events();
-    recorderStatus_.bytes = recorder_->bytesWritten();
-    recorderStatus_.notRecorded = eventRecorder_->notRecorded();
-  } catch (const std::exception& error) {
-    eventRecorder_.reset();
-    recorder_.reset();  // the file stays readable up to its last complete chunk
-    recorderStatus_.active = false;
-    emit recordingFailed(QString::fromStdString(error.what()));
-  }
-}
+void IngestWorker::record(const transport::ReceivedEvent& event) { recordEvent(event); }
+
+void IngestWorker::record(const transport::ReceivedEventView& event) { recordEvent(event); }
 
 void IngestWorker::flushRecordingIfDue() {
   std::lock_guard lock(recorderMutex_);

@@ -183,6 +183,8 @@ class IngestWorker : public QObject {
   // Appends to the recording, if any; on failure ends it and emits recordingFailed.
   void record(const transport::ReceivedEvent& event);
   void record(const transport::ReceivedEventView& event);
+  template <typename Received>
+  void recordEvent(const Received& event);
   void flushRecordingIfDue();
 
   mutable std::mutex recorderMutex_;

@@ -59,6 +59,9 @@ class AnalysisFeed {
   static const SourceInfo& source(const std::shared_ptr<const SourceInfo>& info);
 
  private:
+  // event()'s work for either kind of event.
+  template <typename Received>
+  void observe(const Received& event);
   // Moves the alerts just raised to the fed ones, from `info` heard on `endpoint`.
   void raisedBy(const std::shared_ptr<const transport::SourceInfo>& info,
                 const std::shared_ptr<const std::string>& endpoint);
