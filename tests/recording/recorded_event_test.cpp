@@ -2,12 +2,13 @@
 
 #include <gtest/gtest.h>
 
-
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <set>
+
+#include <livemon/transport/event_batch_view.h>
 
 #include "recorded_sample.h"
 #include "test_support.h"
@@ -251,6 +252,53 @@ TEST_F(RecordedEventTest, AWholeMessageIsRecordedOnceAsItArrivedAndOtherEventsAl
   }
   EXPECT_EQ(back[5].event, alone.event);
   EXPECT_EQ(back[0].source, back[4].source) << "one shared source per publisher instance";
+}
+
+// Lent events (SubscriberCallbacks::onEventView) record as the same events handed do: a message
+// delivered whole written once, as it arrived, with its first event; an event of a message not
+// delivered whole as a message of its own.
+TEST_F(RecordedEventTest, LentEventsRecordAsTheirHandedCopiesDo) {
+  const auto from = source("run", 7, 1);
+  const std::vector<ReceivedEvent> batch = arrivedTogether(from, 40, "train", 1000ms, 5);
+  const std::string& payload = batch.front().message->payload;
+  {
+    RecordingWriter writer(path_);
+    ReceivedEventRecorder recorder(writer);
+    EventBatchDecoder decoder;
+    ASSERT_EQ(decoder.decode("train", payload,
+                             [&](const EventBatchView& message) {
+                               for (std::size_t i = 0; i < message.size(); ++i) {
+                                 EXPECT_TRUE(recorder.record(ReceivedEventView{message[i], message, from, 40 + i,
+                                                                               batch[i].endpoint, batch[i].receivedAt,
+                                                                               false, true}));
+                               }
+                               // Its last two again, not delivered whole: each a message of its own.
+                               for (std::size_t i = 3; i < message.size(); ++i) {
+                                 EXPECT_TRUE(recorder.record(ReceivedEventView{message[i], message, from, 40 + i,
+                                                                               batch[i].endpoint, batch[i].receivedAt,
+                                                                               false, false}));
+                               }
+                             }),
+              DecodeStatus::Ok);
+    EXPECT_EQ(recorder.events(), 7u);
+    EXPECT_EQ(writer.messageCount(), 3u) << "the whole message once, then two alone";
+  }
+  bool sawWhole = false;
+  RecordingReader reader(path_);
+  reader.forEachMessage([&](const RecordedMessage& message) {
+    if (message.payload == payload) {
+      sawWhole = true;
+      EXPECT_EQ(message.publishTimeNs, static_cast<uint64_t>(toWireTime(batch.front().event.timestamp)));
+      EXPECT_EQ(message.logTimeNs, static_cast<uint64_t>(toWireTime(batch.front().receivedAt)));
+    }
+    return true;
+  });
+  EXPECT_TRUE(sawWhole) << "the message's bytes as they arrived";
+  const std::vector<ReceivedEvent> back = readEvents(path_);
+  ASSERT_EQ(back.size(), 7u);
+  for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(back[i].event, batch[i].event) << i;
+  EXPECT_EQ(back[5].event, batch[3].event);
+  EXPECT_EQ(back[6].sequence, 44u);
 }
 
 TEST_F(RecordedEventTest, TheSingleEventDecodeRefusesABatchAndSaysSo) {

@@ -702,6 +702,31 @@ TEST(Subscriber, ALentEventBorrowsTheMessageAsItArrived) {
   EXPECT_EQ(subscriber.stats().events, 2u);
 }
 
+// keepMessages hands each event of a message delivered whole the message as it arrived, one copy
+// shared by its events: what a recorder taking handed events stores.
+TEST(Subscriber, KeepMessagesHandsEachEventTheWholeMessageItCameIn) {
+  RawPublisher raw;
+  SubscriberOptions options = test::connectTo({raw.endpoint()});
+  options.keepMessages = true;
+  Subscriber subscriber(options);
+  connect(raw, subscriber);
+  const std::string payload = encodeEventsPayload(
+      rawSource(), 3, "kept", {makeEvent("kept", {{"x", 1.0}}), makeEvent("kept", {{"x", 2.0}})});
+  raw.send({"kept", payload});
+  raw.send({"kept", payload});  // the same again: skipped, so nothing more is kept
+  std::vector<ReceivedEvent> events;
+  SubscriberCallbacks callbacks;
+  callbacks.onEvent = [&](ReceivedEvent& event) { events.push_back(std::move(event)); };
+  ASSERT_TRUE(pollUntil(subscriber, callbacks, [&] { return subscriber.stats().duplicates == 2; }));
+  ASSERT_EQ(events.size(), 2u);
+  ASSERT_NE(events[0].message, nullptr);
+  EXPECT_EQ(events[0].message, events[1].message) << "one copy per message";
+  EXPECT_EQ(events[0].message->topic, "kept");
+  EXPECT_EQ(events[0].message->payload, payload);
+  EXPECT_EQ(events[0].message->sequence, 3u);
+  EXPECT_EQ(events[0].message->events, 2u);
+}
+
 // A callback may poll again: the inner poll lends its own messages and leaves the outer's as
 // they were (ASan sees a use after free if it does not).
 TEST(Subscriber, APollInsideALentCallbackLeavesTheOuterEventIntact) {
