@@ -25,25 +25,35 @@ inline double threadCpuSeconds() {
   return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
 }
 
+// A PUB socket of `context` bound to a free loopback port, its send queue unlimited; `endpoint`
+// says where. Exits the bench when it cannot bind.
+inline void* bindLoopbackPub(void* context, std::string& endpoint) {
+  void* pub = zmq_socket(context, ZMQ_PUB);
+  setSocketInt(pub, ZMQ_LINGER, 0);
+  setSocketInt(pub, ZMQ_SNDHWM, 0);
+  if (zmq_bind(pub, "tcp://127.0.0.1:*") != 0) {
+    std::fprintf(stderr, "bind: %s\n", zmq_strerror(zmq_errno()));
+    std::exit(1);
+  }
+  char bound[256];
+  std::size_t length = sizeof(bound);
+  zmq_getsockopt(pub, ZMQ_LAST_ENDPOINT, bound, &length);
+  endpoint = bound;
+  return pub;
+}
+
 // Messages per second raw libzmq moves as single 96-byte frames over tcp loopback; with
 // `perReceiverCpu`, also per second of the receiving thread's CPU time.
 inline double rawFrameRate(int frames, double* perReceiverCpu = nullptr) {
   using Clock = std::chrono::steady_clock;
   void* context = zmq_ctx_new();
-  void* pub = zmq_socket(context, ZMQ_PUB);
+  std::string endpoint;
+  void* pub = bindLoopbackPub(context, endpoint);
   void* sub = zmq_socket(context, ZMQ_SUB);
-  for (void* socket : {pub, sub}) setSocketInt(socket, ZMQ_LINGER, 0);
-  setSocketInt(pub, ZMQ_SNDHWM, 0);
+  setSocketInt(sub, ZMQ_LINGER, 0);
   setSocketInt(sub, ZMQ_RCVHWM, 0);
   zmq_setsockopt(sub, ZMQ_SUBSCRIBE, "", 0);
-  if (zmq_bind(pub, "tcp://127.0.0.1:*") != 0) {
-    std::fprintf(stderr, "bind: %s\n", zmq_strerror(zmq_errno()));
-    std::exit(1);
-  }
-  char endpoint[256];
-  std::size_t length = sizeof(endpoint);
-  zmq_getsockopt(pub, ZMQ_LAST_ENDPOINT, endpoint, &length);
-  zmq_connect(sub, endpoint);
+  zmq_connect(sub, endpoint.c_str());
   // A probe frame (1 byte) until one arrives: the subscription has reached the publisher.
   zmq_pollitem_t item{sub, 0, ZMQ_POLLIN, 0};
   char buffer[256];

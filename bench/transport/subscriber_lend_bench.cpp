@@ -69,16 +69,8 @@ double subscriberRate(int messages, bool lend, double* perPollerCpu = nullptr) {
   }
 
   void* context = zmq_ctx_new();
-  void* pub = zmq_socket(context, ZMQ_PUB);
-  bench::setSocketInt(pub, ZMQ_LINGER, 0);
-  bench::setSocketInt(pub, ZMQ_SNDHWM, 0);
-  if (zmq_bind(pub, "tcp://127.0.0.1:*") != 0) {
-    std::fprintf(stderr, "bind: %s\n", zmq_strerror(zmq_errno()));
-    std::exit(1);
-  }
-  char endpoint[256];
-  std::size_t length = sizeof(endpoint);
-  zmq_getsockopt(pub, ZMQ_LAST_ENDPOINT, endpoint, &length);
+  std::string endpoint;
+  void* pub = bench::bindLoopbackPub(context, endpoint);
   auto send = [&](const std::string& payload) {
     zmq_send(pub, topic.data(), topic.size(), ZMQ_SNDMORE);
     zmq_send(pub, payload.data(), payload.size(), 0);
