@@ -51,6 +51,7 @@ struct Config {
   double warmup = 60.0;
   double rssEvery = 60.0;
   bool together = true;
+  bool inProcess = false;  // no child process: for heaptrack or perf, which do not follow a fork
 };
 
 struct Results {
@@ -203,7 +204,9 @@ Results deserialize(const std::string& text) {
 
 void usage(const char* program) {
   std::fprintf(stderr,
-               "usage: %s [--ranks N,N...] [--stats N] [--seconds S] [--warmup S] [--rss-every S] [--one-at-a-time]\n", program);
+               "usage: %s [--ranks N,N...] [--stats N] [--seconds S] [--warmup S] [--rss-every S] [--one-at-a-time]\n"
+               "          [--in-process]  (one rank count, run in this process: for heaptrack or perf)\n",
+               program);
 }
 
 bool parseRanks(const std::string& text, std::vector<int>& ranks) {
@@ -232,6 +235,10 @@ int main(int argc, char** argv) {
       config.together = false;
       continue;
     }
+    if (flag == "--in-process") {
+      config.inProcess = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       usage(argv[0]);
       return 2;
@@ -250,8 +257,9 @@ int main(int argc, char** argv) {
     }
   }
   if (config.stats < 1 || config.stats > 1000 || !(config.rssEvery >= 1) || !(config.warmup >= 0) ||
-      !(config.seconds > config.warmup + config.rssEvery)) {
-    std::fprintf(stderr, "ranks_scale: --ranks 8..4096 each, --stats 1..1000, --seconds beyond --warmup plus --rss-every\n");
+      !(config.seconds > config.warmup + config.rssEvery) || (config.inProcess && config.ranks.size() != 1)) {
+    std::fprintf(stderr, "ranks_scale: --ranks 8..4096 each, --stats 1..1000, --seconds beyond --warmup plus --rss-every, "
+                 "--in-process with one rank count\n");
     return 2;
   }
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
@@ -260,10 +268,13 @@ int main(int argc, char** argv) {
               qgetenv("QT_QPA_PLATFORM").constData());
   // Each rank count in a child process of its own, all at once (a thread waiting on each) or in turn.
   std::vector<std::optional<std::string>> texts(config.ranks.size());
-  const auto run = [&](std::size_t i) { texts[i] = livemon::bench::runInChild([&] { return serialize(runSide(config, config.ranks[i])); }); };
+  const auto run = [&](std::size_t i) {
+    if (config.inProcess) texts[i] = serialize(runSide(config, config.ranks[i]));
+    else texts[i] = livemon::bench::runInChild([&] { return serialize(runSide(config, config.ranks[i])); });
+  };
   std::vector<std::thread> waiting;
   for (std::size_t i = 0; i < config.ranks.size(); ++i) {
-    if (config.together) waiting.emplace_back(run, i);
+    if (config.together && !config.inProcess) waiting.emplace_back(run, i);
     else run(i);
   }
   for (std::thread& thread : waiting) thread.join();

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <random>
 #include <set>
@@ -12,6 +13,7 @@
 
 #include <livemon/ui/model/column_decimator.h>
 #include <livemon/ui/model/lazy_deque.h>
+#include <livemon/ui/model/point_ring.h>
 #include <livemon/ui/model/series_store.h>
 
 namespace livemon::ui {
@@ -286,6 +288,89 @@ TEST(LazyDeque, HoldsNothingUntilItsFirstItemAndCopiesWhatItHolds) {
   items.clear();
   EXPECT_TRUE(items.empty());
   EXPECT_EQ(moved.back(), 5);
+}
+
+TEST(PointRing, BehavesAsADequeUnderRandomPushesPopsInsertsAndTruncations) {
+  constexpr std::size_t kLimit = 24;
+  PointRing<int> ring(kLimit);
+  std::deque<int> model;
+  EXPECT_EQ(ring.capacity(), 0U) << "nothing allocated while empty";
+  std::mt19937 random(7);
+  int next = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const unsigned op = random() % 10;
+    if (op < 5 && model.size() < kLimit) {
+      ring.push_back(next);
+      model.push_back(next++);
+    } else if (op < 7 && model.size() < kLimit) {
+      const std::size_t at = random() % (model.size() + 1);
+      ring.insert(at, next);
+      model.insert(model.begin() + static_cast<std::ptrdiff_t>(at), next++);
+    } else if (op < 9) {
+      const std::size_t n = random() % 5;
+      ring.popFront(n);
+      model.erase(model.begin(), model.begin() + static_cast<std::ptrdiff_t>(std::min(n, model.size())));
+    } else {
+      const std::size_t n = model.size() - random() % (model.size() + 1) / 2;
+      ring.truncate(n);
+      model.resize(n);
+    }
+    ASSERT_EQ(ring.size(), model.size()) << "round " << round;
+    ASSERT_TRUE(std::equal(ring.begin(), ring.end(), model.begin(), model.end())) << "round " << round;
+    if (!model.empty()) {
+      ASSERT_EQ(ring.front(), model.front());
+      ASSERT_EQ(ring.back(), model.back());
+    }
+    ASSERT_LE(ring.capacity(), kLimit) << "growing stops at the limit its owner keeps";
+  }
+  // Sorted contents can be searched as a deque's can.
+  PointRing<int> sorted(8);
+  for (int v : {1, 3, 5, 7, 9, 11}) sorted.push_back(v);
+  sorted.popFront(2);  // the ring's start is no longer at its allocation's
+  for (int v : {13, 15, 17}) sorted.push_back(v);
+  EXPECT_EQ(std::lower_bound(sorted.begin(), sorted.end(), 10) - sorted.begin(), 3);
+  EXPECT_EQ(*std::upper_bound(sorted.begin(), sorted.end(), 13), 15);
+  ring.clear();
+  EXPECT_TRUE(ring.empty());
+  EXPECT_EQ(ring.capacity(), 0U) << "clear() gives the memory back";
+}
+
+TEST(PointRing, GrowsPastItsLimitOnlyWhenItsOwnerKeepsMoreAndCopiesWhatItHolds) {
+  PointRing<int> ring(5);
+  for (int i = 0; i < 5; ++i) ring.push_back(i);
+  EXPECT_EQ(ring.capacity(), 5U);
+  ring.push_back(5);  // beyond the limit: still kept
+  EXPECT_EQ(ring.size(), 6U);
+  EXPECT_EQ(ring.back(), 5);
+  PointRing<int> copy = ring;
+  copy.push_back(6);
+  EXPECT_EQ(ring.size(), 6U) << "a copy of its own";
+  EXPECT_EQ(copy.size(), 7U);
+  PointRing<int> moved = std::move(copy);
+  EXPECT_EQ(moved.size(), 7U);
+  EXPECT_EQ(moved[6], 6);
+  EXPECT_TRUE(copy.empty());  // NOLINT(bugprone-use-after-move): a moved-from ring is empty
+  copy = moved;
+  EXPECT_EQ(copy.size(), 7U);
+}
+
+TEST(SeriesStore, ARanksSmallStoreAllocatesNoMoreThanItsLimitsHoldHoweverLongTheRun) {
+  SeriesStore::Limits limits;
+  limits.recentCapacity = 8;
+  limits.bucketCapacity = 8;
+  limits.samplesPerBucket = 8;
+  SeriesStore store(limits);
+  EXPECT_EQ(store.allocatedBytes(), 0U) << "an empty series allocates nothing";
+  for (int i = 0; i < 100000; ++i) store.append(i, std::sin(i * 0.01));
+  const std::size_t most = (limits.recentCapacity + limits.samplesPerBucket) * sizeof(SeriesStore::Point) +
+                           (limits.bucketCapacity + 1) * (4 * sizeof(SeriesStore::Point) + sizeof(uint64_t));
+  EXPECT_LE(store.allocatedBytes(), most);
+  EXPECT_GE(store.allocatedBytes(), store.storedBytes());
+  // Still the whole run, coarsely: the first point and the newest.
+  EXPECT_EQ(store.firstX(), 0.0);
+  EXPECT_EQ(store.lastX(), 99999.0);
+  store.clear();
+  EXPECT_EQ(store.allocatedBytes(), 0U);
 }
 
 TEST(SeriesStore, RejectsZeroLimitsNamingThem) {

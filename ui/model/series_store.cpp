@@ -11,7 +11,8 @@ namespace livemon::ui {
 
 SeriesStore::SeriesStore() : SeriesStore(Limits{}) {}
 
-SeriesStore::SeriesStore(Limits limits) : limits_(limits) {
+SeriesStore::SeriesStore(Limits limits)
+    : limits_(limits), recent_(limits.recentCapacity + limits.samplesPerBucket), buckets_(limits.bucketCapacity + 1) {
   if (limits_.recentCapacity == 0) throw std::invalid_argument("SeriesStore: recentCapacity must be at least 1");
   if (limits_.bucketCapacity < 2) throw std::invalid_argument("SeriesStore: bucketCapacity must be at least 2");
   if (limits_.samplesPerBucket == 0) throw std::invalid_argument("SeriesStore: samplesPerBucket must be at least 1");
@@ -35,7 +36,7 @@ void SeriesStore::append(double x, double y, double step) {
     }
     const auto at = std::upper_bound(recent_.begin(), recent_.end(), x,
                                      [](double value, const Sample& s) { return value < s.x; });
-    recent_.insert(at, Sample{x, y, step});
+    recent_.insert(static_cast<std::size_t>(at - recent_.begin()), Sample{x, y, step});
     // Checking its neighbours' steps is not worth it for a rare late sample: stepExtent() scans.
     if (hasStep(step)) stepsOrdered_ = false;
   } else if (recent_.empty() && !buckets_.empty() && x < buckets_.back().last.x) {
@@ -102,7 +103,7 @@ void SeriesStore::foldOldestIntoBucket() {
     bucket.last = s;
   }
   bucket.count = n;
-  recent_.erase(recent_.begin(), recent_.begin() + static_cast<std::ptrdiff_t>(n));
+  recent_.popFront(n);
   buckets_.push_back(bucket);
   if (buckets_.size() > limits_.bucketCapacity) mergeOlderBuckets();
 }
@@ -121,10 +122,11 @@ SeriesStore::Bucket SeriesStore::merged(const Bucket& a, const Bucket& b) noexce
 // coarsens geometrically, and the count drops to about three quarters of the capacity.
 void SeriesStore::mergeOlderBuckets() {
   const std::size_t olderHalf = (buckets_.size() / 2) & ~std::size_t{1};
-  std::deque<Bucket> rebuilt;
-  for (std::size_t i = 0; i < olderHalf; i += 2) rebuilt.push_back(merged(buckets_[i], buckets_[i + 1]));
-  for (std::size_t i = olderHalf; i < buckets_.size(); ++i) rebuilt.push_back(buckets_[i]);
-  buckets_.swap(rebuilt);
+  // In place: each write lands at or before what is still to be read.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < olderHalf; i += 2) buckets_[kept++] = merged(buckets_[i], buckets_[i + 1]);
+  for (std::size_t i = olderHalf; i < buckets_.size(); ++i) buckets_[kept++] = buckets_[i];
+  buckets_.truncate(kept);
 }
 
 DecimationSummary SeriesStore::decimate(double xMin, double xMax, int columns, PlotTransform transform,
@@ -223,6 +225,11 @@ std::optional<std::pair<double, double>> SeriesStore::stepExtent(double tMin, do
 
 std::size_t SeriesStore::storedBytes() const noexcept {
   return recent_.size() * sizeof(Sample) + buckets_.size() * sizeof(Bucket) +
+         nonFiniteSpans_.size() * sizeof(NonFiniteSpan);
+}
+
+std::size_t SeriesStore::allocatedBytes() const noexcept {
+  return recent_.capacity() * sizeof(Sample) + buckets_.capacity() * sizeof(Bucket) +
          nonFiniteSpans_.size() * sizeof(NonFiniteSpan);
 }
 

@@ -14,6 +14,7 @@
 #include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/model/column_decimator.h>
 #include <livemon/ui/model/lazy_deque.h>
+#include <livemon/ui/model/point_ring.h>
 
 namespace livemon::ui {
 
@@ -116,6 +117,8 @@ class SeriesStore {
   std::size_t bucketCount() const noexcept { return buckets_.size(); }
   // The bytes the samples and buckets take (not counting container overhead).
   std::size_t storedBytes() const noexcept;
+  // The bytes allocated for them: storedBytes() and the rings' room to grow into.
+  std::size_t allocatedBytes() const noexcept;
   const Limits& limits() const noexcept { return limits_; }
 
  private:
@@ -136,8 +139,8 @@ class SeriesStore {
   static Bucket merged(const Bucket& a, const Bucket& b) noexcept;
 
   Limits limits_;
-  std::deque<Sample> recent_;
-  std::deque<Bucket> buckets_;
+  PointRing<Sample> recent_;  // at most recentCapacity + samplesPerBucket
+  PointRing<Bucket> buckets_;  // at most bucketCapacity + 1
   LazyDeque<NonFiniteSpan> nonFiniteSpans_;  // most series never hold a non-finite value
   uint64_t version_ = 0;
   uint64_t appended_ = 0;
