@@ -11,6 +11,9 @@
 // Reported per rank count: tick p50/p99 after --warmup (60 s), the longest tick, and the RSS every
 // --rss-every (60) seconds; "flat" compares the last two samples. RANKS_SCALE_COUNTS=1 also prints
 // the series, stored points and log rows at the end, which is where the memory goes.
+// --in-process runs one rank count in this process rather than a child: heaptrack and perf do not
+// follow a fork (`heaptrack ranks_scale --ranks 1024 --in-process` is where docs/benchmarks.md's
+// heap profile comes from).
 #include <unistd.h>
 
 #include <algorithm>
