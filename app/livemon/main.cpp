@@ -38,7 +38,7 @@ Parsed parseArguments(const QStringList& arguments) {
   const QCommandLineOption help({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help."));
   const QCommandLineOption version({QStringLiteral("v"), QStringLiteral("version")}, QStringLiteral("Show the version."));
   const QCommandLineOption logCapacity(
-      QStringLiteral("log-capacity"), QStringLiteral("Keep the newest N events in the event log (default 1000000)."),
+      QStringLiteral("log-capacity"), QStringLiteral("Keep the newest N events in the event log, at most a quarter of them Stat windows (default 1000000)."),
       QStringLiteral("N"));
   const QCommandLineOption settings(QStringLiteral("settings"),
                                     QStringLiteral("Read and save settings in FILE instead of the user's."),

@@ -292,36 +292,138 @@ std::vector<LogEntry> windowsAndEvals(int first, int count) {
   return result;
 }
 
-TEST(EventLogModel, HidesStatWindowsWhenAskedThroughAppendsEvictionsAndTheTextFilter) {
-  ModelTesterMessages messages;
-  EventLogModel model(100);
+void labelWindowsAndEvals(EventLogModel& model) {
   model.setSourceLabel(0, QStringLiteral("train@a:1"));
   model.setSourceLabel(1, QStringLiteral("train@b:2 rank 1"));
   model.setSourceLabel(2, QStringLiteral("eval@c:3"));
   model.setEventName(0, QStringLiteral("livemon.Stat"));
   model.setEventName(1, QStringLiteral("eval"));
   model.setEventName(2, QStringLiteral("torch.monitor.Stat"));
+}
+
+TEST(EventLogModel, HidesStatWindowsWhenAskedThroughAppendsEvictionsAndTheTextFilter) {
+  ModelTesterMessages messages;
+  EventLogModel model(100);  // at most 25 Stat windows
+  labelWindowsAndEvals(model);
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
   EXPECT_TRUE(model.showStatWindows());  // the model shows all unless told (the window tells it)
 
+  // 36 windows and the evals n=0, 10, 20, 30: the 25 newest windows are kept (n=13..39 but 20,
+  // 30), and the rows start at the oldest of them.
   model.append(windowsAndEvals(0, 40));
-  EXPECT_EQ(model.rowCount(), 40);
+  EXPECT_EQ(model.storedCount(), 29U);
+  EXPECT_EQ(model.storedStatWindows(), 25U);
+  ASSERT_EQ(model.rowCount(), 27);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=13"));
+  EXPECT_EQ(dataAt(model, 26), QStringLiteral("n=39"));
+
   model.setShowStatWindows(false);
   EXPECT_TRUE(model.filtering());
-  ASSERT_EQ(model.rowCount(), 4);  // the evals n=0, 10, 20, 30
+  ASSERT_EQ(model.rowCount(), 4);  // every eval kept
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=0"));
   EXPECT_EQ(dataAt(model, 3), QStringLiteral("n=30"));
-  model.append(windowsAndEvals(40, 90));  // evicts n=0..29
-  ASSERT_EQ(model.rowCount(), 10);  // n=30..120
-  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=30"));
-  EXPECT_EQ(dataAt(model, 9), QStringLiteral("n=120"));
+  model.append(windowsAndEvals(40, 90));  // 81 more windows, the evals 40..120
+  ASSERT_EQ(model.rowCount(), 13);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=0"));
+  EXPECT_EQ(dataAt(model, 12), QStringLiteral("n=120"));
 
-  model.setFilterText(QStringLiteral("rank 1"));  // source 1: i % 3 == 1 among the evals: 40, 70, 100
-  EXPECT_EQ(model.rowCount(), 3);
+  model.setFilterText(QStringLiteral("rank 1"));  // source 1: i % 3 == 1 among the evals: 10, 40, 70, 100
+  EXPECT_EQ(model.rowCount(), 4);
+  model.setShowStatWindows(true);  // and among the windows kept, n=103..129
+  EXPECT_EQ(model.rowCount(), 9);  // 103 106 109 112 115 118 121 124 127
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=103"));
   model.setFilterText({});
-  model.setShowStatWindows(true);
   EXPECT_FALSE(model.filtering());
-  EXPECT_EQ(model.rowCount(), 100);
+  EXPECT_EQ(model.rowCount(), 27);  // n=103..129
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=103"));
   EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
+}
+
+// A run of many ranks sends mostly Stat windows. They keep a quarter of the log, so they neither
+// take the log's memory nor push the few other events out; and rows still only leave at the front,
+// sliding, whichever ring evicts.
+TEST(EventLogModel, KeepsStatWindowsToAQuarterOfTheLogAndRowsStillLeaveOnlyAtTheFront) {
+  ModelTesterMessages messages;
+  EventLogModel model(400);
+  labelWindowsAndEvals(model);
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Warning);
+  int next = 0;
+  for (int batch = 0; batch < 50; ++batch) {
+    const int size = 1 + (batch * 37) % 90;
+    QSignalSpy shifted(&model, &EventLogModel::rowsShifted);
+    std::vector<QString> before;
+    for (int row = 0; row < model.rowCount(); ++row) before.push_back(dataAt(model, row));
+    model.append(windowsAndEvals(next, size));
+    next += size;
+    const int shift = shifted.isEmpty() ? 0 : shifted[0][0].toInt();
+    // After rowsShifted(n), the event of row r is at row r - n: the rows kept are the old rows'
+    // tail, in order, followed by the new ones.
+    for (int row = shift; row < static_cast<int>(before.size()); ++row) {
+      ASSERT_EQ(dataAt(model, row - shift), before[static_cast<std::size_t>(row)]) << "batch " << batch << " row " << row;
+    }
+  }
+  // The 2 265 events held 227 evals: all kept, with the newest 100 windows.
+  ASSERT_EQ(next, 2265);
+  EXPECT_EQ(model.storedStatWindows(), 100U);
+  EXPECT_EQ(model.storedCount(), 327U);
+  model.setShowStatWindows(false);
+  EXPECT_EQ(model.rowCount(), 227);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=0"));
+  model.setShowStatWindows(true);
+  EXPECT_EQ(dataAt(model, model.rowCount() - 1), QStringLiteral("n=%1").arg(next - 1));
+
+  // Once the other events fill the log, they take the place of the oldest events of both.
+  std::vector<LogEntry> evals = entries(100'000, 400);
+  for (LogEntry& entry : evals) entry.name = 1;
+  model.append(std::move(evals));
+  EXPECT_EQ(model.storedCount(), 400U);
+  EXPECT_EQ(model.storedStatWindows(), 0U);
+  EXPECT_EQ(model.rowCount(), 400);
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=100000"));
+  EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::messages().join(QLatin1Char('\n')).toStdString();
+}
+
+// The byte budget evicts the oldest events of both rings, in the order received.
+TEST(EventLogModel, TheByteBudgetEvictsTheOldestEventsOfEitherKind) {
+  EventLogModel model(1000, nullptr, 1000);
+  labelWindowsAndEvals(model);
+  const auto padded = [](int first, int count) {  // rows of 100 bytes: 10 fit
+    std::vector<LogEntry> batch = windowsAndEvals(first, count);
+    for (LogEntry& entry : batch) entry.data += std::string(100 - entry.data.size(), '.');
+    return batch;
+  };
+  model.append(padded(0, 10));
+  model.append(padded(10, 10));
+  EXPECT_EQ(model.storedCount(), 10U);
+  EXPECT_EQ(model.storedBytes(), 1000U);
+  EXPECT_EQ(model.rowCount(), 10);
+  EXPECT_TRUE(dataAt(model, 0).startsWith(QStringLiteral("n=10.")));
+  model.setShowStatWindows(false);
+  EXPECT_EQ(model.rowCount(), 1);  // the eval n=10; n=0 went for the bytes
+  EXPECT_TRUE(dataAt(model, 0).startsWith(QStringLiteral("n=10.")));
+  const std::vector<std::string> evicted = model.takeEvicted();
+  ASSERT_EQ(evicted.size(), 10U);
+  EXPECT_EQ(evicted.front().substr(0, 4), "n=0.");
+  EXPECT_EQ(evicted.back().substr(0, 4), "n=9.");
+}
+
+// A seek in a replay removes rows of both kinds; the rest keep their order and where the rows start.
+TEST(EventLogModel, RemovingRowsKeepsTheOthersInOrder) {
+  EventLogModel model(40);  // 10 Stat windows
+  labelWindowsAndEvals(model);
+  model.append(windowsAndEvals(0, 60));  // beyond the 40 rows: n=20..59
+  ASSERT_EQ(model.storedCount(), 14U);  // evals 20..50, windows 49..59 but 50
+  EXPECT_EQ(model.rowCount(), 11);      // n=49..59
+  const std::size_t removed = model.removeIf([](const LogEntry& entry) { return entry.data >= "n=55"; });
+  EXPECT_EQ(removed, 5U);
+  EXPECT_EQ(model.rowCount(), 6);  // n=49..54
+  EXPECT_EQ(dataAt(model, 0), QStringLiteral("n=49"));
+  EXPECT_EQ(dataAt(model, 5), QStringLiteral("n=54"));
+  model.append(windowsAndEvals(60, 3));
+  EXPECT_EQ(dataAt(model, 8), QStringLiteral("n=62"));
+  model.setShowStatWindows(false);
+  EXPECT_EQ(model.rowCount(), 5);  // the evals 20..60
+  EXPECT_EQ(dataAt(model, 4), QStringLiteral("n=60"));
 }
 
 TEST(EventLogModel, NamesARankedSourceByItsRankFirst) {

@@ -11,6 +11,7 @@
 #include <QFontMetricsF>
 #include <QHeaderView>
 #include <QItemSelectionModel>
+#include <QLabel>
 #include <QScrollBar>
 #include <QTableView>
 
@@ -157,6 +158,31 @@ TEST_F(EventLogViewTest, WithAutoScrollOffItStaysOnTheSameEventsEvenAtTheBottom)
 // At 100 000 events a second the log repaints its visible rows every refresh: each cell is one line
 // of text drawn straight, cut to its column, and the labels that repeat (sources, names) are laid
 // out once, not on every paint.
+// The line under the table says how many rows are shown and why fewer than the log keeps: Stat
+// windows hidden, or shown from the oldest one kept (they keep a quarter of the log).
+TEST_F(EventLogViewTest, TheLineUnderTheTableSaysWhyFewerRowsAreShownThanKept) {
+  model_.setEventName(1, QStringLiteral("livemon.Stat"));
+  view_.setShowStatWindows(true);
+  append(0, 10);  // ticks
+  std::vector<LogEntry> windows = entries(10, 40);
+  for (LogEntry& entry : windows) entry.name = 1;
+  model_.append(std::move(windows));
+  view_.rowsAppended();
+  const auto countLine = [this] {
+    for (const QLabel* label : view_.findChildren<QLabel*>()) {
+      if (label->text().contains(QStringLiteral("events received"))) return label->text();
+    }
+    return QString();
+  };
+  EXPECT_EQ(model_.rowCount(), 25);  // the 25 windows kept, newer than every tick
+  EXPECT_TRUE(countLine().startsWith(QStringLiteral("25 shown (since the oldest Stat window kept) · 50 events received, 35 kept")))
+      << countLine().toStdString();
+  view_.setShowStatWindows(false);
+  view_.rowsAppended();
+  EXPECT_TRUE(countLine().startsWith(QStringLiteral("10 shown (Stat windows hidden) · 50 events received, 35 kept")))
+      << countLine().toStdString();
+}
+
 TEST_F(EventLogViewTest, CellsAreOneLineCutToTheColumnAndRepeatedLabelsAreLaidOutOnce) {
   auto* delegate = qobject_cast<EventLogDelegate*>(table().itemDelegate());
   ASSERT_NE(delegate, nullptr);

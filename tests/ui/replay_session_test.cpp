@@ -255,16 +255,16 @@ QStringList logColumn(Dashboard& dashboard, int column) {
 // The log shows the recording's events up to the playhead as far back as it holds, not only the
 // charts' time range before it, and seeks with the playhead; the charts keep to their range.
 TEST_F(ReplayTest, TheLogShowsTheEventsUpToThePlayheadAsFarBackAsItHoldsAndSeeksWithIt) {
-  DashboardOptions options200 = options();
-  options200.logCapacity = 200;
-  Dashboard dashboard(options200);
+  DashboardOptions options400 = options();
+  options400.logCapacity = 400;  // 100 Stat windows, and the recording's events are all Stat windows
+  Dashboard dashboard(options400);
   dashboard.replays().setTimeRange(TimeRange::LastMinute);
   ReplaySession* session = openReplay(dashboard, recording_);
-  // At the end: the last 200 events in the log, the last minute (events 240..360) in the chart.
+  // At the end: the last 100 events in the log, the last minute (events 240..360) in the chart.
   expectShows(dashboard, 240, kEvents - 1);
   QStringList data = logColumn(dashboard, EventLogModel::DataColumn);
-  ASSERT_EQ(data.size(), 200);
-  EXPECT_EQ(data.front(), QStringLiteral("loss.mean=161"));
+  ASSERT_EQ(data.size(), 100);
+  EXPECT_EQ(data.front(), QStringLiteral("loss.mean=261"));
   EXPECT_EQ(data.back(), QStringLiteral("loss.mean=360"));
 
   // Back near the start: everything up to the playhead, fewer than the log holds.
@@ -280,8 +280,8 @@ TEST_F(ReplayTest, TheLogShowsTheEventsUpToThePlayheadAsFarBackAsItHoldsAndSeeks
   settle(dashboard, *session);
   expectShows(dashboard, 180, 300);
   data = logColumn(dashboard, EventLogModel::DataColumn);
-  ASSERT_EQ(data.size(), 200);
-  for (int i = 0; i < data.size(); ++i) EXPECT_EQ(data[i], QStringLiteral("loss.mean=%1").arg(101 + i));
+  ASSERT_EQ(data.size(), 100);
+  for (int i = 0; i < data.size(); ++i) EXPECT_EQ(data[i], QStringLiteral("loss.mean=%1").arg(201 + i));
 }
 
 // A publisher whose clock runs ahead of the recorder's: its event received at 5 s is stamped 7 s.

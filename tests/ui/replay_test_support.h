@@ -19,6 +19,7 @@
 #include <livemon/transport/recording.h>
 #include <livemon/transport/recorded_event.h>
 #include <livemon/ui/dashboard/dashboard.h>
+#include <livemon/ui/model/event_log_model.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/replay/replay_session.h>
 
@@ -126,9 +127,11 @@ class ReplayTest : public ::testing::Test {
   }
 
   // The loss series shows exactly events first..last (by index), and the log every event up to
-  // last, as many as it holds.
+  // last, as many as it holds (the recording's events are all Stat windows, which the log keeps
+  // in a quarter of its rows).
   static void expectShows(Dashboard& dashboard, int first, int last) {
-    EXPECT_EQ(dashboard.eventLog().rowCount(), std::min<int>(last + 1, static_cast<int>(dashboard.eventLog().capacity())));
+    const auto kept = EventLogModel::statWindowCapacity(dashboard.eventLog().capacity());
+    EXPECT_EQ(dashboard.eventLog().rowCount(), std::min<int>(last + 1, static_cast<int>(kept)));
     const SeriesEntry* loss = lossSeries(dashboard);
     ASSERT_NE(loss, nullptr);
     EXPECT_EQ(loss->store.firstX(), kT0Ms + 500.0 * first);

@@ -35,7 +35,10 @@ const QString kUnknown = QStringLiteral("?");
 }  // namespace
 
 EventLogModel::EventLogModel(std::size_t capacity, QObject* parent, std::size_t byteBudget)
-    : QAbstractTableModel(parent), capacity_(capacity), byteBudget_(byteBudget) {
+    : QAbstractTableModel(parent),
+      capacity_(capacity),
+      byteBudget_(byteBudget),
+      rings_{Ring(std::max<std::size_t>(capacity, 1)), Ring(statWindowCapacity(capacity))} {
   if (capacity_ == 0) throw std::invalid_argument("EventLogModel: capacity must be at least 1");
   if (byteBudget_ == 0) throw std::invalid_argument("EventLogModel: byteBudget must be at least 1");
   // Qt models count rows in int.
@@ -73,29 +76,57 @@ const QString& EventLogModel::eventName(NameId id) const {
   return id < eventNames_.size() ? eventNames_[id] : kUnknown;
 }
 
-bool EventLogModel::matches(const LogEntry& entry) const {
-  if (!showStatWindows_ && entry.name < statNames_.size() && statNames_[entry.name] != 0) return false;
+bool EventLogModel::matchesText(const LogEntry& entry) const {
   if (filterLower_.empty()) return true;
   if (entry.source < sourceMatches_.size() && sourceMatches_[entry.source] != 0) return true;
   if (entry.name < nameMatches_.size() && nameMatches_[entry.name] != 0) return true;
   return containsIgnoringCase(entry.data, filterLower_);
 }
 
-LogEntry& EventLogModel::slot(std::size_t index) {
+EventLogModel::Slot& EventLogModel::Ring::at(uint64_t seq) {
+  const auto index = static_cast<std::size_t>(seq % capacity_);
   const std::size_t block = index / kBlockSize;
   while (blocks_.size() <= block) {
-    const std::size_t first = blocks_.size() * kBlockSize;
-    blocks_.push_back(std::make_unique<LogEntry[]>(std::min(kBlockSize, capacity_ - first)));
+    const std::size_t blockStart = blocks_.size() * kBlockSize;
+    blocks_.push_back(std::make_unique<Slot[]>(std::min(kBlockSize, capacity_ - blockStart)));
   }
   return blocks_[block][index % kBlockSize];
 }
 
-uint64_t EventLogModel::seqOfRow(int row) const {
-  return !filtering() ? firstSeq_ + static_cast<uint64_t>(row) : matches_[static_cast<std::size_t>(row)];
+uint64_t EventLogModel::keyOfRow(int row) const {
+  return !indexed() ? keyOf(kOthers, rings_[kOthers].first + static_cast<uint64_t>(row))
+                    : matches_[static_cast<std::size_t>(row)];
 }
 
 int EventLogModel::storedRows() const noexcept {
-  return static_cast<int>(!filtering() ? endSeq_ - firstSeq_ : matches_.size());
+  return static_cast<int>(!indexed() ? rings_[kOthers].size() : matches_.size());
+}
+
+bool EventLogModel::shown(uint64_t key) const {
+  const Ring& ring = rings_[key & 1];
+  if ((key >> 1) < ring.first) return false;
+  return !showStatWindows_ || ring.at(key >> 1).order >= firstShownOrder();
+}
+
+void EventLogModel::evictFront(RingId id) {
+  Ring& ring = rings_[id];
+  Slot& slot = ring.at(ring.first++);
+  storedBytes_ -= slot.entry.data.size();
+  // The data goes now rather than when the slot is reused (see takeEvicted()).
+  evicted_.push_back(std::exchange(slot.entry.data, std::string()));
+  evictedBelow_[id] = slot.order + 1;
+}
+
+void EventLogModel::evictOldest() {
+  const Ring& others = rings_[kOthers];
+  const Ring& stats = rings_[kStatWindows];
+  if (stats.size() == 0) {
+    evictFront(kOthers);
+  } else if (others.size() == 0) {
+    evictFront(kStatWindows);
+  } else {
+    evictFront(others.at(others.first).order < stats.at(stats.first).order ? kOthers : kStatWindows);
+  }
 }
 
 void EventLogModel::append(std::vector<LogEntry>&& entries) {
@@ -103,46 +134,50 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
   // Nobody takes them (a model used without a dashboard): freed here, within a bound.
   if (evicted_.size() > kEvictedKept) evicted_ = {};
   received_ += entries.size();
-  // More than the ring holds, in rows or bytes: the oldest of them would be evicted at once, so
+  // More than the log holds, in rows or bytes: the oldest of them would be evicted at once, so
   // skip them. The newest always stays.
   std::size_t skip = entries.size() > capacity_ ? entries.size() - capacity_ : 0;
   std::size_t incomingBytes = 0;
   for (std::size_t i = skip; i < entries.size(); ++i) incomingBytes += entries[i].data.size();
   while (incomingBytes > byteBudget_ && skip + 1 < entries.size()) incomingBytes -= entries[skip++].data.size();
-  const std::size_t incoming = entries.size() - skip;
-  const uint64_t newEnd = endSeq_ + incoming;
-  uint64_t newFirst = std::max(firstSeq_, newEnd > capacity_ ? newEnd - capacity_ : 0);
-  // The stored rows that stay, oldest first out until the bytes fit. Evicted rows give up their
-  // data now rather than when their slot is reused (see takeEvicted()).
-  std::size_t keptBytes = storedBytes_;
-  for (uint64_t seq = firstSeq_; seq < endSeq_ && (seq < newFirst || keptBytes + incomingBytes > byteBudget_); ++seq) {
-    std::string& data = slot(static_cast<std::size_t>(seq % capacity_)).data;
-    keptBytes -= data.size();
-    evicted_.push_back(std::exchange(data, std::string()));
-    newFirst = std::max(newFirst, seq + 1);
-  }
 
-  // 1. Store: the shown rows that leave at the front go, the new entries take the slots just freed
-  // (or the end while the ring grows).
-  std::size_t leaving = 0;
-  if (!filtering()) {
-    leaving = static_cast<std::size_t>(std::min(newFirst, endSeq_) - firstSeq_);
-  } else {
-    while (leaving < matches_.size() && matches_[leaving] < newFirst) ++leaving;
-    matches_.erase(matches_.begin(), matches_.begin() + static_cast<std::ptrdiff_t>(leaving));
-  }
-  firstSeq_ = newFirst;
+  // 1. Store, evicting as the rings, the row count and the bytes require; the new rows are listed
+  // after the rows shown so far.
+  const std::size_t shownBefore = static_cast<std::size_t>(rows_);
+  const uint64_t othersFirstBefore = rings_[kOthers].first;
+  const uint64_t othersEndBefore = rings_[kOthers].end;
   for (std::size_t i = skip; i < entries.size(); ++i) {
-    const uint64_t seq = endSeq_ + (i - skip);
     LogEntry& entry = entries[i];
-    if (filtering() && matches(entry)) matches_.push_back(seq);
-    slot(static_cast<std::size_t>(seq % capacity_)) = std::move(entry);
+    const RingId id = isStatWindow(entry) ? kStatWindows : kOthers;
+    Ring& ring = rings_[id];
+    if (ring.size() == ring.capacity()) {
+      evictFront(id);
+    } else if (storedCount() == capacity_) {
+      evictOldest();
+    }
+    const uint64_t seq = ring.end++;
+    Slot& slot = ring.at(seq);
+    storedBytes_ += entry.data.size();
+    slot.entry = std::move(entry);
+    slot.order = nextOrder_++;
+    while (storedBytes_ > byteBudget_ && storedCount() > 1) evictOldest();
+    if (indexed() && (id == kOthers || showStatWindows_) && matchesText(slot.entry)) matches_.push_back(keyOf(id, seq));
   }
-  endSeq_ = newEnd;
-  storedBytes_ = keptBytes + incomingBytes;
 
-  // 2. Slide: the rows that stay in number now show the events that moved up. A row beyond the
-  // stored ones (when fewer arrive than leave) shows nothing until step 3 removes it.
+  // 2. The rows shown so far that left at the front; the rows that stay in number now show the
+  // events that moved up. A row beyond the stored ones (when fewer arrive than leave) shows
+  // nothing until step 3 removes it.
+  std::size_t leaving = 0;
+  if (!indexed()) {
+    leaving = static_cast<std::size_t>(std::min(rings_[kOthers].first, othersEndBefore) - othersFirstBefore);
+  } else {
+    // Evictions leave a prefix of the rows (shown() is monotonic along matches_), which may
+    // include rows of this batch.
+    std::size_t gone = 0;
+    while (gone < matches_.size() && !shown(matches_[gone])) ++gone;
+    matches_.erase(matches_.begin(), matches_.begin() + static_cast<std::ptrdiff_t>(gone));
+    leaving = std::min(gone, shownBefore);
+  }
   if (leaving > 0 && rows_ > 0) {
     emit dataChanged(index(0, 0), index(rows_ - 1, ColumnCount - 1));
     emit rowsShifted(static_cast<int>(leaving));
@@ -163,9 +198,10 @@ void EventLogModel::append(std::vector<LogEntry>&& entries) {
 
 void EventLogModel::clear() {
   beginResetModel();
-  blocks_.clear();
+  for (Ring& ring : rings_) ring.release();
   matches_.clear();
-  firstSeq_ = endSeq_ = 0;
+  nextOrder_ = 0;
+  evictedBelow_[kOthers] = evictedBelow_[kStatWindows] = 0;
   storedBytes_ = 0;
   received_ = 0;
   rows_ = 0;
@@ -173,23 +209,25 @@ void EventLogModel::clear() {
 }
 
 std::size_t EventLogModel::removeIf(const std::function<bool(const LogEntry&)>& which) {
-  std::vector<LogEntry> kept;
   std::size_t removed = 0;
-  for (uint64_t seq = firstSeq_; seq < endSeq_; ++seq) {
-    LogEntry& entry = slot(static_cast<std::size_t>(seq % capacity_));
-    if (which(entry)) {
-      ++removed;
-      storedBytes_ -= entry.data.size();
-      std::string().swap(entry.data);
-    } else {
-      kept.push_back(std::move(entry));
-    }
-  }
   beginResetModel();
-  // Back in the ring from slot 0, as if received in this order.
-  firstSeq_ = 0;
-  endSeq_ = kept.size();
-  for (std::size_t i = 0; i < kept.size(); ++i) slot(i) = std::move(kept[i]);
+  for (Ring& ring : rings_) {
+    std::vector<Slot> kept;
+    for (uint64_t seq = ring.first; seq < ring.end; ++seq) {
+      Slot& slot = ring.at(seq);
+      if (which(slot.entry)) {
+        ++removed;
+        storedBytes_ -= slot.entry.data.size();
+        std::string().swap(slot.entry.data);
+      } else {
+        kept.push_back(std::move(slot));
+      }
+    }
+    // Back in the ring from slot 0, in the same order; each keeps its order among both rings.
+    ring.first = 0;
+    ring.end = kept.size();
+    for (std::size_t i = 0; i < kept.size(); ++i) ring.at(i) = std::move(kept[i]);
+  }
   received_ -= removed;
   rebuildMatches();
   rows_ = storedRows();
@@ -201,15 +239,24 @@ void EventLogModel::rebuildMatches() {
   matches_.clear();
   sourceMatches_.assign(sourceLabels_.size(), 0);
   nameMatches_.assign(eventNames_.size(), 0);
-  if (!filtering()) return;
-  for (std::size_t i = 0; i < sourceLabels_.size(); ++i) {
-    sourceMatches_[i] = containsIgnoringCase(sourceLabels_[i].toStdString(), filterLower_) ? 1 : 0;
+  if (!filterLower_.empty()) {
+    for (std::size_t i = 0; i < sourceLabels_.size(); ++i) {
+      sourceMatches_[i] = containsIgnoringCase(sourceLabels_[i].toStdString(), filterLower_) ? 1 : 0;
+    }
+    for (std::size_t i = 0; i < eventNames_.size(); ++i) {
+      nameMatches_[i] = containsIgnoringCase(eventNames_[i].toStdString(), filterLower_) ? 1 : 0;
+    }
   }
-  for (std::size_t i = 0; i < eventNames_.size(); ++i) {
-    nameMatches_[i] = containsIgnoringCase(eventNames_[i].toStdString(), filterLower_) ? 1 : 0;
-  }
-  for (uint64_t seq = firstSeq_; seq < endSeq_; ++seq) {
-    if (matches(entryAt(seq))) matches_.push_back(seq);
+  if (!indexed()) return;
+  // Both rings merged by order (only the other one while Stat windows are hidden).
+  const Ring& others = rings_[kOthers];
+  const Ring& stats = rings_[kStatWindows];
+  uint64_t other = others.first;
+  uint64_t stat = showStatWindows_ ? stats.first : stats.end;
+  while (other < others.end || stat < stats.end) {
+    const bool takeOther = stat == stats.end || (other < others.end && others.at(other).order < stats.at(stat).order);
+    const uint64_t key = takeOther ? keyOf(kOthers, other++) : keyOf(kStatWindows, stat++);
+    if (shown(key) && matchesText(slotOf(key).entry)) matches_.push_back(key);
   }
 }
 
@@ -259,7 +306,7 @@ QString EventLogModel::cellText(const LogEntry& entry, int column) const {
 QVariant EventLogModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   if (index.row() >= storedRows()) return {};  // a row about to be removed after a slide
-  const LogEntry& entry = entryAt(seqOfRow(index.row()));
+  const LogEntry& entry = slotOf(keyOfRow(index.row())).entry;
   switch (role) {
     case Qt::DisplayRole:
       return cellText(entry, index.column());
@@ -304,7 +351,7 @@ QString EventLogModel::rowsAsText(const std::vector<int>& rows) const {
   const int count = storedRows();
   for (const int row : rows) {
     if (row < 0 || row >= count) continue;
-    const LogEntry& entry = entryAt(seqOfRow(row));
+    const LogEntry& entry = slotOf(keyOfRow(row)).entry;
     const QDateTime time = QDateTime::fromMSecsSinceEpoch(entry.timeNs / 1'000'000);
     text += time.toString(Qt::ISODateWithMs);
     for (int column = StepColumn; column < ColumnCount; ++column) {

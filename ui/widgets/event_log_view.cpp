@@ -176,8 +176,11 @@ void EventLogView::updateCount() {
   const QLocale locale;
   QString text;
   // What is shown first: the rest of the line may be cut in a narrow log.
-  if (model_.filterText().isEmpty() && model_.filtering()) {
+  if (model_.filterText().isEmpty() && !model_.showStatWindows()) {
     text = tr("%1 shown (Stat windows hidden) · ").arg(locale.toString(model_.rowCount()));
+  } else if (model_.filterText().isEmpty() && static_cast<std::size_t>(model_.rowCount()) < model_.storedCount()) {
+    // Stat windows keep a share of the log of their own; the rows start at the oldest one kept.
+    text = tr("%1 shown (since the oldest Stat window kept) · ").arg(locale.toString(model_.rowCount()));
   }
   text += tr("%1 events received, %2 kept (newest %3)")
                      .arg(locale.toString(static_cast<qulonglong>(model_.receivedCount())),
