@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <vector>
+
 #include <QAbstractItemModelTester>
 
 #include <livemon/clock.h>
@@ -23,10 +26,11 @@ class RankScoresModelTest : public ::testing::Test {
   RankScoresModelTest() : tester_(&model_, QAbstractItemModelTester::FailureReportingMode::Warning) {}
   ~RankScoresModelTest() override { EXPECT_TRUE(ModelTesterMessages::messages().isEmpty()) << ModelTesterMessages::text(); }
 
-  // Four ranks of `run` send `key`; rank 2's value is `slow` times the others'.
-  void window(int w, const std::string& run = "train", double slow = 2.0, const std::string& key = "train.compute_time_ms") {
+  // Ranks 0..ranks-1 of `run` send `key`; rank 2's value is `slow` times the others'.
+  void window(int w, const std::string& run = "train", double slow = 2.0, const std::string& key = "train.compute_time_ms",
+              int64_t ranks = 4) {
     IngestBatch batch;
-    for (int64_t r = 0; r < 4; ++r) {
+    for (int64_t r = 0; r < ranks; ++r) {
       auto& ids = ids_[run];
       if (ids.size() <= static_cast<std::size_t>(r)) {
         const auto source = static_cast<SourceId>(nextSource_++);
@@ -105,6 +109,36 @@ TEST_F(RankScoresModelTest, AnotherKeyStartsAfreshAndRunsAreShownApart) {
   EXPECT_EQ(model_.window(), nullptr);  // nothing sends the new key
   EXPECT_EQ(model_.rowCount(), 0);
   EXPECT_THROW(model_.setKey(QString()), std::invalid_argument);
+}
+
+// The heatmap's rows are the ranks of its columns, kept as columns come and go: a rank that stops
+// stays a row while any column kept has it (stale, then forgotten), and goes with its last column.
+TEST_F(RankScoresModelTest, TheHeatmapsRowsAreTheRanksOfItsColumnsAsTheyComeAndGo) {
+  const auto ranksOfColumns = [this] {
+    std::set<int64_t> ranks;
+    for (const RankHeatColumn& column : model_.heatColumns()) {
+      for (const auto& [rank, value] : column.values) ranks.insert(rank);
+    }
+    return std::vector<int64_t>(ranks.begin(), ranks.end());
+  };
+  int w = 0;
+  for (; w < 5; ++w) {
+    window(w);
+    second();
+  }
+  EXPECT_EQ(model_.heatRanks(), (std::vector<int64_t>{0, 1, 2, 3}));
+  bool rank3Left = false;
+  for (; w < 5 + static_cast<int>(RankScoresModel::kHeatColumns) + 60; ++w) {  // rank 3 stops
+    window(w, "train", 2.0, "train.compute_time_ms", 3);
+    second();
+    ASSERT_EQ(model_.heatRanks(), ranksOfColumns()) << "window " << w;
+    if (model_.heatRanks().size() == 3) rank3Left = true;
+  }
+  EXPECT_TRUE(rank3Left);
+  EXPECT_EQ(model_.heatColumns().size(), RankScoresModel::kHeatColumns);
+  EXPECT_EQ(model_.heatRanks(), (std::vector<int64_t>{0, 1, 2}));
+  model_.setKey(QStringLiteral("train.loss.mean"));
+  EXPECT_TRUE(model_.heatRanks().empty());
 }
 
 }  // namespace

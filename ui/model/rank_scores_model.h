@@ -102,6 +102,7 @@ class RankScoresModel : public QAbstractTableModel {
   struct RunState {
     std::optional<RankWindow> latest;
     std::deque<RankHeatColumn> heat;
+    std::map<int64_t, std::size_t> heatRanks;  // the ranks in `heat`, with how many columns have each
     std::map<int64_t, SourceId> sources;
   };
   const RunState* shown() const;
