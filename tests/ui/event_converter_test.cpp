@@ -6,8 +6,10 @@
 #include <cmath>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <tuple>
 #include <unordered_map>
 #include <vector>
@@ -266,6 +268,37 @@ TEST(StagingBuffer, TakeHandsOverEverythingOnceInOrder) {
   EXPECT_EQ(taken.series.size(), 1U);
   EXPECT_EQ(taken.events, 1U);
   EXPECT_TRUE(staging.take().empty());
+}
+
+// The dashboard applies a large window in pieces (a dozen a second at 1 024 ranks) and hands each
+// back: all of them are freed by the thread that pushes next, not by the GUI thread (whose frees
+// of the ingest thread's memory cost it 10-15 ms a refresh in glibc's consolidation).
+TEST(StagingBuffer, SpentPiecesAreFreedByTheThreadThatPushesNextNotTheCaller) {
+  StagingBuffer staging;
+  std::mutex mutex;
+  std::vector<std::thread::id> freedOn;
+  const auto note = [&](const transport::SourceInfo* info) {
+    std::lock_guard lock(mutex);
+    freedOn.push_back(std::this_thread::get_id());
+    delete info;
+  };
+  constexpr int kPieces = 24;
+  for (int piece = 0; piece < kPieces; ++piece) {
+    IngestBatch spent;
+    spent.sources.push_back(SourceDescriptor{0, std::shared_ptr<const transport::SourceInfo>(new transport::SourceInfo, note), "e"});
+    staging.recycle(std::move(spent));
+  }
+  {
+    std::lock_guard lock(mutex);
+    EXPECT_TRUE(freedOn.empty()) << freedOn.size() << " freed by the caller";
+  }
+  std::thread::id pusher;
+  std::thread([&] {
+    pusher = std::this_thread::get_id();
+    staging.push(IngestBatch{});
+  }).join();
+  ASSERT_EQ(freedOn.size(), static_cast<std::size_t>(kPieces));
+  for (const std::thread::id id : freedOn) EXPECT_EQ(id, pusher);
 }
 
 TEST(StagingBuffer, BeyondItsLimitsNewEntriesAreDroppedAndCountedButDescriptorsKept) {
