@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <limits>
@@ -18,6 +20,33 @@
 #include <vector>
 
 namespace livemon::bench {
+
+// A benchmark's command line. `--help` or `-h` anywhere prints `usage` (one line, the program's
+// arguments) to stdout and exits 0.
+inline void exitOnHelp(int argc, char** argv, const char* usage) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::printf("usage: %s\n", usage);
+      std::exit(0);
+    }
+  }
+}
+
+// The positional argument `index` (1-based) as a whole number in [min, max]; `fallback` when it is
+// not given. Anything else prints what was wrong and `usage` to stderr and exits 2.
+inline uint64_t countArgument(int argc, char** argv, int index, uint64_t fallback, uint64_t min, uint64_t max,
+                              const char* usage) {
+  if (index >= argc) return fallback;
+  const char* text = argv[index];
+  char* end = nullptr;
+  const unsigned long long value = std::strtoull(text, &end, 10);
+  if (*text < '0' || *text > '9' || end == text || *end != '\0' || value < min || value > max) {
+    std::fprintf(stderr, "argument %d must be a whole number from %llu to %llu, not '%s'\nusage: %s\n", index,
+                 static_cast<unsigned long long>(min), static_cast<unsigned long long>(max), text, usage);
+    std::exit(2);
+  }
+  return value;
+}
 
 // The median of `values` (the mean of the middle two for an even count); NaN when there are none.
 inline double median(std::vector<double> values) {

@@ -131,8 +131,10 @@ Measure measureNoOp(std::chrono::seconds duration) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::chrono::seconds duration(argc > 1 ? std::atoi(argv[1]) : 5);
-  const int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+  const char* usage = "system_stats_bench [seconds per run, default 5] [runs, default 5]";
+  livemon::bench::exitOnHelp(argc, argv, usage);
+  const std::chrono::seconds duration(livemon::bench::countArgument(argc, argv, 1, 5, 1, 3600, usage));
+  const int runs = static_cast<int>(livemon::bench::countArgument(argc, argv, 2, 5, 1, 1000, usage));
   {
     livemon::SystemStatsOptions options;
     options.backgroundThread = false;

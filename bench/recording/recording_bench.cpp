@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.h"
+
 namespace {
 
 using namespace livemon;
@@ -251,7 +253,9 @@ void compareAsReceived(const std::vector<ReceivedEvent>& all, const std::filesys
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::size_t n = argc > 1 ? std::stoul(argv[1]) : 1'000'000;
+  const char* usage = "recording_bench [EVENTS, default 1000000] [DIR, default the temporary directory]";
+  livemon::bench::exitOnHelp(argc, argv, usage);
+  const std::size_t n = livemon::bench::countArgument(argc, argv, 1, 1'000'000, 1, 1'000'000'000, usage);
   const std::filesystem::path dir = argc > 2 ? argv[2] : std::filesystem::temp_directory_path();
   const std::string mcapPath = (dir / "livemon-bench.mcap").string();
   const std::string jsonPath = (dir / "livemon-bench.jsonl").string();

@@ -128,8 +128,10 @@ Result run(const lt::CurveOptions& serverCurve, const lt::CurveOptions& clientCu
 }  // namespace
 
 int main(int argc, char** argv) {
-  const uint64_t events = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
-  const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  const char* usage = "curve_throughput [events per round, default 1000000] [rounds, default 5]";
+  livemon::bench::exitOnHelp(argc, argv, usage);
+  const uint64_t events = livemon::bench::countArgument(argc, argv, 1, 1'000'000, 1, 1'000'000'000, usage);
+  const int rounds = static_cast<int>(livemon::bench::countArgument(argc, argv, 2, 5, 1, 1000, usage));
   const fs::path dir = fs::temp_directory_path() / ("livemon-curve-bench-" + std::to_string(::getpid()));
   const Keys keys = writeKeys(dir);
   std::printf("%llu events per round, %d rounds, tcp loopback\n", static_cast<unsigned long long>(events), rounds);

@@ -19,6 +19,8 @@
 #include <livemon/stat.h>
 #include <livemon/transport/publisher.h>
 
+#include "bench_support.h"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -83,7 +85,12 @@ void measure(std::chrono::seconds window) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  livemon::bench::exitOnHelp(argc, argv, "history_memory   (no arguments: one simulated hour for 1 s, 10 s and 60 s windows)");
+  if (argc > 1) {
+    std::fprintf(stderr, "history_memory takes no arguments (--help says what it does)\n");
+    return 2;
+  }
   std::printf("history of a 100-Stat run (mean, max, p99; 10 steps/s) over one simulated hour\n");
   for (const auto window : {1s, 10s, 60s}) measure(window);
   return 0;

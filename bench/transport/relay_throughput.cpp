@@ -253,8 +253,10 @@ int main(int argc, char** argv) {
   getrlimit(RLIMIT_NOFILE, &files);
   files.rlim_cur = files.rlim_max;
   setrlimit(RLIMIT_NOFILE, &files);
-  const int rounds = argc > 1 ? std::atoi(argv[1]) : 3;
-  const uint64_t perPublisher = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 20000;
+  const char* usage = "relay_throughput [rounds, default 3] [events per publisher, default 20000]";
+  livemon::bench::exitOnHelp(argc, argv, usage);
+  const int rounds = static_cast<int>(livemon::bench::countArgument(argc, argv, 1, 3, 1, 1000, usage));
+  const uint64_t perPublisher = livemon::bench::countArgument(argc, argv, 2, 20000, 1, 100'000'000, usage);
   std::printf("N,path,round,events_per_s,lost,latency_p50_ms,latency_p99_ms,relay_cpu\n");
   for (std::size_t n : {16u, 64u, 256u}) {
     std::vector<double> rate[3], p50[3], p99[3], cpu[3];

@@ -153,8 +153,10 @@ Result runLivemon(const std::string& bindEndpoint, uint64_t events) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const uint64_t events = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1'000'000;
-  const int rounds = argc > 2 ? std::atoi(argv[2]) : 5;
+  const char* usage = "transport_throughput [events per round, default 1000000] [rounds, default 5]";
+  livemon::bench::exitOnHelp(argc, argv, usage);
+  const uint64_t events = livemon::bench::countArgument(argc, argv, 1, 1'000'000, 1, 1'000'000'000, usage);
+  const int rounds = static_cast<int>(livemon::bench::countArgument(argc, argv, 2, 5, 1, 1000, usage));
 
   // The frames a lone event would take, so raw libzmq moves the same bytes per message.
   const livemon::Event event = sixFieldEvent();

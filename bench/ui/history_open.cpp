@@ -59,6 +59,7 @@ int main(int argc, char** argv) {
   bool history = true;
   bool trace = false;  // every tick over 16 ms, with its apply part
   double applyMs = -1.0;  // DashboardOptions::refreshBudget.time; below 0: the default
+  livemon::bench::exitOnHelp(argc, argv, "history_open ENDPOINT [--seconds S] [--no-history] [--trace] [--apply-ms MS]");
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
