@@ -5,7 +5,10 @@
 // new range, as a refresh does, then paints the chart into an image, as the event loop would; the
 // GUI thread's CPU of each part is reported as p50/p99 over ROUNDS rounds (200), so what the
 // machine does meanwhile does not count.
-//   chart_redraw [--windows N] [--rounds R]
+// With --new-charts, it measures instead what a chart costs when it is made on a run already
+// under way (a late joiner's first second): ROUNDS charts made one after another on the same
+// WINDOWS windows, each shown, rendered and painted for the first time, then once more.
+//   chart_redraw [--windows N] [--rounds R] [--new-charts]
 #include <time.h>
 
 #include <algorithm>
@@ -23,6 +26,8 @@
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
+
+#include "bench_support.h"
 
 namespace {
 
@@ -68,18 +73,70 @@ std::vector<livemon::ui::SeriesId> feed(livemon::ui::EventConverter& converter, 
   return registry.apply(batch).newSeries;
 }
 
+livemon::ui::ChartRenderContext liveContext(int windows) {
+  livemon::ui::ChartRenderContext context;
+  context.mode = livemon::ui::TimeAxisMode::SinceRunStart;
+  context.x = livemon::ui::XRange{0.0, kWindowMs * windows / 1000.0};
+  context.following = true;
+  return context;
+}
+
+// Makes `rounds` charts on the run in `registry`, one after another, as a late joiner does.
+int measureNewCharts(livemon::ui::StatRegistry& registry, const std::vector<livemon::ui::SeriesId>& ids, int windows,
+                     int rounds) {
+  std::vector<double> make;
+  std::vector<double> first;
+  std::vector<double> firstPaint;
+  std::vector<double> second;
+  const livemon::ui::ChartRenderContext context = liveContext(windows);
+  for (int round = 0; round < rounds + 2; ++round) {
+    const double before = threadCpuMs();
+    auto chart = std::make_unique<livemon::ui::StatChartView>(QStringLiteral("loss"), registry,
+                                                              livemon::ui::TimeAxisMode::SinceRunStart);
+    for (livemon::ui::SeriesId id : ids) chart->addSeries(id);
+    chart->resize(600, 300);
+    chart->show();
+    QApplication::processEvents();
+    const double made = threadCpuMs();
+    chart->render(context, true);
+    const double rendered = threadCpuMs();
+    QImage image(chart->size(), QImage::Format_ARGB32_Premultiplied);
+    QPainter painter(&image);
+    chart->QChartView::render(&painter);
+    painter.end();
+    const double painted = threadCpuMs();
+    chart->render(context, true);
+    const double again = threadCpuMs();
+    if (round < 2) continue;  // the first charts load fonts and styles
+    make.push_back(made - before);
+    first.push_back(rendered - made);
+    firstPaint.push_back(painted - rendered);
+    second.push_back(again - painted);
+  }
+  std::printf("%d windows, %d new charts (GUI thread CPU, p50 / p99): made and shown %.2f / %.2f ms; "
+              "first render %.2f / %.2f ms; first paint %.2f / %.2f ms; second render %.2f / %.2f ms\n",
+              windows, rounds, percentile(make, 0.5), percentile(make, 0.99), percentile(first, 0.5),
+              percentile(first, 0.99), percentile(firstPaint, 0.5), percentile(firstPaint, 0.99),
+              percentile(second, 0.5), percentile(second, 0.99));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int windows = 100000;
   int rounds = 200;
+  bool newCharts = false;
+  livemon::bench::exitOnHelp(argc, argv, "chart_redraw [--windows N] [--rounds R] [--new-charts]");
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc) {
+    if (std::strcmp(argv[i], "--new-charts") == 0) {
+      newCharts = true;
+    } else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc) {
       windows = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: chart_redraw [--windows N] [--rounds R]\n");
+      std::fprintf(stderr, "usage: chart_redraw [--windows N] [--rounds R] [--new-charts]\n");
       return 2;
     }
   }
@@ -101,6 +158,7 @@ int main(int argc, char** argv) {
   livemon::ui::EventConverter converter;
   livemon::ui::StatRegistry registry;
   const std::vector<livemon::ui::SeriesId> ids = feed(converter, registry, source, 0, windows);
+  if (newCharts) return measureNewCharts(registry, ids, windows, rounds);
   livemon::ui::StatChartView chart(QStringLiteral("loss"), registry, livemon::ui::TimeAxisMode::SinceRunStart);
   for (livemon::ui::SeriesId id : ids) chart.addSeries(id);
   chart.resize(600, 300);

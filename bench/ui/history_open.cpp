@@ -24,6 +24,7 @@
 #include <QApplication>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QtCharts/QChartView>
 
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
@@ -49,6 +50,52 @@ void printTicks(const char* what, const std::vector<double>& ticks) {
               ticks.empty() ? 0.0 : *std::max_element(ticks.begin(), ticks.end()));
 }
 
+// With --trace, every outermost event that takes the GUI thread over 16 ms, and what it went to:
+// what fills a stall between ticks (a paint, a layout, a posted slot).
+class TracingApplication : public QApplication {
+ public:
+  TracingApplication(int& argc, char** argv, Clock::time_point start) : QApplication(argc, argv), start_(start) {}
+  bool trace = false;
+
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (!trace) return QApplication::notify(receiver, event);
+    if (depth_ > 0) {
+      // A paint inside an outer event: which widget's, when it is long.
+      const bool paint = event->type() == QEvent::Paint;
+      const double cpuBefore = paint ? threadCpuMs() : 0.0;
+      ++depth_;
+      const bool handled = QApplication::notify(receiver, event);
+      --depth_;
+      if (paint && threadCpuMs() - cpuBefore > 8.0) {
+        const QObject* named = receiver->parent() != nullptr ? receiver->parent() : receiver;
+        const auto* chartView = qobject_cast<const QChartView*>(named);
+        const QString name = chartView != nullptr ? chartView->chart()->title() : named->objectName();
+        std::printf("    paint of %s %s: GUI thread CPU %.1f ms\n", named->metaObject()->className(),
+                    name.toUtf8().constData(), threadCpuMs() - cpuBefore);
+      }
+      return handled;
+    }
+    const QEvent::Type type = event->type();  // the event may be gone after it is handled
+    const QByteArray what = QByteArray(receiver->metaObject()->className()) + " " + receiver->objectName().toUtf8();
+    const Clock::time_point before = Clock::now();
+    const double cpuBefore = threadCpuMs();
+    ++depth_;
+    const bool handled = QApplication::notify(receiver, event);
+    --depth_;
+    const double cpu = threadCpuMs() - cpuBefore;
+    if (cpu > 16.0) {
+      std::printf("  event at %.2f s: type %d to %s: %.1f ms, GUI thread CPU %.1f ms\n",
+                  std::chrono::duration<double>(before - start_).count(), static_cast<int>(type), what.constData(),
+                  std::chrono::duration<double, std::milli>(Clock::now() - before).count(), cpu);
+    }
+    return handled;
+  }
+
+ private:
+  Clock::time_point start_;
+  int depth_ = 0;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,7 +104,7 @@ int main(int argc, char** argv) {
   std::string endpoint;
   double seconds = 20.0;
   bool history = true;
-  bool trace = false;  // every tick over 16 ms, with its apply part
+  bool trace = false;  // every tick and event over 16 ms, and every stall over 50 ms
   double applyMs = -1.0;  // DashboardOptions::refreshBudget.time; below 0: the default
   livemon::bench::exitOnHelp(argc, argv, "history_open ENDPOINT [--seconds S] [--no-history] [--trace] [--apply-ms MS]");
   for (int i = 1; i < argc; ++i) {
@@ -78,7 +125,8 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  QApplication app(argc, argv);
+  TracingApplication app(argc, argv, Clock::now());
+  app.trace = trace;
   livemon::ui::applyDashboardStyle(app);
   QTemporaryDir settings;
   livemon::ui::DashboardOptions options;
@@ -144,6 +192,10 @@ int main(int argc, char** argv) {
       stallAt = std::chrono::duration<double>(now - start).count();
     }
     mostCpuInGap = std::max(mostCpuInGap, cpu - lastCpu);
+    if (trace && gap > 50.0) {
+      std::printf("  stall before %.2f s: %.1f ms, GUI thread CPU %.1f ms\n",
+                  std::chrono::duration<double>(now - start).count(), gap, cpu - lastCpu);
+    }
     if (noteAt && !cpuAtNote) cpuAtNote = cpu;
     last = now;
     lastCpu = cpu;

@@ -30,13 +30,16 @@ constexpr double kStart = 1'700'000'000'000.0;
 
 class ChartRedrawCostTest : public ::testing::Test {
  protected:
-  // `count` windows 10 ms apart from `first` on, a noisy loss with its min and max.
-  std::vector<SeriesId> feed(int first, int count) {
+  // `count` windows 10 ms apart from `first` on, a noisy loss with its min and max, around 5 times
+  // `scale`.
+  std::vector<SeriesId> feed(int first, int count, double scale = 1.0) {
     IngestBatch batch;
     for (int i = first; i < first + count; ++i) {
       const double noise = std::sin(i * 0.37) + 0.5 * std::sin(i * 1.91);
       auto event = received(source_, Event{"livemon.Stat", atMs(kStart + 10.0 * i),
-                                           {{"loss.mean", 5.0 + noise}, {"loss.min", 4.0 + noise}, {"loss.max", 6.0 + noise}}});
+                                           {{"loss.mean", scale * (5.0 + noise)},
+                                            {"loss.min", scale * (4.0 + noise)},
+                                            {"loss.max", scale * (6.0 + noise)}}});
       converter_.convert(event, batch);
     }
     return registry_.apply(batch).newSeries;
@@ -115,6 +118,27 @@ TEST_F(ChartRedrawCostTest, AtANewRangeTheLinesAreEmptyWhileTheAxesMoveAndShaped
   for (qsizetype points : pointsWhileMoving) EXPECT_EQ(points, 0);
   EXPECT_EQ(replaced, 1);
   EXPECT_GT(line->count(), 0);
+}
+
+TEST_F(ChartRedrawCostTest, WhenNewAxisLabelsResizeThePlotTheLinesGetPointsOnlyForItsSettledWidth) {
+  std::vector<SeriesId> ids = feed(0, 5000);
+  StatChartView& chart = showChart(ids);
+  ASSERT_TRUE(chart.render(context(50.0), true));
+  const int narrowLabels = chart.plotRect().width();
+  QLineSeries* line = chart.line(ids[0]);
+  std::vector<qsizetype> handed;
+  QObject::connect(line, &QXYSeries::pointsReplaced, [&] { handed.push_back(line->count()); });
+
+  // Values a million times larger: the y axis' labels widen and the plot narrows. The points
+  // traced for the former width would be shaped by Qt (a stroke of every point) and replaced at
+  // once: the line gets points once, for the plot as it is after the new labels.
+  feed(5000, 5000, 1e6);
+  ASSERT_TRUE(chart.render(context(100.0), true));
+  const int wideLabels = chart.plotRect().width();
+  ASSERT_LT(wideLabels, narrowLabels - 2 * 2);  // more than a column of 2 pixels narrower
+  ASSERT_EQ(handed.size(), 1u);
+  EXPECT_LE(handed.front(), 2 * wideLabels + 4);
+  EXPECT_GT(handed.front(), wideLabels / 2);
 }
 
 }  // namespace

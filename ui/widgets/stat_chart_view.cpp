@@ -276,10 +276,9 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
 
   RenderKey key = keyFor(context);
   if (!force && lastKey_ && *lastKey_ == key) return false;
-  draw(context, key);
-  // New axis labels may have resized the plot: draw again at once for its new width, rather than
-  // on the next refresh (which would cost a second paint).
-  if (const RenderKey settled = keyFor(context); !(settled == key)) draw(context, settled);
+  // New axis labels may resize the plot: then it draws again at once for its new width, rather
+  // than on the next refresh (which would cost a second paint).
+  if (!draw(context, key, true)) draw(context, keyFor(context), false);
   nanRegions_->place(lines_.empty() ? nullptr : lines_.front()->series());
   emit rendered();
   // All of it: the scene repaints a moved item where it was last painted, worked out later; a
@@ -289,7 +288,7 @@ bool StatChartView::render(const ChartRenderContext& context, bool force) {
   return true;
 }
 
-void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key) {
+bool StatChartView::draw(const ChartRenderContext& context, const RenderKey& key, bool settle) {
   const double smoothing = effectiveSmoothing();
   const bool runsChanged = runs_.display != nullptr && runs_.display->version() != runs_.version;
   if (smoothing != smoothing_ || runsChanged) {
@@ -383,6 +382,16 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
     if (band.area != nullptr) band.area->empty();
   }
   const bool relabelled = updateAxes(context, y, counts.any() ? std::optional<XRange>(pad(counts)) : std::nullopt);
+  yAxes_.setLeftOut(log ? nonPositive : 0);
+  gestures_->showZoomed(!context.following || manualY_.has_value());
+  // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
+  // would happen after the first paint and cost a second one. Qt does not always see that new
+  // labels need another width: they would be cut to "...".
+  if (relabelled) chart()->layout()->invalidate();
+  chart()->layout()->activate();
+  // A plot of another size wants other columns: the points traced for this one would be shaped by
+  // Qt (a stroke of every point) only to be replaced at once.
+  if (settle && !(keyFor(context) == key)) return false;
   const int plotWidth = plot.columns * kPixelsPerColumn;
   for (const auto& line : lines_) {
     line->raw->setPoints(line->trace.raw.points, line->trace.raw.breaks, plotWidth);
@@ -392,13 +401,7 @@ void StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   for (std::size_t b = 0; b < bands_.size(); ++b) {
     if (bands_[b].area != nullptr) bands_[b].area->setStretches(bandStretches[b]);
   }
-  yAxes_.setLeftOut(log ? nonPositive : 0);
-  gestures_->showZoomed(!context.following || manualY_.has_value());
-  // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
-  // would happen after the first paint and cost a second one. Qt does not always see that new
-  // labels need another width: they would be cut to "...".
-  if (relabelled) chart()->layout()->invalidate();
-  chart()->layout()->activate();
+  return true;
 }
 
 void StatChartView::pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values) {

@@ -244,7 +244,11 @@ class StatChartView : public QChartView {
   };
 
   RenderKey keyFor(const ChartRenderContext& context) const;
-  void draw(const ChartRenderContext& context, const RenderKey& key);
+  // Traces the lines for `key` and sets the axes. With `settle`, it stops before handing the points
+  // to the series when the axes' new labels changed the plot's size (another key): the caller
+  // draws again for the new size, and Qt has not worked out the shapes of points never shown.
+  // Returns whether the lines have their points.
+  bool draw(const ChartRenderContext& context, const RenderKey& key, bool settle);
   void rebuildSeries();
   // Pairs the lines into bands: a source's min and max lines, a rank group's edges.
   void pairBands();
