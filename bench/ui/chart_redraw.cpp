@@ -8,7 +8,11 @@
 // With --new-charts, it measures instead what a chart costs when it is made on a run already
 // under way (a late joiner's first second): ROUNDS charts made one after another on the same
 // WINDOWS windows, each shown, rendered and painted for the first time, then once more.
-//   chart_redraw [--windows N] [--rounds R] [--new-charts]
+// --noisy makes each window's values independent of the last, as a step time's are (the lines
+// zigzag over most of the plot); --smoothed draws with the dashboard's default smoothing (a faint
+// raw line under each smoothed one); --viewport paints the way the window does (the view's
+// viewport repainted) rather than into an image.
+//   chart_redraw [--windows N] [--rounds R] [--new-charts] [--noisy] [--smoothed] [--viewport]
 #include <time.h>
 
 #include <algorithm>
@@ -23,6 +27,7 @@
 #include <QPainter>
 
 #include <livemon/ui/ingest/event_converter.h>
+#include <livemon/ui/model/chart_view_options.h>
 #include <livemon/ui/model/stat_registry.h>
 #include <livemon/ui/widgets/dashboard_style.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
@@ -52,6 +57,10 @@ std::chrono::system_clock::time_point atMs(double ms) {
       std::chrono::duration_cast<std::chrono::system_clock::duration>(std::chrono::duration<double, std::milli>(ms)));
 }
 
+bool noisy = false;
+bool smoothed = false;
+bool viewportPaint = false;
+
 // Windows [from, to) of a noisy, slowly falling loss.
 std::vector<livemon::ui::SeriesId> feed(livemon::ui::EventConverter& converter, livemon::ui::StatRegistry& registry,
                                         const std::shared_ptr<const livemon::transport::SourceInfo>& source,
@@ -59,7 +68,10 @@ std::vector<livemon::ui::SeriesId> feed(livemon::ui::EventConverter& converter, 
   livemon::ui::IngestBatch batch;
   for (int i = from; i < to; ++i) {
     const double base = 2.0 * std::exp(-i / 40000.0) + 0.3;
-    const double noise = 0.05 * std::sin(i * 0.37) + 0.03 * std::sin(i * 1.91);
+    // A window's noise: smooth by default; with --noisy, a step time's, each window independent of
+    // the last and as large as the trend (lines zigzag across most of the plot's height).
+    const double noise = noisy ? 4.0 * (static_cast<double>((static_cast<unsigned>(i) * 2654435761u) % 1000u) / 1000.0 - 0.5)
+                               : 0.05 * std::sin(i * 0.37) + 0.03 * std::sin(i * 1.91);
     livemon::transport::ReceivedEvent event;
     event.event = livemon::Event{"livemon.Stat", atMs(kStartMs + kWindowMs * i),
                                  {{"loss.mean", base + noise},
@@ -93,6 +105,8 @@ int measureNewCharts(livemon::ui::StatRegistry& registry, const std::vector<live
     const double before = threadCpuMs();
     auto chart = std::make_unique<livemon::ui::StatChartView>(QStringLiteral("loss"), registry,
                                                               livemon::ui::TimeAxisMode::SinceRunStart);
+    livemon::ui::ChartViewOptions options;
+    if (smoothed) chart->setViewOptions(&options);
     for (livemon::ui::SeriesId id : ids) chart->addSeries(id);
     chart->resize(600, 300);
     chart->show();
@@ -127,16 +141,23 @@ int main(int argc, char** argv) {
   int windows = 100000;
   int rounds = 200;
   bool newCharts = false;
-  livemon::bench::exitOnHelp(argc, argv, "chart_redraw [--windows N] [--rounds R] [--new-charts]");
+  const char* const usage = "chart_redraw [--windows N] [--rounds R] [--new-charts] [--noisy] [--smoothed] [--viewport]";
+  livemon::bench::exitOnHelp(argc, argv, usage);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--new-charts") == 0) {
       newCharts = true;
+    } else if (std::strcmp(argv[i], "--noisy") == 0) {
+      noisy = true;
+    } else if (std::strcmp(argv[i], "--viewport") == 0) {
+      viewportPaint = true;
+    } else if (std::strcmp(argv[i], "--smoothed") == 0) {
+      smoothed = true;
     } else if (std::strcmp(argv[i], "--windows") == 0 && i + 1 < argc) {
       windows = std::atoi(argv[++i]);
     } else if (std::strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) {
       rounds = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: chart_redraw [--windows N] [--rounds R] [--new-charts]\n");
+      std::fprintf(stderr, "usage: %s\n", usage);
       return 2;
     }
   }
@@ -160,6 +181,8 @@ int main(int argc, char** argv) {
   const std::vector<livemon::ui::SeriesId> ids = feed(converter, registry, source, 0, windows);
   if (newCharts) return measureNewCharts(registry, ids, windows, rounds);
   livemon::ui::StatChartView chart(QStringLiteral("loss"), registry, livemon::ui::TimeAxisMode::SinceRunStart);
+  livemon::ui::ChartViewOptions options;
+  if (smoothed) chart.setViewOptions(&options);
   for (livemon::ui::SeriesId id : ids) chart.addSeries(id);
   chart.resize(600, 300);
   chart.show();
@@ -179,9 +202,13 @@ int main(int argc, char** argv) {
     const double before = threadCpuMs();
     chart.render(context, true);
     const double drawn = threadCpuMs();
-    QPainter painter(&image);
-    chart.QChartView::render(&painter);
-    painter.end();
+    if (viewportPaint) {
+      chart.viewport()->repaint();
+    } else {
+      QPainter painter(&image);
+      chart.QChartView::render(&painter);
+      painter.end();
+    }
     const double painted = threadCpuMs();
     if (round < 5) continue;  // the first rounds lay the chart out
     redraw.push_back(drawn - before);
