@@ -7,6 +7,9 @@
 // shared machine can also be the thread waiting for a core), and the GUI thread's CPU: its share of a
 // core during the history and after it, and the most it ran between two firings of the timer (the
 // longest stall the dashboard itself caused, whatever else the machine was doing; paints included).
+// --trace also prints every tick over 16 ms with its apply part, every event that takes the GUI
+// thread over 16 ms of CPU (its type and receiver) with the chart paints over 8 ms inside it, every
+// gap of the timer over 50 ms, and at the end how many chart paints there were and their CPU.
 // Runs offscreen unless QT_QPA_PLATFORM says otherwise.
 //   history_open tcp://127.0.0.1:5555 [--seconds S] [--no-history] [--trace] [--apply-ms MS]
 #include <time.h>
@@ -56,6 +59,9 @@ class TracingApplication : public QApplication {
  public:
   TracingApplication(int& argc, char** argv, Clock::time_point start) : QApplication(argc, argv), start_(start) {}
   bool trace = false;
+  // Every paint of a chart's viewport inside another event, and the GUI thread's CPU in them.
+  int chartPaints = 0;
+  double chartPaintCpu = 0.0;
 
   bool notify(QObject* receiver, QEvent* event) override {
     if (!trace) return QApplication::notify(receiver, event);
@@ -66,9 +72,13 @@ class TracingApplication : public QApplication {
       ++depth_;
       const bool handled = QApplication::notify(receiver, event);
       --depth_;
+      const QObject* named = receiver->parent() != nullptr ? receiver->parent() : receiver;
+      const auto* chartView = qobject_cast<const QChartView*>(named);
+      if (paint && chartView != nullptr) {
+        ++chartPaints;
+        chartPaintCpu += threadCpuMs() - cpuBefore;
+      }
       if (paint && threadCpuMs() - cpuBefore > 8.0) {
-        const QObject* named = receiver->parent() != nullptr ? receiver->parent() : receiver;
-        const auto* chartView = qobject_cast<const QChartView*>(named);
         const QString name = chartView != nullptr ? chartView->chart()->title() : named->objectName();
         std::printf("    paint of %s %s: GUI thread CPU %.1f ms\n", named->metaObject()->className(),
                     name.toUtf8().constData(), threadCpuMs() - cpuBefore);
@@ -219,6 +229,10 @@ int main(int argc, char** argv) {
   const double cpuEnd = threadCpuMs();
   const double noteSeconds = noteAt.value_or(seconds);
   const double cpuNote = cpuAtNote.value_or(cpuEnd);
+  if (trace) {
+    std::printf("chart paints %d, GUI thread CPU in them %.0f ms (%.1f ms a paint)\n", app.chartPaints, app.chartPaintCpu,
+                app.chartPaints > 0 ? app.chartPaintCpu / app.chartPaints : 0.0);
+  }
   std::printf("GUI thread CPU: %.0f %% of a core while the history came, %.0f %% after it; most in one stall %.1f ms\n",
               (cpuNote - cpuAtStart) / (noteSeconds * 10.0),
               seconds > noteSeconds ? (cpuEnd - cpuNote) / ((seconds - noteSeconds) * 10.0) : 0.0, mostCpuInGap);
