@@ -170,6 +170,37 @@ TEST_F(RunsPanelTest, AConfigThatReachesTheDashboardIsAColumnOfTheRunsPanel) {
   EXPECT_EQ(window.chartGrid().timeView().mode(), TimeAxisMode::SinceRunStart);
 }
 
+// A config with more keys than the table has columns: the panel says that later keys are not
+// shown, so a missing column is not taken for a run without that key.
+TEST_F(RunsPanelTest, ConfigKeysBeyondTheColumnsTheTableHasAreSaidToBeLeftOut) {
+  MainWindow window(options());
+  window.resize(1600, 1000);
+  window.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+  const RunsModel& runs = window.dashboard().runs();
+  RunsPanel& panel = window.runsPanel();
+  const auto narrow = test::makeSource("narrow", 100);
+  deliver(window, {config(narrow, {{"lr", 1e-3}}), loss(narrow, 0, 2.0)});
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().refreshNow();
+    return runs.columnOf(QStringLiteral("lr")) > 0;
+  }));
+  EXPECT_TRUE(panel.limitText().isEmpty()) << panel.limitText().toStdString();
+
+  RunConfig wide;
+  for (int i = 0; i < RunsModel::kMaxConfigColumns + 10; ++i) wide.emplace("key" + std::to_string(1000 + i), int64_t{i});
+  const auto source = test::makeSource("wide", 200);
+  deliver(window, {config(source, wide), loss(source, 0, 3.0)});
+  ASSERT_TRUE(waitFor([&] {
+    window.dashboard().refreshNow();
+    return runs.rowCount() == 2 && runs.droppedConfigKeys() > 0;
+  }));
+  const QString said = panel.limitText();
+  EXPECT_TRUE(said.contains(QString::number(RunsModel::kMaxConfigColumns))) << said.toStdString();
+  // "lr" took a column first: 255 of the wide run's keys are columns, 11 are not.
+  EXPECT_TRUE(said.contains(QStringLiteral("11 values"))) << said.toStdString();
+}
+
 TEST_F(RunsPanelTest, ARunKeepsItsColourInTheNextSessionWhateverOrderRunsComeIn) {
   const auto a = test::makeSource("lr-1e-3", 100);
   const auto b = test::makeSource("lr-1e-2", 200);

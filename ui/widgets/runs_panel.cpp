@@ -9,6 +9,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QMainWindow>
 #include <QMenu>
 #include <QMouseEvent>
@@ -104,6 +105,13 @@ RunsPanel::RunsPanel(Dashboard& dashboard, QWidget* parent) : QDockWidget(tr("Ru
   table_->setWordWrap(false);
   table_->setToolTip(tr("Tick a run to show its lines; select runs to show exactly those"));
   column->addWidget(table_, 1);
+  limit_ = new QLabel(content);
+  limit_->setObjectName(QStringLiteral("runsLimit"));
+  limit_->setWordWrap(true);
+  limit_->setStyleSheet(dimTextStyle());
+  limit_->setContentsMargins(6, 2, 6, 2);
+  limit_->hide();
+  column->addWidget(limit_);
   setWidget(content);
 
   connect(filter_, &QLineEdit::textChanged, proxy_, &RunsFilterModel::setFilterText);
@@ -112,6 +120,7 @@ RunsPanel::RunsPanel(Dashboard& dashboard, QWidget* parent) : QDockWidget(tr("Ru
   table_->viewport()->installEventFilter(this);
   connect(&runs, &QAbstractItemModel::rowsInserted, this, &RunsPanel::runsChanged);
   connect(&runs, &QAbstractItemModel::dataChanged, this, &RunsPanel::runsChanged);
+  connect(&runs, &QAbstractItemModel::modelReset, this, &RunsPanel::runsChanged);  // new config columns
   autoPicked_ = !runs.summaryKeys().isEmpty();
 }
 
@@ -127,6 +136,8 @@ RunsPanel* RunsPanel::addTo(QMainWindow& window, Dashboard& dashboard, QMenu& vi
 }
 
 QString RunsPanel::errorText() const { return errors_->isHidden() ? QString() : errors_->text(); }
+
+QString RunsPanel::limitText() const { return limit_->isHidden() ? QString() : limit_->text(); }
 
 void RunsPanel::showErrors(const QStringList& errors) {
   errors_->setText(errors.join(QStringLiteral("; ")));
@@ -197,6 +208,16 @@ void RunsPanel::buildSummaryMenu() {
 
 void RunsPanel::runsChanged() {
   RunsModel& runs = dashboard_.runs();
+  // Said, not silent: a run whose config has more keys than the table has columns would otherwise
+  // look as if it had no value for the keys left out.
+  if (const std::size_t dropped = runs.droppedConfigKeys(); dropped > 0) {
+    // Spelled out: there is no translator to pick "value" or "values" from "%n value(s)".
+    const QString values = dropped == 1 ? tr("1 value") : tr("%1 values").arg(QLocale().toString(static_cast<qulonglong>(dropped)));
+    limit_->setText(tr("The table has columns for the first %1 config keys; %2 of later keys not shown.")
+                        .arg(RunsModel::kMaxConfigColumns)
+                        .arg(values));
+    limit_->setVisible(true);
+  }
   if (!autoShown_ && runs.rowCount() > 1) {
     autoShown_ = true;
     show();

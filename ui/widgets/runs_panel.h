@@ -39,6 +39,9 @@ class RunsPanel : public QDockWidget {
   RunsFilterModel& filterModel() const noexcept { return *proxy_; }
   // The filter's errors as shown; empty when it reads.
   QString errorText() const;
+  // The line under the table when config keys were left out (RunsModel::kMaxConfigColumns); empty
+  // when every key is a column.
+  QString limitText() const;
   // What the summary button offers: the runs' charted Stats.
   QStringList summaryChoices() const;
   void setSummaryKeys(const QStringList& keys);
@@ -59,6 +62,7 @@ class RunsPanel : public QDockWidget {
   RunsFilterModel* proxy_ = nullptr;
   QLineEdit* filter_ = nullptr;
   QLabel* errors_ = nullptr;
+  QLabel* limit_ = nullptr;
   QToolButton* summaries_ = nullptr;
   QComboBox* best_ = nullptr;
   QTableView* table_ = nullptr;
