@@ -124,6 +124,39 @@ TEST(LineTrace, ALogAxisLeavesOutValuesAtOrBelowZeroAndCountsThem) {
   EXPECT_EQ(result.raw.summary.yMin, 1.0);
 }
 
+// Windows of 2 ms on a loaded machine: now and then one closes a few milliseconds late. Seen
+// over a minute, such a spacing is a fraction of a pixel; breaking the line there would cut its
+// newest seconds into dots. Zoomed in to where it spans many pixels, it shows as the gap it is.
+TEST(LineTrace, AGapTooNarrowToSeeDoesNotBreakTheLine) {
+  SeriesStore store;
+  double x = 0.0;
+  std::vector<double> late;
+  for (int i = 0; i < 2000; ++i) {
+    const bool closesLate = i % 200 == 199;
+    x += closesLate ? 7.0 : 2.0;
+    if (closesLate) late.push_back(x);
+    store.append(x, std::sin(i * 0.01));
+  }
+  ASSERT_EQ(late.size(), 10U);
+  TraceRequest minute = request(x - 60'000.0, x, 300);  // 200 ms a column
+  minute.smoothing = 0.6;
+  TraceResult result;
+  traceSeries(store, minute, result);
+  EXPECT_TRUE(result.raw.breaks.empty());
+  EXPECT_TRUE(result.smoothed.breaks.empty());
+
+  // 100 ms over 300 columns: the 7 ms spacing spans 21 of them and breaks the line there.
+  traceSeries(store, request(late[4] - 50.0, late[4] + 50.0, 300), result);
+  ASSERT_EQ(result.raw.breaks.size(), 1U);
+  EXPECT_EQ(result.raw.points[result.raw.breaks[0] - 1].x(), late[4] - 7.0);
+  EXPECT_EQ(result.raw.points[result.raw.breaks[0]].x(), late[4]);
+
+  // A stall of a second still breaks the minute's line.
+  for (int i = 0; i < 100; ++i) store.append(x + 1000.0 + 2.0 * i, 0.0);
+  traceSeries(store, request(x + 1200.0 - 60'000.0, x + 1200.0, 300), result);
+  EXPECT_EQ(result.raw.breaks.size(), 1U);
+}
+
 TEST(LineTrace, GapsEverywhereMakeABoundedNumberOfStretches) {
   SeriesStore store;
   double x = 0.0;

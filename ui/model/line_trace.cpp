@@ -10,6 +10,9 @@ namespace livemon::ui {
 
 namespace {
 
+// The fewest decimator columns a gap must span to break a line (see traceSeriesOf).
+constexpr double kMinGapColumns = 2.0;
+
 // Plot x back to store x: plot = (store - offset) * scale.
 double toStore(double x, const PlotTransform& t) noexcept { return x / t.scale + t.offset; }
 
@@ -90,8 +93,13 @@ void traceSeriesOf(const Points& store, const TraceRequest& plotRequest, TraceRe
   ExponentialSmoother ema(request.smoothing);
 
   const double typical = store.typicalInterval();
-  const double gapLimit = request.gapFactor > 0.0 && typical > 0.0 ? request.gapFactor * typical
-                                                                      : std::numeric_limits<double>::infinity();
+  // A spacing breaks the line only where the break can be seen: a gap within a couple of columns
+  // is covered by the line's own width and caps, and breaking there only cuts the line into dots
+  // (windows of a few milliseconds, each closing a little late on a loaded machine).
+  const double columnWidth = (request.xMax - request.xMin) / std::max(request.columns, 1);
+  const double gapLimit = request.gapFactor > 0.0 && typical > 0.0
+                              ? std::max(request.gapFactor * typical, kMinGapColumns * columnWidth)
+                              : std::numeric_limits<double>::infinity();
   const std::size_t maxGaps = std::max<std::size_t>(request.maxStretches, 1) - 1;
   GapTracker rawGaps(request.transform, maxGaps);
   GapTracker smoothGaps(request.transform, maxGaps);

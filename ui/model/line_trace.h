@@ -25,7 +25,8 @@ struct TraceRequest {
   double smoothing = 0.0;  // ExponentialSmoother's weight; 0 draws no smoothed line
   bool positiveOnly = false;  // a log axis: values <= 0 are left out, and the line breaks there
   // Two samples further apart than gapFactor times the series' usual interval are not joined: a
-  // stall is drawn as a gap, not a slope across it. 0 joins everything.
+  // stall is drawn as a gap, not a slope across it. 0 joins everything. A spacing of two columns
+  // or less is joined all the same: no gap that narrow would show.
   double gapFactor = 2.0;
   // A line breaks into at most this many stretches (each is a series on the chart); later gaps
   // are bridged, so data with gaps everywhere cannot make a chart build thousands of series.
@@ -50,7 +51,8 @@ struct TraceResult {
 // Decimates a series for drawing (ColumnDecimator), and with smoothing also its debiased EMA
 // (ExponentialSmoother, started smoothingWarmup() samples before the visible range and decimated
 // the same way), and finds where both lines break: gaps longer than gapFactor usual intervals
-// and, with positiveOnly, the values a log axis cannot show. `result`'s lists are reused.
+// and two columns, and, with positiveOnly, the values a log axis cannot show. `result`'s lists
+// are reused.
 void traceSeries(const SeriesStore& store, const TraceRequest& request, TraceResult& result);
 // The same for the Step axis: x is the step (the request's transform and cutoff still apply).
 void traceSeries(const StepPoints& points, const TraceRequest& request, TraceResult& result);
