@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -533,6 +534,39 @@ TEST_F(ChartGridTest, ABurstOfRedrawsIsSpreadOverRefreshesWithinTheBudget) {
   }
   for (StatChartView* chart : charts) EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 2.0) << chart->statName().toStdString();
   EXPECT_EQ(grid.refresh().rendered, 0);
+}
+
+// A live run: every chart has new data at every refresh, and the budget draws only some of them.
+// Each must still be drawn in its turn; before, the charts first in display order took every
+// turn, and on a loaded machine a chart further down showed data 25 s old.
+TEST_F(ChartGridTest, WhenEveryChartHasNewDataAtEveryRefreshEachIsDrawnInTurn) {
+  const std::vector<std::string> stats{"a", "b", "c", "d", "e", "f"};
+  std::vector<SeriesId> ids;
+  for (const std::string& stat : stats) {
+    auto added = feed(source_, kStart, {{stat + ".mean", 1.0}});
+    ids.insert(ids.end(), added.begin(), added.end());
+  }
+  ChartGrid grid(registry_);
+  grid.resize(1000, 1000);  // two columns, three rows: all on screen
+  grid.show();
+  grid.addSeries(ids);
+  while (grid.pendingChartCount() > 0) grid.refresh();
+  const std::vector<StatChartView*> charts = grid.charts();
+  ASSERT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), [](StatChartView* c) { return c->isOnScreen(); }); }));
+  grid.setRenderBudget(std::chrono::hours(1));
+  while (grid.refresh().rendered > 0) {
+  }
+
+  std::map<const StatChartView*, int> drawn;
+  for (StatChartView* chart : charts) {
+    QObject::connect(chart, &StatChartView::rendered, [&drawn, chart] { ++drawn[chart]; });
+  }
+  grid.setRenderBudget(std::chrono::milliseconds(0));  // one chart a refresh
+  for (int refresh = 1; refresh <= 3 * static_cast<int>(stats.size()); ++refresh) {
+    for (const std::string& stat : stats) feed(source_, kStart + 1000.0 * refresh, {{stat + ".mean", 1.0 + refresh}});
+    EXPECT_EQ(grid.refresh().rendered, 1);
+  }
+  for (StatChartView* chart : charts) EXPECT_EQ(drawn[chart], 3) << chart->statName().toStdString();
 }
 
 TEST_F(ChartGridTest, AZoomOnOneChartMovesThemAllUntilReset) {

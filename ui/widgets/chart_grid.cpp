@@ -88,6 +88,7 @@ void ChartGrid::removeSeries(const std::vector<SeriesId>& ids) {
     if (!chart->seriesIds().empty()) return false;
     deferred_.erase(chart);
     renderCost_.erase(chart);
+    lastRendered_.erase(chart);
     delete chart;
     return true;
   });
@@ -157,8 +158,15 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
   for (const auto& [name, chart] : charts_) {
     if (chart->needsRender(context)) due.push_back(chart);
   }
-  // Those left over last time first, so a burst is drawn in full over a few refreshes.
-  std::stable_partition(due.begin(), due.end(), [this](const StatChartView* chart) { return deferred_.count(chart) > 0; });
+  // The longest undrawn first (never drawn before any), so that while every chart has news at
+  // every refresh each still has its turn: a budget of one chart a refresh goes round them all.
+  ++refreshes_;
+  const auto drawnAt = [this](const StatChartView* chart) {
+    const auto at = lastRendered_.find(chart);
+    return at != lastRendered_.end() ? at->second : 0;
+  };
+  std::stable_sort(due.begin(), due.end(),
+                   [&drawnAt](const StatChartView* a, const StatChartView* b) { return drawnAt(a) < drawnAt(b); });
   deferred_.clear();
   const auto deadline = std::chrono::steady_clock::now() + renderBudget_;
   for (StatChartView* chart : due) {
@@ -171,6 +179,7 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
     if (chart->render(context)) {
       ++stats.rendered;
       renderCost_[chart] = std::chrono::steady_clock::now() - now;
+      lastRendered_[chart] = refreshes_;
     }
   }
   stats.deferred = static_cast<int>(deferred_.size());

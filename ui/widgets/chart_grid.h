@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -66,8 +67,9 @@ class ChartGrid : public QScrollArea {
   };
   // One GUI tick: makes pending charts (within a time budget) and redraws what is on screen and
   // changed. Redrawing has a time budget too: charts are drawn here and painted right after, and
-  // a Stat window that lands on every chart at once would otherwise make one long stall; charts
-  // over the budget are drawn first on the next refresh. A chart is not started when what it took
+  // a Stat window that lands on every chart at once would otherwise make one long stall. Due
+  // charts are drawn longest undrawn first, so those over the budget come first next time, and
+  // while every chart has new data at every refresh each is still drawn in its turn. A chart is not started when what it took
   // last time would overrun the budget (unless it is the first of the refresh): a chart of
   // several bands takes a few milliseconds, and starting it just before the budget ran out made
   // refreshes of twice the budget.
@@ -189,6 +191,8 @@ class ChartGrid : public QScrollArea {
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
   std::map<const StatChartView*, std::chrono::nanoseconds> renderCost_;  // each chart's last redraw
+  std::map<const StatChartView*, uint64_t> lastRendered_;  // the refresh that last redrew each chart
+  uint64_t refreshes_ = 0;
   std::set<SeriesId> undrawn_;  // refused by a full chart
   std::optional<double> playheadMs_;
   std::optional<double> playheadRunS_;
