@@ -30,12 +30,12 @@ constexpr double kStart = 1'700'000'000'000.0;
 
 class ChartRedrawCostTest : public ::testing::Test {
  protected:
-  // `count` windows 10 ms apart from `first` on, a noisy loss with its min and max, around 5 times
-  // `scale`.
-  std::vector<SeriesId> feed(int first, int count, double scale = 1.0) {
+  // `count` windows 10 ms apart from `first` on, a loss with its min and max, around 5 times
+  // `scale`: noisy, or with `smooth` a slow wave.
+  std::vector<SeriesId> feed(int first, int count, double scale = 1.0, bool smooth = false) {
     IngestBatch batch;
     for (int i = first; i < first + count; ++i) {
-      const double noise = std::sin(i * 0.37) + 0.5 * std::sin(i * 1.91);
+      const double noise = smooth ? std::sin(i * 0.0005) : std::sin(i * 0.37) + 0.5 * std::sin(i * 1.91);
       auto event = received(source_, Event{"livemon.Stat", atMs(kStart + 10.0 * i),
                                            {{"loss.mean", scale * (5.0 + noise)},
                                             {"loss.min", scale * (4.0 + noise)},
@@ -139,6 +139,22 @@ TEST_F(ChartRedrawCostTest, WhenNewAxisLabelsResizeThePlotTheLinesGetPointsOnlyF
   ASSERT_EQ(handed.size(), 1u);
   EXPECT_LE(handed.front(), 2 * wideLabels + 4);
   EXPECT_GT(handed.front(), wideLabels / 2);
+}
+
+// Dense lines fill their pixel columns: antialiasing their edges does not show, and it was most
+// of the cost of painting the dashboard's noisy charts (docs/benchmarks.md). A smooth line keeps it.
+TEST_F(ChartRedrawCostTest, DenseLinesAreDrawnWithoutAntialiasingAndSmoothOnesWithIt) {
+  const std::vector<SeriesId> ids = feed(0, 20000, 1.0, true);
+  StatChartView& chart = showChart(ids);
+  ASSERT_TRUE(chart.render(context(200.0), true));
+  EXPECT_TRUE(chart.renderHints().testFlag(QPainter::Antialiasing));
+
+  feed(20000, 20000);  // the same lines, noisy from 200 s on
+  ASSERT_TRUE(chart.render(context(400.0, 200.0), true));
+  EXPECT_FALSE(chart.renderHints().testFlag(QPainter::Antialiasing));
+
+  ASSERT_TRUE(chart.render(context(200.0), true));  // back to the smooth part
+  EXPECT_TRUE(chart.renderHints().testFlag(QPainter::Antialiasing));
 }
 
 }  // namespace

@@ -157,6 +157,32 @@ TEST(LineTrace, AGapTooNarrowToSeeDoesNotBreakTheLine) {
   EXPECT_EQ(result.raw.breaks.size(), 1U);
 }
 
+TEST(LineTrace, VerticalTravelIsTheRisesAndFallsInPlotHeights) {
+  const QList<QPointF> zigzag{{0, 0}, {1, 10}, {2, 0}, {3, 10}};
+  EXPECT_DOUBLE_EQ(verticalTravel(zigzag, XRange{0, 10}, false), 3.0);
+  EXPECT_DOUBLE_EQ(verticalTravel(zigzag, XRange{0, 20}, false), 1.5);
+  // Beyond the axis the line is cut at its edge.
+  EXPECT_DOUBLE_EQ(verticalTravel({{0, -100}, {1, 100}}, XRange{0, 10}, false), 1.0);
+  // On a log axis in its decades; a value it cannot show is left out.
+  EXPECT_DOUBLE_EQ(verticalTravel({{0, 1}, {1, 100}, {2, 0}, {3, 10}}, XRange{1, 1000}, true), 1.0);
+  EXPECT_EQ(verticalTravel(zigzag, XRange{5, 5}, false), 0.0);  // no span to measure in
+  EXPECT_EQ(verticalTravel({}, XRange{0, 10}, false), 0.0);
+}
+
+TEST(LineTrace, LinesAreDenseAboveTheThresholdAndSparseAgainOnlyWellBelowIt) {
+  const double width = 100.0;
+  EXPECT_FALSE(drawsDense(kDenseTravel * width, width, false));
+  EXPECT_TRUE(drawsDense((kDenseTravel + 1.0) * width, width, false));
+  // Between the two thresholds a chart stays as it was: it does not switch at every redraw.
+  const double between = (kDenseTravel + kSparseTravel) / 2.0 * width;
+  EXPECT_TRUE(drawsDense(between, width, true));
+  EXPECT_FALSE(drawsDense(between, width, false));
+  EXPECT_FALSE(drawsDense((kSparseTravel - 1.0) * width, width, true));
+  // No plot laid out yet: nothing changes.
+  EXPECT_TRUE(drawsDense(1e9, 0.0, true));
+  EXPECT_FALSE(drawsDense(1e9, 0.0, false));
+}
+
 TEST(LineTrace, GapsEverywhereMakeABoundedNumberOfStretches) {
   SeriesStore store;
   double x = 0.0;

@@ -1,6 +1,7 @@
 #include <livemon/ui/model/line_trace.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -53,6 +54,29 @@ std::vector<qsizetype> breaksAt(const QList<QPointF>& points, const std::vector<
     }
   }
   return breaks;
+}
+
+double verticalTravel(const QList<QPointF>& points, XRange y, bool log) {
+  const auto scaled = [log](double v) { return log ? std::log10(v) : v; };
+  const double low = scaled(y.min);
+  const double high = scaled(y.max);
+  if (!(high > low) || !std::isfinite(high - low)) return 0.0;
+  double travel = 0.0;
+  std::optional<double> previous;
+  for (const QPointF& point : points) {
+    if (log && !(point.y() > 0.0)) continue;
+    const double at = std::clamp(scaled(point.y()), low, high);
+    if (!std::isfinite(at)) continue;
+    if (previous) travel += std::abs(at - *previous);
+    previous = at;
+  }
+  return travel / (high - low);
+}
+
+bool drawsDense(double travelPixels, double widthPixels, bool wasDense) {
+  if (!(widthPixels > 0.0)) return wasDense;
+  const double perPixel = travelPixels / widthPixels;
+  return wasDense ? !(perPixel < kSparseTravel) : perPixel > kDenseTravel;
 }
 
 void YExtent::add(const DecimationSummary& summary) noexcept {

@@ -11,6 +11,7 @@
 #include <livemon/ui/model/column_decimator.h>
 #include <livemon/ui/model/series_store.h>
 #include <livemon/ui/model/step_points.h>
+#include <livemon/ui/model/time_view.h>
 
 namespace livemon::ui {
 
@@ -129,6 +130,22 @@ struct YExtent {
   void add(const DecimationSummary& summary) noexcept;
   bool any() const noexcept { return low <= high; }
 };
+
+// Thread-safety: pure functions of their arguments; callable from any thread.
+// How far a line goes up and down on a plot whose y axis spans `y`: the sum of its rises and
+// falls between consecutive points, in plot heights (on a log axis, measured in its decades).
+// A noisy series, decimated to columns, crosses much of the plot in every column; a smooth one
+// crosses it a few times in all. Points outside `y` count as far as its edge.
+double verticalTravel(const QList<QPointF>& points, XRange y, bool log);
+
+// Whether a chart whose lines travel `travelPixels` up and down (verticalTravel times the plot's
+// height) over a plot `widthPixels` wide is dense: more than kDenseTravel pixels for each pixel
+// of width. Once dense, it stays so until under kSparseTravel, so that a chart near the line
+// does not switch at every redraw. Such lines fill their columns: antialiasing their edges does
+// not show, yet it costs most of their paint.
+inline constexpr double kDenseTravel = 32.0;
+inline constexpr double kSparseTravel = 24.0;
+bool drawsDense(double travelPixels, double widthPixels, bool wasDense);
 
 // The indices of `points` (ascending x) that start a new stretch, given `gaps` (ascending pairs
 // of the x before and after each gap, in the points' units): a point starts a stretch when a gap

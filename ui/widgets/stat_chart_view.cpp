@@ -371,6 +371,8 @@ bool StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   XRange y = values.any() ? pad(values) : shownY_;
   if (log && !(y.min > 0.0)) y = paddedLogY(0.0, 0.0);  // left from a linear axis
   if (manualY_ && (!log || manualY_->min > 0.0)) y = *manualY_;
+  const std::optional<XRange> countRange = counts.any() ? std::optional<XRange>(pad(counts)) : std::nullopt;
+  antialias(y, countRange, key);
   // The series get their points after the axes their ranges: a new range makes every series work
   // out its shape again (Qt's stroker over all its points), which for points about to be replaced
   // is wasted. Emptied first, they are shaped once, with their new points.
@@ -381,7 +383,7 @@ bool StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
   for (Band& band : bands_) {
     if (band.area != nullptr) band.area->empty();
   }
-  const bool relabelled = updateAxes(context, y, counts.any() ? std::optional<XRange>(pad(counts)) : std::nullopt);
+  const bool relabelled = updateAxes(context, y, countRange);
   yAxes_.setLeftOut(log ? nonPositive : 0);
   gestures_->showZoomed(!context.following || manualY_.has_value());
   // Lay the chart out now (new axis labels change the plot area): left to the event loop, it
@@ -402,6 +404,21 @@ bool StatChartView::draw(const ChartRenderContext& context, const RenderKey& key
     if (bands_[b].area != nullptr) bands_[b].area->setStretches(bandStretches[b]);
   }
   return true;
+}
+
+void StatChartView::antialias(XRange y, std::optional<XRange> counts, const RenderKey& key) {
+  const bool log = yAxes_.isLog();
+  double travel = 0.0;  // in plot heights
+  for (const auto& line : lines_) {
+    if (!isShown(*line)) continue;
+    const XRange range = line->count && yAxes_.hasCountAxis() && counts ? *counts : y;
+    travel += verticalTravel(line->trace.raw.points, range, log);
+    if (smoothing_ > 0.0) travel += verticalTravel(line->trace.smoothed.points, range, log);
+  }
+  const bool dense = drawsDense(travel * key.rows, static_cast<double>(key.columns) * kPixelsPerColumn, dense_);
+  if (dense == dense_) return;
+  dense_ = dense;
+  setRenderHint(QPainter::Antialiasing, !dense_);
 }
 
 void StatChartView::pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values) {

@@ -277,6 +277,10 @@ class StatChartView : public QChartView {
   uint64_t dataVersion() const;
   // Appends the y of `trace`'s points inside the request's x range.
   static void pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values);
+  // Antialiases the chart unless its shown lines, as traced for axes spanning `y` and `counts`,
+  // are dense (drawsDense): then they fill their columns, and antialiasing them is most of what
+  // painting the chart costs, for edges nobody could see.
+  void antialias(XRange y, std::optional<XRange> counts, const RenderKey& key);
   // Returns whether the y labels changed.
   bool updateAxes(const ChartRenderContext& context, XRange y, std::optional<XRange> counts);
   void configureYAxes();
@@ -302,6 +306,7 @@ class StatChartView : public QChartView {
     bool several = false;
   } runs_;
   double smoothing_ = 0.0;  // as last drawn
+  bool dense_ = false;      // drawn without antialiasing (antialias)
 
   uint64_t layoutVersion_ = 0;  // series added, hidden, shown, renamed, axis swapped
   std::optional<RenderKey> lastKey_;
