@@ -415,10 +415,9 @@ void StatChartView::antialias(XRange y, std::optional<XRange> counts, const Rend
     travel += verticalTravel(line->trace.raw.points, range, log);
     if (smoothing_ > 0.0) travel += verticalTravel(line->trace.smoothed.points, range, log);
   }
-  const bool dense = drawsDense(travel * key.rows, static_cast<double>(key.columns) * kPixelsPerColumn, dense_);
-  if (dense == dense_) return;
-  dense_ = dense;
-  setRenderHint(QPainter::Antialiasing, !dense_);
+  const bool wasDense = !renderHints().testFlag(QPainter::Antialiasing);
+  const bool dense = drawsDense(travel * key.rows, static_cast<double>(key.columns) * kPixelsPerColumn, wasDense);
+  if (dense != wasDense) setRenderHint(QPainter::Antialiasing, !dense);
 }
 
 void StatChartView::pointsInView(const TraceResult& trace, const TraceRequest& request, std::vector<double>& values) {

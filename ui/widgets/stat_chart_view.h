@@ -306,7 +306,6 @@ class StatChartView : public QChartView {
     bool several = false;
   } runs_;
   double smoothing_ = 0.0;  // as last drawn
-  bool dense_ = false;      // drawn without antialiasing (antialias)
 
   uint64_t layoutVersion_ = 0;  // series added, hidden, shown, renamed, axis swapped
   std::optional<RenderKey> lastKey_;
