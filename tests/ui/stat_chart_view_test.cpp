@@ -438,7 +438,29 @@ TEST(StatRegistry, RemovedSourcesAndTheirSeriesAreGoneForGoodAndTheOthersRelabel
   EXPECT_TRUE(registry.removeSources([](const SourceEntry&) { return false; }).empty());
 }
 
-class ChartGridTest : public ChartTest {};
+class ChartGridTest : public ChartTest {
+ protected:
+  static constexpr const char* kSixStats[] = {"a", "b", "c", "d", "e", "f"};
+
+  // Six charts, one a Stat, all on screen in `grid` and all drawn; returns them.
+  std::vector<StatChartView*> showSixCharts(ChartGrid& grid) {
+    std::vector<SeriesId> ids;
+    for (const char* stat : kSixStats) {
+      auto added = feed(source_, kStart, {{std::string(stat) + ".mean", 1.0}});
+      ids.insert(ids.end(), added.begin(), added.end());
+    }
+    grid.resize(1000, 1000);  // two columns, three rows: all on screen
+    grid.show();
+    grid.addSeries(ids);
+    while (grid.pendingChartCount() > 0) grid.refresh();
+    const std::vector<StatChartView*> charts = grid.charts();
+    EXPECT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), [](StatChartView* c) { return c->isOnScreen(); }); }));
+    grid.setRenderBudget(std::chrono::hours(1));
+    while (grid.refresh().rendered > 0) {
+    }
+    return charts;
+  }
+};
 
 TEST_F(ChartGridTest, ChartsAppearPerStatSortedAndOnlyThoseOnScreenAreDrawn) {
   std::vector<SeriesId> ids;
@@ -508,24 +530,12 @@ TEST_F(ChartGridTest, LivemonsOwnStatsComeLastAndTheNameFilterHidesCharts) {
 }
 
 TEST_F(ChartGridTest, ABurstOfRedrawsIsSpreadOverRefreshesWithinTheBudget) {
-  std::vector<SeriesId> ids;
-  for (const char* stat : {"a", "b", "c", "d", "e", "f"}) {
-    auto added = feed(source_, kStart, {{std::string(stat) + ".mean", 1.0}});
-    ids.insert(ids.end(), added.begin(), added.end());
-  }
   ChartGrid grid(registry_);
-  grid.resize(1000, 1000);  // two columns, three rows: all on screen
-  grid.show();
-  grid.addSeries(ids);
-  while (grid.pendingChartCount() > 0) grid.refresh();
-  const std::vector<StatChartView*> charts = grid.charts();
-  ASSERT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), [](StatChartView* c) { return c->isOnScreen(); }); }));
-  grid.setRenderBudget(std::chrono::hours(1));
-  while (grid.refresh().rendered > 0) {
-  }
+  const std::vector<StatChartView*> charts = showSixCharts(grid);
+  ASSERT_FALSE(HasFailure());
 
   // New data for every chart; with no budget, one chart per refresh, none forgotten.
-  for (const char* stat : {"a", "b", "c", "d", "e", "f"}) feed(source_, kStart + 1000.0, {{std::string(stat) + ".mean", 2.0}});
+  for (const char* stat : kSixStats) feed(source_, kStart + 1000.0, {{std::string(stat) + ".mean", 2.0}});
   grid.setRenderBudget(std::chrono::milliseconds(0));
   for (int refresh = 0; refresh < 6; ++refresh) {
     const ChartGrid::RefreshStats stats = grid.refresh();
@@ -540,30 +550,17 @@ TEST_F(ChartGridTest, ABurstOfRedrawsIsSpreadOverRefreshesWithinTheBudget) {
 // Each must still be drawn in its turn; before, the charts first in display order took every
 // turn, and on a loaded machine a chart further down showed data 25 s old.
 TEST_F(ChartGridTest, WhenEveryChartHasNewDataAtEveryRefreshEachIsDrawnInTurn) {
-  const std::vector<std::string> stats{"a", "b", "c", "d", "e", "f"};
-  std::vector<SeriesId> ids;
-  for (const std::string& stat : stats) {
-    auto added = feed(source_, kStart, {{stat + ".mean", 1.0}});
-    ids.insert(ids.end(), added.begin(), added.end());
-  }
   ChartGrid grid(registry_);
-  grid.resize(1000, 1000);  // two columns, three rows: all on screen
-  grid.show();
-  grid.addSeries(ids);
-  while (grid.pendingChartCount() > 0) grid.refresh();
-  const std::vector<StatChartView*> charts = grid.charts();
-  ASSERT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), [](StatChartView* c) { return c->isOnScreen(); }); }));
-  grid.setRenderBudget(std::chrono::hours(1));
-  while (grid.refresh().rendered > 0) {
-  }
+  const std::vector<StatChartView*> charts = showSixCharts(grid);
+  ASSERT_FALSE(HasFailure());
 
   std::map<const StatChartView*, int> drawn;
   for (StatChartView* chart : charts) {
     QObject::connect(chart, &StatChartView::rendered, [&drawn, chart] { ++drawn[chart]; });
   }
   grid.setRenderBudget(std::chrono::milliseconds(0));  // one chart a refresh
-  for (int refresh = 1; refresh <= 3 * static_cast<int>(stats.size()); ++refresh) {
-    for (const std::string& stat : stats) feed(source_, kStart + 1000.0 * refresh, {{stat + ".mean", 1.0 + refresh}});
+  for (int refresh = 1; refresh <= 3 * static_cast<int>(std::size(kSixStats)); ++refresh) {
+    for (const char* stat : kSixStats) feed(source_, kStart + 1000.0 * refresh, {{std::string(stat) + ".mean", 1.0 + refresh}});
     EXPECT_EQ(grid.refresh().rendered, 1);
   }
   for (StatChartView* chart : charts) EXPECT_EQ(drawn[chart], 3) << chart->statName().toStdString();
