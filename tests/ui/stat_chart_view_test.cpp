@@ -454,7 +454,8 @@ class ChartGridTest : public ChartTest {
     grid.addSeries(ids);
     while (grid.pendingChartCount() > 0) grid.refresh();
     const std::vector<StatChartView*> charts = grid.charts();
-    EXPECT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), [](StatChartView* c) { return c->isOnScreen(); }); }));
+    const auto onScreen = [](StatChartView* c) { return c->isOnScreen(); };
+    EXPECT_TRUE(waitFor([&] { return std::all_of(charts.begin(), charts.end(), onScreen); }));
     grid.setRenderBudget(std::chrono::hours(1));
     while (grid.refresh().rendered > 0) {
     }
@@ -560,7 +561,9 @@ TEST_F(ChartGridTest, WhenEveryChartHasNewDataAtEveryRefreshEachIsDrawnInTurn) {
   }
   grid.setRenderBudget(std::chrono::milliseconds(0));  // one chart a refresh
   for (int refresh = 1; refresh <= 3 * static_cast<int>(std::size(kSixStats)); ++refresh) {
-    for (const char* stat : kSixStats) feed(source_, kStart + 1000.0 * refresh, {{std::string(stat) + ".mean", 1.0 + refresh}});
+    for (const char* stat : kSixStats) {
+      feed(source_, kStart + 1000.0 * refresh, {{std::string(stat) + ".mean", 1.0 + refresh}});
+    }
     EXPECT_EQ(grid.refresh().rendered, 1);
   }
   for (StatChartView* chart : charts) EXPECT_EQ(drawn[chart], 3) << chart->statName().toStdString();

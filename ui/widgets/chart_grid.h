@@ -69,10 +69,10 @@ class ChartGrid : public QScrollArea {
   // changed. Redrawing has a time budget too: charts are drawn here and painted right after, and
   // a Stat window that lands on every chart at once would otherwise make one long stall. Due
   // charts are drawn longest undrawn first, so those over the budget come first next time, and
-  // while every chart has new data at every refresh each is still drawn in its turn. A chart is not started when what it took
-  // last time would overrun the budget (unless it is the first of the refresh): a chart of
-  // several bands takes a few milliseconds, and starting it just before the budget ran out made
-  // refreshes of twice the budget.
+  // while every chart has new data at every refresh each is still drawn in its turn. A chart is
+  // not started when what it took last time would overrun the budget (unless it is the first of
+  // the refresh): a chart of several bands takes a few milliseconds, and starting it just before
+  // the budget ran out made refreshes of twice the budget.
   RefreshStats refresh();
 
   // Shows only charts whose name contains `filter` (ignoring case); '*' and '?' are wildcards and
