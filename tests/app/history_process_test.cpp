@@ -13,7 +13,10 @@
 #include <thread>
 
 #include "json_lines.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -74,7 +77,7 @@ TEST(HistoryProcess, ATailStartedTwentySecondsLateSeesTheRunFromItsFirstWindow) 
                               std::chrono::system_clock::now().time_since_epoch())
                               .count();
   // One demo publishes itself, another through a relay.
-  ChildProcess relay({LIVEMONCTL_PATH, "relay", "--listen", "tcp://127.0.0.1:*", "--serve", "tcp://127.0.0.1:*"});
+  ChildProcess relay({livemonctlPath(), "relay", "--listen", "tcp://127.0.0.1:*", "--serve", "tcp://127.0.0.1:*"});
   std::optional<std::string> listen;
   std::optional<std::string> serve;
   ASSERT_TRUE(relay.readStdoutUntil([&](const std::string& out) {
@@ -84,10 +87,10 @@ TEST(HistoryProcess, ATailStartedTwentySecondsLateSeesTheRunFromItsFirstWindow) 
   })) << relay.out() << relay.err();
   const std::vector<std::string> demoArguments{"--window", "1", "--steps-per-second", "50", "--steps-per-epoch", "100",
                                                "--seed", "7", "--run", "demo"};
-  std::vector<std::string> directArgv{LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*"};
+  std::vector<std::string> directArgv{livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*"};
   directArgv.insert(directArgv.end(), demoArguments.begin(), demoArguments.end());
   ChildProcess direct(directArgv);
-  std::vector<std::string> relayedArgv{LIVEMONCTL_PATH, "demo", "--connect", *listen};
+  std::vector<std::string> relayedArgv{livemonctlPath(), "demo", "--connect", *listen};
   relayedArgv.insert(relayedArgv.end(), demoArguments.begin(), demoArguments.end());
   ChildProcess relayed(relayedArgv);
   std::optional<std::string> directEndpoint;
@@ -100,10 +103,10 @@ TEST(HistoryProcess, ATailStartedTwentySecondsLateSeesTheRunFromItsFirstWindow) 
 
   Tail fromDemo;
   fromDemo.process = std::make_unique<ChildProcess>(
-      std::vector<std::string>{LIVEMONCTL_PATH, "tail", "--history", "--json", *directEndpoint});
+      std::vector<std::string>{livemonctlPath(), "tail", "--history", "--json", *directEndpoint});
   Tail fromRelay;
   fromRelay.process =
-      std::make_unique<ChildProcess>(std::vector<std::string>{LIVEMONCTL_PATH, "tail", "--history", "--json", *serve});
+      std::make_unique<ChildProcess>(std::vector<std::string>{livemonctlPath(), "tail", "--history", "--json", *serve});
   ASSERT_TRUE(readUntilLive(fromDemo, 30)) << fromDemo.process->err();
   ASSERT_TRUE(readUntilLive(fromRelay, 30)) << fromRelay.process->err();
   for (Tail* tail : {&fromDemo, &fromRelay}) {

@@ -17,7 +17,10 @@
 #include <livemonctl/keygen.h>
 
 #include "relay_process.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -75,7 +78,7 @@ TEST(LivemonctlCurve, MissingCertificatesAreUsageErrors) {
            {"demo", "--curve-secret", "/nonexistent/x.key_secret"},
            {"keygen"},
            {"keygen", "x", "--dir", "/nonexistent"}}) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH};
+    std::vector<std::string> argv{livemonctlPath()};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
     EXPECT_EQ(child.exitCode(), kUsageExitCode) << testing::PrintToString(args);
@@ -84,7 +87,7 @@ TEST(LivemonctlCurve, MissingCertificatesAreUsageErrors) {
 }
 
 TEST(LivemonctlCurve, RequireCurveRefusesAnExposedPlainRelay) {
-  ChildProcess child({LIVEMONCTL_PATH, "relay", "--listen", "tcp://0.0.0.0:*", "--serve", "tcp://127.0.0.1:*",
+  ChildProcess child({livemonctlPath(), "relay", "--listen", "tcp://0.0.0.0:*", "--serve", "tcp://127.0.0.1:*",
                       "--require-curve", "--duration", "5"});
   EXPECT_EQ(child.exitCode(), kFailedExitCode);
   EXPECT_NE(child.err().find("refusing to bind tcp://0.0.0.0:* without CURVE"), std::string::npos) << child.err();
@@ -96,7 +99,7 @@ TEST(LivemonctlCurve, TailReadsASecuredDemoWithOptionsOrEnvironment) {
   ASSERT_EQ(mkdir((dir.path() / "allow").c_str(), 0700), 0);
   ASSERT_EQ(keygen("server", d, false), 0);
   ASSERT_EQ(keygen("laptop", d + "/allow", false), 0);
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
+  ChildProcess demo({livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
                      "--window", "0.05", "--duration", "60", "--curve-secret", d + "/server.key_secret",
                      "--curve-allow", d + "/allow"});
   // "publishing on tcp://127.0.0.1:PORT" and the rest of the line (not std::regex: GCC 12 warns
@@ -112,14 +115,14 @@ TEST(LivemonctlCurve, TailReadsASecuredDemoWithOptionsOrEnvironment) {
     return true;
   })) << demo.out() << demo.err();
 
-  ChildProcess withOptions({LIVEMONCTL_PATH, "tail", endpoint, "--count", "5", "--curve-server", d + "/server.key",
+  ChildProcess withOptions({livemonctlPath(), "tail", endpoint, "--count", "5", "--curve-server", d + "/server.key",
                             "--curve-client", d + "/allow/laptop.key_secret"});
   EXPECT_EQ(withOptions.exitCode(), 0) << withOptions.err();
   EXPECT_GE(std::count(withOptions.out().begin(), withOptions.out().end(), '\n'), 5) << withOptions.out();
 
   setenv(std::string(transport::kCurveServerEnvironmentVariable).c_str(), (d + "/server.key").c_str(), 1);
   setenv(std::string(transport::kCurveClientEnvironmentVariable).c_str(), (d + "/allow/laptop.key_secret").c_str(), 1);
-  ChildProcess withEnvironment({LIVEMONCTL_PATH, "tail", endpoint, "--count", "5"});
+  ChildProcess withEnvironment({livemonctlPath(), "tail", endpoint, "--count", "5"});
   unsetenv(std::string(transport::kCurveServerEnvironmentVariable).c_str());
   unsetenv(std::string(transport::kCurveClientEnvironmentVariable).c_str());
   EXPECT_EQ(withEnvironment.exitCode(), 0) << withEnvironment.err();
@@ -130,13 +133,13 @@ TEST(LivemonctlCurve, TailReadsASecuredDemoWithOptionsOrEnvironment) {
     tail.signal(SIGINT);
     return said;
   };
-  ChildProcess withoutKeys({LIVEMONCTL_PATH, "tail", endpoint});
+  ChildProcess withoutKeys({livemonctlPath(), "tail", endpoint});
   EXPECT_TRUE(says(withoutKeys, "CURVE")) << withoutKeys.err();
   EXPECT_NE(withoutKeys.err().find("livemonctl tail: " + endpoint + ": "), std::string::npos) << withoutKeys.err();
-  ChildProcess notAllowed({LIVEMONCTL_PATH, "tail", endpoint, "--curve-server", d + "/server.key", "--curve-client",
+  ChildProcess notAllowed({livemonctlPath(), "tail", endpoint, "--curve-server", d + "/server.key", "--curve-client",
                            d + "/server.key_secret"});
   EXPECT_TRUE(says(notAllowed, "refused: this side's key is not in the publisher's allow list")) << notAllowed.err();
-  ChildProcess wrongServer({LIVEMONCTL_PATH, "tail", endpoint, "--curve-server", d + "/allow/laptop.key",
+  ChildProcess wrongServer({livemonctlPath(), "tail", endpoint, "--curve-server", d + "/allow/laptop.key",
                             "--curve-client", d + "/allow/laptop.key_secret"});
   EXPECT_TRUE(says(wrongServer, "is the server certificate (--curve-server) the publisher's?")) << wrongServer.err();
 }
@@ -153,7 +156,7 @@ TEST(LivemonctlCurve, ARelayAdmitsPublishersFromAListOfTheirOwn) {
   setenv(std::string(transport::kCurveAllowPublishEnvironmentVariable).c_str(), (d + "/publish").c_str(), 1);
   std::unique_ptr<ChildProcess> relay;
   const auto endpoints = transport::test::startRelay(
-      LIVEMONCTL_PATH, relay, {"--curve-secret", d + "/server.key_secret", "--curve-allow", d + "/watch"});
+      livemonctlPath(), relay, {"--curve-secret", d + "/server.key_secret", "--curve-allow", d + "/watch"});
   unsetenv(std::string(transport::kCurveAllowPublishEnvironmentVariable).c_str());
   ASSERT_TRUE(endpoints) << relay->out() << relay->err();
   ASSERT_TRUE(relay->readStdoutUntil([&](const std::string& out) {

@@ -13,7 +13,10 @@
 
 #include "json_lines.h"
 #include "relay_process.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -28,10 +31,10 @@ std::vector<Json> windowsIn(const std::string& out) {
 
 TEST(LivemonctlRanks, ThroughARelayTheStragglerOfThirtyTwoRanksIsFlaggedAndNoOtherRank) {
   std::unique_ptr<ChildProcess> relay;
-  const auto endpoints = transport::test::startRelay(LIVEMONCTL_PATH, relay);
+  const auto endpoints = transport::test::startRelay(livemonctlPath(), relay);
   ASSERT_TRUE(endpoints);
-  ChildProcess ranks({LIVEMONCTL_PATH, "ranks", endpoints->serve, "--json", "--window", "0.5"});
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "32", "--straggler", "7", "--connect", endpoints->listen,
+  ChildProcess ranks({livemonctlPath(), "ranks", endpoints->serve, "--json", "--window", "0.5"});
+  ChildProcess demo({livemonctlPath(), "demo", "--ranks", "32", "--straggler", "7", "--connect", endpoints->listen,
                      "--window", "0.5", "--steps-per-second", "20", "--run", "sync"});
 
   std::set<int64_t> everFlagged;
@@ -67,7 +70,7 @@ TEST(LivemonctlRanks, ThroughARelayTheStragglerOfThirtyTwoRanksIsFlaggedAndNoOth
 // Without a relay every rank binds an endpoint of its own; `ranks` takes them all and prints a
 // table, worst first.
 TEST(LivemonctlRanks, ReadsEveryRanksOwnEndpointAndPrintsATableWorstFirst) {
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "4", "--straggler", "2", "--straggler-factor", "3",
+  ChildProcess demo({livemonctlPath(), "demo", "--ranks", "4", "--straggler", "2", "--straggler-factor", "3",
                      "--endpoint", "tcp://127.0.0.1:*", "--window", "0.3", "--steps-per-second", "30"});
   // "... publishing on EP0 (rank 0) and on EP1 EP2 EP3\n"
   std::vector<std::string> endpoints;
@@ -85,7 +88,7 @@ TEST(LivemonctlRanks, ReadsEveryRanksOwnEndpointAndPrintsATableWorstFirst) {
   })) << demo.out() << demo.err();
   ASSERT_EQ(endpoints.size(), 4u) << demo.out();
 
-  std::vector<std::string> argv{LIVEMONCTL_PATH, "ranks", "--window", "0.3", "--rows", "2"};
+  std::vector<std::string> argv{livemonctlPath(), "ranks", "--window", "0.3", "--rows", "2"};
   argv.insert(argv.end(), endpoints.begin(), endpoints.end());
   ChildProcess ranks(argv);
   // The header names the flagged rank, and the first row of the table is its own.
@@ -111,10 +114,10 @@ TEST(LivemonctlRanks, ReadsEveryRanksOwnEndpointAndPrintsATableWorstFirst) {
 // silence.
 TEST(LivemonctlRanks, AKeyNoRankSendsIsNoticed) {
   std::unique_ptr<ChildProcess> relay;
-  const auto endpoints = transport::test::startRelay(LIVEMONCTL_PATH, relay);
+  const auto endpoints = transport::test::startRelay(livemonctlPath(), relay);
   ASSERT_TRUE(endpoints);
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--connect", endpoints->listen, "--window", "0.2"});
-  ChildProcess ranks({LIVEMONCTL_PATH, "ranks", endpoints->serve, "--stat", "train.step_time_ms", "--window", "0.2"});
+  ChildProcess demo({livemonctlPath(), "demo", "--ranks", "2", "--connect", endpoints->listen, "--window", "0.2"});
+  ChildProcess ranks({livemonctlPath(), "ranks", endpoints->serve, "--stat", "train.step_time_ms", "--window", "0.2"});
   EXPECT_TRUE(ranks.readStderrUntil([](const std::string& err) {
     return err.find("livemonctl ranks: notice: ranked sources are sending, but none sent \"train.step_time_ms\"") !=
            std::string::npos;
@@ -144,13 +147,13 @@ TEST(LivemonctlRanks, BadArgumentsExitTwoWithUsage) {
       {"demo", "--ranks", "4", "--straggler", "1", "--straggler-factor", "inf"},
   };
   for (const auto& args : cases) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH};
+    std::vector<std::string> argv{livemonctlPath()};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
     EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args);
     EXPECT_NE(child.err().find("Usage:"), std::string::npos) << testing::PrintToString(args) << child.err();
   }
-  ChildProcess help({LIVEMONCTL_PATH, "ranks", "--help"});
+  ChildProcess help({livemonctlPath(), "ranks", "--help"});
   EXPECT_EQ(help.exitCode(), 0);
   EXPECT_NE(help.out().find("--stat KEY"), std::string::npos) << help.out();
 }

@@ -19,7 +19,10 @@
 #include "json_lines.h"
 #include "mcap_builder.h"
 #include "raw_subscriber.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -75,7 +78,7 @@ class LivemonctlRecordingTest : public ::testing::Test {
   // Starts `livemonctl record` on the publisher's endpoint and waits until it hears the publisher.
   std::unique_ptr<ChildProcess> startRecorder(const std::string& output, const std::vector<std::string>& prefix = {}) {
     std::vector<std::string> argv = prefix;
-    argv.insert(argv.end(), {LIVEMONCTL_PATH, "record", publisher_.endpoints().front(), "-o", output});
+    argv.insert(argv.end(), {livemonctlPath(), "record", publisher_.endpoints().front(), "-o", output});
     auto recorder = std::make_unique<ChildProcess>(argv);
     // The recorder says so when the first event of a source arrives; keep publishing until then.
     EXPECT_TRUE(recorder->readStderrUntil([&](const std::string& err) {
@@ -102,7 +105,7 @@ TEST_F(LivemonctlRecordingTest, RecordThenInfoAndExportSeeEveryEvent) {
   EXPECT_THAT(recorder->out(), HasSubstr("wrote "));
   EXPECT_THAT(recorder->out(), HasSubstr(path));
 
-  ChildProcess info({LIVEMONCTL_PATH, "info", "--json", path});
+  ChildProcess info({livemonctlPath(), "info", "--json", path});
   ASSERT_EQ(info.exitCode(), 0) << info.err();
   const test::Json summary = test::parseJson(info.out());
   EXPECT_EQ(summary["indexed"], true);
@@ -120,7 +123,7 @@ TEST_F(LivemonctlRecordingTest, RecordThenInfoAndExportSeeEveryEvent) {
   ASSERT_FALSE(summary["sources"].empty()) << info.out();
   EXPECT_EQ(summary["sources"][0]["run"], "test");
 
-  ChildProcess exported({LIVEMONCTL_PATH, "export", path, "--format", "jsonl"});
+  ChildProcess exported({livemonctlPath(), "export", path, "--format", "jsonl"});
   ASSERT_EQ(exported.exitCode(), 0) << exported.err();
   int marked = 0;
   for (const test::Json& event : test::parseJsonLines(exported.out())) marked += event["name"] == "marked";
@@ -140,7 +143,7 @@ TEST_F(LivemonctlRecordingTest, KilledRecorderLeavesAReadableFile) {
   recorder->signal(SIGKILL);
   recorder->wait();
 
-  ChildProcess info({LIVEMONCTL_PATH, "info", path});
+  ChildProcess info({livemonctlPath(), "info", path});
   ASSERT_EQ(info.exitCode(), 0) << info.err();
   EXPECT_THAT(info.out(), HasSubstr("not closed cleanly"));
   EXPECT_THAT(info.out(), HasSubstr("before-kill"));
@@ -154,7 +157,7 @@ TEST_F(LivemonctlRecordingTest, KilledRecorderLeavesAReadableFile) {
 TEST_F(LivemonctlRecordingTest, FileSizeLimitIsAClearErrorAndTheFileStaysReadable) {
   const std::string path = file("limited.mcap");
   // ulimit -f counts 512-byte blocks in /bin/sh: 64 KiB.
-  ChildProcess recorder({"/bin/sh", "-c", std::string("ulimit -f 128 && exec ") + LIVEMONCTL_PATH + " record " +
+  ChildProcess recorder({"/bin/sh", "-c", std::string("ulimit -f 128 && exec ") + livemonctlPath() + " record " +
                                               publisher_.endpoints().front() + " -o " + path});
   std::optional<int> status;
   logUntil("filler", [&] {
@@ -183,7 +186,7 @@ TEST_F(LivemonctlRecordingTest, ReplayRepublishesWithTheOriginalSources) {
   }
   const std::string endpoint = "ipc://" + file("replay.sock");
   Subscriber subscriber(test::connectTo({endpoint}, 100000, {"replayed"}));
-  ChildProcess replay({LIVEMONCTL_PATH, "replay", path, "--publish", endpoint, "--speed", "20"});
+  ChildProcess replay({livemonctlPath(), "replay", path, "--publish", endpoint, "--speed", "20"});
   std::vector<int64_t> indexes;
   ASSERT_TRUE(test::pollUntil(
       subscriber, onEvent([&](ReceivedEvent& e) {
@@ -208,7 +211,7 @@ TEST_F(LivemonctlRecordingTest, ReplayRefusesAHugeSubscriptionFrame) {
     recorder->signal(SIGINT);
     ASSERT_EQ(recorder->exitCode(), 0);
   }
-  ChildProcess replay({LIVEMONCTL_PATH, "replay", path, "--publish", "tcp://127.0.0.1:*", "--loop"});
+  ChildProcess replay({livemonctlPath(), "replay", path, "--publish", "tcp://127.0.0.1:*", "--loop"});
   std::string endpoint;
   ASSERT_TRUE(replay.readStdoutUntil([&](const std::string& out) {
     const std::size_t at = out.find(" on tcp://");
@@ -238,7 +241,7 @@ TEST_F(LivemonctlRecordingTest, RecorderKeepsRecordingPastTheEventNameLimit) {
   options.slowSubscriber = SlowSubscriberPolicy::WaitForSlowest;  // nothing lost on the way
   Publisher flood(options);
   const std::string path = file("names.mcap");
-  ChildProcess recorder({LIVEMONCTL_PATH, "record", flood.endpoints().front(), "-o", path});
+  ChildProcess recorder({livemonctlPath(), "record", flood.endpoints().front(), "-o", path});
   ASSERT_TRUE(recorder.readStderrUntil([&](const std::string& err) {
     logEvent(Event{"warmup", std::chrono::system_clock::now(), {}});
     return err.find("source joined: flood") != std::string::npos;
@@ -297,7 +300,7 @@ TEST_F(LivemonctlRecordingTest, ReplayNeverWaitsForACraftedStartOrALongGap) {
     const std::string path = file("crafted.mcap");
     std::ofstream(path, std::ios::binary | std::ios::trunc) << craftedRecording(times, 0);
     Subscriber subscriber(test::connectTo({endpoint}, 1000, {"tick"}));
-    std::vector<std::string> argv{LIVEMONCTL_PATH, "replay", path, "--publish", endpoint};
+    std::vector<std::string> argv{livemonctlPath(), "replay", path, "--publish", endpoint};
     argv.insert(argv.end(), extra.begin(), extra.end());
     ChildProcess replay(argv);
     std::size_t ticks = 0;
@@ -326,7 +329,7 @@ TEST_F(LivemonctlRecordingTest, CtrlCStopsAnExportWithStatus130) {
   }
   // Its standard output is read only after Ctrl-C: megabytes of JSON cannot all have been
   // written by then, so the export is still running when the signal comes.
-  ChildProcess exporter({LIVEMONCTL_PATH, "export", path});
+  ChildProcess exporter({livemonctlPath(), "export", path});
   ASSERT_TRUE(exporter.readStdoutUntil([](const std::string& out) { return out.find('\n') != std::string::npos; }));
   exporter.signal(SIGINT);
   EXPECT_EQ(exporter.exitCode(), 130) << exporter.err();
@@ -346,7 +349,7 @@ TEST(LivemonctlRecordingCli, BadArgumentsExitTwoWithUsage) {
       {"replay", "/dev/null", "--speed", "0"},
   };
   for (const auto& args : cases) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH};
+    std::vector<std::string> argv{livemonctlPath()};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
     EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args);
@@ -356,7 +359,7 @@ TEST(LivemonctlRecordingCli, BadArgumentsExitTwoWithUsage) {
 
 TEST(LivemonctlRecordingCli, HelpOnEveryCommand) {
   for (const char* command : {"record", "info", "export", "replay"}) {
-    ChildProcess child({LIVEMONCTL_PATH, command, "--help"});
+    ChildProcess child({livemonctlPath(), command, "--help"});
     EXPECT_EQ(child.exitCode(), 0) << command;
     EXPECT_THAT(child.out(), HasSubstr("Usage:")) << command;
   }
@@ -367,7 +370,7 @@ TEST(LivemonctlRecordingCli, NotARecordingIsRefusedNamingTheFile) {
   const std::string path = (dir.path() / "notes.mcap").string();
   std::ofstream(path) << "these are notes, not a recording";
   for (const char* command : {"info", "export", "replay"}) {
-    ChildProcess child({LIVEMONCTL_PATH, command, path});
+    ChildProcess child({livemonctlPath(), command, path});
     EXPECT_EQ(child.exitCode(), 1) << command;
     EXPECT_THAT(child.err(), HasSubstr("notes.mcap: byte 0: not an MCAP recording")) << command;
   }

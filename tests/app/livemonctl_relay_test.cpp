@@ -19,7 +19,10 @@
 
 #include "json_lines.h"
 #include "relay_process.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -31,7 +34,7 @@ using test::ChildProcess;
 using test::RelayEndpoints;
 
 std::optional<RelayEndpoints> startRelay(std::unique_ptr<ChildProcess>& relay, std::vector<std::string> extra = {}) {
-  return test::startRelay(LIVEMONCTL_PATH, relay, std::move(extra));
+  return test::startRelay(livemonctlPath(), relay, std::move(extra));
 }
 
 PublisherOptions connectTo(const std::string& endpoint) {
@@ -68,7 +71,7 @@ TEST(LivemonctlRelay, ForwardsRecordsAndStopsOnSigterm) {
     if (entry.path().filename().string().rfind(publisher.identity().run + "-", 0) == 0) files.push_back(entry.path());
   }
   ASSERT_EQ(files.size(), 1u) << "one file named by the publisher's run";
-  ChildProcess info({LIVEMONCTL_PATH, "info", files[0].string(), "--json"});
+  ChildProcess info({livemonctlPath(), "info", files[0].string(), "--json"});
   EXPECT_EQ(info.exitCode(), 0) << info.err();
   const test::Json summary = test::parseJson(info.out());
   EXPECT_EQ(summary["indexed"], true) << info.out();
@@ -84,7 +87,7 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
   std::unique_ptr<ChildProcess> first;
   const auto endpoints = startRelay(first);
   ASSERT_TRUE(endpoints);
-  ChildProcess clash({LIVEMONCTL_PATH, "relay", "--listen", endpoints->listen, "--serve", "tcp://127.0.0.1:*"});
+  ChildProcess clash({livemonctlPath(), "relay", "--listen", endpoints->listen, "--serve", "tcp://127.0.0.1:*"});
   EXPECT_EQ(clash.exitCode(), 1);
   EXPECT_NE(clash.err().find(endpoints->listen), std::string::npos) << clash.err();
 
@@ -92,7 +95,7 @@ TEST(LivemonctlRelay, AnEndpointItCannotBindExitsOneAndBadArgumentsTwo) {
                                                std::vector<std::string>{"--listen"},
                                                std::vector<std::string>{"--rotate-minutes", "soon"},
                                                std::vector<std::string>{"--max-stall-seconds", "-1"}}) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH, "relay"};
+    std::vector<std::string> argv{livemonctlPath(), "relay"};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess bad(argv);
     EXPECT_EQ(bad.exitCode(), 2) << testing::PrintToString(args);
@@ -114,7 +117,7 @@ TEST(LivemonctlRelay, AStoppedSubscriberDoesNotHoldUpAnother) {
   ASSERT_TRUE(endpoints);
 
   const std::string recording = (dir.path() / "stopped.mcap").string();
-  ChildProcess stopped({LIVEMONCTL_PATH, "record", endpoints->serve, "-o", recording});
+  ChildProcess stopped({livemonctlPath(), "record", endpoints->serve, "-o", recording});
   // The relay's own report reaches it within a second: then it is connected and subscribed.
   ASSERT_TRUE(stopped.readStderrUntil([](const std::string& err) { return err.find("source joined") != std::string::npos; }))
       << stopped.err();
@@ -189,7 +192,7 @@ TEST(LivemonctlRelay, ThirtyTwoRanksThroughTwoChainedRelayProcesses) {
   EXPECT_NE(node->out().find("forwarding to the relay at " + headEndpoints->listen), std::string::npos) << node->out();
 
   Subscriber subscriber(test::connectTo({headEndpoints->serve}));
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "32", "--connect", nodeEndpoints->listen, "--window", "0.05",
+  ChildProcess demo({livemonctlPath(), "demo", "--ranks", "32", "--connect", nodeEndpoints->listen, "--window", "0.05",
                      "--steps-per-second", "100", "--run", "cluster"});
   std::map<int64_t, uint64_t> windows;  // per rank, Stat windows received
   SubscriberCallbacks callbacks;

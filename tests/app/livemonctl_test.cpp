@@ -16,7 +16,10 @@
 #include <livemon/transport/recording.h>
 
 #include "json_lines.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -45,7 +48,7 @@ TEST(Livemonctl, BadArgumentsExitTwoWithUsage) {
       {"watch", "--rule", "silent 5 parsecs"},
   };
   for (const auto& args : cases) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH};
+    std::vector<std::string> argv{livemonctlPath()};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
     EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args);
@@ -84,7 +87,7 @@ TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
       {"--from", "yesterday"},
   };
   for (const auto& args : bad) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH, "export", path};
+    std::vector<std::string> argv{livemonctlPath(), "export", path};
     argv.insert(argv.end(), args.begin(), args.end());
     ChildProcess child(argv);
     EXPECT_EQ(child.exitCode(), 2) << testing::PrintToString(args) << child.err();
@@ -94,22 +97,22 @@ TEST(Livemonctl, ExportRejectsTimeBoundsOutOfRangeWithUsage) {
   }
 
   // Seconds that fit on their own but not after this recording's start: only the recording tells.
-  ChildProcess late({LIVEMONCTL_PATH, "export", path, "--from", "18446744073"});
+  ChildProcess late({livemonctlPath(), "export", path, "--from", "18446744073"});
   EXPECT_EQ(late.exitCode(), 2) << late.err();
   EXPECT_NE(late.err().find("--from 18446744073"), std::string::npos) << late.err();
   EXPECT_NE(late.err().find("after 2554-07-21T23:34:33.709551615Z"), std::string::npos) << late.err();
   EXPECT_EQ(late.out(), "");
 
   // The latest time there is still bounds nothing away.
-  ChildProcess all({LIVEMONCTL_PATH, "export", path, "--to", "2554-07-21T23:34:33.709551615Z"});
+  ChildProcess all({livemonctlPath(), "export", path, "--to", "2554-07-21T23:34:33.709551615Z"});
   EXPECT_EQ(all.exitCode(), 0) << all.err();
   EXPECT_EQ(std::count(all.out().begin(), all.out().end(), '\n'), 3) << all.out();
 }
 
 TEST(Livemonctl, HelpOnEveryCommand) {
-  ChildProcess program({LIVEMONCTL_PATH, "--help"});
+  ChildProcess program({livemonctlPath(), "--help"});
   EXPECT_EQ(program.exitCode(), 0);
-  EXPECT_NE(program.out().find("Usage: " + std::string(LIVEMONCTL_PATH) + " [OPTIONS] SUBCOMMAND"), std::string::npos)
+  EXPECT_NE(program.out().find("Usage: " + std::string(livemonctlPath()) + " [OPTIONS] SUBCOMMAND"), std::string::npos)
       << program.out();
   std::size_t listed = 0;
   for (const std::string& command : kCommands) {
@@ -119,9 +122,9 @@ TEST(Livemonctl, HelpOnEveryCommand) {
     listed = at == std::string::npos ? listed : at;
 
     for (const char* help : {"--help", "-h"}) {
-      ChildProcess child({LIVEMONCTL_PATH, command, help});
+      ChildProcess child({livemonctlPath(), command, help});
       EXPECT_EQ(child.exitCode(), 0) << command;
-      EXPECT_NE(child.out().find("Usage: " + std::string(LIVEMONCTL_PATH) + " " + command + " [OPTIONS]"),
+      EXPECT_NE(child.out().find("Usage: " + std::string(livemonctlPath()) + " " + command + " [OPTIONS]"),
                 std::string::npos)
           << command << ": " << child.out();
       EXPECT_NE(child.out().find("\nOptions:\n"), std::string::npos) << command << ": " << child.out();
@@ -138,7 +141,7 @@ TEST(Livemonctl, ABadOptionShowsThatCommandsUsageAndExitsTwo) {
       {"record", {"-o", "x.mcap"}}, {"info", {"/dev/null"}}, {"export", {"/dev/null"}},
       {"replay", {"/dev/null"}},    {"keygen", {"name"}}};
   for (const std::string& command : kCommands) {
-    std::vector<std::string> argv{LIVEMONCTL_PATH, command};
+    std::vector<std::string> argv{livemonctlPath(), command};
     if (const auto it = required.find(command); it != required.end()) argv.insert(argv.end(), it->second.begin(), it->second.end());
     argv.push_back("--no-such-option");
     ChildProcess child(argv);
@@ -149,7 +152,7 @@ TEST(Livemonctl, ABadOptionShowsThatCommandsUsageAndExitsTwo) {
     EXPECT_EQ(child.err().find("SUBCOMMAND"), std::string::npos) << command << ": " << child.err();
     EXPECT_EQ(child.out(), "") << command;
   }
-  ChildProcess unknown({LIVEMONCTL_PATH, "bogus"});
+  ChildProcess unknown({livemonctlPath(), "bogus"});
   EXPECT_EQ(unknown.exitCode(), 2);
   EXPECT_EQ(unknown.err().rfind("livemonctl: unknown command \"bogus\"\n\n", 0), 0u) << unknown.err();
   EXPECT_NE(unknown.err().find("[OPTIONS] SUBCOMMAND"), std::string::npos) << unknown.err();
@@ -157,7 +160,7 @@ TEST(Livemonctl, ABadOptionShowsThatCommandsUsageAndExitsTwo) {
 
 // One that only another option makes bad is told the same way.
 TEST(Livemonctl, AStragglerBeyondTheRanksShowsTheDemosUsage) {
-  ChildProcess child({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--straggler", "3"});
+  ChildProcess child({livemonctlPath(), "demo", "--ranks", "2", "--straggler", "3"});
   EXPECT_EQ(child.exitCode(), 2);
   EXPECT_EQ(child.err().rfind("livemonctl: --straggler: 3 is not a rank of --ranks 2 (0..1)\n\n", 0), 0u) << child.err();
   EXPECT_NE(child.err().find("\nUsage: demo [OPTIONS]"), std::string::npos) << child.err();
@@ -165,14 +168,14 @@ TEST(Livemonctl, AStragglerBeyondTheRanksShowsTheDemosUsage) {
 }
 
 TEST(Livemonctl, VersionPrintsTheVersion) {
-  ChildProcess child({LIVEMONCTL_PATH, "--version"});
+  ChildProcess child({livemonctlPath(), "--version"});
   EXPECT_EQ(child.exitCode(), 0);
   EXPECT_EQ(child.out().rfind("livemonctl ", 0), 0u) << child.out();
   EXPECT_NE(child.out().find_first_of("0123456789"), std::string::npos) << child.out();
 }
 
 TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
+  ChildProcess demo({livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
                      "--window", "0.05", "--steps-per-epoch", "20"});
   std::string endpoint;
   ASSERT_TRUE(demo.readStdoutUntil([&](const std::string& out) {
@@ -183,7 +186,7 @@ TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
     return true;
   })) << demo.out();
 
-  ChildProcess tail({LIVEMONCTL_PATH, "tail", endpoint, "--json", "--filter", "eval", "--count", "2"});
+  ChildProcess tail({livemonctlPath(), "tail", endpoint, "--json", "--filter", "eval", "--count", "2"});
   EXPECT_EQ(tail.exitCode(), 0) << tail.err();
   int evals = 0;
   for (const Json& line : test::parseJsonLines(tail.out())) {
@@ -201,7 +204,7 @@ TEST(Livemonctl, DemoAndTailTalkAndStopOnSignals) {
   EXPECT_NE(demo.out().find("stopped after"), std::string::npos) << demo.out();
 
   // And SIGTERM a tail with nothing to read.
-  ChildProcess idle({LIVEMONCTL_PATH, "tail", endpoint});
+  ChildProcess idle({livemonctlPath(), "tail", endpoint});
   ASSERT_TRUE(idle.readStderrUntil([](const std::string& err) { return err.find("listening") != std::string::npos; }));
   idle.signal(SIGTERM);
   EXPECT_EQ(idle.exitCode(), 0);
@@ -222,7 +225,8 @@ std::string demoEndpoint(ChildProcess& demo) {
 }
 
 TEST(Livemonctl, WatchNamesABadRuleWhereItBreaks) {
-  ChildProcess child({LIVEMONCTL_PATH, "watch", "tcp://127.0.0.1:1", "--rule", "nan", "--rule", "train.loss.mean >> 10"});
+  ChildProcess child({livemonctlPath(), "watch", "tcp://127.0.0.1:1", "--rule", "nan", "--rule",
+                      "train.loss.mean >> 10"});
   EXPECT_EQ(child.exitCode(), 2);
   EXPECT_NE(child.err().find("rule \"train.loss.mean >> 10\": at column 17: unknown comparison"), std::string::npos)
       << child.err();
@@ -232,7 +236,8 @@ TEST(Livemonctl, WatchNamesABadRuleWhereItBreaks) {
 // What a script does to stop a diverging job: watch exits with status 3 at the first NaN.
 TEST(Livemonctl, WatchExitsWithStatus3OnANaN) {
   Publisher publisher(test::testPublisherOptions());
-  ChildProcess watch({LIVEMONCTL_PATH, "watch", publisher.endpoints()[0], "--rule", "nan", "--exit-on-alert", "--json"});
+  ChildProcess watch({livemonctlPath(), "watch", publisher.endpoints()[0], "--rule", "nan", "--exit-on-alert",
+                      "--json"});
   std::optional<int> status;
   // Until watch is connected, what is logged may be lost: log until it exits.
   const auto end = std::chrono::steady_clock::now() + test::kDeadline;
@@ -252,12 +257,13 @@ TEST(Livemonctl, WatchExitsWithStatus3OnANaN) {
 
 // A training job killed without warning says no goodbye: watch tells its silence.
 TEST(Livemonctl, WatchTellsWhenAJobDiesWithoutGoodbye) {
-  ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
+  ChildProcess demo({livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*", "--steps-per-second", "200",
                      "--window", "0.05", "--run", "doomed"});
   const std::string endpoint = demoEndpoint(demo);
   ASSERT_FALSE(endpoint.empty()) << demo.out();
   // The threshold holds for every loss value: its one alert says watch receives the demo.
-  ChildProcess watch({LIVEMONCTL_PATH, "watch", endpoint, "--rule", "silent 2s", "--rule", "train.loss.mean > -1e300"});
+  ChildProcess watch({livemonctlPath(), "watch", endpoint, "--rule", "silent 2s", "--rule",
+                      "train.loss.mean > -1e300"});
   ASSERT_TRUE(watch.readStdoutUntil([](const std::string& out) { return out.find("train.loss.mean = ") != std::string::npos; }))
       << watch.out() << watch.err();
   demo.signal(SIGKILL);
@@ -272,7 +278,7 @@ TEST(Livemonctl, WatchTellsWhenAJobDiesWithoutGoodbye) {
 }
 
 TEST(Livemonctl, ABusyPortIsAnErrorNamingIt) {
-  ChildProcess first({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*"});
+  ChildProcess first({livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*"});
   std::string endpoint;
   ASSERT_TRUE(first.readStdoutUntil([&](const std::string& out) {
     const auto at = out.find("publishing on ");
@@ -281,7 +287,7 @@ TEST(Livemonctl, ABusyPortIsAnErrorNamingIt) {
     endpoint = out.substr(at + 14, end - at - 14);
     return true;
   }));
-  ChildProcess second({LIVEMONCTL_PATH, "demo", "--endpoint", endpoint});
+  ChildProcess second({livemonctlPath(), "demo", "--endpoint", endpoint});
   EXPECT_EQ(second.exitCode(), 1);
   EXPECT_NE(second.err().find(endpoint), std::string::npos) << second.err();
   EXPECT_NE(second.err().find("Address already in use"), std::string::npos) << second.err();

@@ -11,7 +11,10 @@
 #include <livemon/transport/recorded_event.h>
 #include <livemon/transport/recording.h>
 
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -89,14 +92,14 @@ TEST(McapInterop, OfficialReaderAgreesWithLivemonctlInfo) {
   }
   // ES modules resolve packages from the script's own folder, so the script runs from there.
   const fs::path script = npmDir / "mcap_interop.mjs";
-  fs::copy_file(fs::path(LIVEMON_SOURCE_DIR) / "tests" / "interop" / "mcap_interop.mjs", script,
+  fs::copy_file(fs::path(livemon::test_paths::sourceDir()) / "tests" / "interop" / "mcap_interop.mjs", script,
                 fs::copy_options::overwrite_existing);
 
   test::TempDir dir;
   const std::string recording = (dir.path() / "interop.mcap").string();
   writeRecording(recording);
 
-  ChildProcess info({LIVEMONCTL_PATH, "info", "--json", recording});
+  ChildProcess info({livemonctlPath(), "info", "--json", recording});
   ASSERT_EQ(info.exitCode(std::chrono::seconds(60)), 0) << info.err();
   const std::string infoPath = (dir.path() / "info.json").string();
   std::ofstream(infoPath) << info.out();

@@ -14,7 +14,10 @@
 
 #include "http_get.h"
 #include "json_lines.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::transport {
 namespace {
@@ -99,7 +102,7 @@ class PrometheusTest : public ::testing::Test {
 
 TEST_F(PrometheusTest, ReadsTheDemosLossBackThroughPrometheusQueryApi) {
   const uint16_t metricsPort = test::freeTcpPort();
-  test::ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--run", "prom-demo",
+  test::ChildProcess demo({livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*", "--run", "prom-demo",
                            "--window", "0.2", "--steps-per-second", "50", "--metrics-port",
                            std::to_string(metricsPort)});
   ASSERT_TRUE(demo.readStdoutUntil([](const std::string& out) { return out.find("/metrics") != std::string::npos; }))
@@ -123,11 +126,11 @@ TEST_F(PrometheusTest, ReadsTheDemosLossBackThroughPrometheusQueryApi) {
 TEST_F(PrometheusTest, ReadsEveryRanksLossBackThroughARelay) {
   const uint16_t metricsPort = test::freeTcpPort();
   const std::string listen = "tcp://127.0.0.1:" + std::to_string(test::freeTcpPort());
-  test::ChildProcess relay({LIVEMONCTL_PATH, "relay", "--listen", listen, "--serve", "tcp://127.0.0.1:*",
+  test::ChildProcess relay({livemonctlPath(), "relay", "--listen", listen, "--serve", "tcp://127.0.0.1:*",
                             "--metrics-port", std::to_string(metricsPort)});
   ASSERT_TRUE(relay.readStdoutUntil([](const std::string& out) { return out.find("/metrics") != std::string::npos; }))
       << relay.out() << relay.err();
-  test::ChildProcess demo({LIVEMONCTL_PATH, "demo", "--ranks", "2", "--connect", listen, "--run", "prom-relay",
+  test::ChildProcess demo({livemonctlPath(), "demo", "--ranks", "2", "--connect", listen, "--run", "prom-relay",
                            "--window", "0.2", "--steps-per-second", "50"});
   scrape("relay", metricsPort);
 

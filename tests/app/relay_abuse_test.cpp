@@ -28,7 +28,10 @@
 #include "raw_subscriber.h"
 #include "relay_abuse_peers.h"
 #include "relay_process.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -301,7 +304,7 @@ TEST(RelayAbuse, ThirtyTwoPublishersReachTwoReadersWhileEveryHostilePeerTriesAtO
   // answer outgrows the socket buffers of a reader that stops (item 4).
   // Its descriptors are limited below after it started, so it is told the publisher cap that
   // limit leaves room for (started under a lower limit, it works the cap out itself).
-  const auto endpoints = test::startRelay(LIVEMONCTL_PATH, relay,
+  const auto endpoints = test::startRelay(livemonctlPath(), relay,
                                           {"--record", recordDir, "--rotate-minutes", "0.02", "--history-mb", "64",
                                            "--max-publishers", std::to_string(kRelayFileLimit - 512)});
   ASSERT_TRUE(endpoints) << relay->out() << relay->err();

@@ -19,7 +19,10 @@
 
 #include "json_lines.h"
 #include "recorded_sample.h"
+#include "test_paths.h"
 #include "test_support.h"
+
+using livemon::test_paths::livemonctlPath;
 
 namespace livemon::livemonctl {
 namespace {
@@ -274,13 +277,14 @@ TEST(RunIndex, AFileArgumentIsTakenWhateverItsNameAndDirectoriesAreSearchedForRe
 TEST(RunsProcess, AConfigSetThroughTheDemoReachesTheRecordingAndRunsJson) {
   transport::test::TempDir dir;
   for (const char* lr : {"3e-4", "3e-3"}) {
-    ChildProcess demo({LIVEMONCTL_PATH, "demo", "--endpoint", "tcp://127.0.0.1:*", "--run", std::string("lr-") + lr,
+    ChildProcess demo({livemonctlPath(), "demo", "--endpoint", "tcp://127.0.0.1:*", "--run", std::string("lr-") + lr,
                        "--config", std::string("lr=") + lr + ",batch=64,optimizer=adam,amp=true", "--steps", "200",
                        "--steps-per-second", "2000", "--window", "0.02", "--steps-per-epoch", "50", "--record",
                        (dir.path() / (std::string("lr-") + lr + ".mcap")).string()});
     ASSERT_EQ(demo.exitCode(), 0) << demo.err();
   }
-  ChildProcess runs({LIVEMONCTL_PATH, "runs", dir.path().string(), "--key", "eval.accuracy", "--best", "max", "--json"});
+  ChildProcess runs({livemonctlPath(), "runs", dir.path().string(), "--key", "eval.accuracy", "--best", "max",
+                     "--json"});
   ASSERT_EQ(runs.exitCode(), 0) << runs.err();
   const Json all = transport::test::parseJson(runs.out());
   ASSERT_EQ(all["runs"].size(), 2u) << runs.out();
@@ -294,16 +298,16 @@ TEST(RunsProcess, AConfigSetThroughTheDemoReachesTheRecordingAndRunsJson) {
   }
   EXPECT_EQ(all["runs"][0]["name"], "lr-3e-3") << "the higher rate learns faster: the most accurate first";
 
-  ChildProcess csv({LIVEMONCTL_PATH, "export", (dir.path() / "lr-3e-4.mcap").string(),
+  ChildProcess csv({livemonctlPath(), "export", (dir.path() / "lr-3e-4.mcap").string(),
                     (dir.path() / "lr-3e-3.mcap").string(), "--format", "csv", "--wide"});
   ASSERT_EQ(csv.exitCode(), 0) << csv.err();
   EXPECT_EQ(csv.out().rfind("run,time_ns,time,source,name,step,", 0), 0u) << csv.out().substr(0, 200);
   EXPECT_NE(csv.out().find("\nlr-3e-3,"), std::string::npos);
 
-  ChildProcess bad({LIVEMONCTL_PATH, "runs", dir.path().string(), "--best", "highest"});
+  ChildProcess bad({livemonctlPath(), "runs", dir.path().string(), "--best", "highest"});
   EXPECT_EQ(bad.exitCode(), kUsageExitCode);
   EXPECT_NE(bad.err().find("Usage:"), std::string::npos) << bad.err();
-  ChildProcess missing({LIVEMONCTL_PATH, "runs", (dir.path() / "missing").string()});
+  ChildProcess missing({livemonctlPath(), "runs", (dir.path() / "missing").string()});
   EXPECT_EQ(missing.exitCode(), kUsageExitCode);
 }
 

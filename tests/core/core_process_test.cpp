@@ -11,6 +11,8 @@
 #include <chrono>
 #include <string>
 
+#include "test_paths.h"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -25,12 +27,13 @@ struct ProbeResult {
 ProbeResult runProbe(const std::string& mode, std::chrono::milliseconds deadline) {
   int pipeFds[2];
   if (pipe(pipeFds) != 0) return {};
+  const std::string probePath = livemon::test_paths::builtFile("core_process_probe");
   const pid_t pid = fork();
   if (pid == 0) {
     dup2(pipeFds[1], STDOUT_FILENO);
     close(pipeFds[0]);
     close(pipeFds[1]);
-    execl(LIVEMON_PROCESS_PROBE, LIVEMON_PROCESS_PROBE, mode.c_str(), static_cast<char*>(nullptr));
+    execl(probePath.c_str(), probePath.c_str(), mode.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   close(pipeFds[1]);

@@ -17,6 +17,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "test_paths.h"
+
 namespace livemon {
 namespace {
 
@@ -382,7 +384,7 @@ fs::path freshDirectory(const std::string& name) {
 int runChecker(const std::string& arguments) {
   const char* python = std::getenv("LIVEMON_TEST_PYTHON");
   const std::string command = std::string(python != nullptr ? python : "/usr/bin/python3") + " " +
-                              LIVEMON_SOURCE_DIR "/tests/core/check_chrome_trace.py " + arguments;
+                              livemon::test_paths::sourceDir() + "/tests/core/check_chrome_trace.py " + arguments;
   return std::system(command.c_str());
 }
 

@@ -18,6 +18,8 @@
 #include <thread>
 #include <vector>
 
+#include "test_paths.h"
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -41,13 +43,14 @@ Probe startProbe(unsigned busyThreads) {
   const std::string workMs = std::to_string(kWorkMs);
   const std::string ranges = std::to_string(kRanges);
   const std::string busy = std::to_string(busyThreads);
+  const std::string probePath = livemon::test_paths::builtFile("range_timing_probe");
   probe.pid = fork();
   if (probe.pid == 0) {
     dup2(fds[1], STDOUT_FILENO);
     close(fds[0]);
     close(fds[1]);
-    execl(LIVEMON_RANGE_TIMING_PROBE, LIVEMON_RANGE_TIMING_PROBE, workMs.c_str(), ranges.c_str(),
-          busy.c_str(), static_cast<char*>(nullptr));
+    execl(probePath.c_str(), probePath.c_str(), workMs.c_str(), ranges.c_str(), busy.c_str(),
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   close(fds[1]);

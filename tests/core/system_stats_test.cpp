@@ -20,6 +20,7 @@
 #include "event_recorder.h"
 #include "scoped_environment.h"
 #include "system_probe.h"
+#include "test_paths.h"
 
 namespace livemon {
 namespace {
@@ -236,7 +237,7 @@ TEST(SystemStatsSampler, AFakeNvmlGivesEachGpuItsStatsAndSkipsWhatItCannotRead) 
   ManualClock clock;
   EventRecorder recorder;
   SystemStatsOptions options = testOptions(proc, clock);
-  options.nvmlLibrary = FAKE_NVML_LIBRARY;
+  options.nvmlLibrary = livemon::test_paths::builtFile("fake_nvml");
   {
     SystemStatsSampler sampler(options);
     EXPECT_EQ(sampler.gpuCount(), 2u);
@@ -263,7 +264,7 @@ TEST(SystemStatsSampler, AnNvmlThatFailsToInitializeGivesNoGpuStats) {
   ManualClock clock;
   EventRecorder recorder;
   SystemStatsOptions options = testOptions(proc, clock);
-  options.nvmlLibrary = FAKE_NVML_LIBRARY;
+  options.nvmlLibrary = livemon::test_paths::builtFile("fake_nvml");
   setenv("FAKE_NVML_INIT_FAILS", "1", 1);
   {
     SystemStatsSampler sampler(options);

@@ -23,6 +23,8 @@ extern "C" std::size_t __sanitizer_get_current_allocated_bytes();
 #include <livemon/transport/relay.h>
 #include <livemon/transport/subscriber.h>
 
+#include "test_paths.h"
+
 namespace livemon::transport::test {
 
 // Generous: a loaded 2-core machine under ThreadSanitizer is slow, and a condition that holds
@@ -175,7 +177,7 @@ inline Event makeEvent(std::string name, std::unordered_map<std::string, DataVal
   return Event{std::move(name), timestamp, std::move(data)};
 }
 
-inline std::string sourceDir() { return LIVEMON_SOURCE_DIR; }
+using livemon::test_paths::sourceDir;
 
 // Sends an event named `name` under `source` (numbered from `sequence` on) until `subscriber`
 // receives one: then the subscription has reached the publisher, and what it sent before has

@@ -10,6 +10,7 @@
 
 #include <livemon/transport/subscriber.h>
 
+#include "test_paths.h"
 #include "test_support.h"
 
 namespace livemon::transport {
@@ -19,7 +20,7 @@ TEST(PublisherExit, TheRangeStatsLastWindowReachesTheSubscriber) {
   SubscriberOptions options;
   options.bind = {"tcp://127.0.0.1:*"};
   Subscriber subscriber(options);
-  test::ChildProcess probe({LIVEMON_PUBLISHER_EXIT_PROBE, *subscriber.endpoints().at(0).endpoint});
+  test::ChildProcess probe({livemon::test_paths::builtFile("publisher_exit_probe"), *subscriber.endpoints().at(0).endpoint});
   ASSERT_TRUE(probe.readStdoutUntil([](const std::string& out) { return out.find("ready\n") != std::string::npos; }))
       << probe.err();
   ASSERT_TRUE(test::pollUntil(subscriber, {}, [&] { return !subscriber.sources().empty(); }));

@@ -1,11 +1,13 @@
 // The livemon program's command line: a folder argument opens it as runs (`livemon DIR`), and what
-// it refuses (usage, exit status 2). Runs the program (LIVEMON_PROGRAM) without a window: --help
+// it refuses (usage, exit status 2). Runs the program (livemon, as built) without a window: --help
 // and usage errors are handled before the display is looked for.
 #include <gtest/gtest.h>
 
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
+
+#include "test_paths.h"
 
 namespace {
 
@@ -17,7 +19,7 @@ struct Outcome {
 
 Outcome run(const QStringList& arguments) {
   QProcess process;
-  process.start(QStringLiteral(LIVEMON_PROGRAM), arguments);
+  process.start(QString::fromStdString(livemon::test_paths::builtFile("livemon")), arguments);
   EXPECT_TRUE(process.waitForFinished(60'000));
   return {process.exitCode(), QString::fromUtf8(process.readAllStandardOutput()),
           QString::fromUtf8(process.readAllStandardError())};
