@@ -306,6 +306,8 @@ TEST_F(MainWindowTest, AFreshDashboardShowsTheWholeRun) {
   }));
   EXPECT_LE(chart->xRange().min, start) << "the first point is in view";
   EXPECT_GE(chart->xRange().max, now);
+  // The status bar counts the chart as soon as it is made, not at the next status tick.
+  EXPECT_TRUE(window.summaryText().startsWith(QStringLiteral("1 chart"))) << window.summaryText().toStdString();
 }
 
 // With nothing publishing, the chart area says what to do next: start the job (where the

@@ -137,6 +137,8 @@ void MainWindow::wireDashboard() {
   connect(&d->replays(), &ReplayController::replayChanged, this, &MainWindow::replayChanged);
   connect(d, &Dashboard::endpointsChanged, this, &MainWindow::endpointsChanged);
   connect(d, &Dashboard::statusUpdated, this, &MainWindow::updateStatus);
+  // The chart count at once, not at the next status tick (a second later, or never before start()).
+  connect(grid_, &ChartGrid::chartCountChanged, this, &MainWindow::updateSummary);
   connect(d, &Dashboard::statusUpdated, this, &MainWindow::followRunsOnAxis);  // steps may come after the runs
   connect(d, &Dashboard::recordingChanged, this, &MainWindow::updateRecordingLabel);
   connect(d, &Dashboard::message, this, [this](const QString& text, int timeoutMs) { statusBar()->showMessage(text, timeoutMs); });
@@ -451,6 +453,10 @@ void MainWindow::updateStatus() {
   const QString shown = statusBar()->currentMessage();
   if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);
   statusNote_ = note;
+  updateSummary();
+}
+
+void MainWindow::updateSummary() {
   IngestWorker& ingest = dashboard_->ingest();
   const StatusText summary = summaryStatusText(
       ingest.stats(), ingest.staging().droppedLogEntries() + ingest.staging().droppedSamples(), grid_->charts().size(),
@@ -467,6 +473,8 @@ LimitReport MainWindow::limitReport() const {
 }
 
 QString MainWindow::limitText() const { return limitLabel_->text(); }
+
+QString MainWindow::summaryText() const { return summaryLabel_->text(); }
 
 QString MainWindow::limitToolTip() const { return limitLabel_->toolTip(); }
 

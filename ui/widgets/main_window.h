@@ -72,6 +72,8 @@ class MainWindow : public QMainWindow {
   // The status bar's limit line and its tooltip, as of the last status update; empty while nothing
   // was dropped.
   QString limitText() const;
+  // The status bar's summary: charts, events received and dropped, log rows held while paused.
+  QString summaryText() const;
   QString limitToolTip() const;
   // The toolbar's recording line: file, size and events.
   QString recordingText() const;
@@ -95,6 +97,7 @@ class MainWindow : public QMainWindow {
   void pausedChanged(bool paused);
   void endpointsChanged();
   void updateStatus();
+  void updateSummary();
   void updateRecordingLabel();
   void updateLimitLabel();
   void showError(const QString& message);
