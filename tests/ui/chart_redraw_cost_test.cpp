@@ -2,7 +2,9 @@
 // out once per redraw, and the pens of dense lines (docs/benchmarks.md, issue 32 goal 5).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -77,6 +79,23 @@ TEST_F(ChartRedrawCostTest, ALineOfFarMorePointsThanPixelsIsDrawnWithAtMostTwoPo
   // First, min, max and last of each column two pixels wide, and the neighbours either side.
   EXPECT_LE(drawn, 2 * width + 4);
   EXPECT_GT(drawn, width / 2);  // still the shape of the noise, not a few points
+  // Every extreme is still drawn: the line reaches the lowest and the highest value in view.
+  double low = std::numeric_limits<double>::infinity();
+  double high = -low;
+  const QLineSeries* mean = chart.line(QStringLiteral("mean"), 0);
+  ASSERT_NE(mean, nullptr);
+  for (const QPointF& point : mean->points()) {
+    low = std::min(low, point.y());
+    high = std::max(high, point.y());
+  }
+  double fedLow = std::numeric_limits<double>::infinity();
+  double fedHigh = -fedLow;
+  for (int i = 0; i < 20000; ++i) {  // the mean feed() gave, all of it in view
+    fedLow = std::min(fedLow, 5.0 + std::sin(i * 0.37) + 0.5 * std::sin(i * 1.91));
+    fedHigh = std::max(fedHigh, 5.0 + std::sin(i * 0.37) + 0.5 * std::sin(i * 1.91));
+  }
+  EXPECT_DOUBLE_EQ(low, fedLow);
+  EXPECT_DOUBLE_EQ(high, fedHigh);
 }
 
 TEST_F(ChartRedrawCostTest, ADenseLineHasBevelledJoinsAndASparseOneKeepsItsRoundOnes) {
