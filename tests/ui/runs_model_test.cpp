@@ -182,6 +182,19 @@ TEST_F(RunsModelTest, ARunLeavesWithItsLastSource) {
   EXPECT_FALSE(display_.isKnown("a"));
 }
 
+// A key only departed runs had leaves with them: no empty column stays behind, and no free one
+// is kept from a later run's key.
+TEST_F(RunsModelTest, AConfigKeyLeavesWithTheLastRunThatHadIt) {
+  addRun("a", {{"lr", 0.1}, {"warmup", int64_t{100}}}, {1.0});
+  addRun("b", {{"lr", 0.2}}, {1.0});
+  ASSERT_GE(model_.columnOf("warmup"), 0);
+  model_.removeSources({0}, {0, 1});
+  ASSERT_EQ(model_.rowCount(), 1);
+  EXPECT_EQ(model_.columnOf("warmup"), -1);
+  EXPECT_EQ(model_.columnCount(), RunsModel::kFixedColumns + 1);
+  EXPECT_EQ(model_.value(0, "lr").toDouble(), 0.2);
+}
+
 TEST_F(RunsModelTest, ConfigColumnsStopAtTheirLimitAndTheRestIsCounted) {
   RunConfig wide;
   for (int i = 0; i < RunsModel::kMaxConfigColumns + 44; ++i) wide.emplace("key" + std::to_string(1000 + i), int64_t{i});

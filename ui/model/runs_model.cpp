@@ -127,6 +127,20 @@ void RunsModel::removeSources(const std::vector<SourceId>& sources, const std::v
     endRemoveRows();
     display_.remove(name);
   }
+  dropUnusedConfigKeys();
+}
+
+void RunsModel::dropUnusedConfigKeys() {
+  QStringList used;
+  for (const QString& key : configKeys_) {
+    const std::string name = key.toStdString();
+    if (std::any_of(runs_.begin(), runs_.end(), [&](const Run& run) { return run.config.contains(name); })) used << key;
+  }
+  if (used.size() == configKeys_.size()) return;
+  // Columns of keys that only runs now gone had: a reset, as for new ones.
+  beginResetModel();
+  configKeys_ = used;
+  endResetModel();
 }
 
 void RunsModel::summarise(Run& run) const {

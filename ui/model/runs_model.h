@@ -124,6 +124,8 @@ class RunsModel : public QAbstractTableModel {
 
   int rowOf(const QString& run) const;
   int rowOfSource(SourceId source) const;
+  // Takes away the columns of config keys that no run left has.
+  void dropUnusedConfigKeys();
   // The keys of `config` not shown yet, within kMaxConfigColumns (those beyond are counted).
   QStringList newConfigKeys(const RunConfig& config);
   void summarise(Run& run) const;
