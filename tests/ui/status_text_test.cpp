@@ -85,6 +85,11 @@ TEST(StatusText, TheStandingLineNamesTheReplayOrHowToConnectOnlyWhileNoEndpointR
   EXPECT_EQ(standingNote(0, QStringLiteral("/runs/a.mcap")), QStringLiteral("Replaying /runs/a.mcap"));
   EXPECT_TRUE(standingNote(1, QString()).isEmpty());
   EXPECT_TRUE(standingNote(2, QStringLiteral("/runs/a.mcap")).isEmpty());
+  // A folder of runs open and no live job: what is shown, not a warning.
+  EXPECT_EQ(standingNote(0, QString(), QStringLiteral("/runs")), QStringLiteral("Showing the runs in /runs"));
+  EXPECT_EQ(standingNote(0, QStringLiteral("/runs/a.mcap"), QStringLiteral("/runs")),
+            QStringLiteral("Replaying /runs/a.mcap"));
+  EXPECT_TRUE(standingNote(1, QString(), QStringLiteral("/runs")).isEmpty());
 }
 
 // 256 ranks behind a relay, 3 of them silent, and the relay reporting itself.

@@ -135,6 +135,7 @@ void MainWindow::wireDashboard() {
   connect(d, &Dashboard::updated, this, &MainWindow::redraw);
   connect(d, &Dashboard::pausedChanged, this, &MainWindow::pausedChanged);
   connect(&d->replays(), &ReplayController::replayChanged, this, &MainWindow::replayChanged);
+  connect(&d->replays(), &ReplayController::folderChanged, this, &MainWindow::updateStatus);
   connect(d, &Dashboard::endpointsChanged, this, &MainWindow::endpointsChanged);
   connect(d, &Dashboard::statusUpdated, this, &MainWindow::updateStatus);
   // The chart count at once, not at the next status tick (a second later, or never before start()).
@@ -447,8 +448,9 @@ void MainWindow::updateStatus() {
   const std::vector<EndpointHealth>& health = dashboard_->endpointHealth();
   showEndpointHealth(*endpointLabels_, health);
   grid_->setWaitingNote(refusedNote(health));
-  const QString note =
-      standingNote(health.size(), dashboard_->replays().replay() != nullptr ? dashboard_->replays().replay()->info().path : QString());
+  const ReplayController& replays = dashboard_->replays();
+  const QString note = standingNote(health.size(), replays.replay() != nullptr ? replays.replay()->info().path : QString(),
+                                    replays.folder() != nullptr ? replays.folder()->folder() : QString());
   // An error or a passing note keeps the status bar for its time; this line comes back after.
   const QString shown = statusBar()->currentMessage();
   if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);

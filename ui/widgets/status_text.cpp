@@ -43,9 +43,10 @@ QString formatRate(double perSecond) {
 
 }  // namespace
 
-QString standingNote(std::size_t endpoints, const QString& replayPath) {
+QString standingNote(std::size_t endpoints, const QString& replayPath, const QString& folder) {
   if (endpoints > 0) return {};
   if (!replayPath.isEmpty()) return tr("Replaying %1").arg(replayPath);
+  if (!folder.isEmpty()) return tr("Showing the runs in %1").arg(folder);
   return tr("Not connected: add an endpoint with Connect…");
 }
 

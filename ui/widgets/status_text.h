@@ -26,8 +26,9 @@ struct StatusText {
 // errors, coloured by the dashboard style: a finished run in a neutral colour, a silent or
 // unreachable endpoint in the alarm colour.
 // The status bar's standing line when no endpoint reports: the recording replayed (a non-empty
-// path) or how to connect. Empty while endpoints report: their labels say it.
-QString standingNote(std::size_t endpoints, const QString& replayPath);
+// path), else the folder of runs open, else how to connect. Empty while endpoints report: their
+// labels say it.
+QString standingNote(std::size_t endpoints, const QString& replayPath, const QString& folder = {});
 // Why nothing can arrive from the endpoints that refuse this side (EndpointState::Refused), one
 // plain-text line each ("tcp://head:5555: refused: …"), for the empty chart grid; empty if none.
 QString refusedNote(const std::vector<EndpointHealth>& endpoints);
