@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -39,12 +38,14 @@
 #include <livemon/ui/widgets/stat_chart_view.h>
 #include <livemon/ui/widgets/status_text.h>
 
+#include "stepping_clock.h"
 #include "ui_test_support.h"
 
 namespace livemon::ui {
 namespace {
 
 using namespace std::chrono_literals;
+using test::SteppingClock;
 using test::waitFor;
 
 constexpr double kSpacingMs = 100.0;  // between windows, so 2000 of them span 200 s
@@ -84,22 +85,6 @@ int logRowsNamed(EventLogModel& log, const QString& name, QString* data = nullpt
   }
   return rows;
 }
-
-// Thread-safe: every member may be called from any thread.
-// A clock that moves on by `step` each time it is read: a refresh's time budget of N steps
-// admits a known number of pieces, whatever the machine's speed.
-class SteppingClock final : public Clock {
- public:
-  explicit SteppingClock(std::chrono::nanoseconds step) : Clock(false), step_(step) {}
-  std::chrono::steady_clock::time_point now() const noexcept override {
-    return std::chrono::steady_clock::time_point{} + step_ * reads_.fetch_add(1, std::memory_order_relaxed);
-  }
-  std::chrono::system_clock::time_point wallNow() const noexcept override { return {}; }
-
- private:
-  std::chrono::nanoseconds step_;
-  mutable std::atomic<int64_t> reads_{0};
-};
 
 // Each log row: its step, or -1 for the history's own row.
 std::vector<long long> loggedSteps(EventLogModel& log) {

@@ -26,6 +26,7 @@
 #include <livemon/ui/widgets/chart_legend.h>
 #include <livemon/ui/widgets/stat_chart_view.h>
 
+#include "stepping_clock.h"
 #include "ui_test_support.h"
 
 namespace livemon::ui {
@@ -35,6 +36,7 @@ using test::atMs;
 using test::lastY;
 using test::makeSource;
 using test::received;
+using test::SteppingClock;
 using test::waitFor;
 
 constexpr double kStart = 1'700'000'000'000.0;  // the sources' start, ms since the epoch
@@ -545,6 +547,27 @@ TEST_F(ChartGridTest, ABurstOfRedrawsIsSpreadOverRefreshesWithinTheBudget) {
   }
   for (StatChartView* chart : charts) EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 2.0) << chart->statName().toStdString();
   EXPECT_EQ(grid.refresh().rendered, 0);
+}
+
+// The budget is kept on the grid's clock: here every reading of it is a millisecond later, so
+// each redraw costs 1 ms and a 5 ms budget admits two, whatever the machine's speed.
+TEST_F(ChartGridTest, TheRedrawBudgetIsTimedOnTheGridsClock) {
+  ChartGrid grid(registry_);
+  SteppingClock clock(std::chrono::milliseconds(1));
+  grid.setClock(clock);  // before the charts are drawn: their costs are timed on it too
+  const std::vector<StatChartView*> charts = showSixCharts(grid);
+  ASSERT_FALSE(HasFailure());
+  grid.setRenderBudget(std::chrono::milliseconds(5));
+
+  for (const char* stat : kSixStats) feed(source_, kStart + 1000.0, {{std::string(stat) + ".mean", 2.0}});
+  // The deadline is read at 0 ms (5 ms); the first chart starts at 1 ms and ends at 2, the second
+  // at 3 and 4; the third, starting at 5 ms with a cost of 1 ms, would overrun.
+  for (const int deferred : {4, 2, 0}) {
+    const ChartGrid::RefreshStats stats = grid.refresh();
+    EXPECT_EQ(stats.rendered, 2);
+    EXPECT_EQ(stats.deferred, deferred);
+  }
+  for (StatChartView* chart : charts) EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 2.0) << chart->statName().toStdString();
 }
 
 // A live run: every chart has new data at every refresh, and the budget draws only some of them.

@@ -141,14 +141,14 @@ StatChartView* ChartGrid::createChart(const QString& statName) {
 ChartGrid::RefreshStats ChartGrid::refresh() {
   RefreshStats stats;
   if (!pendingStats_.empty()) {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = budgets_.clock->now();
     while (!pendingStats_.empty()) {
       auto next = pendingStats_.begin();
       StatChartView* chart = createChart(next->first);
       for (SeriesId id : next->second) chart->addSeries(id);
       pendingStats_.erase(next);
       ++stats.created;
-      if (std::chrono::steady_clock::now() - start >= creationBudget_) break;
+      if (budgets_.clock->now() - start >= budgets_.creation) break;
     }
     relayout();
     emit chartCountChanged(static_cast<int>(charts_.size()));
@@ -168,9 +168,9 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
   std::stable_sort(due.begin(), due.end(),
                    [&drawnAt](const StatChartView* a, const StatChartView* b) { return drawnAt(a) < drawnAt(b); });
   deferred_.clear();
-  const auto deadline = std::chrono::steady_clock::now() + renderBudget_;
+  const auto deadline = budgets_.clock->now() + budgets_.render;
   for (StatChartView* chart : due) {
-    const auto now = std::chrono::steady_clock::now();
+    const auto now = budgets_.clock->now();
     const auto cost = renderCost_.find(chart);
     if (stats.rendered > 0 && now + (cost != renderCost_.end() ? cost->second : std::chrono::nanoseconds(0)) > deadline) {
       deferred_.insert(chart);
@@ -178,7 +178,7 @@ ChartGrid::RefreshStats ChartGrid::refresh() {
     }
     if (chart->render(context)) {
       ++stats.rendered;
-      renderCost_[chart] = std::chrono::steady_clock::now() - now;
+      renderCost_[chart] = budgets_.clock->now() - now;
       lastRendered_[chart] = refreshes_;
     }
   }

@@ -12,6 +12,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <livemon/clock.h>
 #include <livemon/ui/data/ingest_batch.h>
 #include <livemon/ui/data/ingest_limits.h>
 #include <livemon/ui/model/chart_sections.h>
@@ -143,9 +144,12 @@ class ChartGrid : public QScrollArea {
   std::size_t undrawnLineCount() const;
 
   // Time allowed per refresh for making charts (at least one is made per refresh).
-  void setCreationBudget(std::chrono::milliseconds budget) { creationBudget_ = budget; }
+  void setCreationBudget(std::chrono::milliseconds budget) { budgets_.creation = budget; }
   // Time allowed per refresh for redrawing charts (at least one is redrawn per refresh).
-  void setRenderBudget(std::chrono::milliseconds budget) { renderBudget_ = budget; }
+  void setRenderBudget(std::chrono::milliseconds budget) { budgets_.render = budget; }
+  // What times both budgets and each chart's redraw (its monotonic time); the system clock until
+  // set. It must outlive the grid.
+  void setClock(const Clock& clock) { budgets_.clock = &clock; }
 
  signals:
   void chartCountChanged(int count);
@@ -186,8 +190,12 @@ class ChartGrid : public QScrollArea {
   ChartChoices choices_;
   ChartArrangement arrangement_;
   std::map<QString, QToolButton*> headers_;  // by section name
-  std::chrono::milliseconds creationBudget_{6};
-  std::chrono::milliseconds renderBudget_{5};
+  struct Budgets {
+    std::chrono::milliseconds creation{6};
+    std::chrono::milliseconds render{5};
+    const Clock* clock = &systemClock();
+  };
+  Budgets budgets_;
   std::size_t maxLinesPerChart_ = kDefaultMaxLinesPerChart;
   std::set<const StatChartView*> deferred_;  // over the last refresh's budget
   std::map<const StatChartView*, std::chrono::nanoseconds> renderCost_;  // each chart's last redraw

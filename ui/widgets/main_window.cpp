@@ -70,6 +70,8 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   grid_ = new ChartGrid(dashboard_->registry(), views_);
   grid_->setMaxLinesPerChart(dashboard_->options().maxLinesPerChart);
   grid_->setRunDisplay(&dashboard_->runDisplay());
+  // The charts' redraw budget on the clock of the refresh's own.
+  if (const Clock* clock = dashboard_->options().refreshBudget.clock) grid_->setClock(*clock);
   ranges_ = new RangesView(dashboard_->registry(), dashboard_->rangesModel(), views_);
   ranges_->setViewOptions(&grid_->viewOptions());
   ranks_ = new RanksView(*dashboard_, *grid_, views_);
