@@ -20,7 +20,8 @@ TEST(PublisherExit, TheRangeStatsLastWindowReachesTheSubscriber) {
   SubscriberOptions options;
   options.bind = {"tcp://127.0.0.1:*"};
   Subscriber subscriber(options);
-  test::ChildProcess probe({livemon::test_paths::builtFile("publisher_exit_probe"), *subscriber.endpoints().at(0).endpoint});
+  const std::string probePath = livemon::test_paths::builtFile("publisher_exit_probe");
+  test::ChildProcess probe({probePath, *subscriber.endpoints().at(0).endpoint});
   ASSERT_TRUE(probe.readStdoutUntil([](const std::string& out) { return out.find("ready\n") != std::string::npos; }))
       << probe.err();
   ASSERT_TRUE(test::pollUntil(subscriber, {}, [&] { return !subscriber.sources().empty(); }));

@@ -567,7 +567,9 @@ TEST_F(ChartGridTest, TheRedrawBudgetIsTimedOnTheGridsClock) {
     EXPECT_EQ(stats.rendered, 2);
     EXPECT_EQ(stats.deferred, deferred);
   }
-  for (StatChartView* chart : charts) EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 2.0) << chart->statName().toStdString();
+  for (StatChartView* chart : charts) {
+    EXPECT_EQ(lastY(chart->line(QStringLiteral("mean"), 0)), 2.0) << chart->statName().toStdString();
+  }
 }
 
 // A live run: every chart has new data at every refresh, and the budget draws only some of them.

@@ -70,7 +70,7 @@ MainWindow::MainWindow(DashboardOptions options, QWidget* parent)
   grid_ = new ChartGrid(dashboard_->registry(), views_);
   grid_->setMaxLinesPerChart(dashboard_->options().maxLinesPerChart);
   grid_->setRunDisplay(&dashboard_->runDisplay());
-  // The charts' redraw budget on the clock of the refresh's own.
+  // The charts' redraw budget is timed on the same clock as the refresh's.
   if (const Clock* clock = dashboard_->options().refreshBudget.clock) grid_->setClock(*clock);
   ranges_ = new RangesView(dashboard_->registry(), dashboard_->rangesModel(), views_);
   ranges_->setViewOptions(&grid_->viewOptions());
@@ -451,8 +451,9 @@ void MainWindow::updateStatus() {
   showEndpointHealth(*endpointLabels_, health);
   grid_->setWaitingNote(refusedNote(health));
   const ReplayController& replays = dashboard_->replays();
-  const QString note = standingNote(health.size(), replays.replay() != nullptr ? replays.replay()->info().path : QString(),
-                                    replays.folder() != nullptr ? replays.folder()->folder() : QString());
+  const QString replayed = replays.replay() != nullptr ? replays.replay()->info().path : QString();
+  const QString folder = replays.folder() != nullptr ? replays.folder()->folder() : QString();
+  const QString note = standingNote(health.size(), replayed, folder);
   // An error or a passing note keeps the status bar for its time; this line comes back after.
   const QString shown = statusBar()->currentMessage();
   if (shown.isEmpty() || shown == statusNote_) statusBar()->showMessage(note);
